@@ -1,0 +1,185 @@
+// `tarock`: the command-line tool of the rules engine.
+//
+//   tarock variants                      list the variants and their options
+//   tarock deal --variant V --seed N     print a hand record with a deal and no actions
+//   tarock replay FILE|-                 replay a hand (or match) record, print its result
+//   tarock demo [--seed N]               deal and play one hand of every variant at random
+//
+// Global flags: --plugin=PATH (a variant plugin to load; repeatable, or a comma
+// list), also read from the TAROCK_PLUGINS environment variable (colon list).
+// Errors are one line on standard error and a non-zero exit status.
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "referee/engine/random.h"
+#include "referee/engine/random_play.h"
+#include "referee/engine/record.h"
+#include "referee/engine/registry.h"
+
+ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the deal");
+ABSL_FLAG(int, dealer, 0, "the dealer's seat");
+ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, comma separated");
+ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
+ABSL_FLAG(bool, pretty, false, "indent JSON output");
+
+namespace tarock {
+namespace {
+
+constexpr char kUsage[] =
+    "tarock COMMAND [FLAGS]\n"
+    "  variants                    list the variants and their options\n"
+    "  deal --variant V --seed N   print a hand record with the deal and no actions\n"
+    "  replay FILE|-               replay a hand or match record and print the result\n"
+    "  demo [--seed N]             play one random hand of every variant";
+
+int Fail(absl::string_view message) {
+  std::cerr << "tarock: " << message << "\n";
+  return 1;
+}
+
+absl::Status LoadPlugins() {
+  std::vector<std::string> paths = absl::GetFlag(FLAGS_plugin);
+  if (const char* env = std::getenv("TAROCK_PLUGINS"); env != nullptr && *env) {
+    for (absl::string_view p : absl::StrSplit(env, ':', absl::SkipEmpty())) paths.emplace_back(p);
+  }
+  for (const std::string& p : paths) {
+    absl::Status s = Registry::Global().LoadPlugin(p);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Options> ParseOptions() {
+  Options out;
+  for (const std::string& kv : absl::GetFlag(FLAGS_option)) {
+    std::vector<std::string> parts = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    if (parts.size() != 2 || parts[0].empty())
+      return absl::InvalidArgumentError(absl::StrCat("--option wants NAME=VALUE, got '", kv, "'"));
+    out[parts[0]] = parts[1];
+  }
+  return out;
+}
+
+int Variants() {
+  for (const VariantInfo& v : Registry::Global().List()) {
+    std::cout << v.name << "  " << v.title << "\n"
+              << "    seats " << v.num_seats << ", " << v.hand_size << " cards each, talon "
+              << v.talon_size << "; rules: " << v.rules_source;
+    if (!v.rules_page.empty()) std::cout << " (" << v.rules_page << ")";
+    std::cout << "\n";
+    if (!v.contracts.empty()) std::cout << "    contracts: " << absl::StrJoin(v.contracts, " ") << "\n";
+    if (!v.bonuses.empty()) std::cout << "    bonuses:   " << absl::StrJoin(v.bonuses, " ") << "\n";
+    for (const OptionSpec& o : v.options) {
+      std::cout << "    option " << o.name << " = " << o.default_value;
+      if (!o.choices.empty()) std::cout << "  {" << absl::StrJoin(o.choices, "|") << "}";
+      std::cout << "\n        " << o.help << "\n";
+    }
+  }
+  return 0;
+}
+
+int DealCommand() {
+  const std::string variant = absl::GetFlag(FLAGS_variant);
+  if (variant.empty()) return Fail("deal needs --variant (see `tarock variants`)");
+  absl::StatusOr<Options> options = ParseOptions();
+  if (!options.ok()) return Fail(options.status().message());
+  absl::StatusOr<HandRecord> r =
+      DealRecord(variant, *options, absl::GetFlag(FLAGS_seed), absl::GetFlag(FLAGS_dealer));
+  if (!r.ok()) return Fail(r.status().message());
+  std::cout << HandRecordToJson(*r, absl::GetFlag(FLAGS_pretty) ? 2 : -1) << "\n";
+  return 0;
+}
+
+int ReplayCommand(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Fail(absl::StrCat("cannot read ", path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  absl::StatusOr<std::vector<HandRecord>> records = ParseRecords(text);
+  if (!records.ok()) return Fail(records.status().message());
+  const int indent = absl::GetFlag(FLAGS_pretty) ? 2 : -1;
+  const bool many = records->size() > 1;
+  for (size_t i = 0; i < records->size(); ++i) {
+    absl::StatusOr<Replay> replay = ReplayRecord((*records)[i]);
+    if (!replay.ok())
+      return Fail(many ? absl::StrCat("hand ", i, ": ", replay.status().message())
+                       : std::string(replay.status().message()));
+    std::cout << ReplayReportJson(*replay->game, *replay->state, indent) << "\n";
+    const auto& recorded = (*records)[i].scores;
+    if (recorded && replay->state->IsTerminal() && *recorded != replay->state->Result().scores)
+      return Fail(absl::StrCat("hand ", i, ": replayed scores differ from the recorded scores"));
+  }
+  return 0;
+}
+
+int Demo() {
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  std::cout << "Tarock Arena demo: one hand of every variant, random legal play, seed " << seed << "\n";
+  int index = 0;
+  for (const VariantInfo& v : Registry::Global().List()) {
+    absl::StatusOr<std::unique_ptr<Game>> game = Registry::Global().Create(v.name);
+    if (!game.ok()) return Fail(game.status().message());
+    Rng rng(HandSeed(seed, 1000 + index++));
+    // Deal until a hand is playable (a void deal is redealt, as at the table).
+    std::unique_ptr<State> state;
+    uint64_t hand_seed = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      hand_seed = HandSeed(seed, attempt);
+      absl::StatusOr<std::unique_ptr<State>> s = (*game)->NewHand((*game)->DealCards(hand_seed, 0), HandSetup{});
+      if (!s.ok()) return Fail(s.status().message());
+      if (!(*s)->IsTerminal()) {
+        state = std::move(*s);
+        break;
+      }
+    }
+    const int n = PlayOutRandomly(*state, rng);
+    HandRecord record = RecordOf(**game, *state, hand_seed);
+    std::cout << "\n== " << v.name << " (" << v.title << "): " << n << " decisions\n";
+    std::cout << "record: " << HandRecordToJson(record) << "\n";
+    std::cout << "result: " << ReplayReportJson(**game, *state) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tarock
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(tarock::kUsage);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = tarock::LoadPlugins(); !s.ok()) return tarock::Fail(s.message());
+  if (args.size() < 2) {
+    std::cerr << tarock::kUsage << "\n";
+    return 2;
+  }
+  const std::string command = args[1];
+  if (command == "variants") return tarock::Variants();
+  if (command == "deal") return tarock::DealCommand();
+  if (command == "demo") return tarock::Demo();
+  if (command == "replay") {
+    if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
+    return tarock::ReplayCommand(args[2]);
+  }
+  return tarock::Fail(absl::StrCat("unknown command '", command, "'\n", tarock::kUsage));
+}

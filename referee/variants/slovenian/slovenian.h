@@ -1,0 +1,246 @@
+// The Slovenian Tarok family: slovenian-4p, slovenian-3p, slovenian-5p (rule
+// document 003) and slovenian-tapp (rule document 000). One engine serves all
+// four; a Rules value, fixed when the Game is created, says where they differ.
+// The rules pages beside this file cite the documents and record every choice.
+//
+// Thread-safety: SlovenianGame is immutable; a SlovenianState is a plain value
+// (copyable, no heap memory) and not thread-safe.
+
+#ifndef TAROCK_REFEREE_VARIANTS_SLOVENIAN_SLOVENIAN_H_
+#define TAROCK_REFEREE_VARIANTS_SLOVENIAN_SLOVENIAN_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "referee/engine/game.h"
+
+namespace tarock::slovenian {
+
+// Contracts of the whole family, lowest first. A variant offers a subset.
+enum Contract : uint8_t {
+  kKlop = 0,
+  kThree,
+  kTwo,
+  kOne,
+  kSoloThree,
+  kSoloTwo,
+  kSoloOne,
+  kBeggar,
+  kSoloWithout,
+  kOpenBeggar,
+  kColourValat,
+  kValat,
+  kNumContracts,
+  kNoContract = 0xFF,
+};
+
+enum Bonus : uint8_t { kTrula = 0, kKings, kKingUltimo, kPagatUltimo, kValatBonus, kNumBonuses };
+// Kontra targets: 0 is the game, 1 + b is bonus b.
+inline constexpr int kKontraGame = 0;
+inline constexpr int kNumKontraTargets = 1 + kNumBonuses;
+
+enum class Phase : uint8_t { kBidding, kDeclare, kKingCall, kTalon, kDiscard, kAnnounce, kPlay, kDone };
+
+enum class BiddingStyle : uint8_t {
+  kOverbid,    // 003 §4.2: each bid beats the last; the dealer alone may take Klop or Three
+  kSeniority,  // 000: the senior may hold a junior's bid; juniors raise one step
+};
+
+enum class MondRule : uint8_t {
+  kMondfang,  // 003 §4.6.2: Mond falling in a trick with the Skis costs its player 20
+  kLost21,    // 000: a Mond captured by the other side costs its player 21
+};
+
+struct Rules {
+  std::string name;
+  int num_seats = 4;
+  int num_active = 4;           // seats that play a hand (5p: the dealer sits out)
+  int hand_size = 12;
+  int deal_packet = 6;          // cards per packet when dealing
+  bool king_call = true;
+  BiddingStyle bidding = BiddingStyle::kOverbid;
+  MondRule mond_rule = MondRule::kMondfang;
+  std::array<bool, kNumContracts> offered{};
+  std::array<int, kNumContracts> value{};
+  bool kontra = true;           // kontra chain on the game and on bonuses
+  bool radli = true;
+  bool radl_for_beggar = false; // radl also for a Beggar (003 §5.1 says: higher than Beggar)
+  bool king_ultimo = true;
+  bool bonuses_in_solo = true;  // 003: bonuses also in Solo Three/Two/One
+  bool colour_valat_upgrade = true;  // 003 §5.2.3: solo declarer may raise to colour valat
+  bool klop_talon_shown = true; // 003 §5.2.1: the Klop talon cards are turned up
+  bool tapp_talon_groups = false;  // 000: rows of three, columns of two
+  bool dealer_leads_positive = false;  // 000: the dealer leads Three/Two/One and Klop
+  bool pagat_kept_when_announced = false;  // 000: an announced Pagat must be kept
+  bool imperator = true;
+  bool red_pips_numeric = false;
+  int difference_rounding = 5;  // 1: exact; 5: to the nearest 5
+  int klop_lose_thirds = 107;   // a Klop player with at least this many thirds loses
+};
+
+class SlovenianGame;
+
+class SlovenianState final : public State {
+ public:
+  static constexpr int kMaxSeats = 5;
+  static constexpr int kMaxHistory = 384;
+
+  SlovenianState(const SlovenianGame* game, const Deal& deal, const HandSetup& setup);
+
+  const Game& game() const override;
+  int CurrentSeat() const override { return phase_ == Phase::kDone ? kTerminal : to_act_; }
+  void LegalActions(ActionList* out) const override;
+  void Apply(Action a) override;
+  HandResult Result() const override;
+  Observation Observe(int seat) const override;
+  std::unique_ptr<State> Clone() const override { return std::make_unique<SlovenianState>(*this); }
+  std::string PhaseName() const override;
+  std::vector<Action> History() const override;
+  Deal GetDeal() const override;
+  HandSetup Setup() const override;
+
+  // Introspection for tests and bots that simulate.
+  Phase phase() const { return phase_; }
+  int declarer() const { return declarer_; }
+  int partner() const { return partner_; }
+  Contract contract() const { return static_cast<Contract>(contract_); }
+  CardSet hand(int seat) const { return hands_[seat]; }
+  CardSet won(int seat) const { return won_[seat]; }
+
+ private:
+  friend class SlovenianGame;
+  const Rules& rules() const;
+  int NextActive(int seat) const;
+  bool IsActive(int seat) const { return ((active_mask_ >> seat) & 1) != 0; }
+  bool OnDeclarerSide(int seat) const { return seat == declarer_ || seat == partner_; }
+  int DealerRole() const;  // the last active seat: the dealer, or in 5p the seat before
+  int TalonGroupSize() const;
+  int NumTalonGroups() const;
+  CardSet TalonGroup(int g) const;
+  bool IsNegative() const;
+  bool BonusesAllowed() const;
+  bool MondPenaltyApplies() const;
+  int Leader() const;
+
+  void LegalBids(ActionList* out) const;
+  void LegalAnnouncements(ActionList* out) const;
+  void LegalPlays(ActionList* out) const;
+  CardSet PlayableCards() const;
+  int TrickWinner() const;
+
+  void ApplyBid(Action a);
+  void ApplyAnnouncement(Action a);
+  void ApplyPlay(Card c);
+  void FinishBidding();
+  void StartAfterBidding();
+  void StartAnnouncements();
+  void StartPlay();
+  void FinishTrick();
+  void Push(Action a);
+
+  bool SideTookAll(bool declarer_side) const;
+  int SideThirds(bool declarer_side) const;
+  void ScoreBonuses(HandResult* r, int* declarer_side_score) const;
+
+  const SlovenianGame* game_;
+  Phase phase_ = Phase::kBidding;
+  uint8_t num_seats_;
+  uint8_t dealer_;
+  uint8_t to_act_ = 0;
+  uint8_t active_mask_ = 0;
+  bool forced_klop_ = false;
+  bool redeal_ = false;
+  // Bidding.
+  uint8_t passed_mask_ = 0;
+  uint8_t best_bid_ = kNoContract;
+  int8_t best_bidder_ = -1;
+  int8_t senior_ = -1;     // seniority bidding: the holder
+  int8_t challenger_ = -1; // seniority bidding: the junior in the duel
+  uint8_t spoken_mask_ = 0;
+  // Contract.
+  int8_t declarer_ = -1;
+  int8_t partner_ = -1;
+  uint8_t contract_ = kNoContract;
+  int8_t called_suit_ = -1;
+  int8_t talon_group_ = -1;
+  uint8_t discards_left_ = 0;
+  CardSet talon_set_;
+  CardSet talon_taken_;
+  CardSet discards_;
+  CardSet shown_discards_;
+  // Announcements.
+  uint8_t announced_mask_ = 0;
+  std::array<int8_t, kNumBonuses> announcer_{};
+  std::array<uint8_t, kNumKontraTargets> kontra_{};
+  uint8_t consecutive_passes_ = 0;
+  bool upgrade_possible_ = false;
+  // Play.
+  std::array<CardSet, kMaxSeats> hands_{};
+  std::array<CardSet, kMaxSeats> won_{};
+  std::array<uint8_t, kMaxSeats> tricks_won_{};
+  std::array<int, kMaxSeats> mond_penalty_{};
+  std::array<Card, kMaxSeats> trick_{};
+  std::array<uint8_t, kMaxSeats> trick_seat_{};
+  uint8_t trick_len_ = 0;
+  uint8_t trick_leader_ = 0;
+  uint8_t tricks_played_ = 0;
+  uint8_t total_tricks_ = 0;
+  uint8_t klop_gifts_ = 0;
+  bool ended_early_ = false;
+  // The deal and setup, kept as fixed arrays so a State never allocates.
+  std::array<CardSet, kMaxSeats> dealt_{};
+  std::array<Card, 6> talon_{};
+  std::array<uint8_t, kMaxSeats> radli_{};
+  // Facts of the last trick for the Ultimo bonuses: -1 unknown/absent.
+  int8_t pagat_last_seat_ = -1;     // seat that played the Pagat in the last trick
+  bool pagat_last_won_ = false;
+  int8_t king_last_winner_ = -1;    // winner of the last trick holding the called king
+  // History.
+  uint16_t history_len_ = 0;
+  std::array<Action, kMaxHistory> history_{};
+  std::array<uint8_t, kMaxHistory> history_seat_{};
+};
+
+class SlovenianGame final : public Game {
+ public:
+  SlovenianGame(Rules rules, VariantInfo info, Options options);
+
+  const VariantInfo& info() const override { return info_; }
+  const Options& options() const override { return options_; }
+  Deal DealCards(uint64_t seed, int dealer) const override;
+  absl::StatusOr<std::unique_ptr<State>> NewHand(const Deal& deal,
+                                                 const HandSetup& setup) const override;
+  const ActionCodec& codec() const override { return codec_; }
+
+  // Concrete-typed start of a hand for simulation (no virtual dispatch).
+  absl::StatusOr<SlovenianState> NewSlovenianHand(const Deal& deal, const HandSetup& setup) const;
+
+  const Rules& rules() const { return rules_; }
+  const RankTable& ranks() const { return ranks_; }
+
+ private:
+  friend class SlovenianState;
+  absl::Status ValidateDeal(const Deal& deal, const HandSetup& setup) const;
+
+  Rules rules_;
+  VariantInfo info_;
+  Options options_;
+  ActionCodec codec_;
+  RankTable ranks_;
+  std::array<CardSet, kNumCards> higher_{};  // same-suit cards that beat each card
+};
+
+// The variant descriptions (for the registry and `tarock variants`).
+VariantInfo Info4p();
+VariantInfo Info3p();
+VariantInfo Info5p();
+VariantInfo InfoTapp();
+// Builds the Rules of a variant from complete options.
+Rules MakeRules(const std::string& variant, const Options& options);
+
+}  // namespace tarock::slovenian
+
+#endif  // TAROCK_REFEREE_VARIANTS_SLOVENIAN_SLOVENIAN_H_
