@@ -1,0 +1,89 @@
+#include "referee/engine/record.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "referee/engine/registry.h"
+
+namespace tarock {
+namespace {
+
+HandRecord Dealt(const std::string& variant, uint64_t seed) {
+  absl::StatusOr<HandRecord> r = DealRecord(variant, {}, seed, 0);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *r;
+}
+
+// Changing the generator, the shuffle or the dealing order changes this deal:
+// a regression signature for the record format.
+TEST(RecordTest, SeededDealIsFixed) {
+  const std::string json = HandRecordToJson(Dealt("slovenian-4p", 1));
+  EXPECT_EQ(json,
+            R"({"actions":[],"dealer":0,"hands":[["T7","T8","T13","T20","HN","HK","D4","D3","DJ","DK","CJ","CQ"],["T2","T3","T6","T11","T16","T17","T22","H4","D1","S7","SJ","SK"],["T15","T19","H3","HJ","HQ","DN","DQ","CK","S8","S9","S10","SQ"],["T1","T4","T5","T9","T10","T18","T21","H2","C8","C10","CN","SN"]],"options":{"difference_rounding":"5","imperator":"on","radl_for_beggar":"no","red_pip_order":"traditional"},"seed":1,"talon":["C9","D2","T14","H1","C7","T12"],"variant":"slovenian-4p"})");
+}
+
+TEST(RecordTest, RoundTrip) {
+  HandRecord r = Dealt("slovenian-5p", 9);
+  r.actions = {"pass", "pass"};
+  r.setup.radli = {0, 1, 0, 2, 0};
+  absl::StatusOr<HandRecord> back = ParseHandRecord(HandRecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(HandRecordToJson(*back), HandRecordToJson(r));
+  EXPECT_TRUE(back->deal.hands[0].empty());  // the 5p dealer sits out
+}
+
+TEST(RecordTest, PartialReplayReportsWhoActsAndTheLegalActions) {
+  HandRecord r = Dealt("slovenian-4p", 3);
+  r.actions = {"pass"};
+  absl::StatusOr<Replay> replay = ReplayRecord(r);
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  const std::string report = ReplayReportJson(*replay->game, *replay->state);
+  EXPECT_TRUE(absl::StrContains(report, "\"to_act\":2")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "\"legal\":[\"pass\",\"bid two\"")) << report;
+}
+
+void ExpectError(absl::string_view json, absl::string_view fragment) {
+  absl::StatusOr<std::vector<HandRecord>> records = ParseRecords(json);
+  absl::Status status = records.status();
+  if (records.ok()) {
+    ASSERT_EQ(records->size(), 1u);
+    absl::StatusOr<Replay> replay = ReplayRecord((*records)[0]);
+    status = replay.status();
+  }
+  ASSERT_FALSE(status.ok()) << json;
+  EXPECT_TRUE(absl::StrContains(status.message(), fragment)) << status.message();
+  EXPECT_EQ(status.message().find('\n'), std::string::npos) << "error must be one line";
+}
+
+TEST(RecordTest, BadInputGetsAClearError) {
+  HandRecord good = Dealt("slovenian-4p", 3);
+  std::string json = HandRecordToJson(good);
+  ExpectError("{\"variant\": ", "malformed JSON");
+  ExpectError("[1,2]", "must be a JSON object");
+  ExpectError("{}", "missing \"variant\"");
+  std::string unknown = json;
+  unknown.replace(unknown.find("\"T"), 4, "\"T99");
+  ExpectError(unknown, "unknown card");
+  // Duplicate: the talon's first card replaced by a card of seat 0.
+  HandRecord dup = good;
+  dup.deal.talon[0] = good.deal.hands[0].First();
+  ExpectError(HandRecordToJson(dup), "twice");
+  HandRecord short_hand = good;
+  short_hand.deal.hands[1].Remove(short_hand.deal.hands[1].First());
+  ExpectError(HandRecordToJson(short_hand), "seat 1 has 11 cards");
+  HandRecord bad_variant = good;
+  bad_variant.variant = "nope";
+  ExpectError(HandRecordToJson(bad_variant), "unknown variant 'nope'");
+  HandRecord illegal = good;
+  illegal.actions = {"pass", "play HK"};
+  ExpectError(HandRecordToJson(illegal), "action 1 ('play HK'): illegal action 'play HK'");
+  HandRecord garbage = good;
+  garbage.actions = {"fly away"};
+  ExpectError(HandRecordToJson(garbage), "action 0 ('fly away'): bad action 'fly away': unknown verb");
+  HandRecord bad_option = good;
+  bad_option.options["imperator"] = "maybe";
+  ExpectError(HandRecordToJson(bad_option), "imperator=maybe");
+}
+
+}  // namespace
+}  // namespace tarock
