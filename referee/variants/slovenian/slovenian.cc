@@ -53,6 +53,13 @@ SlovenianState::SlovenianState(const SlovenianGame* game, const Deal& deal,
     hands_[s] = dealt_[s] = deal.hands[s];
     radli_[s] = setup.radli.empty() ? 0 : static_cast<uint8_t>(setup.radli[s]);
   }
+  for (int s = 0; s < num_seats_; ++s) {
+    int next = s;
+    do {
+      next = (next + 1) % num_seats_;
+    } while (!IsActive(next));
+    next_active_[s] = static_cast<uint8_t>(next);
+  }
   for (int i = 0; i < 6; ++i) {
     talon_[i] = deal.talon[i];
     talon_set_.Add(deal.talon[i]);
@@ -79,14 +86,6 @@ SlovenianState::SlovenianState(const SlovenianGame* game, const Deal& deal,
 
 const Game& SlovenianState::game() const { return *game_; }
 const Rules& SlovenianState::rules() const { return game_->rules(); }
-
-int SlovenianState::NextActive(int seat) const {
-  int s = seat;
-  do {
-    s = s + 1 == num_seats_ ? 0 : s + 1;
-  } while (!IsActive(s));
-  return s;
-}
 
 int SlovenianState::DealerRole() const {
   return IsActive(dealer_) ? dealer_ : (dealer_ + num_seats_ - 1) % num_seats_;
@@ -259,26 +258,16 @@ CardSet SlovenianState::PlayableCards() const {
     if (cand.empty()) cand = hand;
     if (IsNegative()) {
       // 003 §4.6.3 / 000: beat the highest card on the table if possible.
-      int best = 0;
-      const RankTable& ranks = game_->ranks();
-      for (int i = 1; i < trick_len_; ++i) {
-        const Card c = trick_[i], w = trick_[best];
-        const bool beats = IsTarock(c) ? (!IsTarock(w) || c > w)
-                                       : (SuitOf(c) == SuitOf(w) && ranks.strength[c] > ranks.strength[w]);
-        if (beats) best = i;
-      }
-      const Card w = trick_[best];
+      const Card w = trick_[trick_best_];
       CardSet winners = cand & game_->higher_[w];
       if (!IsTarock(w)) winners |= cand & kTarockSet;
-      if (rules().imperator && cand.Contains(kPagat)) {
-        CardSet on_table;
-        for (int i = 0; i < trick_len_; ++i) on_table.Add(trick_[i]);
-        if (on_table.Contains(kMond) && on_table.Contains(kSkis)) winners.Add(kPagat);
-      }
+      if (trick_trula_ == 6 && cand.Contains(kPagat) && rules().imperator) winners.Add(kPagat);
+      if (trick_trula_ == 7 && rules().imperator) winners = CardSet();  // the Pagat holds it
       if (!winners.empty()) cand = winners;
     }
   }
-  if (cand.size() > 1 && cand.Contains(kPagat)) {
+  const bool several = (cand.bits() & (cand.bits() - 1)) != 0;
+  if (several && cand.Contains(kPagat)) {
     // The Pagat only when forced: in negative contracts (003 §4.6.3), and for
     // an announced Pagat Ultimo where the variant says so (000).
     if (IsNegative() ||
@@ -505,36 +494,32 @@ void SlovenianState::StartPlay() {
   to_act_ = trick_leader_;
 }
 
-int SlovenianState::TrickWinner() const {
+bool SlovenianState::Beats(Card c, Card w) const {
+  if (contract_ != kColourValat && IsTarock(c)) return !IsTarock(w) || c > w;
   const RankTable& ranks = game_->ranks();
-  const bool trumps = contract_ != kColourValat;
-  int best = 0;
-  bool pagat = false, mond = false, skis = false;
-  for (int i = 0; i < trick_len_; ++i) {
-    const Card c = trick_[i];
-    pagat |= c == kPagat;
-    mond |= c == kMond;
-    skis |= c == kSkis;
-    if (i == 0) continue;
-    const Card w = trick_[best];
-    bool beats;
-    if (trumps && IsTarock(c)) {
-      beats = !IsTarock(w) || c > w;
-    } else {
-      beats = SuitOf(c) == SuitOf(w) && ranks.strength[c] > ranks.strength[w];
-    }
-    if (beats) best = i;
-  }
-  if (pagat && mond && skis && rules().imperator) {  // 003 §4.6.1, 000: the Pagat takes it
+  return SuitOf(c) == SuitOf(w) && ranks.strength[c] > ranks.strength[w];
+}
+
+int SlovenianState::TrickWinner() const {
+  if (trick_trula_ == 7 && rules().imperator) {  // 003 §4.6.1, 000: the Pagat takes it
     for (int i = 0; i < trick_len_; ++i)
       if (trick_[i] == kPagat) return i;
   }
-  return best;
+  return trick_best_;
 }
 
 void SlovenianState::ApplyPlay(Card c) {
   const int s = to_act_;
   hands_[s].Remove(c);
+  if (trick_len_ == 0) {
+    trick_best_ = 0;
+    trick_trula_ = 0;
+  } else if (Beats(c, trick_[trick_best_])) {
+    trick_best_ = trick_len_;
+  }
+  if (c == kPagat) trick_trula_ |= 1;
+  if (c == kMond) trick_trula_ |= 2;
+  if (c == kSkis) trick_trula_ |= 4;
   trick_[trick_len_] = c;
   trick_seat_[trick_len_] = static_cast<uint8_t>(s);
   ++trick_len_;
@@ -868,23 +853,27 @@ SlovenianGame::SlovenianGame(Rules rules, VariantInfo info, Options options)
 }
 
 Deal SlovenianGame::DealCards(uint64_t seed, int dealer) const {
+  Deal d;
+  DealInto(seed, dealer, &d);
+  return d;
+}
+
+void SlovenianGame::DealInto(uint64_t seed, int dealer, Deal* d) const {
   Card deck[kNumCards];
   for (int i = 0; i < kNumCards; ++i) deck[i] = static_cast<Card>(i);
   Rng rng(seed);
   rng.Shuffle(deck, kNumCards);
-  Deal d;
-  d.hands.assign(rules_.num_seats, CardSet());
-  d.talon.assign(deck, deck + 6);  // 003 §4.1: the first six cards form the talon
+  d->hands.assign(rules_.num_seats, CardSet());
+  d->talon.assign(deck, deck + 6);  // 003 §4.1: the first six cards form the talon
   int next = 6;
   const int n = rules_.num_seats;
   for (int round = 0; round < rules_.hand_size / rules_.deal_packet; ++round) {
     for (int k = 1; k <= n; ++k) {
       const int seat = (dealer + k) % n;
       if (rules_.num_active < n && seat == dealer) continue;
-      for (int i = 0; i < rules_.deal_packet; ++i) d.hands[seat].Add(deck[next++]);
+      for (int i = 0; i < rules_.deal_packet; ++i) d->hands[seat].Add(deck[next++]);
     }
   }
-  return d;
 }
 
 absl::Status SlovenianGame::ValidateDeal(const Deal& deal, const HandSetup& setup) const {

@@ -113,7 +113,7 @@ class SlovenianState final : public State {
  private:
   friend class SlovenianGame;
   const Rules& rules() const;
-  int NextActive(int seat) const;
+  int NextActive(int seat) const { return next_active_[seat]; }
   bool IsActive(int seat) const { return ((active_mask_ >> seat) & 1) != 0; }
   bool OnDeclarerSide(int seat) const { return seat == declarer_ || seat == partner_; }
   int DealerRole() const;  // the last active seat: the dealer, or in 5p the seat before
@@ -130,6 +130,7 @@ class SlovenianState final : public State {
   void LegalPlays(ActionList* out) const;
   CardSet PlayableCards() const;
   int TrickWinner() const;
+  bool Beats(Card c, Card w) const;  // c played after w takes the lead from it
 
   void ApplyBid(Action a);
   void ApplyAnnouncement(Action a);
@@ -151,6 +152,7 @@ class SlovenianState final : public State {
   uint8_t dealer_;
   uint8_t to_act_ = 0;
   uint8_t active_mask_ = 0;
+  std::array<uint8_t, kMaxSeats> next_active_{};  // the next playing seat after each seat
   bool forced_klop_ = false;
   bool redeal_ = false;
   // Bidding.
@@ -185,6 +187,8 @@ class SlovenianState final : public State {
   std::array<Card, kMaxSeats> trick_{};
   std::array<uint8_t, kMaxSeats> trick_seat_{};
   uint8_t trick_len_ = 0;
+  uint8_t trick_best_ = 0;   // index of the card winning the trick so far (without Imperator)
+  uint8_t trick_trula_ = 0;  // bit 0 Pagat, bit 1 Mond, bit 2 Skis in the current trick
   uint8_t trick_leader_ = 0;
   uint8_t tricks_played_ = 0;
   uint8_t total_tricks_ = 0;
@@ -211,6 +215,8 @@ class SlovenianGame final : public Game {
   const VariantInfo& info() const override { return info_; }
   const Options& options() const override { return options_; }
   Deal DealCards(uint64_t seed, int dealer) const override;
+  // The same deal into `deal`, reusing its memory: no allocation once warm.
+  void DealInto(uint64_t seed, int dealer, Deal* deal) const;
   absl::StatusOr<std::unique_ptr<State>> NewHand(const Deal& deal,
                                                  const HandSetup& setup) const override;
   const ActionCodec& codec() const override { return codec_; }

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh) and builds the project into build/ (Release).
+# BUILD_DIR and BUILD_TYPE override the defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+ninja -C "$BUILD_DIR"
