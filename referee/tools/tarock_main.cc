@@ -181,5 +181,5 @@ int main(int argc, char** argv) {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "'\n", tarock::kUsage));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay or demo)"));
 }

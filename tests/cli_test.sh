@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Process-level tests of the `tarock` tool: deal, replay (files and stdin, hand
+# and match records), variants, demo, and one-line errors with a non-zero exit
+# on bad input. Usage: cli_test.sh BUILD_DIR
+set -uo pipefail
+tarock="$1/bin/tarock"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+expect_error() {  # expect_error NAME FRAGMENT COMMAND...
+  local name=$1 fragment=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exit 0"; return; fi
+  if [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then bad "$name: error is not one line: $out"; return; fi
+  case "$out" in *"$fragment"*) ok ;; *) bad "$name: '$out' lacks '$fragment'" ;; esac
+}
+
+# variants lists all four Slovenian variants with options.
+out=$("$tarock" variants)
+for v in slovenian-3p slovenian-4p slovenian-5p slovenian-tapp; do
+  case "$out" in *"$v"*) ok ;; *) bad "variants lacks $v" ;; esac
+done
+case "$out" in *"option difference_rounding"*) ok ;; *) bad "variants lacks options" ;; esac
+
+# deal is deterministic and replays to a partial state with to_act and legal.
+a=$("$tarock" deal --variant slovenian-4p --seed 11)
+b=$("$tarock" deal --variant slovenian-4p --seed 11)
+[ "$a" = "$b" ] && ok || bad "deal not deterministic"
+c=$("$tarock" deal --variant slovenian-4p --seed 12)
+[ "$a" != "$c" ] && ok || bad "different seeds gave the same deal"
+r=$(printf '%s' "$a" | "$tarock" replay -)
+case "$r" in *'"to_act":1'*'"legal":["pass","bid two"'*|*'"legal":["pass","bid two"'*'"to_act":1'*) ok ;; *) bad "partial replay: $r" ;; esac
+"$tarock" deal --variant slovenian-5p --seed 3 --dealer 2 > "$tmp/d5.json" && ok || bad "deal 5p"
+grep -qF '],[],[' "$tmp/d5.json" && ok || bad "5p dealer's hand not empty: $(cat "$tmp/d5.json")"
+
+# demo plays every variant to the end, and its records replay to the same scores.
+"$tarock" demo --seed 5 > "$tmp/demo.txt" && ok || bad "demo failed"
+n=0
+while IFS= read -r line; do
+  rec=${line#record: }
+  printf '%s' "$rec" > "$tmp/rec.json"
+  res=$("$tarock" replay "$tmp/rec.json") || { bad "replay of demo record failed"; continue; }
+  case "$res" in *'"finished":true'*) n=$((n + 1)) ;; *) bad "demo record did not finish: $res" ;; esac
+done < <(grep '^record: ' "$tmp/demo.txt")
+[ "$n" -ge 4 ] && ok || bad "only $n demo records replayed"
+
+# A match record ({"deals": [...]}) replays hand by hand; tampered scores are caught.
+rec=$(grep '^record: ' "$tmp/demo.txt" | grep slovenian-4p | head -1); rec=${rec#record: }
+printf '{"variant":"slovenian-4p","deals":[%s,%s]}' "$rec" "$rec" > "$tmp/match.json"
+[ "$("$tarock" replay "$tmp/match.json" | wc -l)" -eq 2 ] && ok || bad "match record replay"
+sed 's/"scores":\[[^]]*\]/"scores":[1,2,3,4]/' "$tmp/match.json" > "$tmp/tampered.json"
+expect_error tampered "replayed scores differ" "$tarock" replay "$tmp/tampered.json"
+
+# Bad input: a clear one-line error and a non-zero exit, never a crash.
+printf '{"variant": ' > "$tmp/m.json"
+expect_error malformed "malformed JSON" "$tarock" replay "$tmp/m.json"
+expect_error missing-file "cannot read" "$tarock" replay "$tmp/nope.json"
+printf '%s' "$a" | sed 's/"T22"/"T23"/' > "$tmp/u.json"
+expect_error unknown-card "unknown card 'T23'" "$tarock" replay "$tmp/u.json"
+printf '%s' "$a" | sed 's/"T22"/"T21"/' > "$tmp/dup.json"
+expect_error duplicate "dealt twice" "$tarock" replay "$tmp/dup.json"
+printf '%s' "$a" | sed 's/"actions":\[\]/"actions":["pass","pass","jump"]/' > "$tmp/v.json"
+expect_error unknown-verb "action 2 ('jump')" "$tarock" replay "$tmp/v.json"
+printf '%s' "$a" | sed 's/"actions":\[\]/"actions":["pass","bid klop"]/' > "$tmp/i.json"
+expect_error illegal "action 1 ('bid klop'): illegal action 'bid klop' for seat 2" "$tarock" replay "$tmp/i.json"
+expect_error unknown-variant "unknown variant 'whist'" "$tarock" deal --variant whist --seed 1
+expect_error bad-option "is not one of" "$tarock" deal --variant slovenian-4p --option=imperator=maybe
+expect_error no-plugin "cannot load plugin" "$tarock" --plugin=/nonexistent.so variants
+expect_error bad-command "unknown command" "$tarock" fly
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
