@@ -42,7 +42,7 @@ void BM_RandomHands(benchmark::State& bm, const char* variant, int contract) {
   ActionList legal;
   for (auto _ : bm) {
     game.DealInto(++hand_seed, 0, &deal);
-    SlovenianState st = *game.NewSlovenianHand(deal, setup);
+    SlovenianState st(&game, deal, setup);  // DealInto's deals are valid: no check
     if (st.IsTerminal()) continue;  // void deal
     while (!st.IsTerminal()) {
       st.LegalActions(&legal);

@@ -111,7 +111,7 @@ CardSet SlovenianState::TalonGroup(int g) const {
   return out;
 }
 
-bool SlovenianState::IsNegative() const {
+bool SlovenianState::ComputeNegative() const {
   return contract_ == kKlop || contract_ == kBeggar || contract_ == kOpenBeggar;
 }
 
@@ -217,34 +217,30 @@ void SlovenianState::LegalBids(ActionList* out) const {
 }
 
 void SlovenianState::LegalAnnouncements(ActionList* out) const {
-  const Rules& r = rules();
   const int s = to_act_;
-  out->push(kPassAction);
-  if (upgrade_possible_ && s == declarer_) out->push(MakeAction(Verb::kBid, kColourValat));
-  const bool my_side = OnDeclarerSide(s);
-  if (BonusesAllowed()) {
-    for (int b = 0; b < kNumBonuses; ++b) {
-      if (announced_mask_ & (1 << b)) continue;
-      if (b == kKingUltimo && (!r.king_ultimo || called_suit_ < 0 || !my_side)) continue;
-      if (b == kPagatUltimo && !hands_[s].Contains(kPagat)) continue;
-      out->push(MakeAction(Verb::kAnnounce, b));
+  Action* items = out->items;
+  int n = 0;
+  items[n++] = kPassAction;
+  if (upgrade_possible_ && s == declarer_) items[n++] = MakeAction(Verb::kBid, kColourValat);
+  const int side = OnDeclarerSide(s) ? 1 : 0;
+  unsigned bonuses = announceable_[side] & ~announced_mask_;
+  if (!hands_[s].Contains(kPagat)) bonuses &= ~(1u << kPagatUltimo);  // only its holder
+  for (; bonuses != 0; bonuses &= bonuses - 1)
+    items[n++] = MakeAction(Verb::kAnnounce, std::countr_zero(bonuses));
+  if (rules().kontra) {
+    // Odd levels (kontra, subkontra) belong to the side against the target, even
+    // levels (rekontra, mordkontra) to the side that owns it.
+    auto may_kontra = [side](int level, int owner_side) {
+      return level < 4 && ((level & 1) == 0) == (side != owner_side);
+    };
+    if (may_kontra(kontra_[kKontraGame], 1)) items[n++] = MakeAction(Verb::kKontra, kKontraGame);
+    for (unsigned m = announced_mask_; m != 0; m &= m - 1) {
+      const int b = std::countr_zero(m);
+      if (may_kontra(kontra_[1 + b], OnDeclarerSide(announcer_[b]) ? 1 : 0))
+        items[n++] = MakeAction(Verb::kKontra, 1 + b);
     }
   }
-  if (!r.kontra) return;
-  // Odd levels (kontra, subkontra) belong to the side against the target, even
-  // levels (rekontra, mordkontra) to the side that owns it.
-  auto may_kontra = [&](int level, bool target_owned_by_declarer_side) {
-    if (level >= 4) return false;
-    const bool next_is_odd = (level % 2) == 0;
-    return next_is_odd ? (my_side != target_owned_by_declarer_side)
-                       : (my_side == target_owned_by_declarer_side);
-  };
-  if (may_kontra(kontra_[kKontraGame], true)) out->push(MakeAction(Verb::kKontra, kKontraGame));
-  for (int b = 0; b < kNumBonuses; ++b) {
-    if (!(announced_mask_ & (1 << b))) continue;
-    if (may_kontra(kontra_[1 + b], OnDeclarerSide(announcer_[b])))
-      out->push(MakeAction(Verb::kKontra, 1 + b));
-  }
+  out->size = n;
 }
 
 CardSet SlovenianState::PlayableCards() const {
@@ -280,7 +276,9 @@ CardSet SlovenianState::PlayableCards() const {
 }
 
 void SlovenianState::LegalPlays(ActionList* out) const {
-  for (Card c : PlayableCards()) out->push(MakeAction(Verb::kPlay, c));
+  int n = 0;
+  for (Card c : PlayableCards()) out->items[n++] = MakeAction(Verb::kPlay, c);
+  out->size = n;
 }
 
 // ---------------------------------------------------------------------------
@@ -456,6 +454,14 @@ void SlovenianState::StartAnnouncements() {
   to_act_ = static_cast<uint8_t>(declarer_);
   consecutive_passes_ = 0;
   upgrade_possible_ = rules().colour_valat_upgrade && contract_ >= kSoloThree && contract_ <= kSoloOne;
+  // Which bonuses each side may announce (index 1: the declarer side). King
+  // Ultimo only for the declarer side, and only when a king was called.
+  announceable_ = {0, 0};
+  if (BonusesAllowed()) {
+    const uint8_t all = (1 << kTrula) | (1 << kKings) | (1 << kPagatUltimo) | (1 << kValatBonus);
+    announceable_ = {all, all};
+    if (rules().king_ultimo && called_suit_ >= 0) announceable_[1] |= 1 << kKingUltimo;
+  }
 }
 
 void SlovenianState::ApplyAnnouncement(Action a) {
@@ -470,6 +476,7 @@ void SlovenianState::ApplyAnnouncement(Action a) {
       break;
     case Verb::kBid:  // 003 §5.2.3: the solo declarer raises to colour valat
       contract_ = kColourValat;
+      announceable_ = {0, 0};
       consecutive_passes_ = 0;
       break;
     case Verb::kAnnounce:
@@ -489,15 +496,16 @@ void SlovenianState::ApplyAnnouncement(Action a) {
 
 void SlovenianState::StartPlay() {
   phase_ = Phase::kPlay;
+  negative_ = ComputeNegative();
+  trumps_ = contract_ != kColourValat;
   trick_len_ = 0;
   trick_leader_ = static_cast<uint8_t>(Leader());
   to_act_ = trick_leader_;
 }
 
 bool SlovenianState::Beats(Card c, Card w) const {
-  if (contract_ != kColourValat && IsTarock(c)) return !IsTarock(w) || c > w;
-  const RankTable& ranks = game_->ranks();
-  return SuitOf(c) == SuitOf(w) && ranks.strength[c] > ranks.strength[w];
+  // higher_[w]: the cards of w's suit (tarocks included) that beat w.
+  return game_->higher_[w].Contains(c) || (trumps_ && IsTarock(c) && !IsTarock(w));
 }
 
 int SlovenianState::TrickWinner() const {
@@ -514,9 +522,11 @@ void SlovenianState::ApplyPlay(Card c) {
   if (trick_len_ == 0) {
     trick_best_ = 0;
     trick_trula_ = 0;
+    trick_cards_ = CardSet();
   } else if (Beats(c, trick_[trick_best_])) {
     trick_best_ = trick_len_;
   }
+  trick_cards_.Add(c);
   if (c == kPagat) trick_trula_ |= 1;
   if (c == kMond) trick_trula_ |= 2;
   if (c == kSkis) trick_trula_ |= 4;
@@ -533,17 +543,13 @@ void SlovenianState::ApplyPlay(Card c) {
 void SlovenianState::FinishTrick() {
   const int wi = TrickWinner();
   const int winner = trick_seat_[wi];
-  CardSet cards;
-  int mond_seat = -1;
-  bool skis = false;
-  for (int i = 0; i < trick_len_; ++i) {
-    cards.Add(trick_[i]);
-    if (trick_[i] == kMond) mond_seat = trick_seat_[i];
-    skis |= trick_[i] == kSkis;
-  }
-  won_[winner] |= cards;
+  won_[winner] |= trick_cards_;
   ++tricks_won_[winner];
-  if (mond_seat >= 0 && MondPenaltyApplies()) {
+  if ((trick_trula_ & 2) && MondPenaltyApplies()) {
+    int mond_seat = 0;
+    for (int i = 0; i < trick_len_; ++i)
+      if (trick_[i] == kMond) mond_seat = trick_seat_[i];
+    const bool skis = trick_trula_ & 4;
     if (rules().mond_rule == MondRule::kMondfang) {
       if (skis) mond_penalty_[mond_seat] -= 20;
     } else if (OnDeclarerSide(mond_seat) != OnDeclarerSide(winner)) {

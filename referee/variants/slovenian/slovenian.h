@@ -88,6 +88,8 @@ class SlovenianState final : public State {
   static constexpr int kMaxSeats = 5;
   static constexpr int kMaxHistory = 384;
 
+  // Starts a hand without checking the deal. Precondition: the deal and setup
+  // are valid for the game (as from DealInto, or checked by NewHand).
   SlovenianState(const SlovenianGame* game, const Deal& deal, const HandSetup& setup);
 
   const Game& game() const override;
@@ -120,7 +122,8 @@ class SlovenianState final : public State {
   int TalonGroupSize() const;
   int NumTalonGroups() const;
   CardSet TalonGroup(int g) const;
-  bool IsNegative() const;
+  bool ComputeNegative() const;
+  bool IsNegative() const { return negative_; }  // valid in play
   bool BonusesAllowed() const;
   bool MondPenaltyApplies() const;
   int Leader() const;
@@ -175,6 +178,7 @@ class SlovenianState final : public State {
   CardSet shown_discards_;
   // Announcements.
   uint8_t announced_mask_ = 0;
+  std::array<uint8_t, 2> announceable_{};  // bonus masks: [defenders, declarer side]
   std::array<int8_t, kNumBonuses> announcer_{};
   std::array<uint8_t, kNumKontraTargets> kontra_{};
   uint8_t consecutive_passes_ = 0;
@@ -186,6 +190,9 @@ class SlovenianState final : public State {
   std::array<int, kMaxSeats> mond_penalty_{};
   std::array<Card, kMaxSeats> trick_{};
   std::array<uint8_t, kMaxSeats> trick_seat_{};
+  bool negative_ = false;  // Klop, Beggar, Open Beggar: set when play starts
+  bool trumps_ = true;     // tarocks are trumps (all but Colour Valat)
+  CardSet trick_cards_;
   uint8_t trick_len_ = 0;
   uint8_t trick_best_ = 0;   // index of the card winning the trick so far (without Imperator)
   uint8_t trick_trula_ = 0;  // bit 0 Pagat, bit 1 Mond, bit 2 Skis in the current trick
