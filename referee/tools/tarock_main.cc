@@ -43,7 +43,7 @@ constexpr char kUsage[] =
     "  variants                    list the variants and their options\n"
     "  deal --variant V --seed N   print a hand record with the deal and no actions\n"
     "  replay FILE|-               replay a hand or match record and print the result\n"
-    "  demo [--seed N]             play one random hand of every variant";
+    "  demo [--seed N]             play one hand of every variant with random players";
 
 int Fail(absl::string_view message) {
   std::cerr << "tarock: " << message << "\n";
@@ -153,9 +153,30 @@ int Demo() {
         break;
       }
     }
-    const int n = PlayOutRandomly(*state, rng);
+    // Random players, but shy: where passing is legal they pass three times in
+    // four (else uniform random bidding nearly always ends in a Valat bid).
+    int n = 0;
+    for (; !state->IsTerminal(); ++n) {
+      ActionList legal;
+      state->LegalActions(&legal);
+      Action a = legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
+      if (legal.Contains(kPassAction) && rng.Below(4) != 0) a = kPassAction;
+      state->Apply(a);
+    }
     HandRecord record = RecordOf(**game, *state, hand_seed);
     std::cout << "\n== " << v.name << " (" << v.title << "): " << n << " decisions\n";
+    const HandResult r = state->Result();
+    std::cout << "summary: ";
+    if (r.contract == "klop") {
+      std::cout << "Klop, everyone for himself";
+    } else {
+      std::cout << r.contract << " by seat " << r.declarer;
+      if (r.partner >= 0) std::cout << " with seat " << r.partner;
+      std::cout << ", " << (r.declarer_won ? "won" : "lost") << " with "
+                << RoundThirds(r.card_thirds[0]) << " card points";
+    }
+    std::cout << "; scores " << absl::StrJoin(r.scores, " ") << "; radli "
+              << absl::StrJoin(r.radli, " ") << "\n";
     std::cout << "record: " << HandRecordToJson(record) << "\n";
     std::cout << "result: " << ReplayReportJson(**game, *state) << "\n";
   }
