@@ -258,7 +258,7 @@ CardSet SlovenianState::PlayableCards() const {
       CardSet winners = cand & game_->higher_[w];
       if (!IsTarock(w)) winners |= cand & kTarockSet;
       if (trick_trula_ == 6 && cand.Contains(kPagat) && rules().imperator) winners.Add(kPagat);
-      if (trick_trula_ == 7 && rules().imperator) winners = CardSet();  // the Pagat holds it
+      if (trick_trula_ == 7 && rules().imperator) winners = CardSet();  // the Pagat holds it (trumps here)
       if (!winners.empty()) cand = winners;
     }
   }
@@ -509,7 +509,9 @@ bool SlovenianState::Beats(Card c, Card w) const {
 }
 
 int SlovenianState::TrickWinner() const {
-  if (trick_trula_ == 7 && rules().imperator) {  // 003 §4.6.1, 000: the Pagat takes it
+  // 003 §4.6.1, 000: the Pagat takes it; in Colour Valat, where tarocks are
+  // no trumps, only in a tarock trick.
+  if (trick_trula_ == 7 && rules().imperator && (trumps_ || IsTarock(trick_[0]))) {
     for (int i = 0; i < trick_len_; ++i)
       if (trick_[i] == kPagat) return i;
   }
@@ -612,6 +614,14 @@ void SlovenianState::ScoreBonuses(HandResult* r, int* team) const {
     r->bonuses.push_back({"valat", side_name(decl_side), own ? announcer_[kValatBonus] : -1, true,
                           own ? kontra_[1 + kValatBonus] : 0, v});
     *team = v;
+    if (valat_announced && !own) {  // the other side announced it and failed
+      const bool announcer_side = !decl_side;
+      int lost = kAnnouncedValue[kValatBonus] << kontra_[1 + kValatBonus];
+      if (announcer_side) lost = -lost;  // a loss of the declarer side
+      r->bonuses.push_back({"valat", side_name(announcer_side), announcer_[kValatBonus], false,
+                            kontra_[1 + kValatBonus], lost});
+      *team += lost;
+    }
     return;
   }
   CardSet decl_pile = won_[declarer_];
