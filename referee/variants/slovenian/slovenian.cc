@@ -148,6 +148,10 @@ void SlovenianState::Push(Action a) {
 // Legal actions.
 
 void SlovenianState::LegalActions(ActionList* out) const {
+  if (phase_ == Phase::kPlay) {  // the hot path first
+    LegalPlays(out);
+    return;
+  }
   out->clear();
   switch (phase_) {
     case Phase::kBidding:
@@ -243,7 +247,7 @@ void SlovenianState::LegalAnnouncements(ActionList* out) const {
   out->size = n;
 }
 
-CardSet SlovenianState::PlayableCards() const {
+inline CardSet SlovenianState::PlayableCards() const {
   const int s = to_act_;
   const CardSet hand = hands_[s];
   CardSet cand = hand;
@@ -275,7 +279,7 @@ CardSet SlovenianState::PlayableCards() const {
   return cand;
 }
 
-void SlovenianState::LegalPlays(ActionList* out) const {
+inline void SlovenianState::LegalPlays(ActionList* out) const {
   int n = 0;
   for (Card c : PlayableCards()) out->items[n++] = MakeAction(Verb::kPlay, c);
   out->size = n;
@@ -286,6 +290,10 @@ void SlovenianState::LegalPlays(ActionList* out) const {
 
 void SlovenianState::Apply(Action a) {
   Push(a);
+  if (phase_ == Phase::kPlay) {  // the hot path first
+    ApplyPlay(static_cast<Card>(ArgOf(a)));
+    return;
+  }
   const Verb v = VerbOf(a);
   const int arg = ArgOf(a);
   switch (phase_) {
@@ -518,7 +526,7 @@ int SlovenianState::TrickWinner() const {
   return trick_best_;
 }
 
-void SlovenianState::ApplyPlay(Card c) {
+inline void SlovenianState::ApplyPlay(Card c) {
   const int s = to_act_;
   hands_[s].Remove(c);
   if (trick_len_ == 0) {

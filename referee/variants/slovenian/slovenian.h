@@ -130,14 +130,14 @@ class SlovenianState final : public State {
 
   void LegalBids(ActionList* out) const;
   void LegalAnnouncements(ActionList* out) const;
-  void LegalPlays(ActionList* out) const;
-  CardSet PlayableCards() const;
+  [[gnu::always_inline]] void LegalPlays(ActionList* out) const;
+  [[gnu::always_inline]] CardSet PlayableCards() const;
   int TrickWinner() const;
   bool Beats(Card c, Card w) const;  // c played after w takes the lead from it
 
   void ApplyBid(Action a);
   void ApplyAnnouncement(Action a);
-  void ApplyPlay(Card c);
+  [[gnu::always_inline]] void ApplyPlay(Card c);
   void FinishBidding();
   void StartAfterBidding();
   void StartAnnouncements();
