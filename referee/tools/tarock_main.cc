@@ -5,8 +5,8 @@
 //   tarock replay FILE|-                 replay a hand (or match) record, print its result
 //   tarock demo [--seed N]               deal and play one hand of every variant at random
 //
-// Global flags: --plugin=PATH (a variant plugin to load; repeatable, or a comma
-// list), also read from the TAROCK_PLUGINS environment variable (colon list).
+// Global flags: --plugin=PATH[,PATH...] (variant plugins to load), also read from
+// the TAROCK_PLUGINS environment variable (a colon-separated list).
 // Errors are one line on standard error and a non-zero exit status.
 
 #include <cstdio>
@@ -169,6 +169,8 @@ int Demo() {
     std::cout << "summary: ";
     if (r.contract == "klop") {
       std::cout << "Klop, everyone for himself";
+    } else if (r.declarer < 0 || r.card_thirds.empty()) {
+      std::cout << r.contract;
     } else {
       std::cout << r.contract << " by seat " << r.declarer;
       if (r.partner >= 0) std::cout << " with seat " << r.partner;
