@@ -231,19 +231,14 @@ void SlovenianState::LegalAnnouncements(ActionList* out) const {
   if (!hands_[s].Contains(kPagat)) bonuses &= ~(1u << kPagatUltimo);  // only its holder
   for (; bonuses != 0; bonuses &= bonuses - 1)
     items[n++] = MakeAction(Verb::kAnnounce, std::countr_zero(bonuses));
-  if (rules().kontra) {
-    // Odd levels (kontra, subkontra) belong to the side against the target, even
-    // levels (rekontra, mordkontra) to the side that owns it.
-    auto may_kontra = [side](int level, int owner_side) {
-      return level < 4 && ((level & 1) == 0) == (side != owner_side);
-    };
-    if (may_kontra(kontra_[kKontraGame], 1)) items[n++] = MakeAction(Verb::kKontra, kKontraGame);
-    for (unsigned m = announced_mask_; m != 0; m &= m - 1) {
-      const int b = std::countr_zero(m);
-      if (may_kontra(kontra_[1 + b], OnDeclarerSide(announcer_[b]) ? 1 : 0))
-        items[n++] = MakeAction(Verb::kKontra, 1 + b);
-    }
-  }
+  // Kontra: odd levels (kontra, subkontra) belong to the side against the
+  // target, even levels (rekontra, mordkontra) to the side that owns it. Per
+  // target t (bit t; 0 the game, 1 + b bonus b): even level <=> bit in
+  // kontra_even_, owned by the declarer side <=> bit in kontra_owner_.
+  const unsigned mine = side ? ~unsigned{kontra_owner_} : unsigned{kontra_owner_};
+  unsigned targets = ~(kontra_even_ ^ mine) & kontra_open_;
+  for (; targets != 0; targets &= targets - 1)
+    items[n++] = MakeAction(Verb::kKontra, std::countr_zero(targets));
   out->size = n;
 }
 
@@ -464,6 +459,9 @@ void SlovenianState::StartAnnouncements() {
   upgrade_possible_ = rules().colour_valat_upgrade && contract_ >= kSoloThree && contract_ <= kSoloOne;
   // Which bonuses each side may announce (index 1: the declarer side). King
   // Ultimo only for the declarer side, and only when a king was called.
+  kontra_open_ = rules().kontra ? 1 : 0;  // the game; bonuses once announced
+  kontra_owner_ = 1;                       // the game belongs to the declarer side
+  kontra_even_ = 0x3F;                     // every target at level 0
   announceable_ = {0, 0};
   if (BonusesAllowed()) {
     const uint8_t all = (1 << kTrula) | (1 << kKings) | (1 << kPagatUltimo) | (1 << kValatBonus);
@@ -490,10 +488,13 @@ void SlovenianState::ApplyAnnouncement(Action a) {
     case Verb::kAnnounce:
       announced_mask_ |= 1 << ArgOf(a);
       announcer_[ArgOf(a)] = static_cast<int8_t>(s);
+      if (rules().kontra) kontra_open_ |= 2u << ArgOf(a);
+      if (OnDeclarerSide(s)) kontra_owner_ |= 2u << ArgOf(a);
       consecutive_passes_ = 0;
       break;
     case Verb::kKontra:
-      ++kontra_[ArgOf(a)];
+      if (++kontra_[ArgOf(a)] == 4) kontra_open_ &= ~(1u << ArgOf(a));  // mordkontra ends it
+      kontra_even_ ^= 1u << ArgOf(a);
       consecutive_passes_ = 0;
       break;
     default:

@@ -181,6 +181,9 @@ class SlovenianState final : public State {
   std::array<uint8_t, 2> announceable_{};  // bonus masks: [defenders, declarer side]
   std::array<int8_t, kNumBonuses> announcer_{};
   std::array<uint8_t, kNumKontraTargets> kontra_{};
+  uint8_t kontra_open_ = 0;   // targets that may still be kontra'd (bit per target)
+  uint8_t kontra_owner_ = 0;  // targets owned by the declarer side
+  uint8_t kontra_even_ = 0;   // targets at an even kontra level
   uint8_t consecutive_passes_ = 0;
   bool upgrade_possible_ = false;
   // Play.
