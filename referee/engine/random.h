@@ -4,7 +4,9 @@
 // compiler, so nothing here uses <random>'s distributions or std::shuffle, whose
 // output differs between standard libraries. The generator is xoshiro256**
 // (Blackman and Vigna) seeded through SplitMix64; integers below a bound use
-// Lemire's multiply-and-reject method; the shuffle is Fisher-Yates from the top.
+// Lemire's multiply-and-reject method on 32-bit words, each 64-bit output giving
+// its high half first and then its low half; the shuffle is Fisher-Yates from
+// the top.
 // These three definitions are part of the record format: changing any of them
 // changes every seeded deal.
 //
@@ -45,14 +47,26 @@ class Rng {
     return result;
   }
 
+  // The next 32-bit word: the high half of a fresh output, then its low half.
+  uint32_t Next32() {
+    if (has_low_) {
+      has_low_ = false;
+      return low_;
+    }
+    const uint64_t x = Next();
+    low_ = static_cast<uint32_t>(x);
+    has_low_ = true;
+    return static_cast<uint32_t>(x >> 32);
+  }
+
   // Uniform in [0, bound); bound must be > 0.
   uint32_t Below(uint32_t bound) {
-    uint64_t m = uint64_t{static_cast<uint32_t>(Next() >> 32)} * bound;
+    uint64_t m = uint64_t{Next32()} * bound;
     uint32_t low = static_cast<uint32_t>(m);
     if (low < bound) {
       const uint32_t threshold = static_cast<uint32_t>(-bound) % bound;
       while (low < threshold) {
-        m = uint64_t{static_cast<uint32_t>(Next() >> 32)} * bound;
+        m = uint64_t{Next32()} * bound;
         low = static_cast<uint32_t>(m);
       }
     }
@@ -68,6 +82,8 @@ class Rng {
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
+  uint32_t low_ = 0;
+  bool has_low_ = false;
 };
 
 // Seed of the i-th hand of a match played from `match_seed`.

@@ -19,7 +19,7 @@ HandRecord Dealt(const std::string& variant, uint64_t seed) {
 TEST(RecordTest, SeededDealIsFixed) {
   const std::string json = HandRecordToJson(Dealt("slovenian-4p", 1));
   EXPECT_EQ(json,
-            R"({"actions":[],"dealer":0,"hands":[["T7","T8","T13","T20","HN","HK","D4","D3","DJ","DK","CJ","CQ"],["T2","T3","T6","T11","T16","T17","T22","H4","D1","S7","SJ","SK"],["T15","T19","H3","HJ","HQ","DN","DQ","CK","S8","S9","S10","SQ"],["T1","T4","T5","T9","T10","T18","T21","H2","C8","C10","CN","SN"]],"options":{"difference_rounding":"5","imperator":"on","radl_for_beggar":"no","red_pip_order":"traditional"},"seed":1,"talon":["C9","D2","T14","H1","C7","T12"],"variant":"slovenian-4p"})");
+            R"({"actions":[],"dealer":0,"hands":[["T2","T4","T15","H1","HN","HQ","DJ","DK","C8","CJ","S7","SK"],["T6","T9","T18","T20","T21","D4","D3","DQ","C7","CQ","S10","SJ"],["T3","T11","T13","T14","T16","H4","H3","HJ","C9","CN","CK","SQ"],["T1","T7","T10","T19","T22","D2","D1","DN","C10","S8","S9","SN"]],"options":{"difference_rounding":"5","imperator":"on","radl_for_beggar":"no","red_pip_order":"traditional"},"seed":1,"talon":["HK","T17","T12","H2","T5","T8"],"variant":"slovenian-4p"})");
 }
 
 TEST(RecordTest, RoundTrip) {

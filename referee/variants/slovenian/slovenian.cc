@@ -275,9 +275,18 @@ inline CardSet SlovenianState::PlayableCards() const {
 }
 
 inline void SlovenianState::LegalPlays(ActionList* out) const {
-  int n = 0;
-  for (Card c : PlayableCards()) out->items[n++] = MakeAction(Verb::kPlay, c);
-  out->size = n;
+  // Two cards per round: the array has room to spare, so the second write may
+  // land past the end; `size` says what counts.
+  uint64_t bits = PlayableCards().bits();
+  out->size = std::popcount(bits);
+  Action* p = out->items;
+  while (bits != 0) {
+    p[0] = MakeAction(Verb::kPlay, std::countr_zero(bits));
+    bits &= bits - 1;
+    p[1] = MakeAction(Verb::kPlay, std::countr_zero(bits | (uint64_t{1} << 63)));
+    bits &= bits - 1;
+    p += 2;
+  }
 }
 
 // ---------------------------------------------------------------------------
