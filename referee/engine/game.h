@@ -104,6 +104,9 @@ struct VariantInfo {
   int num_seats = 0;
   int hand_size = 0;         // cards per playing seat
   int talon_size = 0;
+  // Match-level rules (applied by MatchProgress, match.h):
+  int radl_penalty = 0;                 // points off per radl left at the end of a match
+  bool zero_total_forces_klop = false;  // a running total of exactly 0 forces a Klop next
   std::vector<OptionSpec> options;
   std::vector<std::string> contracts;  // names, lowest first
   std::vector<std::string> bonuses;

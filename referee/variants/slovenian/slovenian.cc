@@ -923,7 +923,7 @@ absl::Status SlovenianGame::ValidateDeal(const Deal& deal, const HandSetup& setu
     if (static_cast<int>(setup.radli.size()) != n)
       return absl::InvalidArgumentError(absl::StrCat("radli has ", setup.radli.size(), " entries, needs ", n));
     for (int v : setup.radli)
-      if (v < 0 || v > 100) return absl::InvalidArgumentError(absl::StrCat("radli value ", v, " out of range"));
+      if (v < 0 || v > 1000000) return absl::InvalidArgumentError(absl::StrCat("radli value ", v, " out of range"));
   }
   CardSet seen;
   auto add = [&](Card c) -> absl::Status {
@@ -1057,6 +1057,10 @@ VariantInfo MakeInfo(const std::string& name, std::string title, std::string sou
   info.num_seats = r.num_seats;
   info.hand_size = r.hand_size;
   info.talon_size = 6;
+  if (r.radli) {
+    info.radl_penalty = 100;             // 003 §5.1
+    info.zero_total_forces_klop = true;  // 003 §4.2.1
+  }
   info.options = CommonOptions(name == "slovenian-tapp" ? "1" : "5");
   if (r.radli)
     info.options.push_back({"radl_for_beggar", "no", {"no", "yes"},

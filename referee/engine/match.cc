@@ -1,0 +1,72 @@
+#include "referee/engine/match.h"
+
+#include "absl/strings/str_cat.h"
+#include "referee/engine/random.h"
+
+namespace tarock {
+
+MatchProgress::MatchProgress(const Game& game, const MatchOptions& options)
+    : game_(&game),
+      options_(options),
+      num_seats_(game.num_seats()),
+      radli_(game.num_seats(), 0),
+      sums_(game.num_seats(), 0) {}
+
+absl::StatusOr<MatchProgress> MatchProgress::Start(const Game& game, const MatchOptions& options) {
+  const int n = game.num_seats();
+  if (options.num_hands <= 0 || options.num_hands % n != 0)
+    return absl::InvalidArgumentError(absl::StrCat("a match of ", game.info().name, " needs a positive multiple of ",
+                                                   n, " hands (every seat deals equally), not ",
+                                                   options.num_hands));
+  if (options.first_dealer < 0 || options.first_dealer >= n)
+    return absl::InvalidArgumentError(absl::StrCat("first dealer ", options.first_dealer, " is not a seat"));
+  return MatchProgress(game, options);
+}
+
+MatchProgress::NextHand MatchProgress::Next() const {
+  NextHand h;
+  h.hand_index = hand_index_;
+  h.seed = HandSeed(options_.seed, static_cast<uint64_t>(hand_index_));
+  if (attempt_ > 0) h.seed = HandSeed(h.seed, static_cast<uint64_t>(attempt_));
+  h.setup.dealer = (options_.first_dealer + hand_index_) % num_seats_;
+  h.setup.forced_klop = forced_klop_next_;
+  bool any = false;
+  for (int r : radli_) any |= r != 0;
+  if (any) h.setup.radli = radli_;
+  h.deal = game_->DealCards(h.seed, h.setup.dealer);
+  return h;
+}
+
+absl::Status MatchProgress::Record(const HandResult& result) {
+  if (Finished()) return absl::FailedPreconditionError("the match is over");
+  if (static_cast<int>(result.scores.size()) != num_seats_ ||
+      static_cast<int>(result.radli.size()) != num_seats_)
+    return absl::InvalidArgumentError("a hand result must have a score and radli for every seat");
+  if (result.redeal) {
+    if (++attempt_ > options_.max_redeals)
+      return absl::ResourceExhaustedError(absl::StrCat(attempt_, " void deals in a row"));
+    ++redeals_total_;
+    forced_klop_next_ = result.next_forced_klop;
+    return absl::OkStatus();
+  }
+  bool zero = false;
+  for (int s = 0; s < num_seats_; ++s) {
+    sums_[s] += result.scores[s];
+    radli_[s] = result.radli[s];
+    // 003 §4.2.1: a player whose total comes to exactly 0 forces a Klop.
+    zero |= result.scores[s] != 0 && sums_[s] == 0;
+  }
+  forced_klop_next_ = result.next_forced_klop || (game_->info().zero_total_forces_klop && zero);
+  attempt_ = 0;
+  ++hand_index_;
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> MatchProgress::Totals() const {
+  std::vector<int64_t> t = sums_;
+  if (Finished())
+    for (int s = 0; s < num_seats_; ++s) t[s] -= int64_t{game_->info().radl_penalty} * radli_[s];
+  return t;
+}
+
+}  // namespace tarock

@@ -1,0 +1,105 @@
+#include "referee/engine/match.h"
+
+#include <gtest/gtest.h>
+
+#include "referee/engine/random.h"
+#include "referee/engine/random_play.h"
+#include "referee/engine/registry.h"
+
+namespace tarock {
+namespace {
+
+HandResult Plain(std::vector<int> scores, std::vector<int> radli) {
+  HandResult r;
+  r.scores = std::move(scores);
+  r.radli = std::move(radli);
+  return r;
+}
+
+TEST(MatchTest, HandsMustBeAMultipleOfTheSeats) {
+  auto game = *Registry::Global().Create("slovenian-4p");
+  EXPECT_FALSE(MatchProgress::Start(*game, {.num_hands = 6}).ok());
+  EXPECT_FALSE(MatchProgress::Start(*game, {.num_hands = 0}).ok());
+  EXPECT_TRUE(MatchProgress::Start(*game, {.num_hands = 8}).ok());
+}
+
+TEST(MatchTest, DealerRotatesRadliCarryAndTheyCostAtTheEnd) {
+  auto game = *Registry::Global().Create("slovenian-3p");
+  MatchProgress m = *MatchProgress::Start(*game, {.num_hands = 3, .seed = 5, .first_dealer = 1});
+  EXPECT_EQ(m.Next().setup.dealer, 1);
+  ASSERT_TRUE(m.Record(Plain({-70, 0, 0}, {1, 1, 1})).ok());  // a Klop: radli for all
+  MatchProgress::NextHand h = m.Next();
+  EXPECT_EQ(h.setup.dealer, 2);
+  EXPECT_EQ(h.setup.radli, (std::vector<int>{1, 1, 1}));
+  ASSERT_TRUE(m.Record(Plain({0, 50, 0}, {1, 0, 1})).ok());
+  EXPECT_EQ(m.Next().setup.dealer, 0);
+  ASSERT_TRUE(m.Record(Plain({0, 0, -20}, {1, 0, 1})).ok());
+  ASSERT_TRUE(m.Finished());
+  // 003 §5.1: 100 off for every radl left.
+  EXPECT_EQ(m.Totals(), (std::vector<int64_t>{-170, 50, -120}));
+  EXPECT_FALSE(m.Record(Plain({0, 0, 0}, {0, 0, 0})).ok());
+}
+
+TEST(MatchTest, VoidDealIsDealtAgainBySameDealerWithForcedKlop) {
+  auto game = *Registry::Global().Create("slovenian-4p");
+  MatchProgress m = *MatchProgress::Start(*game, {.num_hands = 4, .seed = 1});
+  const MatchProgress::NextHand first = m.Next();
+  HandResult void_deal = Plain({0, 0, 0, 0}, {0, 0, 0, 0});
+  void_deal.redeal = true;
+  void_deal.next_forced_klop = true;
+  ASSERT_TRUE(m.Record(void_deal).ok());
+  const MatchProgress::NextHand again = m.Next();
+  EXPECT_EQ(again.hand_index, 0);
+  EXPECT_EQ(again.setup.dealer, first.setup.dealer);
+  EXPECT_NE(again.seed, first.seed);
+  EXPECT_TRUE(again.setup.forced_klop);
+  ASSERT_TRUE(m.Record(Plain({0, 10, 0, 10}, {0, 0, 0, 0})).ok());
+  EXPECT_FALSE(m.Next().setup.forced_klop);
+  EXPECT_EQ(m.redeals(), 1);
+}
+
+TEST(MatchTest, ZeroTotalForcesKlopIn003ButNotInTapp) {
+  for (const char* variant : {"slovenian-4p", "slovenian-tapp"}) {
+    auto game = *Registry::Global().Create(variant);
+    const int n = game->num_seats();
+    MatchProgress m = *MatchProgress::Start(*game, {.num_hands = n, .seed = 1});
+    std::vector<int> zeros(n, 0), up(n, 0), down(n, 0);
+    up[1] = 30;
+    down[1] = -30;
+    ASSERT_TRUE(m.Record(Plain(up, zeros)).ok());
+    EXPECT_FALSE(m.Next().setup.forced_klop);
+    ASSERT_TRUE(m.Record(Plain(down, zeros)).ok());  // seat 1 is back at exactly 0
+    EXPECT_EQ(m.Next().setup.forced_klop, std::string(variant) == "slovenian-4p") << variant;
+  }
+}
+
+// Whole matches with random players: every hand is played, every seat deals
+// equally, totals are the sums, and void deals are dealt again.
+TEST(MatchTest, RandomMatchesAddUp) {
+  for (const VariantInfo& info : Registry::Global().List()) {
+    auto game = *Registry::Global().Create(info.name);
+    const int n = game->num_seats();
+    MatchProgress m = *MatchProgress::Start(*game, {.num_hands = 300 * n, .seed = 99});
+    Rng rng(4);
+    std::vector<int64_t> sums(n, 0);
+    std::vector<int> deals(n, 0);
+    while (!m.Finished()) {
+      MatchProgress::NextHand h = m.Next();
+      auto state = *game->NewHand(h.deal, h.setup);
+      PlayOutRandomly(*state, rng);
+      const HandResult r = state->Result();
+      if (!r.redeal) {
+        ++deals[h.setup.dealer];
+        for (int s = 0; s < n; ++s) sums[s] += r.scores[s];
+      }
+      ASSERT_TRUE(m.Record(r).ok());
+    }
+    for (int s = 0; s < n; ++s) {
+      EXPECT_EQ(deals[s], 300) << info.name;
+      EXPECT_EQ(m.Totals()[s], sums[s] - int64_t{info.radl_penalty} * m.radli()[s]) << info.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tarock
