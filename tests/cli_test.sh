@@ -55,6 +55,11 @@ printf '{"variant":"slovenian-4p","deals":[%s,%s]}' "$rec" "$rec" > "$tmp/match.
 sed 's/"scores":\[[^]]*\]/"scores":[1,2,3,4]/' "$tmp/match.json" > "$tmp/tampered.json"
 expect_error tampered "replayed scores differ" "$tarock" replay "$tmp/tampered.json"
 
+# selfplay plays a whole match; the hand count must let every seat deal equally.
+out=$("$tarock" selfplay --variant slovenian-5p --hands 20 --seed 2)
+case "$out" in *"20 hands"*"seat  total"*) ok ;; *) bad "selfplay: $out" ;; esac
+expect_error selfplay-hands "positive multiple of 3" "$tarock" selfplay --variant slovenian-3p --hands 4
+
 # Bad input: a clear one-line error and a non-zero exit, never a crash.
 printf '{"variant": ' > "$tmp/m.json"
 expect_error malformed "malformed JSON" "$tarock" replay "$tmp/m.json"

@@ -4,6 +4,8 @@
 //   tarock deal --variant V --seed N     print a hand record with a deal and no actions
 //   tarock replay FILE|-                 replay a hand (or match) record, print its result
 //   tarock demo [--seed N]               deal and play one hand of every variant at random
+//   tarock selfplay --variant V --hands N --seed S
+//                                        a whole match between built-in random players
 //
 // Global flags: --plugin=PATH[,PATH...] (variant plugins to load), also read from
 // the TAROCK_PLUGINS environment variable (a colon-separated list).
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -23,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "referee/engine/match.h"
 #include "referee/engine/random.h"
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
@@ -30,7 +34,8 @@
 
 ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the deal");
-ABSL_FLAG(int, dealer, 0, "the dealer's seat");
+ABSL_FLAG(int, dealer, 0, "the dealer's seat (the first dealer in selfplay)");
+ABSL_FLAG(int, hands, 0, "hands in a selfplay match (a multiple of the seats; default 10 per seat)");
 ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, comma separated");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
 ABSL_FLAG(bool, pretty, false, "indent JSON output");
@@ -43,7 +48,9 @@ constexpr char kUsage[] =
     "  variants                    list the variants and their options\n"
     "  deal --variant V --seed N   print a hand record with the deal and no actions\n"
     "  replay FILE|-               replay a hand or match record and print the result\n"
-    "  demo [--seed N]             play one hand of every variant with random players";
+    "  demo [--seed N]             play one hand of every variant with random players\n"
+    "  selfplay --variant V [--hands N] [--seed S]\n"
+    "                              a whole match between random players: totals per seat";
 
 int Fail(absl::string_view message) {
   std::cerr << "tarock: " << message << "\n";
@@ -185,6 +192,47 @@ int Demo() {
   return 0;
 }
 
+int Selfplay() {
+  const std::string variant = absl::GetFlag(FLAGS_variant);
+  if (variant.empty()) return Fail("selfplay needs --variant (see `tarock variants`)");
+  absl::StatusOr<Options> options = ParseOptions();
+  if (!options.ok()) return Fail(options.status().message());
+  absl::StatusOr<std::unique_ptr<Game>> game = Registry::Global().Create(variant, *options);
+  if (!game.ok()) return Fail(game.status().message());
+  const int n = (*game)->num_seats();
+  MatchOptions mo;
+  mo.num_hands = absl::GetFlag(FLAGS_hands) > 0 ? absl::GetFlag(FLAGS_hands) : 10 * n;
+  mo.seed = absl::GetFlag(FLAGS_seed);
+  mo.first_dealer = absl::GetFlag(FLAGS_dealer);
+  absl::StatusOr<MatchProgress> match = MatchProgress::Start(**game, mo);
+  if (!match.ok()) return Fail(match.status().message());
+  Rng rng(HandSeed(mo.seed, 0xB0B));
+  std::map<std::string, int> contracts;
+  while (!match->Finished()) {
+    MatchProgress::NextHand h = match->Next();
+    absl::StatusOr<std::unique_ptr<State>> state = (*game)->NewHand(h.deal, h.setup);
+    if (!state.ok()) return Fail(state.status().message());
+    while (!(*state)->IsTerminal()) {  // shy random players, as in the demo
+      ActionList legal;
+      (*state)->LegalActions(&legal);
+      Action a = legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
+      if (legal.Contains(kPassAction) && rng.Below(4) != 0) a = kPassAction;
+      (*state)->Apply(a);
+    }
+    const HandResult r = (*state)->Result();
+    if (!r.redeal) ++contracts[r.contract];
+    if (absl::Status s = match->Record(r); !s.ok()) return Fail(s.message());
+  }
+  std::cout << variant << ": " << mo.num_hands << " hands, seed " << mo.seed << ", "
+            << match->redeals() << " void deals dealt again\ncontracts:";
+  for (const auto& [c, k] : contracts) std::cout << " " << c << "=" << k;
+  std::cout << "\nseat  total  radli left\n";
+  const std::vector<int64_t> totals = match->Totals();
+  for (int s = 0; s < n; ++s)
+    std::cout << s << "  " << totals[s] << "  " << match->radli()[s] << "\n";
+  return 0;
+}
+
 }  // namespace
 }  // namespace tarock
 
@@ -200,9 +248,10 @@ int main(int argc, char** argv) {
   if (command == "variants") return tarock::Variants();
   if (command == "deal") return tarock::DealCommand();
   if (command == "demo") return tarock::Demo();
+  if (command == "selfplay") return tarock::Selfplay();
   if (command == "replay") {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay or demo)"));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo or selfplay)"));
 }
