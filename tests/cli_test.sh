@@ -6,18 +6,8 @@ set -uo pipefail
 tarock="$1/bin/tarock"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-expect_error() {  # expect_error NAME FRAGMENT COMMAND...
-  local name=$1 fragment=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 0 ]; then bad "$name: exit 0"; return; fi
-  if [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then bad "$name: error is not one line: $out"; return; fi
-  case "$out" in *"$fragment"*) ok ;; *) bad "$name: '$out' lacks '$fragment'" ;; esac
-}
+# shellcheck source=tests/testlib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
 # variants lists all four Slovenian variants with options.
 out=$("$tarock" variants)

@@ -6,7 +6,6 @@
 // TAROCK_PROPERTY_HANDS overrides the number of hands per variant (default
 // 100000, as the engine issue asks).
 
-#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -30,30 +29,12 @@ int HandsPerVariant() {
   return env != nullptr ? std::atoi(env) : 100000;
 }
 
-// Every card named anywhere in a JSON text.
-CardSet MentionedCards(const std::string& text) {
-  CardSet out;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!std::isalnum(static_cast<unsigned char>(text[i]))) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
-    absl::StatusOr<Card> c = ParseCard(absl::string_view(text).substr(i, j - i));
-    if (c.ok()) out.Add(*c);
-    i = j;
-  }
-  return out;
-}
-
 // Checks what `seat` sees against the full state.
 void CheckObservation(const SlovenianState& st, int seat, CardSet played, CardSet discarded_hidden,
                       bool talon_public_by_rule, const std::string& where) {
   const Observation obs = st.Observe(seat);
   const std::string json = ObservationToJson(obs);
-  const CardSet seen = MentionedCards(json);
+  const CardSet seen = CardsNamedIn(json);
   ASSERT_EQ(obs.hand, st.hand(seat)) << where;
   // The exposed talon is public, also the cards of it the declarer took up.
   CardSet exposed_talon;

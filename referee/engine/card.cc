@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace tarock {
@@ -60,6 +61,24 @@ absl::StatusOr<Card> ParseCard(absl::string_view text) {
     }
   }
   return bad();
+}
+
+CardSet CardsNamedIn(absl::string_view text) {
+  auto alnum = [](char ch) { return absl::ascii_isalnum(static_cast<unsigned char>(ch)); };
+  CardSet out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!alnum(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && alnum(text[j])) ++j;
+    absl::StatusOr<Card> c = ParseCard(text.substr(i, j - i));
+    if (c.ok()) out.Add(*c);
+    i = j;
+  }
+  return out;
 }
 
 std::string SuitName(Suit s) { return s == kTarocks ? "T" : std::string(1, kSuitLetters[s]); }

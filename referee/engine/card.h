@@ -119,6 +119,10 @@ inline constexpr int RoundThirds(int thirds) {
 std::string CardName(Card c);
 // Parses the notation above; errors name the offending text.
 absl::StatusOr<Card> ParseCard(absl::string_view text);
+// Every card named anywhere in a text (e.g. an observation's JSON): each maximal
+// run of letters and digits that parses as a card. Tests use it to check that an
+// observation names no hidden card.
+CardSet CardsNamedIn(absl::string_view text);
 // "H" / "D" / "C" / "S"; ParseSuit accepts exactly those.
 std::string SuitName(Suit s);
 absl::StatusOr<Suit> ParseSuit(absl::string_view text);

@@ -1,6 +1,14 @@
 #include "referee/protocol/convert.h"
 
 namespace tarock {
+namespace {
+
+void SetEvent(const std::pair<int, std::string>& event, v1::Event* e) {
+  e->set_seat(event.first);
+  e->set_action(event.second);
+}
+
+}  // namespace
 
 v1::Observation ObservationToProto(const Observation& obs) {
   v1::Observation p;
@@ -11,11 +19,7 @@ v1::Observation ObservationToProto(const Observation& obs) {
   p.set_phase(obs.phase);
   p.set_to_act(obs.to_act);
   for (Card c : obs.hand) p.add_hand(CardName(c));
-  for (const auto& [seat, action] : obs.history) {
-    v1::Event* e = p.add_history();
-    e->set_seat(seat);
-    e->set_action(action);
-  }
+  for (const auto& event : obs.history) SetEvent(event, p.add_history());
   for (const std::string& t : obs.talon) p.add_talon(t);
   for (CardSet s : obs.shown) {
     v1::ShownCards* shown = p.add_shown();
@@ -39,11 +43,8 @@ v1::DecisionRequest MakeDecisionRequest(const Observation& obs, int64_t request_
   r.set_hand_index(hand_index);
   *r.mutable_observation() = ObservationToProto(obs);
   for (const std::string& a : obs.legal) r.add_legal_actions(a);
-  for (size_t i = static_cast<size_t>(events_seen < 0 ? 0 : events_seen); i < obs.history.size(); ++i) {
-    v1::Event* e = r.add_new_events();
-    e->set_seat(obs.history[i].first);
-    e->set_action(obs.history[i].second);
-  }
+  for (size_t i = static_cast<size_t>(events_seen < 0 ? 0 : events_seen); i < obs.history.size(); ++i)
+    SetEvent(obs.history[i], r.add_new_events());
   return r;
 }
 

@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -200,24 +199,6 @@ std::vector<int> ExpectedKlop(const SlovenianState& st, int num_seats, int lose_
   return scores;
 }
 
-// Every card named anywhere in a text (JSON of an observation).
-CardSet MentionedCards(const std::string& text) {
-  CardSet out;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!std::isalnum(static_cast<unsigned char>(text[i]))) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
-    absl::StatusOr<Card> c = ParseCard(absl::string_view(text).substr(i, j - i));
-    if (c.ok()) out.Add(*c);
-    i = j;
-  }
-  return out;
-}
-
 // Checks that no seat's observation names a card in another seat's hand, other
 // than the public ones: played cards, tarock discards, the exposed talon, the
 // called king's name and the Open Beggar declarer's hand.
@@ -237,7 +218,7 @@ CardSet MentionedCards(const std::string& text) {
       if (t != "?") allowed.Add(C(t));
     if (!obs.called_king.empty()) allowed.Add(C(obs.called_king));
     for (CardSet shown : obs.shown) allowed |= shown;
-    const CardSet seen = MentionedCards(json);
+    const CardSet seen = CardsNamedIn(json);
     for (int other = 0; other < n; ++other) {
       if (other == seat) continue;
       const CardSet leaked = (seen & st.hand(other)) - allowed;
@@ -684,7 +665,7 @@ TEST(Talon, TarockDiscardsAreShownOtherDiscardsHidden) {
   Table v = Start("slovenian-4p", DealA(), Dealt(0));
   ASSERT_TRUE(Do(v.s(), "pass, pass, pass, bid three, call H, talon 0, discard H4, discard H3, discard S7"));
   for (int seat = 1; seat < 4; ++seat)
-    EXPECT_FALSE(MentionedCards(ObservationToJson(v.s().Observe(seat))).Contains(C("S7"))) << seat;
+    EXPECT_FALSE(CardsNamedIn(ObservationToJson(v.s().Observe(seat))).Contains(C("S7"))) << seat;
 }
 
 // ---------------------------------------------------------------------------
@@ -1753,13 +1734,13 @@ TEST(Observation, OpenBeggarHandIsShownToAllDuringPlay) {
   ASSERT_TRUE(Do(t.s(), "pass, play T2"));
   for (int s = 1; s < 4; ++s) {
     EXPECT_EQ(t.s().Observe(s).shown[0], t.st().hand(0)) << s;
-    EXPECT_TRUE(MentionedCards(ObservationToJson(t.s().Observe(s))).ContainsAll(t.st().hand(0)));
+    EXPECT_TRUE(CardsNamedIn(ObservationToJson(t.s().Observe(s))).ContainsAll(t.st().hand(0)));
   }
   // An ordinary Beggar shows nothing.
   Table b = Start("slovenian-4p", DealBG(), Dealt(3));
   ASSERT_TRUE(Do(b.s(), "bid beggar, pass, pass, pass, pass, pass, pass, pass, play T2"));
   EXPECT_TRUE(b.s().Observe(1).shown[0].empty());
-  EXPECT_FALSE(MentionedCards(ObservationToJson(b.s().Observe(1))).Contains(C("S7")));
+  EXPECT_FALSE(CardsNamedIn(ObservationToJson(b.s().Observe(1))).Contains(C("S7")));
 }
 
 TEST(Observation, TalonHiddenUntilExposedAndKlopGiftsShownInFourPlayer) {
