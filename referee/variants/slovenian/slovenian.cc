@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "referee/engine/random.h"
@@ -29,6 +30,42 @@ int TalonCardsOf(int c) {
   }
 }
 
+// Stands for the card in trick_[0] and the best card before a trick is led.
+constexpr Card kBeforeLead = kNumCards;
+
+// The cards of each card's suit, as a table so the play path needs no branch;
+// every card before the lead.
+constexpr std::array<CardSet, kNumCards + 1> kSuitOfCard = [] {
+  std::array<CardSet, kNumCards + 1> t{};
+  for (int c = 0; c < kNumCards; ++c) t[c] = SuitSet(SuitOf(static_cast<Card>(c)));
+  t[kBeforeLead] = kAllCards;
+  return t;
+}();
+
+// c ? a : b, preferably as a conditional move. The play path chooses between
+// masks on the coin tosses of random play, where a mispredicted branch costs
+// more than the move; told that c is unpredictable, GCC emits cmov.
+inline uint64_t Select(bool c, uint64_t a, uint64_t b) {
+  return __builtin_expect_with_probability(c, true, 0.5) ? a : b;
+}
+
+// kBitActions[0][m]: "announce b" for each bit b of m, lowest first;
+// kBitActions[1][m]: "kontra t" for each bit t. Rows are padded: a list
+// copies a whole row and counts only popcount(m) of it.
+static_assert(kNumBonuses <= 6 && kNumKontraTargets <= 6);
+constexpr auto kBitActions = [] {
+  std::array<std::array<std::array<Action, 8>, 64>, 2> t{};
+  const Verb verbs[2] = {Verb::kAnnounce, Verb::kKontra};
+  for (int v = 0; v < 2; ++v) {
+    for (int m = 0; m < 64; ++m) {
+      int n = 0;
+      for (int b = 0; b < 6; ++b)
+        if ((m >> b) & 1) t[v][m][n++] = MakeAction(verbs[v], b);
+    }
+  }
+  return t;
+}();
+
 // Cards of the same suit that beat `c` (for tarocks: higher tarocks).
 CardSet HigherInSuit(const RankTable& ranks, Card c) {
   CardSet out;
@@ -48,17 +85,13 @@ SlovenianState::SlovenianState(const SlovenianGame* game, const Deal& deal,
   const Rules& r = game->rules();
   num_seats_ = static_cast<uint8_t>(r.num_seats);
   dealer_ = static_cast<uint8_t>(setup.dealer);
+  // Who plays and in what order depends on the dealer only: from the game.
+  active_mask_ = game->seating_[dealer_].active_mask;
+  next_active_ = game->seating_[dealer_].next_active;
+  const bool radli = !setup.radli.empty();
   for (int s = 0; s < num_seats_; ++s) {
-    if (r.num_active == r.num_seats || s != dealer_) active_mask_ |= 1 << s;
     hands_[s] = dealt_[s] = deal.hands[s];
-    radli_[s] = setup.radli.empty() ? 0 : static_cast<uint8_t>(setup.radli[s]);
-  }
-  for (int s = 0; s < num_seats_; ++s) {
-    int next = s;
-    do {
-      next = (next + 1) % num_seats_;
-    } while (!IsActive(next));
-    next_active_[s] = static_cast<uint8_t>(next);
+    radli_[s] = radli ? static_cast<uint8_t>(setup.radli[s]) : 0;
   }
   for (int i = 0; i < 6; ++i) {
     talon_[i] = deal.talon[i];
@@ -138,10 +171,16 @@ int SlovenianState::Leader() const {
 
 void SlovenianState::Push(Action a) {
   if (history_len_ < kMaxHistory) {
-    history_[history_len_] = a;
+    std::memcpy(&history_[sizeof(Action) * history_len_], &a, sizeof(Action));
     history_seat_[history_len_] = to_act_;
     ++history_len_;
   }
+}
+
+Action SlovenianState::HistoryAt(int i) const {
+  Action a;
+  std::memcpy(&a, &history_[sizeof(Action) * i], sizeof(Action));
+  return a;
 }
 
 // ---------------------------------------------------------------------------
@@ -206,86 +245,113 @@ void SlovenianState::LegalBids(ActionList* out) const {
   }
   const int lowest = forced_klop_ ? kSoloWithout : kTwo;
   const int passed = std::popcount(passed_mask_);
+  Action* items = out->items;
+  int n = out->size;
+  int from;
   if (best_bid_ == kNoContract && passed == r.num_active - 1) {
     // 003 §3, §4.2: all others passed; the dealer takes Klop, Three or any higher bid.
-    out->push(MakeAction(Verb::kBid, kKlop));
-    if (!forced_klop_) out->push(MakeAction(Verb::kBid, kThree));
-    for (int c = lowest; c < kNumContracts; ++c)
-      if (r.offered[c]) out->push(MakeAction(Verb::kBid, c));
-    return;
+    items[n++] = MakeAction(Verb::kBid, kKlop);
+    if (!forced_klop_) items[n++] = MakeAction(Verb::kBid, kThree);
+    from = lowest;
+  } else {
+    items[n++] = kPassAction;
+    from = best_bid_ == kNoContract ? lowest : std::max<int>(lowest, best_bid_ + 1);
   }
-  out->push(kPassAction);
-  const int from = best_bid_ == kNoContract ? lowest : std::max<int>(lowest, best_bid_ + 1);
-  for (int c = from; c < kNumContracts; ++c)
-    if (r.offered[c]) out->push(MakeAction(Verb::kBid, c));
+  // The offered contracts from `from` up, lowest first: a whole row of the
+  // game's table is copied (the list has room), its size says what counts.
+  const SlovenianGame::BidRow& row = game_->bids_from_[from];
+  std::memcpy(items + n, row.bids.data(), sizeof row.bids);
+  static_assert(2 + kNumContracts <= ActionList::kCapacity);
+  out->size = n + row.size;
 }
 
 void SlovenianState::LegalAnnouncements(ActionList* out) const {
+  // Random play makes the lists vary from call to call, so they are written
+  // without branches: conditional items are stored and counted or not, and
+  // the bonuses and kontra targets are copied from kBitActions rows.
   const int s = to_act_;
   Action* items = out->items;
   int n = 0;
   items[n++] = kPassAction;
-  if (upgrade_possible_ && s == declarer_) items[n++] = MakeAction(Verb::kBid, kColourValat);
-  const int side = OnDeclarerSide(s) ? 1 : 0;
+  items[n] = MakeAction(Verb::kBid, kColourValat);
+  n += upgrade_possible_ & (s == declarer_);
+  const int side = (s == declarer_) | (s == partner_);  // OnDeclarerSide(s)
   unsigned bonuses = announceable_[side] & ~announced_mask_;
-  if (!hands_[s].Contains(kPagat)) bonuses &= ~(1u << kPagatUltimo);  // only its holder
-  for (; bonuses != 0; bonuses &= bonuses - 1)
-    items[n++] = MakeAction(Verb::kAnnounce, std::countr_zero(bonuses));
+  // Pagat Ultimo only for the holder of the Pagat (bit 0 of a hand).
+  bonuses &= ~((~hands_[s].bits() & 1) << kPagatUltimo);
+  static_assert(kPagat == 0);
+  std::memcpy(items + n, kBitActions[0][bonuses].data(), sizeof(kBitActions[0][0]));
+  n += std::popcount(bonuses);
   // Kontra: odd levels (kontra, subkontra) belong to the side against the
   // target, even levels (rekontra, mordkontra) to the side that owns it. Per
   // target t (bit t; 0 the game, 1 + b bonus b): even level <=> bit in
   // kontra_even_, owned by the declarer side <=> bit in kontra_owner_.
-  const unsigned mine = side ? ~unsigned{kontra_owner_} : unsigned{kontra_owner_};
-  unsigned targets = ~(kontra_even_ ^ mine) & kontra_open_;
-  for (; targets != 0; targets &= targets - 1)
-    items[n++] = MakeAction(Verb::kKontra, std::countr_zero(targets));
+  const unsigned mine = kontra_owner_ ^ (0u - side);  // side ? ~kontra_owner_ : kontra_owner_
+  const unsigned targets = ~(kontra_even_ ^ mine) & kontra_open_;
+  std::memcpy(items + n, kBitActions[1][targets].data(), sizeof(kBitActions[1][0]));
+  n += std::popcount(targets);
   out->size = n;
 }
 
 inline CardSet SlovenianState::PlayableCards() const {
+  // Random play makes every test here a coin toss for the branch predictor, so
+  // the choices are selects on masks (the sentinels of kBeforeLead make the
+  // leader's case the same as the others').
   const int s = to_act_;
-  const CardSet hand = hands_[s];
-  CardSet cand = hand;
-  if (trick_len_ > 0) {
-    const Suit led = SuitOf(trick_[0]);
-    cand = hand & SuitSet(led);
-    if (cand.empty()) cand = hand & kTarockSet;  // must trump (also in colour valat)
-    if (cand.empty()) cand = hand;
-    if (IsNegative()) {
-      // 003 §4.6.3 / 000: beat the highest card on the table if possible.
-      const Card w = trick_[trick_best_];
-      CardSet winners = cand & game_->higher_[w];
-      if (!IsTarock(w)) winners |= cand & kTarockSet;
-      if (trick_trula_ == 6 && cand.Contains(kPagat) && rules().imperator) winners.Add(kPagat);
-      if (trick_trula_ == 7 && rules().imperator) winners = CardSet();  // the Pagat holds it (trumps here)
-      if (!winners.empty()) cand = winners;
+  const uint64_t hand = hands_[s].bits();
+  const uint64_t follow = hand & kSuitOfCard[trick_[0]].bits();
+  const uint64_t trumps = hand & kTarockSet.bits();  // must trump (also in colour valat)
+  uint64_t cand = Select(follow != 0, follow, Select(trumps != 0, trumps, hand));
+  if (IsNegative()) {  // the same in every trick of a hand: well predicted
+    // 003 §4.6.3 / 000: beat the highest card on the table if possible.
+    uint64_t winners = cand & beaters_[best_ & 0xFF].bits();
+    constexpr uint64_t kMondSkis = CardSet::Of(kMond).bits() | CardSet::Of(kSkis).bits();
+    if ((trick_cards_.bits() & kMondSkis) == kMondSkis && imperator_) {  // rare
+      if (trick_cards_.Contains(kPagat)) {
+        winners = 0;  // the Pagat holds it (trumps here)
+      } else {
+        winners |= cand & CardSet::Of(kPagat).bits();  // the Pagat would take it
+      }
     }
+    cand = Select(winners != 0, winners, cand);
   }
-  const bool several = (cand.bits() & (cand.bits() - 1)) != 0;
-  if (several && cand.Contains(kPagat)) {
-    // The Pagat only when forced: in negative contracts (003 §4.6.3), and for
-    // an announced Pagat Ultimo where the variant says so (000).
-    if (IsNegative() ||
-        (rules().pagat_kept_when_announced && (announced_mask_ & (1 << kPagatUltimo)) &&
-         announcer_[kPagatUltimo] == s)) {
-      cand.Remove(kPagat);
-    }
-  }
-  return cand;
+  // The Pagat (bit 0) only when forced: in negative contracts (003 §4.6.3), and
+  // for an announced Pagat Ultimo where the variant says so (000); see StartPlay.
+  static_assert(kPagat == 0);
+  const uint64_t several = (cand & (cand - 1)) != 0;
+  cand &= ~(several & (pagat_guard_ >> s));
+  return CardSet(cand);
 }
 
 inline void SlovenianState::LegalPlays(ActionList* out) const {
-  // Two cards per round: the array has room to spare, so the second write may
+  // Four cards per round, so that most lists take one round and the loop's
+  // exit is predictable: the array has room to spare, so the later writes may
   // land past the end; `size` says what counts.
+  static_assert(SlovenianState::kMaxHandCards + 3 <= ActionList::kCapacity);
   uint64_t bits = PlayableCards().bits();
   out->size = std::popcount(bits);
   Action* p = out->items;
+  constexpr uint64_t kStop = uint64_t{1} << 63;  // keeps countr_zero defined once bits is 0
+  auto next = [&bits](uint64_t stop) -> uint64_t {  // the next card, or 63 when none is left
+    const unsigned c = static_cast<unsigned>(std::countr_zero(bits | stop));
+    bits &= bits - 1;
+    return c;
+  };
   while (bits != 0) {
-    p[0] = MakeAction(Verb::kPlay, std::countr_zero(bits));
-    bits &= bits - 1;
-    p[1] = MakeAction(Verb::kPlay, std::countr_zero(bits | (uint64_t{1} << 63)));
-    bits &= bits - 1;
-    p += 2;
+    if constexpr (std::endian::native == std::endian::little) {
+      // The four actions packed into one store by hand: GCC would vectorise
+      // four separate stores, at a higher cost.
+      constexpr uint64_t kPlays = uint64_t{MakeAction(Verb::kPlay, 0)} * 0x0001000100010001;
+      uint64_t four = next(0);  // bits != 0 here
+      four |= next(kStop) << 16;
+      four |= next(kStop) << 32;
+      four |= next(kStop) << 48;
+      four |= kPlays;
+      std::memcpy(p, &four, sizeof four);
+    } else {
+      for (int i = 0; i < 4; ++i) p[i] = MakeAction(Verb::kPlay, static_cast<int>(next(kStop)));
+    }
+    p += 4;
   }
 }
 
@@ -513,47 +579,52 @@ void SlovenianState::ApplyAnnouncement(Action a) {
 }
 
 void SlovenianState::StartPlay() {
+  const Rules& r = rules();
   phase_ = Phase::kPlay;
   negative_ = ComputeNegative();
   trumps_ = contract_ != kColourValat;
+  imperator_ = r.imperator;
+  num_active_ = static_cast<uint8_t>(r.num_active);
+  if (negative_) {
+    pagat_guard_ = (1 << kMaxSeats) - 1;
+  } else if (r.pagat_kept_when_announced && (announced_mask_ & (1 << kPagatUltimo))) {
+    pagat_guard_ = static_cast<uint8_t>(1 << announcer_[kPagatUltimo]);  // fixed once play starts
+  } else {
+    pagat_guard_ = 0;
+  }
+  beaters_ = game_->beaters_[trumps_].data();
   trick_len_ = 0;
+  trick_cards_ = CardSet();
+  trick_[0] = kBeforeLead;
+  best_ = kBeforeLead;
   trick_leader_ = static_cast<uint8_t>(Leader());
   to_act_ = trick_leader_;
-}
-
-bool SlovenianState::Beats(Card c, Card w) const {
-  // higher_[w]: the cards of w's suit (tarocks included) that beat w.
-  return game_->higher_[w].Contains(c) || (trumps_ && IsTarock(c) && !IsTarock(w));
 }
 
 int SlovenianState::TrickWinner() const {
   // 003 §4.6.1, 000: the Pagat takes it; in Colour Valat, where tarocks are
   // no trumps, only in a tarock trick.
-  if (trick_trula_ == 7 && rules().imperator && (trumps_ || IsTarock(trick_[0]))) {
+  if (trick_cards_.ContainsAll(kTrulaSet) && imperator_ && (trumps_ || IsTarock(trick_[0]))) {
     for (int i = 0; i < trick_len_; ++i)
       if (trick_[i] == kPagat) return i;
   }
-  return trick_best_;
+  return best_ >> 8;
 }
 
 inline void SlovenianState::ApplyPlay(Card c) {
   const int s = to_act_;
-  hands_[s].Remove(c);
-  if (trick_len_ == 0) {
-    trick_best_ = 0;
-    trick_trula_ = 0;
-    trick_cards_ = CardSet();
-  } else if (Beats(c, trick_[trick_best_])) {
-    trick_best_ = trick_len_;
-  }
-  trick_cards_.Add(c);
-  if (c == kPagat) trick_trula_ |= 1;
-  if (c == kMond) trick_trula_ |= 2;
-  if (c == kSkis) trick_trula_ |= 4;
+  const CardSet card = CardSet::Of(c);
+  hands_[s] -= card;
+  // A select rather than a branch, as in PlayableCards, spelled out as a mask:
+  // GCC branches here even when told the test is unpredictable. The lead
+  // always takes (from the sentinel kBeforeLead).
+  const uint32_t takes = 0u - static_cast<uint32_t>((beaters_[best_ & 0xFF].bits() >> c) & 1);
+  best_ = static_cast<uint16_t>((((trick_len_ << 8) | c) & takes) | (best_ & ~takes));
+  trick_cards_ |= card;
   trick_[trick_len_] = c;
   trick_seat_[trick_len_] = static_cast<uint8_t>(s);
   ++trick_len_;
-  if (trick_len_ == rules().num_active) {
+  if (trick_len_ == num_active_) {
     FinishTrick();
   } else {
     to_act_ = static_cast<uint8_t>(NextActive(s));
@@ -565,11 +636,11 @@ void SlovenianState::FinishTrick() {
   const int winner = trick_seat_[wi];
   won_[winner] |= trick_cards_;
   ++tricks_won_[winner];
-  if ((trick_trula_ & 2) && MondPenaltyApplies()) {
+  if (trick_cards_.Contains(kMond) && MondPenaltyApplies()) {
     int mond_seat = 0;
     for (int i = 0; i < trick_len_; ++i)
       if (trick_[i] == kMond) mond_seat = trick_seat_[i];
-    const bool skis = trick_trula_ & 4;
+    const bool skis = trick_cards_.Contains(kSkis);
     if (rules().mond_rule == MondRule::kMondfang) {
       if (skis) mond_penalty_[mond_seat] -= 20;
     } else if (OnDeclarerSide(mond_seat) != OnDeclarerSide(winner)) {
@@ -592,6 +663,9 @@ void SlovenianState::FinishTrick() {
     }
   }
   trick_len_ = 0;
+  trick_cards_ = CardSet();
+  trick_[0] = kBeforeLead;
+  best_ = kBeforeLead;
   trick_leader_ = static_cast<uint8_t>(winner);
   to_act_ = static_cast<uint8_t>(winner);
   const bool beggar = contract_ == kBeggar || contract_ == kOpenBeggar;
@@ -796,7 +870,9 @@ std::string SlovenianState::PhaseName() const {
 }
 
 std::vector<Action> SlovenianState::History() const {
-  return std::vector<Action>(history_.begin(), history_.begin() + history_len_);
+  std::vector<Action> out(history_len_);
+  for (int i = 0; i < history_len_; ++i) out[i] = HistoryAt(i);
+  return out;
 }
 
 Deal SlovenianState::GetDeal() const {
@@ -827,7 +903,7 @@ Observation SlovenianState::Observe(int seat) const {
   o.to_act = CurrentSeat();
   o.hand = hands_[seat];
   for (int i = 0; i < history_len_; ++i) {
-    const Action a = history_[i];
+    const Action a = HistoryAt(i);
     const int who = history_seat_[i];
     std::string text;
     if (VerbOf(a) == Verb::kDiscard && who != seat && !IsTarock(static_cast<Card>(ArgOf(a)))) {
@@ -854,7 +930,7 @@ Observation SlovenianState::Observe(int seat) const {
     // The partner knows himself; everyone knows once the king has been played.
     bool king_played = false;
     for (int i = 0; i < history_len_; ++i)
-      king_played |= history_[i] == MakeAction(Verb::kPlay, king);
+      king_played |= HistoryAt(i) == MakeAction(Verb::kPlay, king);
     if (partner_ >= 0 && (seat == partner_ || king_played)) o.partner = partner_;
   }
   o.trick_leader = phase_ == Phase::kPlay ? trick_leader_ : -1;
@@ -883,7 +959,30 @@ SlovenianGame::SlovenianGame(Rules rules, VariantInfo info, Options options)
   for (const char* n : kBonusNames) codec_.bonuses.push_back(n);
   codec_.kontra_targets.push_back("game");
   for (const char* n : kBonusNames) codec_.kontra_targets.push_back(n);
-  for (int c = 0; c < kNumCards; ++c) higher_[c] = HigherInSuit(ranks_, static_cast<Card>(c));
+  for (int from = 0; from <= kNumContracts; ++from) {
+    BidRow& row = bids_from_[from];
+    for (int c = from; c < kNumContracts; ++c)
+      if (rules_.offered[c]) row.bids[row.size++] = MakeAction(Verb::kBid, c);
+  }
+  for (int dealer = 0; dealer < rules_.num_seats; ++dealer) {
+    Seating& seating = seating_[dealer];
+    const int n = rules_.num_seats;
+    for (int s = 0; s < n; ++s)
+      if (rules_.num_active == n || s != dealer) seating.active_mask |= 1 << s;
+    for (int s = 0; s < n; ++s) {
+      int next = s;
+      do {
+        next = (next + 1) % n;
+      } while (!((seating.active_mask >> next) & 1));
+      seating.next_active[s] = static_cast<uint8_t>(next);
+    }
+  }
+  beaters_[0][kBeforeLead] = beaters_[1][kBeforeLead] = kAllCards;
+  for (int c = 0; c < kNumCards; ++c) {
+    higher_[c] = HigherInSuit(ranks_, static_cast<Card>(c));
+    beaters_[0][c] = higher_[c];
+    beaters_[1][c] = IsTarock(static_cast<Card>(c)) ? higher_[c] : higher_[c] | kTarockSet;
+  }
 }
 
 Deal SlovenianGame::DealCards(uint64_t seed, int dealer) const {
@@ -897,17 +996,25 @@ void SlovenianGame::DealInto(uint64_t seed, int dealer, Deal* d) const {
   for (int i = 0; i < kNumCards; ++i) deck[i] = static_cast<Card>(i);
   Rng rng(seed);
   rng.Shuffle(deck, kNumCards);
-  d->hands.assign(rules_.num_seats, CardSet());
   d->talon.assign(deck, deck + 6);  // 003 §4.1: the first six cards form the talon
+  // The hands are gathered in registers and stored once.
+  std::array<CardSet, SlovenianState::kMaxSeats> hands{};
   int next = 6;
   const int n = rules_.num_seats;
-  for (int round = 0; round < rules_.hand_size / rules_.deal_packet; ++round) {
+  const int packet = rules_.deal_packet;
+  const bool dealer_sits_out = rules_.num_active < n;
+  for (int round = 0; round < rules_.hand_size / packet; ++round) {
+    int seat = dealer % n;  // stepped to (dealer + k) % n without a division per packet
     for (int k = 1; k <= n; ++k) {
-      const int seat = (dealer + k) % n;
-      if (rules_.num_active < n && seat == dealer) continue;
-      for (int i = 0; i < rules_.deal_packet; ++i) d->hands[seat].Add(deck[next++]);
+      seat = seat + 1 == n ? 0 : seat + 1;
+      if (dealer_sits_out && seat == dealer) continue;
+      CardSet cards;
+      for (int i = 0; i < packet; ++i) cards.Add(deck[next + i]);
+      next += packet;
+      hands[seat] |= cards;
     }
   }
+  d->hands.assign(hands.begin(), hands.begin() + n);
 }
 
 absl::Status SlovenianGame::ValidateDeal(const Deal& deal, const HandSetup& setup) const {

@@ -87,6 +87,7 @@ class SlovenianState final : public State {
  public:
   static constexpr int kMaxSeats = 5;
   static constexpr int kMaxHistory = 384;
+  static constexpr int kMaxHandCards = 16 + 3;  // the largest hand, with talon cards before discarding
 
   // Starts a hand without checking the deal. Precondition: the deal and setup
   // are valid for the game (as from DealInto, or checked by NewHand).
@@ -133,7 +134,6 @@ class SlovenianState final : public State {
   [[gnu::always_inline]] void LegalPlays(ActionList* out) const;
   [[gnu::always_inline]] CardSet PlayableCards() const;
   int TrickWinner() const;
-  bool Beats(Card c, Card w) const;  // c played after w takes the lead from it
 
   void ApplyBid(Action a);
   void ApplyAnnouncement(Action a);
@@ -144,6 +144,7 @@ class SlovenianState final : public State {
   void StartPlay();
   void FinishTrick();
   void Push(Action a);
+  Action HistoryAt(int i) const;
 
   bool SideTookAll(bool declarer_side) const;
   int SideThirds(bool declarer_side) const;
@@ -195,10 +196,20 @@ class SlovenianState final : public State {
   std::array<uint8_t, kMaxSeats> trick_seat_{};
   bool negative_ = false;  // Klop, Beggar, Open Beggar: set when play starts
   bool trumps_ = true;     // tarocks are trumps (all but Colour Valat)
-  CardSet trick_cards_;
+  // Copied from the Rules when play starts, so the play path needs no rules() load.
+  bool imperator_ = true;
+  uint8_t num_active_ = 0;
+  uint8_t pagat_guard_ = 0;  // seats that must keep the Pagat back unless it is forced
+  // The play path tests bits of masks from tables instead of branching on
+  // suits and ranks. Before the lead of a trick, trick_[0] and the best card
+  // are a sentinel (kNumCards) whose table entries hold every card: any card
+  // follows suit and takes the trick.
+  CardSet trick_cards_;      // the cards of the current trick
+  // The card winning the trick so far (without Imperator) and its index in
+  // trick_: (index << 8) | card, so that one conditional move updates both.
+  uint16_t best_ = kNumCards;
+  const CardSet* beaters_ = nullptr;  // the game's table for this contract (see there)
   uint8_t trick_len_ = 0;
-  uint8_t trick_best_ = 0;   // index of the card winning the trick so far (without Imperator)
-  uint8_t trick_trula_ = 0;  // bit 0 Pagat, bit 1 Mond, bit 2 Skis in the current trick
   uint8_t trick_leader_ = 0;
   uint8_t tricks_played_ = 0;
   uint8_t total_tricks_ = 0;
@@ -212,10 +223,13 @@ class SlovenianState final : public State {
   int8_t pagat_last_seat_ = -1;     // seat that played the Pagat in the last trick
   bool pagat_last_won_ = false;
   int8_t king_last_winner_ = -1;    // winner of the last trick holding the called king
-  // History.
+  // History: only the first history_len_ entries are ever written or read.
+  // The arrays are left uninitialised (a hand would otherwise start with 1 KB
+  // of zeroes) and hold unsigned chars, whose indeterminate values may be
+  // copied with the State. Action i is in history_[2i, 2i+2) (HistoryAt).
   uint16_t history_len_ = 0;
-  std::array<Action, kMaxHistory> history_{};
-  std::array<uint8_t, kMaxHistory> history_seat_{};
+  std::array<uint8_t, sizeof(Action) * kMaxHistory> history_;
+  std::array<uint8_t, kMaxHistory> history_seat_;
 };
 
 class SlovenianGame final : public Game {
@@ -247,6 +261,22 @@ class SlovenianGame final : public Game {
   ActionCodec codec_;
   RankTable ranks_;
   std::array<CardSet, kNumCards> higher_{};  // same-suit cards that beat each card
+  // The cards that take the lead from each card: [0] without trumps (Colour
+  // Valat) higher_, [1] with trumps higher_ plus, for a colour card, every
+  // tarock. Entry kNumCards, the best card before the lead, holds every card.
+  std::array<std::array<CardSet, kNumCards + 1>, 2> beaters_{};
+  // Row f: the bids of the offered contracts from f up, lowest first.
+  struct BidRow {
+    std::array<Action, kNumContracts> bids{};
+    int size = 0;
+  };
+  std::array<BidRow, kNumContracts + 1> bids_from_{};
+  // Per dealer: the seats that play a hand, and the next playing seat after each seat.
+  struct Seating {
+    uint8_t active_mask = 0;
+    std::array<uint8_t, SlovenianState::kMaxSeats> next_active{};
+  };
+  std::array<Seating, SlovenianState::kMaxSeats> seating_{};
 };
 
 // The variant descriptions (for the registry and `tarock variants`).
