@@ -154,10 +154,13 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
         if (s == r.declarer || s == r.partner) continue;
         ASSERT_EQ(r.scores[s], penalty[s]) << where << ": defender seat " << s << " scores";
       }
-      if (r.partner >= 0)
+      if (r.partner >= 0) {
         ASSERT_EQ(r.scores[r.declarer] - penalty[r.declarer], r.scores[r.partner] - penalty[r.partner]) << where;
+      }
     }
-    if (variant == "slovenian-5p") ASSERT_EQ(r.scores[setup.dealer], 0) << where;
+    if (variant == "slovenian-5p") {
+      ASSERT_EQ(r.scores[setup.dealer], 0) << where;
+    }
     // Record -> JSON -> replay reproduces the scores.
     const std::string json = HandRecordToJson(RecordOf(game, st, seed));
     absl::StatusOr<HandRecord> parsed = ParseHandRecord(json);
@@ -181,8 +184,9 @@ TEST_P(PropertyTest, RandomHandsKeepTheInvariants) {
   std::printf("%s: %d hands, %d void deals;%s\n", GetParam().c_str(), hands, tally.redeals, summary.c_str());
   // Every contract the variant offers came up.
   const VariantInfo info = *Registry::Global().Info(GetParam());
-  if (hands >= 20000)
+  if (hands >= 20000) {
     for (const std::string& c : info.contracts) EXPECT_GT(tally.contracts[c], 0) << c << " never played";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Slovenian, PropertyTest,
