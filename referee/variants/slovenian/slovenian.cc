@@ -979,9 +979,9 @@ SlovenianGame::SlovenianGame(Rules rules, VariantInfo info, Options options)
   }
   beaters_[0][kBeforeLead] = beaters_[1][kBeforeLead] = kAllCards;
   for (int c = 0; c < kNumCards; ++c) {
-    higher_[c] = HigherInSuit(ranks_, static_cast<Card>(c));
-    beaters_[0][c] = higher_[c];
-    beaters_[1][c] = IsTarock(static_cast<Card>(c)) ? higher_[c] : higher_[c] | kTarockSet;
+    const CardSet higher = HigherInSuit(ranks_, static_cast<Card>(c));
+    beaters_[0][c] = higher;
+    beaters_[1][c] = IsTarock(static_cast<Card>(c)) ? higher : higher | kTarockSet;
   }
 }
 

@@ -260,9 +260,8 @@ class SlovenianGame final : public Game {
   Options options_;
   ActionCodec codec_;
   RankTable ranks_;
-  std::array<CardSet, kNumCards> higher_{};  // same-suit cards that beat each card
   // The cards that take the lead from each card: [0] without trumps (Colour
-  // Valat) higher_, [1] with trumps higher_ plus, for a colour card, every
+  // Valat) the higher cards of its suit, [1] with trumps those plus, for a colour card, every
   // tarock. Entry kNumCards, the best card before the lead, holds every card.
   std::array<std::array<CardSet, kNumCards + 1>, 2> beaters_{};
   // Row f: the bids of the offered contracts from f up, lowest first.
