@@ -1,0 +1,90 @@
+#include "tarock/sdk/serve.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:0",
+          "HOST:PORT to serve the bot on (port 0: pick a free one and print it)");
+
+namespace tarock::sdk {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+// The sync API gives each stream its own thread, so a bot that thinks for a
+// second blocks nobody else.
+class BotService final : public v1::Bot::Service {
+ public:
+  BotService(const ServeOptions& options, BotFactory factory)
+      : options_(options), factory_(std::move(factory)) {}
+
+  grpc::Status Play(grpc::ServerContext* context,
+                    grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    v1::BotMessage hello;
+    hello.mutable_hello()->set_name(options_.name);
+    hello.mutable_hello()->set_version(options_.version);
+    if (!stream->Write(hello)) return grpc::Status::OK;
+    BotSession session(factory_());
+    v1::RefereeMessage message;
+    while (stream->Read(&message)) {
+      std::optional<v1::BotMessage> reply = session.Handle(message);
+      if (reply && !stream->Write(*reply)) break;
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  ServeOptions options_;
+  BotFactory factory_;
+};
+
+}  // namespace
+
+absl::Status Serve(const ServeOptions& options, BotFactory factory) {
+  BotService service(options, std::move(factory));
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0)
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen));
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  std::printf("%s listening on %s:%d\n", options.name.c_str(), host.c_str(), port);
+  std::fflush(stdout);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  return absl::OkStatus();
+}
+
+int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) {
+  absl::SetProgramUsageMessage(absl::StrCat(name, " --listen=HOST:PORT: a Tarock Arena bot"));
+  absl::ParseCommandLine(argc, argv);
+  ServeOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.name = name;
+  absl::Status s = Serve(options, std::move(factory));
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tarock::sdk
