@@ -6,6 +6,8 @@
 //   tarock demo [--seed N]               deal and play one hand of every variant at random
 //   tarock selfplay --variant V --hands N --seed S
 //                                        a whole match between built-in random players
+//   tarock match --variant V --hands N --seed S --record FILE NAME=SPEC...
+//                                        a match between bots through the referee
 //
 // Global flags: --plugin=PATH[,PATH...] (variant plugins to load), also read from
 // the TAROCK_PLUGINS environment variable (a colon-separated list).
@@ -31,6 +33,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/tools/match_command.h"
 
 ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the deal");
@@ -39,6 +42,16 @@ ABSL_FLAG(int, hands, 0, "hands in a selfplay match (a multiple of the seats; de
 ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, comma separated");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
 ABSL_FLAG(bool, pretty, false, "indent JSON output");
+ABSL_FLAG(std::string, record, "", "match: write the match record (JSON) to this file");
+ABSL_FLAG(std::string, referee, "", "match: HOST:PORT of a tarock-referee (default: in process)");
+ABSL_FLAG(std::string, match_id, "", "match: the match id (default: from the seed)");
+ABSL_FLAG(int64_t, per_decision_ms, 0, "match: per-decision time limit (0: the referee's 10 s)");
+ABSL_FLAG(int64_t, bank_ms, 0, "match: time bank per bot for the whole match (0: none)");
+ABSL_FLAG(int64_t, grace_ms, 0, "match: grace on every limit (0: the referee's 50 ms)");
+ABSL_FLAG(int, max_faults, 0, "match: faults after which a bot is forfeited (0: never)");
+ABSL_FLAG(int, connect_timeout_ms, 10000, "match: how long to wait for the bots to come up");
+ABSL_FLAG(bool, quiet, false, "match: no progress on standard error");
+ABSL_FLAG(bool, json, false, "match: print the summary as JSON");
 
 namespace tarock {
 namespace {
@@ -50,7 +63,11 @@ constexpr char kUsage[] =
     "  replay FILE|-               replay a hand or match record and print the result\n"
     "  demo [--seed N]             play one hand of every variant with random players\n"
     "  selfplay --variant V [--hands N] [--seed S]\n"
-    "                              a whole match between random players: totals per seat";
+    "                              a whole match between random players: totals per seat\n"
+    "  match --variant V [--hands N] [--seed S] [--record FILE] [--referee HOST:PORT] NAME=SPEC...\n"
+    "                              a match between bots, one NAME=SPEC per seat in seat order;\n"
+    "                              SPEC is an executable (started with --listen 127.0.0.1:PORT)\n"
+    "                              or HOST:PORT of a running bot";
 
 int Fail(absl::string_view message) {
   std::cerr << "tarock: " << message << "\n";
@@ -233,6 +250,29 @@ int Selfplay() {
   return 0;
 }
 
+int MatchCommand(const std::vector<std::string>& seats) {
+  absl::StatusOr<Options> options = ParseOptions();
+  if (!options.ok()) return Fail(options.status().message());
+  MatchCommandOptions o;
+  o.variant = absl::GetFlag(FLAGS_variant);
+  o.options = *options;
+  o.hands = absl::GetFlag(FLAGS_hands);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.record_path = absl::GetFlag(FLAGS_record);
+  o.referee = absl::GetFlag(FLAGS_referee);
+  o.match_id = absl::GetFlag(FLAGS_match_id);
+  o.per_decision_ms = absl::GetFlag(FLAGS_per_decision_ms);
+  o.bank_ms = absl::GetFlag(FLAGS_bank_ms);
+  o.grace_ms = absl::GetFlag(FLAGS_grace_ms);
+  o.max_faults = absl::GetFlag(FLAGS_max_faults);
+  o.connect_timeout_ms = absl::GetFlag(FLAGS_connect_timeout_ms);
+  o.quiet = absl::GetFlag(FLAGS_quiet);
+  o.json = absl::GetFlag(FLAGS_json);
+  absl::Status s = RunMatchCommand(o, seats);
+  if (!s.ok()) return Fail(s.message());
+  return 0;
+}
+
 }  // namespace
 }  // namespace tarock
 
@@ -249,9 +289,10 @@ int main(int argc, char** argv) {
   if (command == "deal") return tarock::DealCommand();
   if (command == "demo") return tarock::Demo();
   if (command == "selfplay") return tarock::Selfplay();
+  if (command == "match") return tarock::MatchCommand(std::vector<std::string>(args.begin() + 2, args.end()));
   if (command == "replay") {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo or selfplay)"));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay or match)"));
 }

@@ -1,0 +1,412 @@
+#include "referee/core/match_runner.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "referee/engine/match.h"
+#include "referee/engine/random.h"
+#include "referee/engine/record.h"
+#include "referee/engine/registry.h"
+#include "referee/engine/status_macros.h"
+#include "referee/protocol/convert.h"
+
+namespace tarock {
+namespace {
+
+using json = nlohmann::json;
+
+// Everything the runner tracks for one seat.
+struct Seat {
+  std::string name;
+  std::string endpoint;
+  std::unique_ptr<BotConnection> connection;
+  int faults = 0;
+  bool forfeited = false;
+  int events_seen = 0;  // history entries already sent to this seat in this hand
+  int decisions = 0;
+  double total_ms = 0;
+  double max_ms = 0;
+  int64_t bank_left_ms = 0;
+  // The fastest answer so far: an upper bound on the stream's round trip.
+  absl::Duration fastest = absl::InfiniteDuration();
+  metrics::Counter* decisions_metric = nullptr;
+  metrics::Histogram* latency_metric = nullptr;
+};
+
+json FaultJson(const v1::Fault& f) {
+  return json{{"seat", f.seat()},
+              {"kind", FaultKindName(f.kind())},
+              {"hand_index", f.hand_index()},
+              {"action_index", f.action_index()},
+              {"detail", f.detail()},
+              {"fallback_action", f.fallback_action()}};
+}
+
+v1::RefereeMessage HandStartMessage(const MatchProgress::NextHand& next, int seat) {
+  v1::RefereeMessage m;
+  v1::HandStart* hs = m.mutable_hand_start();
+  hs->set_hand_index(next.hand_index);
+  hs->set_dealer(next.setup.dealer);
+  if (seat < static_cast<int>(next.deal.hands.size()))
+    for (Card c : next.deal.hands[seat]) hs->add_hand(CardName(c));
+  for (int r : next.setup.radli) hs->add_radli(r);
+  hs->set_forced_klop(next.setup.forced_klop);
+  return m;
+}
+
+// The fallback for a seat that failed to decide: uniform over the legal
+// actions, from a generator that depends only on the match seed and the place
+// in the match, so re-running a spec reproduces it.
+Action FallbackAction(const State& state, uint64_t match_seed, int hand_index, int action_index) {
+  ActionList legal;
+  state.LegalActions(&legal);
+  Rng rng(HandSeed(HandSeed(match_seed ^ 0x6661756c74ULL, hand_index), action_index));
+  return legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
+}
+
+}  // namespace
+
+std::string FaultKindName(v1::FaultKind kind) {
+  switch (kind) {
+    case v1::FAULT_KIND_ILLEGAL_ACTION: return "illegal_action";
+    case v1::FAULT_KIND_TIMEOUT: return "timeout";
+    case v1::FAULT_KIND_MALFORMED: return "malformed";
+    case v1::FAULT_KIND_DISCONNECT: return "disconnect";
+    default: return "unspecified";
+  }
+}
+
+absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
+                                           const RefereeOptions& options) {
+  v1::MatchSpec out = spec;
+  ASSIGN_OR_RETURN(VariantInfo info, Registry::Global().Info(spec.variant()));
+  ASSIGN_OR_RETURN(Options complete, Registry::Global().CompleteOptions(
+                                         spec.variant(), Options(spec.options().begin(),
+                                                                 spec.options().end())));
+  out.mutable_options()->clear();
+  for (const auto& [k, v] : complete) (*out.mutable_options())[k] = v;
+  if (spec.seats_size() != info.num_seats)
+    return absl::InvalidArgumentError(absl::StrCat(spec.variant(), " needs ", info.num_seats,
+                                                   " seats, the spec has ", spec.seats_size()));
+  for (int i = 0; i < spec.seats_size(); ++i) {
+    if (spec.seats(i).endpoint().empty())
+      return absl::InvalidArgumentError(absl::StrCat("seat ", i, " has no endpoint"));
+    if (spec.seats(i).name().empty())
+      out.mutable_seats(i)->set_name(absl::StrCat("seat", i));
+  }
+  if (spec.num_hands() <= 0 || spec.num_hands() % info.num_seats != 0)
+    return absl::InvalidArgumentError(absl::StrCat("num_hands must be a positive multiple of ",
+                                                   info.num_seats, ", got ", spec.num_hands()));
+  if (spec.num_hands() > options.max_hands)
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_hands ", spec.num_hands(), " is above the limit ", options.max_hands));
+  const v1::TimeControl& tc = spec.time_control();
+  if (tc.per_decision_ms() < 0 || tc.match_bank_ms() < 0 || tc.grace_ms() < 0)
+    return absl::InvalidArgumentError("time control values must not be negative");
+  if (tc.per_decision_ms() == 0)
+    out.mutable_time_control()->set_per_decision_ms(options.default_per_decision_ms);
+  if (tc.grace_ms() == 0) out.mutable_time_control()->set_grace_ms(options.default_grace_ms);
+  if (spec.fault_policy().max_faults() < 0)
+    return absl::InvalidArgumentError("max_faults must not be negative");
+  if (out.match_id().empty()) out.set_match_id(absl::StrCat("match-", spec.seed()));
+  return out;
+}
+
+absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec,
+                                                   const EventSink& on_event,
+                                                   const std::atomic<bool>* cancelled) {
+  const absl::Time started = absl::Now();
+  ASSIGN_OR_RETURN(v1::MatchSpec spec, ValidateSpec(raw_spec, options_));
+  const Options options(spec.options().begin(), spec.options().end());
+  ASSIGN_OR_RETURN(std::unique_ptr<Game> game, Registry::Global().Create(spec.variant(), options));
+  const int n = game->num_seats();
+  MatchOptions mo;
+  mo.num_hands = spec.num_hands();
+  mo.seed = spec.seed();
+  ASSIGN_OR_RETURN(MatchProgress progress, MatchProgress::Start(*game, mo));
+
+  const v1::TimeControl& tc = spec.time_control();
+  const int max_faults = spec.fault_policy().max_faults();
+
+  // Connect every seat first: a bot unreachable at the start fails the match
+  // before anyone plays.
+  std::vector<Seat> seats(n);
+  const absl::Time connect_deadline = absl::Now() + options_.connect_timeout;
+  for (int s = 0; s < n; ++s) {
+    Seat& seat = seats[s];
+    seat.name = spec.seats(s).name();
+    seat.endpoint = spec.seats(s).endpoint();
+    seat.bank_left_ms = tc.match_bank_ms();
+    absl::StatusOr<std::unique_ptr<BotConnection>> c =
+        connector_->Connect(seat.endpoint, connect_deadline);
+    if (!c.ok()) {
+      for (int t = 0; t < s; ++t) seats[t].connection->Finish(absl::Now());
+      if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();
+      return absl::UnavailableError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
+                                                 seat.endpoint, " is unreachable: ",
+                                                 c.status().message()));
+    }
+    seat.connection = std::move(*c);
+    if (metrics_) {
+      seat.decisions_metric = &metrics_->decisions.Add({{"bot", seat.name}});
+      seat.latency_metric = &metrics_->decision_seconds.Add({{"bot", seat.name}});
+    }
+  }
+  if (metrics_) metrics_->active_matches.Increment();
+
+  for (int s = 0; s < n; ++s) {
+    v1::RefereeMessage m;
+    v1::MatchStart* start = m.mutable_match_start();
+    start->set_match_id(spec.match_id());
+    start->set_variant(spec.variant());
+    *start->mutable_options() = spec.options();
+    start->set_seat(s);
+    start->set_num_seats(n);
+    start->set_num_hands(spec.num_hands());
+    *start->mutable_time_control() = tc;
+    for (const Seat& t : seats) start->add_seat_names(t.name);
+    seats[s].connection->Send(m);
+  }
+
+  json record;
+  record["match_id"] = spec.match_id();
+  record["variant"] = spec.variant();
+  record["options"] = options;
+  record["seed"] = spec.seed();
+  record["num_hands"] = spec.num_hands();
+  record["time_control"] = {{"per_decision_ms", tc.per_decision_ms()},
+                            {"match_bank_ms", tc.match_bank_ms()},
+                            {"grace_ms", tc.grace_ms()}};
+  record["fault_policy"] = {{"max_faults", max_faults}};
+  record["bots"] = json::array();
+  for (const Seat& s : seats) record["bots"].push_back(s.name);
+  record["deals"] = json::array();
+  json all_faults = json::array();
+
+  int64_t request_id = 0;
+  int64_t decisions_total = 0;
+  int hands_played = 0;
+  absl::Status failure;
+
+  while (!progress.Finished()) {
+    if (cancelled != nullptr && cancelled->load()) {
+      failure = absl::CancelledError("the match was cancelled");
+      break;
+    }
+    MatchProgress::NextHand next = progress.Next();
+    absl::StatusOr<std::unique_ptr<State>> started_hand = game->NewHand(next.deal, next.setup);
+    if (!started_hand.ok()) {
+      failure = started_hand.status();
+      break;
+    }
+    std::unique_ptr<State> state = std::move(*started_hand);
+    for (int s = 0; s < n; ++s) {
+      seats[s].events_seen = 0;
+      if (!seats[s].forfeited) seats[s].connection->Send(HandStartMessage(next, s));
+    }
+    json decision_ms = json::array();
+    json hand_faults = json::array();
+    int action_index = 0;
+    while (!state->IsTerminal()) {
+      const int s = state->CurrentSeat();
+      Seat& seat = seats[s];
+      Action chosen = 0;
+      bool have_action = false;
+      double elapsed_ms = 0;
+      v1::FaultKind fault = v1::FAULT_KIND_UNSPECIFIED;
+      std::string detail;
+      if (!seat.forfeited) {
+        Observation obs = state->Observe(s);
+        v1::DecisionRequest request =
+            MakeDecisionRequest(obs, ++request_id, next.hand_index, seat.events_seen);
+        seat.events_seen = static_cast<int>(obs.history.size());
+        int64_t limit_ms = tc.per_decision_ms();
+        if (tc.match_bank_ms() > 0) limit_ms = std::min(limit_ms, seat.bank_left_ms);
+        request.set_time_left_ms(limit_ms);
+        request.set_bank_left_ms(tc.match_bank_ms() > 0 ? seat.bank_left_ms : 0);
+        const absl::Time deadline =
+            absl::Now() + absl::Milliseconds(limit_ms) + absl::Milliseconds(tc.grace_ms());
+        BotReply reply = seat.connection->Decide(request, deadline);
+        elapsed_ms = absl::ToDoubleMilliseconds(reply.elapsed);
+        ++seat.decisions;
+        seat.total_ms += elapsed_ms;
+        seat.max_ms = std::max(seat.max_ms, elapsed_ms);
+        if (seat.decisions_metric) seat.decisions_metric->Increment();
+        if (seat.latency_metric) seat.latency_metric->Observe(elapsed_ms / 1000.0);
+        // Charge the bank: the network's share (bounded by the fastest answer
+        // and by the grace) is not the bot's time.
+        if (reply.kind == BotReply::Kind::kDecision)
+          seat.fastest = std::min(seat.fastest, reply.elapsed);
+        absl::Duration network =
+            std::min(seat.fastest == absl::InfiniteDuration() ? absl::ZeroDuration() : seat.fastest,
+                     absl::Milliseconds(tc.grace_ms()));
+        if (tc.match_bank_ms() > 0) {
+          int64_t charged = absl::ToInt64Milliseconds(std::max(absl::ZeroDuration(), reply.elapsed - network));
+          seat.bank_left_ms = std::max<int64_t>(0, seat.bank_left_ms - charged);
+        }
+        switch (reply.kind) {
+          case BotReply::Kind::kDecision: {
+            absl::StatusOr<Action> parsed = game->ParseAction(reply.action);
+            if (!parsed.ok()) {
+              fault = v1::FAULT_KIND_MALFORMED;
+              detail = absl::StrCat("unparsable action '", reply.action.substr(0, 80), "'");
+            } else {
+              ActionList legal;
+              state->LegalActions(&legal);
+              if (legal.Contains(*parsed)) {
+                chosen = *parsed;
+                have_action = true;
+              } else {
+                fault = v1::FAULT_KIND_ILLEGAL_ACTION;
+                detail = absl::StrCat("illegal action '", reply.action, "' in phase ",
+                                      state->PhaseName());
+              }
+            }
+            break;
+          }
+          case BotReply::Kind::kTimeout:
+            fault = v1::FAULT_KIND_TIMEOUT;
+            detail = absl::StrCat("no answer within ", limit_ms, " ms + ", tc.grace_ms(),
+                                  " ms grace");
+            break;
+          case BotReply::Kind::kMalformed:
+            fault = v1::FAULT_KIND_MALFORMED;
+            detail = reply.detail;
+            break;
+          case BotReply::Kind::kDisconnected:
+            fault = v1::FAULT_KIND_DISCONNECT;
+            detail = reply.detail;
+            break;
+        }
+      }
+      if (!have_action) {
+        chosen = FallbackAction(*state, spec.seed(), next.hand_index, action_index);
+        if (fault != v1::FAULT_KIND_UNSPECIFIED) {
+          v1::Fault f;
+          f.set_seat(s);
+          f.set_kind(fault);
+          f.set_hand_index(next.hand_index);
+          f.set_action_index(action_index);
+          f.set_detail(detail);
+          f.set_fallback_action(game->ActionToString(chosen));
+          ++seat.faults;
+          if (metrics_)
+            metrics_->faults.Add({{"bot", seat.name}, {"kind", FaultKindName(fault)}}).Increment();
+          hand_faults.push_back(FaultJson(f));
+          all_faults.push_back(FaultJson(f));
+          v1::MatchEvent event;
+          *event.mutable_fault() = f;
+          if (max_faults > 0 && seat.faults >= max_faults) {
+            seat.forfeited = true;
+            seat.connection->Finish(absl::Now() + absl::Milliseconds(100));
+          }
+          on_event(event);
+        }
+      }
+      state->Apply(chosen);
+      decision_ms.push_back(std::round(elapsed_ms * 1000) / 1000);
+      ++action_index;
+      ++decisions_total;
+    }
+
+    HandResult result = state->Result();
+    HandRecord hand_record = RecordOf(*game, *state, next.seed);
+    hand_record.scores = result.scores;
+    json hand_json = json::parse(HandRecordToJson(hand_record));
+    hand_json["hand_index"] = next.hand_index;
+    if (result.redeal) hand_json["redeal"] = true;
+    hand_json["decision_ms"] = std::move(decision_ms);
+    hand_json["faults"] = std::move(hand_faults);
+    record["deals"].push_back(std::move(hand_json));
+    if (metrics_) metrics_->hands.Add({{"variant", spec.variant()}}).Increment();
+    if (!result.redeal) ++hands_played;
+
+    for (int s = 0; s < n; ++s) {
+      if (seats[s].forfeited) continue;
+      v1::RefereeMessage m;
+      v1::HandResult* hr = m.mutable_hand_result();
+      hr->set_hand_index(next.hand_index);
+      for (int x : result.scores) hr->add_scores(x);
+      for (int x : result.radli) hr->add_radli(x);
+      hr->set_declarer(result.declarer);
+      hr->set_contract(result.contract);
+      hr->set_partner(result.partner);
+      hr->set_redeal(result.redeal);
+      hr->set_record_json(HandRecordToJson(hand_record));
+      seats[s].connection->Send(m);
+    }
+    v1::MatchEvent event;
+    v1::HandFinished* hf = event.mutable_hand_finished();
+    hf->set_hand_index(next.hand_index);
+    for (int x : result.scores) hf->add_scores(x);
+    hf->set_redeal(result.redeal);
+    hf->set_decisions(action_index);
+    on_event(event);
+    if (absl::Status s = progress.Record(result); !s.ok()) {
+      failure = s;
+      break;
+    }
+  }
+
+  const std::vector<int64_t> totals = progress.Totals();
+  for (int s = 0; s < n; ++s) {
+    if (!seats[s].forfeited && failure.ok()) {
+      v1::RefereeMessage m;
+      v1::MatchResult* mr = m.mutable_match_result();
+      for (int64_t t : totals) mr->add_totals(t);
+      for (const Seat& t : seats) mr->add_faults(t.faults);
+      mr->set_forfeited(false);
+      seats[s].connection->Send(m);
+    }
+  }
+  const absl::Time finish_deadline = absl::Now() + options_.finish_timeout;
+  for (Seat& seat : seats) seat.connection->Finish(finish_deadline);
+  if (metrics_) metrics_->active_matches.Decrement();
+
+  if (!failure.ok()) {
+    if (metrics_) {
+      metrics_->matches
+          .Add({{"variant", spec.variant()},
+                {"outcome", absl::IsCancelled(failure) ? "cancelled" : "failed"}})
+          .Increment();
+    }
+    return failure;
+  }
+
+  v1::MatchFinished finished;
+  for (int64_t t : totals) finished.add_totals(t);
+  record["totals"] = totals;
+  record["faults"] = std::move(all_faults);
+  record["seats"] = json::array();
+  for (int s = 0; s < n; ++s) {
+    const Seat& seat = seats[s];
+    v1::SeatSummary* summary = finished.add_seats();
+    summary->set_name(seat.name);
+    summary->set_total(totals[s]);
+    summary->set_faults(seat.faults);
+    summary->set_forfeited(seat.forfeited);
+    summary->set_decisions(seat.decisions);
+    summary->set_mean_decision_ms(seat.decisions ? seat.total_ms / seat.decisions : 0);
+    summary->set_max_decision_ms(seat.max_ms);
+    summary->set_hello_name(seat.connection->hello_name());
+    record["seats"].push_back({{"name", seat.name},
+                               {"endpoint", seat.endpoint},
+                               {"hello_name", summary->hello_name()},
+                               {"total", totals[s]},
+                               {"faults", seat.faults},
+                               {"forfeited", seat.forfeited},
+                               {"decisions", seat.decisions},
+                               {"mean_decision_ms", summary->mean_decision_ms()},
+                               {"max_decision_ms", seat.max_ms}});
+  }
+  finished.set_hands(hands_played);
+  finished.set_decisions(decisions_total);
+  finished.set_duration_s(absl::ToDoubleSeconds(absl::Now() - started));
+  finished.set_record_json(record.dump());
+  if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "ok"}}).Increment();
+  return finished;
+}
+
+}  // namespace tarock

@@ -1,0 +1,81 @@
+// The referee's match runner: plays one match from a MatchSpec between bots
+// reached through a BotConnector, enforcing the rules (the engine), the time
+// control and the fault policy, and producing the complete match record.
+//
+// The runner is synchronous: Run() occupies its calling thread for the whole
+// match, and every wait has a deadline, so a slow or silent bot delays only its
+// own match. The referee service runs each match on its own thread; hundreds of
+// matches run side by side.
+//
+// Rules of the match (tarock.proto documents them for bot authors):
+//  - N hands, a multiple of the seats; the dealer rotates; radli carry over;
+//    the seed fixes every deal (MatchProgress, referee/engine/match.h).
+//  - Time: TimeControl in the proto. Decision time runs from handing the request
+//    to the transport to the answer's arrival; the bank is charged that time
+//    minus the bot's fastest answer so far (an upper bound on the round trip);
+//    each limit gets the grace on top.
+//  - Faults: FaultPolicy in the proto. A bot unreachable at the start fails the
+//    match at once with UNAVAILABLE naming its seat and endpoint.
+//
+// Thread-safety: a MatchRunner may run any number of matches concurrently (one
+// per calling thread); the connector and metrics must be thread-safe.
+
+#ifndef TAROCK_REFEREE_CORE_MATCH_RUNNER_H_
+#define TAROCK_REFEREE_CORE_MATCH_RUNNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "referee/core/bot_connection.h"
+#include "referee/core/referee_metrics.h"
+#include "tarock/v1/tarock.pb.h"
+
+namespace tarock {
+
+struct RefereeOptions {
+  // How long to wait for every bot to accept its stream at the start.
+  absl::Duration connect_timeout = absl::Seconds(10);
+  // Used when the spec's TimeControl leaves a field at 0.
+  int64_t default_per_decision_ms = 10000;
+  int64_t default_grace_ms = 50;
+  // How long to wait for each bot to close its stream at the end.
+  absl::Duration finish_timeout = absl::Seconds(2);
+  // Most hands a match may have (a guard against absurd specs).
+  int max_hands = 100000;
+};
+
+// A MatchSpec with every default filled in, or an error that says what is wrong.
+absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec, const RefereeOptions& options);
+
+class MatchRunner {
+ public:
+  // `connector` and `metrics` (may be null) must outlive the runner.
+  MatchRunner(RefereeOptions options, BotConnector* connector, RefereeMetrics* metrics)
+      : options_(options), connector_(connector), metrics_(metrics) {}
+
+  using EventSink = std::function<void(const v1::MatchEvent&)>;
+
+  // Plays the match. Progress (HandFinished, Fault) goes to `on_event` as it
+  // happens, from the calling thread; the returned MatchFinished is not sent
+  // there. Fails with INVALID_ARGUMENT on a bad spec, UNAVAILABLE when a bot
+  // cannot be reached at the start, CANCELLED when `cancelled` becomes true.
+  absl::StatusOr<v1::MatchFinished> Run(const v1::MatchSpec& spec, const EventSink& on_event,
+                                        const std::atomic<bool>* cancelled = nullptr);
+
+ private:
+  RefereeOptions options_;
+  BotConnector* connector_;
+  RefereeMetrics* metrics_;
+};
+
+// "illegal_action", "timeout", "malformed", "disconnect".
+std::string FaultKindName(v1::FaultKind kind);
+
+}  // namespace tarock
+
+#endif  // TAROCK_REFEREE_CORE_MATCH_RUNNER_H_

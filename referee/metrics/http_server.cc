@@ -1,0 +1,65 @@
+#include "referee/metrics/http_server.h"
+
+#include <httplib.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace tarock::metrics {
+
+struct HttpServer::Impl {
+  httplib::Server server;
+};
+
+namespace {
+
+httplib::Server::Handler Wrap(HttpServer::Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    HttpRequest r;
+    r.method = req.method;
+    r.path = req.path;
+    for (const auto& [k, v] : req.params) r.query[k] = v;
+    for (size_t i = 0; i < req.matches.size(); ++i) r.matches.push_back(req.matches[i].str());
+    r.body = req.body;
+    HttpResponse out = handler(r);
+    res.status = out.status;
+    res.set_content(out.body, out.content_type.c_str());
+  };
+}
+
+}  // namespace
+
+HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Get(const std::string& pattern, Handler handler) {
+  impl_->server.Get(pattern, Wrap(std::move(handler)));
+}
+
+void HttpServer::Post(const std::string& pattern, Handler handler) {
+  impl_->server.Post(pattern, Wrap(std::move(handler)));
+}
+
+void HttpServer::ServeMetrics(const Registry* registry) {
+  Get("/metrics", [registry](const HttpRequest&) {
+    HttpResponse r;
+    r.content_type = "text/plain; version=0.0.4";
+    r.body = registry->Serialize();
+    return r;
+  });
+}
+
+absl::StatusOr<int> HttpServer::Start(const std::string& host, int port) {
+  int bound = port == 0 ? impl_->server.bind_to_any_port(host)
+                        : (impl_->server.bind_to_port(host, port) ? port : -1);
+  if (bound <= 0) return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));
+  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
+  return bound;
+}
+
+void HttpServer::Stop() {
+  impl_->server.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace tarock::metrics

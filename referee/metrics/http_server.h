@@ -1,0 +1,62 @@
+// A small HTTP/1.1 server for Prometheus /metrics and JSON APIs, on cpp-httplib
+// (Debian's libcpp-httplib-dev) without exposing it in this header. Handlers are
+// plain functions of a request; the server runs them on its own thread pool.
+//
+// Thread-safety: register handlers before Start(); Start/Stop from one thread.
+// Handlers run concurrently and must be thread-safe themselves.
+
+#ifndef TAROCK_REFEREE_METRICS_HTTP_SERVER_H_
+#define TAROCK_REFEREE_METRICS_HTTP_SERVER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "referee/metrics/metrics.h"
+
+namespace tarock::metrics {
+
+struct HttpRequest {
+  std::string method;
+  std::string path;
+  std::map<std::string, std::string> query;  // ?a=b&c=d
+  std::vector<std::string> matches;          // regex groups of the route, [0] = whole path
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+class HttpServer {
+ public:
+  using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  HttpServer();
+  ~HttpServer();  // stops the server
+
+  // Routes are regular expressions over the whole path, e.g. "/api/matches/(\\w+)".
+  void Get(const std::string& pattern, Handler handler);
+  void Post(const std::string& pattern, Handler handler);
+  // Serves `registry` at GET /metrics in the Prometheus text format.
+  void ServeMetrics(const Registry* registry);
+
+  // Binds HOST:PORT (port 0 picks a free one) and serves on a background thread.
+  // Returns the bound port.
+  absl::StatusOr<int> Start(const std::string& host, int port);
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::thread thread_;
+};
+
+}  // namespace tarock::metrics
+
+#endif  // TAROCK_REFEREE_METRICS_HTTP_SERVER_H_

@@ -1,0 +1,103 @@
+// `tarock-referee`: the referee process. Serves the Referee gRPC service (run a
+// match from a spec, stream its progress and result) and Prometheus metrics
+// over HTTP at /metrics.
+//
+//   tarock-referee --listen=127.0.0.1:7701 --metrics_listen=127.0.0.1:9701
+//
+// Port 0 picks a free port; the bound addresses are printed on standard output
+// ("referee listening on HOST:PORT", "metrics on http://HOST:PORT/metrics").
+// SIGINT or SIGTERM stops it: running matches are cancelled.
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "referee/core/match_runner.h"
+#include "referee/core/referee_metrics.h"
+#include "referee/engine/registry.h"
+#include "referee/metrics/http_server.h"
+#include "referee/server/grpc_bot_connection.h"
+#include "referee/server/referee_service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:0",
+          "HOST:PORT of the HTTP /metrics endpoint (empty: none)");
+ABSL_FLAG(int, connect_timeout_ms, 10000, "how long to wait for a bot at the start of a match");
+ABSL_FLAG(int64_t, default_per_decision_ms, 10000, "per-decision limit when a spec gives none");
+ABSL_FLAG(int64_t, default_grace_ms, 50, "grace on every limit when a spec gives none");
+ABSL_FLAG(int, max_bot_message_bytes, 64 * 1024, "largest message accepted from a bot");
+ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+std::pair<std::string, int> SplitHostPort(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return {address, 0};
+  return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("tarock-referee --listen=HOST:PORT: the Tarock Arena referee");
+  absl::ParseCommandLine(argc, argv);
+  for (const std::string& p : absl::GetFlag(FLAGS_plugin)) {
+    if (absl::Status s = tarock::Registry::Global().LoadPlugin(p); !s.ok()) {
+      std::fprintf(stderr, "tarock-referee: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+  }
+  tarock::metrics::Registry registry;
+  tarock::RefereeMetrics metrics(&registry);
+  tarock::GrpcConnectorOptions connector_options;
+  connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
+  tarock::GrpcBotConnector connector(connector_options);
+  tarock::RefereeOptions options;
+  options.connect_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_connect_timeout_ms));
+  options.default_per_decision_ms = absl::GetFlag(FLAGS_default_per_decision_ms);
+  options.default_grace_ms = absl::GetFlag(FLAGS_default_grace_ms);
+  tarock::MatchRunner runner(options, &connector, &metrics);
+  tarock::RefereeService service(&runner);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::fprintf(stderr, "tarock-referee: cannot listen on %s\n", listen.c_str());
+    return 1;
+  }
+  std::printf("referee listening on %s:%d\n", SplitHostPort(listen).first.c_str(), port);
+
+  tarock::metrics::HttpServer http;
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!metrics_listen.empty()) {
+    http.ServeMetrics(&registry);
+    auto [host, mport] = SplitHostPort(metrics_listen);
+    absl::StatusOr<int> bound = http.Start(host, mport);
+    if (!bound.ok()) {
+      std::fprintf(stderr, "tarock-referee: %s\n", std::string(bound.status().message()).c_str());
+      return 1;
+    }
+    std::printf("metrics on http://%s:%d/metrics\n", host.c_str(), *bound);
+  }
+  std::fflush(stdout);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  http.Stop();
+  return 0;
+}
