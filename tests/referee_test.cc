@@ -1,0 +1,365 @@
+// Process-level tests of the referee: real bot processes on loopback, the match
+// runner over gRPC, every kind of bad bot, a spy that checks no hidden card ever
+// reaches it, the tarock-referee process with its Referee service and metrics,
+// and every match record replayed to the same scores.
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "referee/core/match_runner.h"
+#include "referee/engine/record.h"
+#include "referee/engine/registry.h"
+#include "referee/metrics/metrics.h"
+#include "referee/server/grpc_bot_connection.h"
+#include "referee/tools/subprocess.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+namespace tarock {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kBin = std::string(TAROCK_BINARY_DIR) + "/bin/";
+
+// A bot process on a free loopback port, stopped when it goes out of scope.
+struct BotProcess {
+  std::string endpoint;
+  std::unique_ptr<Subprocess> process;
+};
+
+BotProcess StartBot(const std::string& binary, std::vector<std::string> args = {}) {
+  BotProcess b;
+  absl::StatusOr<int> port = FreeLoopbackPort();
+  EXPECT_TRUE(port.ok());
+  b.endpoint = absl::StrCat("127.0.0.1:", *port);
+  std::vector<std::string> argv = {kBin + binary, "--listen", b.endpoint};
+  argv.insert(argv.end(), args.begin(), args.end());
+  absl::StatusOr<std::unique_ptr<Subprocess>> p = Subprocess::Start(argv);
+  EXPECT_TRUE(p.ok()) << p.status();
+  b.process = std::move(*p);
+  EXPECT_TRUE(WaitForPort("127.0.0.1", *port, absl::Now() + absl::Seconds(10)));
+  return b;
+}
+
+v1::MatchSpec Spec(const std::string& variant, const std::vector<std::string>& endpoints,
+                   int hands, uint64_t seed) {
+  v1::MatchSpec spec;
+  spec.set_match_id(absl::StrCat("test-", seed));
+  spec.set_variant(variant);
+  spec.set_num_hands(hands);
+  spec.set_seed(seed);
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    v1::SeatSpec* s = spec.add_seats();
+    s->set_name(absl::StrCat("bot", i));
+    s->set_endpoint(endpoints[i]);
+  }
+  spec.mutable_time_control()->set_per_decision_ms(5000);
+  return spec;
+}
+
+// Replays every hand of a match record and checks its recorded scores.
+void ExpectRecordReplays(const std::string& record_json, int expected_hands) {
+  absl::StatusOr<std::vector<HandRecord>> hands = ParseRecords(record_json);
+  ASSERT_TRUE(hands.ok()) << hands.status();
+  int played = 0;
+  json record = json::parse(record_json);
+  for (size_t i = 0; i < hands->size(); ++i) {
+    absl::StatusOr<Replay> replay = ReplayRecord((*hands)[i]);
+    ASSERT_TRUE(replay.ok()) << "hand " << i << ": " << replay.status();
+    ASSERT_TRUE(replay->state->IsTerminal()) << "hand " << i;
+    ASSERT_TRUE((*hands)[i].scores.has_value());
+    EXPECT_EQ(*(*hands)[i].scores, replay->state->Result().scores) << "hand " << i;
+    const json& deal = record["deals"][i];
+    EXPECT_EQ(deal["decision_ms"].size(), deal["actions"].size()) << "hand " << i;
+    if (!replay->state->Result().redeal) ++played;
+  }
+  EXPECT_EQ(played, expected_hands);
+}
+
+struct Outcome {
+  absl::StatusOr<v1::MatchFinished> finished;
+  std::vector<v1::Fault> faults;  // as streamed
+  int hands_streamed = 0;
+};
+
+Outcome RunMatch(const v1::MatchSpec& spec, RefereeOptions options = {}) {
+  GrpcBotConnector connector;
+  metrics::Registry registry;
+  RefereeMetrics metrics(&registry);
+  MatchRunner runner(options, &connector, &metrics);
+  Outcome out;
+  out.finished = runner.Run(spec, [&](const v1::MatchEvent& e) {
+    if (e.has_fault()) out.faults.push_back(e.fault());
+    if (e.has_hand_finished() && !e.hand_finished().redeal()) ++out.hands_streamed;
+  });
+  return out;
+}
+
+TEST(RefereeTest, FullMatchBetweenRandomBotProcesses) {
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < 4; ++i) {
+    bots.push_back(StartBot("tarock-bot-random", {absl::StrCat("--seed=", i + 1)}));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  Outcome o = RunMatch(Spec("slovenian-4p", endpoints, 12, 77));
+  ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+  EXPECT_TRUE(o.faults.empty());
+  EXPECT_EQ(o.hands_streamed, 12);
+  EXPECT_EQ(o.finished->hands(), 12);
+  for (const v1::SeatSummary& s : o.finished->seats()) {
+    EXPECT_EQ(s.faults(), 0);
+    EXPECT_FALSE(s.forfeited());
+    EXPECT_GT(s.decisions(), 0);
+    EXPECT_EQ(s.hello_name(), "random");
+  }
+  int64_t sum = 0;
+  for (int64_t t : o.finished->totals()) sum += t;
+  json record = json::parse(o.finished->record_json());
+  EXPECT_EQ(record["variant"], "slovenian-4p");
+  EXPECT_EQ(record["seed"], 77);
+  EXPECT_EQ(record["bots"], json({"bot0", "bot1", "bot2", "bot3"}));
+  ExpectRecordReplays(o.finished->record_json(), 12);
+}
+
+// One misbehaving bot at seat 1 against three good ones.
+struct FaultCase {
+  std::string mode;
+  std::vector<std::string> args;
+  int64_t per_decision_ms;
+  int max_faults;
+  v1::FaultKind first_kind;  // the kind of the first fault
+  v1::FaultKind later_kind;  // the kind of every later fault
+  bool forfeited;
+};
+
+class FaultTest : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(FaultTest, MatchCompletesAndEveryFaultIsRecorded) {
+  const FaultCase& c = GetParam();
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::string> args = {"--mode", i == 1 ? c.mode : "good"};
+    if (i == 1) args.insert(args.end(), c.args.begin(), c.args.end());
+    bots.push_back(StartBot("faulty_bot", args));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  v1::MatchSpec spec = Spec("slovenian-4p", endpoints, 4, 11);
+  spec.mutable_time_control()->set_per_decision_ms(c.per_decision_ms);
+  spec.mutable_fault_policy()->set_max_faults(c.max_faults);
+  const absl::Time start = absl::Now();
+  Outcome o = RunMatch(spec);
+  ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(60));
+  ASSERT_FALSE(o.faults.empty());
+  for (size_t i = 0; i < o.faults.size(); ++i) {
+    const v1::Fault& f = o.faults[i];
+    EXPECT_EQ(f.seat(), 1) << f.DebugString();
+    EXPECT_EQ(f.kind(), i == 0 ? c.first_kind : c.later_kind) << i << ": " << f.DebugString();
+    EXPECT_FALSE(f.fallback_action().empty());
+  }
+  const v1::SeatSummary& bad = o.finished->seats(1);
+  EXPECT_EQ(bad.faults(), static_cast<int>(o.faults.size()));
+  EXPECT_EQ(bad.forfeited(), c.forfeited);
+  if (c.max_faults > 0) {
+    EXPECT_LE(bad.faults(), c.max_faults);
+  }
+  for (int s : {0, 2, 3}) EXPECT_EQ(o.finished->seats(s).faults(), 0) << "seat " << s;
+  json record = json::parse(o.finished->record_json());
+  EXPECT_EQ(record["faults"].size(), o.faults.size());
+  ExpectRecordReplays(o.finished->record_json(), 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bots, FaultTest,
+    ::testing::Values(
+        FaultCase{"late", {"--after=2", "--every=6", "--delay_ms=400"}, 150, 0,
+                  v1::FAULT_KIND_TIMEOUT, v1::FAULT_KIND_TIMEOUT, false},
+        FaultCase{"illegal", {"--after=1", "--every=5"}, 5000, 0,
+                  v1::FAULT_KIND_ILLEGAL_ACTION, v1::FAULT_KIND_ILLEGAL_ACTION, false},
+        FaultCase{"garbage", {"--after=3", "--every=4"}, 5000, 0, v1::FAULT_KIND_MALFORMED,
+                  v1::FAULT_KIND_MALFORMED, false},
+        FaultCase{"wrong_id", {"--after=2", "--every=7"}, 5000, 0, v1::FAULT_KIND_MALFORMED,
+                  v1::FAULT_KIND_MALFORMED, false},
+        FaultCase{"oversized", {"--after=4", "--every=1000"}, 5000, 5, v1::FAULT_KIND_MALFORMED,
+                  v1::FAULT_KIND_DISCONNECT, true},
+        FaultCase{"silent", {"--after=3"}, 100, 4, v1::FAULT_KIND_TIMEOUT,
+                  v1::FAULT_KIND_TIMEOUT, true},
+        FaultCase{"crash", {"--after=5"}, 5000, 3, v1::FAULT_KIND_DISCONNECT,
+                  v1::FAULT_KIND_DISCONNECT, true},
+        FaultCase{"drop", {"--after=5"}, 5000, 0, v1::FAULT_KIND_DISCONNECT,
+                  v1::FAULT_KIND_DISCONNECT, false}),
+    [](const ::testing::TestParamInfo<FaultCase>& info) { return info.param.mode; });
+
+TEST(RefereeTest, ForfeitedBotGetsNoMoreRequestsAndTheMatchEnds) {
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < 4; ++i) {
+    bots.push_back(StartBot("faulty_bot", {"--mode", i == 2 ? "illegal" : "good"}));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  v1::MatchSpec spec = Spec("slovenian-4p", endpoints, 8, 5);
+  spec.mutable_fault_policy()->set_max_faults(3);
+  Outcome o = RunMatch(spec);
+  ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+  EXPECT_EQ(o.faults.size(), 3u);
+  EXPECT_TRUE(o.finished->seats(2).forfeited());
+  EXPECT_EQ(o.finished->seats(2).decisions(), 3);
+  ExpectRecordReplays(o.finished->record_json(), 8);
+}
+
+TEST(RefereeTest, UnreachableBotFailsTheMatchAtOnceNamingIt) {
+  BotProcess good = StartBot("tarock-bot-random");
+  absl::StatusOr<int> dead = FreeLoopbackPort();
+  ASSERT_TRUE(dead.ok());
+  const std::string nobody = absl::StrCat("127.0.0.1:", *dead);
+  RefereeOptions options;
+  options.connect_timeout = absl::Seconds(1);
+  const absl::Time start = absl::Now();
+  Outcome o = RunMatch(Spec("slovenian-4p", {good.endpoint, good.endpoint, nobody, good.endpoint}, 4, 1),
+                  options);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_FALSE(o.finished.ok());
+  EXPECT_TRUE(absl::IsUnavailable(o.finished.status())) << o.finished.status();
+  EXPECT_TRUE(absl::StrContains(o.finished.status().message(), "seat 2")) << o.finished.status();
+  EXPECT_TRUE(absl::StrContains(o.finished.status().message(), nobody)) << o.finished.status();
+}
+
+TEST(RefereeTest, BadSpecsAreRejected) {
+  Outcome wrong_seats = RunMatch(Spec("slovenian-4p", {"127.0.0.1:1", "127.0.0.1:1"}, 4, 1));
+  EXPECT_TRUE(absl::IsInvalidArgument(wrong_seats.finished.status()));
+  Outcome wrong_hands = RunMatch(Spec("slovenian-3p", {"a:1", "a:1", "a:1"}, 4, 1));
+  EXPECT_TRUE(absl::IsInvalidArgument(wrong_hands.finished.status()));
+  Outcome unknown = RunMatch(Spec("no-such-variant", {"a:1"}, 4, 1));
+  EXPECT_FALSE(unknown.finished.ok());
+}
+
+// Every seat a spy, in every Slovenian variant: no request may name a card of
+// another seat that has not been played or shown.
+class SpyTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpyTest, NoHiddenCardReachesAnySeat) {
+  const std::string variant = GetParam();
+  auto info = Registry::Global().Info(variant);
+  ASSERT_TRUE(info.ok());
+  const uint64_t seed = 2024;
+  const std::string leak_file =
+      (std::filesystem::temp_directory_path() / absl::StrCat("tarock_spy_leak_", getpid())).string();
+  std::filesystem::remove(leak_file);
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < info->num_seats; ++i) {
+    bots.push_back(StartBot("faulty_bot", {"--mode", "spy", absl::StrCat("--seed=", seed),
+                                           "--leak_file", leak_file}));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  Outcome o = RunMatch(Spec(variant, endpoints, 8 * info->num_seats, seed));
+  ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+  EXPECT_FALSE(std::filesystem::exists(leak_file)) << "the spy saw a hidden card";
+  EXPECT_TRUE(o.faults.empty()) << o.faults.front().DebugString();
+  ExpectRecordReplays(o.finished->record_json(), 8 * info->num_seats);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, SpyTest,
+                         ::testing::Values("slovenian-4p", "slovenian-3p", "slovenian-5p",
+                                           "slovenian-tapp"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+std::string HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return "";
+  }
+  std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  (void)!write(fd, req.data(), req.size());
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, n);
+  close(fd);
+  return out;
+}
+
+TEST(RefereeProcessTest, RefereeServiceRunsAMatchAndExportsMetrics) {
+  absl::StatusOr<int> port = FreeLoopbackPort();
+  absl::StatusOr<int> metrics_port = FreeLoopbackPort();
+  ASSERT_TRUE(port.ok() && metrics_port.ok());
+  const std::string address = absl::StrCat("127.0.0.1:", *port);
+  auto referee = Subprocess::Start({kBin + "tarock-referee", "--listen", address,
+                                    absl::StrCat("--metrics_listen=127.0.0.1:", *metrics_port)});
+  ASSERT_TRUE(referee.ok());
+  ASSERT_TRUE(WaitForPort("127.0.0.1", *port, absl::Now() + absl::Seconds(10)));
+  ASSERT_TRUE(WaitForPort("127.0.0.1", *metrics_port, absl::Now() + absl::Seconds(10)));
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < 3; ++i) {
+    bots.push_back(StartBot(i == 0 ? "faulty_bot" : "tarock-bot-random",
+                            i == 0 ? std::vector<std::string>{"--mode", "illegal", "--every=9"}
+                                   : std::vector<std::string>{}));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  auto stub = v1::Referee::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  auto reader = stub->RunMatch(&context, Spec("slovenian-3p", endpoints, 6, 9));
+  v1::MatchEvent event;
+  int hands = 0, faults = 0;
+  std::optional<v1::MatchFinished> finished;
+  while (reader->Read(&event)) {
+    if (event.has_hand_finished() && !event.hand_finished().redeal()) ++hands;
+    if (event.has_fault()) ++faults;
+    if (event.has_match_finished()) finished = event.match_finished();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_TRUE(finished.has_value());
+  EXPECT_EQ(hands, 6);
+  EXPECT_GT(faults, 0);
+  EXPECT_EQ(finished->seats(0).faults(), faults);
+  ExpectRecordReplays(finished->record_json(), 6);
+
+  // A bad spec comes back as INVALID_ARGUMENT; an unreachable bot as UNAVAILABLE.
+  grpc::ClientContext bad_context;
+  auto bad = stub->RunMatch(&bad_context, Spec("slovenian-3p", endpoints, 5, 9));
+  while (bad->Read(&event)) {
+  }
+  EXPECT_EQ(bad->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  std::string metrics = HttpGet(*metrics_port, "/metrics");
+  EXPECT_TRUE(absl::StrContains(metrics, "tarock_referee_decisions_total{bot=\"bot1\"}")) << metrics;
+  EXPECT_TRUE(absl::StrContains(metrics, "tarock_referee_decision_seconds_bucket{bot=\"bot0\",le="));
+  EXPECT_TRUE(absl::StrContains(
+      metrics, absl::StrCat("tarock_referee_faults_total{bot=\"bot0\",kind=\"illegal_action\"} ",
+                            faults)));
+  EXPECT_TRUE(absl::StrContains(metrics, "tarock_referee_active_matches 0"));
+  EXPECT_TRUE(absl::StrContains(metrics, "tarock_referee_hands_total{variant=\"slovenian-3p\"}"));
+  EXPECT_TRUE(absl::StrContains(
+      metrics, "tarock_referee_matches_total{outcome=\"ok\",variant=\"slovenian-3p\"} 1"));
+  (*referee)->Stop();
+}
+
+}  // namespace
+}  // namespace tarock
