@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Process-level tests of `tarock match`: bots started from executables and bots
+# already running at HOST:PORT, the referee in process and as a tarock-referee
+# process, the per-bot table, the match record replayed by `tarock replay`, and
+# one-line errors. Nothing started here outlives the test.
+# Usage: match_cli_test.sh BUILD_DIR
+set -uo pipefail
+bin="$1/bin"
+tarock="$bin/tarock"
+random="$bin/tarock-bot-random"
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# Executables as bots, referee in process: the table names every bot, the
+# record has variant, seed, bots and deals, and replays to the same scores.
+out=$(timeout 60 "$tarock" match --variant slovenian-4p --hands 8 --seed 4 --quiet \
+      --record "$tmp/m.json" north="$random" east="$random" south="$random" west="$random")
+rc=$?
+[ $rc -eq 0 ] && ok || bad "match failed ($rc): $out"
+for name in north east south west; do
+  case "$out" in *"$name "*) ok ;; *) bad "table lacks $name: $out" ;; esac
+done
+case "$out" in *"8 hands"*) ok ;; *) bad "table lacks the hand count: $out" ;; esac
+grep -q '"bots":\["north","east","south","west"\]' "$tmp/m.json" && ok || bad "record lacks bots"
+grep -q '"seed":4' "$tmp/m.json" && ok || bad "record lacks the seed"
+grep -q '"variant":"slovenian-4p"' "$tmp/m.json" && ok || bad "record lacks the variant"
+"$tarock" replay "$tmp/m.json" > "$tmp/replay.txt" && ok || bad "replay of the match record failed"
+[ "$(grep -c '"finished":true' "$tmp/replay.txt")" -ge 8 ] && ok || bad "replay did not finish 8 hands"
+pgrep -f "$random --listen" >/dev/null && bad "bots left running after the match" || ok
+
+# The same bot name in two seats is one row; --json output parses.
+out=$(timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 2 --quiet --json \
+      a="$random" b="$random" a="$random")
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["hands"] == 6, d
+names = [b["bot"] for b in d["bots"]]
+assert names == ["a", "b"], names
+assert d["bots"][0]["seats"] == [0, 2], d
+' && ok || bad "json summary: $out"
+
+# Running bots at HOST:PORT, and a tarock-referee process via --referee.
+ports=()
+for i in 0 1 2; do
+  p=$(free_port); ports+=("$p")
+  "$random" --listen "127.0.0.1:$p" >/dev/null & pids+=($!)
+done
+rp=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >/dev/null & pids+=($!)
+for p in "${ports[@]}" "$rp"; do wait_port "$p" || bad "port $p never opened"; done
+out=$(timeout 60 "$tarock" match --variant slovenian-tapp --hands 6 --seed 8 --quiet \
+      --referee "127.0.0.1:$rp" --record "$tmp/r.json" \
+      x="127.0.0.1:${ports[0]}" y="127.0.0.1:${ports[1]}" z="127.0.0.1:${ports[2]}")
+[ $? -eq 0 ] && ok || bad "remote-referee match failed: $out"
+"$tarock" replay "$tmp/r.json" >/dev/null && ok || bad "replay of the remote match record failed"
+
+# Errors are one line.
+expect_error "wrong seat count" "needs 4" "$tarock" match --variant slovenian-4p a="$random"
+expect_error "bad seat" "neither an executable" "$tarock" match --variant slovenian-3p a=nothing b=x c=y
+expect_error "no NAME=" "NAME=SPEC" "$tarock" match --variant slovenian-3p "$random" b=x c=y
+dead=$(free_port)
+expect_error "unreachable" "seat 1" "$tarock" match --variant slovenian-3p --connect_timeout_ms 500 --quiet \
+  a="$random" b="127.0.0.1:$dead" c="$random"
+expect_error "bad hands" "multiple of 3" "$tarock" match --variant slovenian-3p --hands 4 --quiet \
+  a="$random" b="$random" c="$random"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
