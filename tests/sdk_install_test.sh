@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The C++ SDK as an installed CMake package: install the build into a scratch
+# prefix, build sdk/cpp/examples/sample_bot out of tree against it, and play a
+# match with the sample bot against the random bot through `tarock match`.
+# Usage: sdk_install_test.sh SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src="$1" build="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/testlib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null && ok || bad "cmake --install failed"
+[ -f "$tmp/prefix/lib/cmake/TarockSDK/TarockSDKConfig.cmake" ] && ok || bad "no package config installed"
+[ -f "$tmp/prefix/include/tarock/sdk/bot.h" ] && ok || bad "SDK headers not installed"
+cmake -S "$src/sdk/cpp/examples/sample_bot" -B "$tmp/sample" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/configure.log" 2>&1 && ok || { bad "configure failed"; cat "$tmp/configure.log"; }
+cmake --build "$tmp/sample" >"$tmp/build.log" 2>&1 && ok || { bad "build failed"; tail -30 "$tmp/build.log"; }
+# The sample depends on nothing in the build tree: only the prefix.
+if grep -q "$build/" "$tmp/sample/build.ninja"; then bad "sample build refers to the build tree"; else ok; fi
+
+random="$build/bin/tarock-bot-random"
+out=$(timeout 60 "$tmp/prefix/bin/tarock" match --variant slovenian-4p --hands 8 --seed 3 --quiet --json \
+      sample="$tmp/sample/sample_bot" r1="$random" r2="$random" r3="$random")
+[ $? -eq 0 ] && ok || bad "match with the sample bot failed: $out"
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = [b for b in d["bots"] if b["bot"] == "sample"][0]
+assert s["faults"] == 0 and s["decisions"] > 0, s
+' && ok || bad "sample bot faulted or never decided: $out"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
