@@ -5,10 +5,12 @@
 # one-line errors. Nothing started here outlives the test.
 # Usage: match_cli_test.sh BUILD_DIR
 set -uo pipefail
-bin="$1/bin"
+bin=$(cd "$1/bin" && pwd)
 tarock="$bin/tarock"
-random="$bin/tarock-bot-random"
 tmp=$(mktemp -d)
+# A link of our own, so the check for leftover bots sees only ours.
+ln -s "$bin/tarock-bot-random" "$tmp/random-bot"
+random="$tmp/random-bot"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
