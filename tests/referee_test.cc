@@ -235,7 +235,7 @@ TEST(RefereeTest, UnreachableBotFailsTheMatchAtOnceNamingIt) {
                   options);
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   ASSERT_FALSE(o.finished.ok());
-  EXPECT_TRUE(absl::IsUnavailable(o.finished.status())) << o.finished.status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(o.finished.status())) << o.finished.status();
   EXPECT_TRUE(absl::StrContains(o.finished.status().message(), "seat 2")) << o.finished.status();
   EXPECT_TRUE(absl::StrContains(o.finished.status().message(), nobody)) << o.finished.status();
 }
@@ -341,7 +341,7 @@ TEST(RefereeProcessTest, RefereeServiceRunsAMatchAndExportsMetrics) {
   EXPECT_EQ(finished->seats(0).faults(), faults);
   ExpectRecordReplays(finished->record_json(), 6);
 
-  // A bad spec comes back as INVALID_ARGUMENT; an unreachable bot as UNAVAILABLE.
+  // A bad spec comes back as INVALID_ARGUMENT.
   grpc::ClientContext bad_context;
   auto bad = stub->RunMatch(&bad_context, Spec("slovenian-3p", endpoints, 5, 9));
   while (bad->Read(&event)) {

@@ -144,7 +144,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     if (!c.ok()) {
       for (int t = 0; t < s; ++t) seats[t].connection->Finish(absl::Now());
       if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();
-      return absl::UnavailableError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
+      return absl::FailedPreconditionError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
                                                  seat.endpoint, " is unreachable: ",
                                                  c.status().message()));
     }

@@ -15,7 +15,9 @@
 //    minus the bot's fastest answer so far (an upper bound on the round trip);
 //    each limit gets the grace on top.
 //  - Faults: FaultPolicy in the proto. A bot unreachable at the start fails the
-//    match at once with UNAVAILABLE naming its seat and endpoint.
+//    match at once with FAILED_PRECONDITION naming its seat and endpoint (not
+//    UNAVAILABLE, which callers such as the arena read as "this referee is
+//    down, try another").
 //
 // Thread-safety: a MatchRunner may run any number of matches concurrently (one
 // per calling thread); the connector and metrics must be thread-safe.
@@ -62,7 +64,7 @@ class MatchRunner {
 
   // Plays the match. Progress (HandFinished, Fault) goes to `on_event` as it
   // happens, from the calling thread; the returned MatchFinished is not sent
-  // there. Fails with INVALID_ARGUMENT on a bad spec, UNAVAILABLE when a bot
+  // there. Fails with INVALID_ARGUMENT on a bad spec, FAILED_PRECONDITION when a bot
   // cannot be reached at the start, CANCELLED when `cancelled` becomes true.
   absl::StatusOr<v1::MatchFinished> Run(const v1::MatchSpec& spec, const EventSink& on_event,
                                         const std::atomic<bool>* cancelled = nullptr);
