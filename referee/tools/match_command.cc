@@ -21,6 +21,7 @@
 #include "referee/engine/status_macros.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/grpc_status.h"
+#include "referee/tools/bot_launch.h"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -34,25 +35,13 @@ void OnInterrupt(int sig) {
   _exit(128 + sig);
 }
 
-bool IsExecutableFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
-// HOST:PORT with a numeric port and no slash.
-bool LooksLikeEndpoint(const std::string& spec) {
-  size_t colon = spec.rfind(':');
-  int port;
-  return colon != std::string::npos && colon > 0 && spec.find('/') == std::string::npos &&
-         absl::SimpleAtoi(spec.substr(colon + 1), &port) && port > 0 && port < 65536;
-}
-
 struct SeatLaunch {
   std::string name;
-  std::string endpoint;
-  std::unique_ptr<Subprocess> process;  // null for a running bot
+  LaunchedBot bot;  // bot.process is null for a running bot
 };
 
+// NAME=SPEC, SPEC as in bot_launch.h: an executable, py:PATH, stdio:COMMAND or
+// HOST:PORT. The bots' standard error stays on ours.
 absl::StatusOr<SeatLaunch> LaunchSeat(int seat, const std::string& arg) {
   size_t eq = arg.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
@@ -60,20 +49,14 @@ absl::StatusOr<SeatLaunch> LaunchSeat(int seat, const std::string& arg) {
         absl::StrCat("seat ", seat, ": expected NAME=SPEC, got '", arg, "'"));
   SeatLaunch out;
   out.name = arg.substr(0, eq);
-  const std::string spec = arg.substr(eq + 1);
-  if (IsExecutableFile(spec)) {
-    ASSIGN_OR_RETURN(int port, FreeLoopbackPort());
-    out.endpoint = absl::StrCat("127.0.0.1:", port);
-    ASSIGN_OR_RETURN(out.process, Subprocess::Start({spec, "--listen", out.endpoint}));
-    return out;
-  }
-  if (LooksLikeEndpoint(spec)) {
-    out.endpoint = spec;
-    return out;
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "seat ", seat, " (", out.name, "): '", spec,
-      "' is neither an executable file nor HOST:PORT of a running bot"));
+  LaunchOptions options;
+  options.name = out.name;
+  absl::StatusOr<LaunchedBot> bot = LaunchBot(arg.substr(eq + 1), options);
+  if (!bot.ok())
+    return absl::Status(bot.status().code(), absl::StrCat("seat ", seat, " (", out.name, "): ",
+                                                          bot.status().message()));
+  out.bot = std::move(*bot);
+  return out;
 }
 
 class Progress {
@@ -221,8 +204,20 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
     ASSIGN_OR_RETURN(SeatLaunch seat, LaunchSeat(s, seat_args[s]));
     v1::SeatSpec* seat_spec = spec.add_seats();
     seat_spec->set_name(seat.name);
-    seat_spec->set_endpoint(seat.endpoint);
+    seat_spec->set_endpoint(seat.bot.endpoint);
     launched.push_back(std::move(seat));
+  }
+
+  // Let launched bots come up first: one that exits at once (a Python bot
+  // with a syntax error) fails the command now, naming its seat.
+  const absl::Time up_deadline = absl::Now() + absl::Milliseconds(options.connect_timeout_ms);
+  for (size_t s = 0; s < launched.size(); ++s) {
+    if (absl::Status up = WaitUntilListening(launched[s].bot, up_deadline); !up.ok()) {
+      for (SeatLaunch& seat : launched)
+        if (seat.bot.process) seat.bot.process->Stop();
+      return absl::UnavailableError(
+          absl::StrCat("seat ", s, " (", launched[s].name, "): ", up.message()));
+    }
   }
 
   Progress progress(spec.num_hands(), options.quiet);
@@ -237,18 +232,11 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
       if (e.has_fault()) progress.Fault(e.fault());
     });
   } else {
-    // Let launched bots come up before a remote referee dials them.
-    for (const SeatLaunch& seat : launched) {
-      if (seat.process) {
-        WaitForPort("127.0.0.1", std::stoi(seat.endpoint.substr(seat.endpoint.rfind(':') + 1)),
-                    absl::Now() + absl::Milliseconds(options.connect_timeout_ms));
-      }
-    }
     finished = RunRemote(options.referee, spec, progress);
   }
   progress.End();
   for (SeatLaunch& seat : launched)
-    if (seat.process) seat.process->Stop();
+    if (seat.bot.process) seat.bot.process->Stop();
   if (!finished.ok()) return finished.status();
 
   if (!options.record_path.empty()) {

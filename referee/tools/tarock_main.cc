@@ -8,6 +8,8 @@
 //                                        a whole match between built-in random players
 //   tarock match --variant V --hands N --seed S --record FILE NAME=SPEC...
 //                                        a match between bots through the referee
+//   tarock check-bot SPEC                plays every variant against the reference bots and
+//                                        reports the bot's faults and slow answers
 //
 // Global flags: --plugin=PATH[,PATH...] (variant plugins to load), also read from
 // the TAROCK_PLUGINS environment variable (a colon-separated list).
@@ -33,6 +35,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/tools/check_bot.h"
 #include "referee/tools/match_command.h"
 
 ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
@@ -66,8 +69,12 @@ constexpr char kUsage[] =
     "                              a whole match between random players: totals per seat\n"
     "  match --variant V [--hands N] [--seed S] [--record FILE] [--referee HOST:PORT] NAME=SPEC...\n"
     "                              a match between bots, one NAME=SPEC per seat in seat order;\n"
-    "                              SPEC is an executable (started with --listen 127.0.0.1:PORT)\n"
-    "                              or HOST:PORT of a running bot";
+    "                              SPEC is an executable (started with --listen 127.0.0.1:PORT),\n"
+    "                              py:PATH (a Python bot file), stdio:COMMAND (a program that\n"
+    "                              reads JSON lines and writes actions) or HOST:PORT of a running bot\n"
+    "  check-bot [--variants V,..] [--hands N] [--per_decision_ms MS] SPEC\n"
+    "                              plays a few hands of every variant against the reference bots;\n"
+    "                              reports faults and slow answers with the state (exit 1 on faults)";
 
 int Fail(absl::string_view message) {
   std::cerr << "tarock: " << message << "\n";
@@ -290,9 +297,11 @@ int main(int argc, char** argv) {
   if (command == "demo") return tarock::Demo();
   if (command == "selfplay") return tarock::Selfplay();
   if (command == "match") return tarock::MatchCommand(std::vector<std::string>(args.begin() + 2, args.end()));
+  if (command == "check-bot")
+    return tarock::RunCheckBotCommand(std::vector<std::string>(args.begin() + 2, args.end()));
   if (command == "replay") {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay or match)"));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay, match or check-bot)"));
 }

@@ -1,0 +1,386 @@
+// `tarock-arena-cli`: the command line over the Arena gRPC service.
+//
+//   tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]
+//     bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the token)
+//     bots update NAME --token=T [--endpoint=..] [--variants=..]
+//     bots retire NAME --token=T
+//     bots list [--all]            bots show NAME
+//     ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]
+//                  [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]
+//     ladder stop --variant=V      ladder list
+//     tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]
+//                  [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]
+//     tournament show ID
+//     leaderboard --variant=V [--watch=SECONDS]
+//     matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]
+//     export [--variant=V]         every finished match record, one JSON line each
+//     status
+// --json prints the response in protobuf's JSON mapping instead of a table.
+// Errors are one line on standard error with a non-zero exit status.
+
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "referee/server/grpc_status.h"
+#include "tarock/v1/arena.grpc.pb.h"
+
+ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena");
+ABSL_FLAG(std::string, endpoint, "", "bot endpoint HOST:PORT");
+ABSL_FLAG(std::vector<std::string>, variants, {}, "variants a bot plays");
+ABSL_FLAG(std::string, owner, "", "bot owner");
+ABSL_FLAG(std::string, token, "", "the bot's secret token");
+ABSL_FLAG(std::string, admin_token, "", "the arena's admin token, if it has one");
+ABSL_FLAG(std::string, variant, "", "variant");
+ABSL_FLAG(int, hands, 0, "hands per match (0: 2 per seat)");
+ABSL_FLAG(int, max_matches, 0, "ladder: stop after this many matches (0: until stopped)");
+ABSL_FLAG(bool, self_play, false, "ladder: a bot may hold two seats");
+ABSL_FLAG(bool, separate_owners, false, "ladder: keep bots of one owner apart");
+ABSL_FLAG(int64_t, per_decision_ms, 0, "per-decision time limit (0: the referee's default)");
+ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never)");
+ABSL_FLAG(std::vector<std::string>, bots, {}, "tournament field");
+ABSL_FLAG(std::string, format, "round-robin", "tournament format: round-robin or gauntlet");
+ABSL_FLAG(std::string, challenger, "", "gauntlet challenger");
+ABSL_FLAG(int, deals, 0, "tournament deals per group (0: 4)");
+ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotated seats");
+ABSL_FLAG(uint64_t, seed, 1, "tournament seed");
+ABSL_FLAG(std::string, name, "", "tournament name");
+ABSL_FLAG(bool, wait, false, "tournament run: wait until it finishes and print the standings");
+ABSL_FLAG(bool, record, false, "match show: print the record");
+ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
+ABSL_FLAG(int, limit, 0, "matches: how many (0: 50)");
+ABSL_FLAG(bool, all, false, "bots list: include retired bots");
+ABSL_FLAG(int, watch, 0, "leaderboard: refresh every N seconds");
+ABSL_FLAG(bool, json, false, "print JSON");
+
+namespace {
+
+using tarock::v1::Arena;
+namespace v1 = tarock::v1;
+
+int Fail(absl::string_view message) {
+  std::cerr << "tarock-arena-cli: " << message << "\n";
+  return 1;
+}
+
+int Fail(const grpc::Status& s) {
+  return Fail(absl::StrCat(tarock::GrpcCodeName(s.error_code()), ": ", s.error_message()));
+}
+
+void PrintJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  std::cout << out;
+}
+
+void PrintBot(const v1::BotInfo& b) {
+  std::cout << b.name() << "  " << b.endpoint() << "  owner " << b.owner() << "  variants "
+            << absl::StrJoin(b.variants(), ",") << (b.retired() ? "  (retired)" : "") << "\n";
+  for (const v1::RatingInfo& r : b.ratings()) {
+    std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",
+                                 r.variant(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
+  }
+}
+
+void PrintLeaderboard(const v1::LeaderboardResponse& l) {
+  std::cout << "leaderboard " << l.variant() << "\n";
+  std::cout << absl::StrFormat("%4s  %-20s %-12s %8s %7s %6s %8s %6s\n", "rank", "bot", "owner",
+                               "display", "mu", "sigma", "matches", "faults");
+  for (const v1::LeaderboardEntry& e : l.entries()) {
+    const v1::RatingInfo& r = e.rating();
+    std::cout << absl::StrFormat("%4d  %-20s %-12s %8.2f %7.2f %6.2f %8d %6d\n", e.rank(), e.bot(),
+                                 e.owner(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
+  }
+}
+
+void PrintTournament(const v1::TournamentInfo& t) {
+  std::cout << "tournament " << t.id() << " \"" << t.name() << "\" " << t.variant() << " "
+            << t.format() << ": " << t.matches_done() << "/" << t.matches_total() << " matches done";
+  if (t.matches_failed()) std::cout << ", " << t.matches_failed() << " failed";
+  std::cout << (t.finished() ? " (finished)" : "") << "\n";
+  std::cout << absl::StrFormat("%-20s %10s %6s %10s %9s %6s %9s\n", "bot", "total", "hands",
+                               "mean/hand", "95% CI", "faults", "mean rank");
+  for (const v1::TournamentStanding& s : t.standings()) {
+    std::string ci = s.ci95() < 0 ? "-" : absl::StrFormat("±%.2f", s.ci95());
+    std::cout << absl::StrFormat("%-20s %10d %6d %10.2f %9s %6d %9.2f\n", s.bot(), s.total(),
+                                 s.hands(), s.mean_per_hand(), ci, s.faults(), s.mean_rank());
+  }
+}
+
+void PrintMatch(const v1::ArenaMatch& m) {
+  std::cout << m.id() << "  " << m.variant() << "  " << m.kind() << "  " << m.status();
+  if (m.status() == "done")
+    std::cout << absl::StrFormat("  #%d  %d hands  %.2f s  on %s", m.seq(), m.hands(),
+                                 m.duration_s(), m.referee());
+  if (!m.error().empty()) std::cout << "  error: " << m.error();
+  std::cout << "\n";
+  for (const v1::ArenaSeat& s : m.seats()) {
+    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s\n", s.seat(),
+                                 s.bot(), s.total(), s.rank(), s.faults(),
+                                 s.forfeited() ? "  forfeited" : "");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("tarock-arena-cli [--arena=HOST:PORT] COMMAND ... (see the source header)");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> a(args.begin() + 1, args.end());
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status");
+  auto stub = Arena::NewStub(grpc::CreateChannel(absl::GetFlag(FLAGS_arena),
+                                                 grpc::InsecureChannelCredentials()));
+  const bool json = absl::GetFlag(FLAGS_json);
+  auto context = [] {
+    auto c = std::make_unique<grpc::ClientContext>();
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return c;
+  };
+  const std::string cmd = a[0];
+  const std::string sub = a.size() > 1 ? a[1] : "";
+  const std::string arg = a.size() > 2 ? a[2] : "";
+
+  if (cmd == "bots") {
+    if (sub == "add") {
+      if (arg.empty()) return Fail("bots add NAME --endpoint=HOST:PORT --variants=V --owner=O");
+      v1::AddBotRequest r;
+      r.set_name(arg);
+      r.set_endpoint(absl::GetFlag(FLAGS_endpoint));
+      for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
+      r.set_owner(absl::GetFlag(FLAGS_owner));
+      v1::AddBotResponse out;
+      grpc::Status s = stub->AddBot(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
+      return 0;
+    }
+    if (sub == "update" || sub == "retire") {
+      if (arg.empty()) return Fail(absl::StrCat("bots ", sub, " NAME --token=T"));
+      v1::BotInfo out;
+      grpc::Status s;
+      if (sub == "update") {
+        v1::UpdateBotRequest r;
+        r.set_name(arg);
+        r.set_token(absl::GetFlag(FLAGS_token));
+        r.set_endpoint(absl::GetFlag(FLAGS_endpoint));
+        for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
+        s = stub->UpdateBot(context().get(), r, &out);
+      } else {
+        v1::RetireBotRequest r;
+        r.set_name(arg);
+        r.set_token(absl::GetFlag(FLAGS_token));
+        s = stub->RetireBot(context().get(), r, &out);
+      }
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else PrintBot(out);
+      return 0;
+    }
+    if (sub == "list") {
+      v1::ListBotsRequest r;
+      r.set_include_retired(absl::GetFlag(FLAGS_all));
+      v1::ListBotsResponse out;
+      grpc::Status s = stub->ListBots(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else for (const auto& b : out.bots()) PrintBot(b);
+      return 0;
+    }
+    if (sub == "show") {
+      v1::GetBotRequest r;
+      r.set_name(arg);
+      v1::BotInfo out;
+      grpc::Status s = stub->GetBot(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) {
+        PrintJson(out);
+      } else {
+        PrintBot(out);
+        std::cout << "  rating history: " << out.history_size() << " points";
+        if (out.history_size() > 0) {
+          const auto& h = out.history(out.history_size() - 1);
+          std::cout << absl::StrFormat(", last after match %s: mu %.2f sigma %.2f", h.match_id(),
+                                       h.mu(), h.sigma());
+        }
+        std::cout << "\n";
+      }
+      return 0;
+    }
+    return Fail("bots add|update|retire|list|show");
+  }
+
+  if (cmd == "ladder") {
+    if (sub == "start") {
+      v1::StartLadderRequest r;
+      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      v1::LadderConfig* c = r.mutable_config();
+      c->set_variant(absl::GetFlag(FLAGS_variant));
+      c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
+      c->set_max_matches(absl::GetFlag(FLAGS_max_matches));
+      c->set_allow_self_play(absl::GetFlag(FLAGS_self_play));
+      c->set_separate_owners(absl::GetFlag(FLAGS_separate_owners));
+      c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
+      c->mutable_fault_policy()->set_max_faults(absl::GetFlag(FLAGS_max_faults));
+      v1::LadderInfo out;
+      grpc::Status s = stub->StartLadder(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else std::cout << "ladder " << out.id() << " started for " << out.config().variant() << "\n";
+      return 0;
+    }
+    if (sub == "stop") {
+      v1::StopLadderRequest r;
+      r.set_variant(absl::GetFlag(FLAGS_variant));
+      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      v1::LadderInfo out;
+      grpc::Status s = stub->StopLadder(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else std::cout << "ladder " << out.id() << " stopped after " << out.matches_done() << " matches\n";
+      return 0;
+    }
+    if (sub == "list") {
+      v1::ListLaddersResponse out;
+      grpc::Status s = stub->ListLadders(context().get(), {}, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else
+        for (const auto& l : out.ladders())
+          std::cout << "ladder " << l.id() << "  " << l.config().variant() << "  "
+                    << (l.running() ? "running" : "stopped") << "  " << l.matches_done()
+                    << " matches done\n";
+      return 0;
+    }
+    return Fail("ladder start|stop|list");
+  }
+
+  if (cmd == "tournament") {
+    if (sub == "run") {
+      v1::RunTournamentRequest r;
+      r.set_variant(absl::GetFlag(FLAGS_variant));
+      for (const std::string& b : absl::GetFlag(FLAGS_bots)) r.add_bots(b);
+      const std::string format = absl::GetFlag(FLAGS_format);
+      if (format == "gauntlet") r.set_format(v1::RunTournamentRequest::GAUNTLET);
+      else if (format == "round-robin") r.set_format(v1::RunTournamentRequest::ROUND_ROBIN);
+      else return Fail("--format is round-robin or gauntlet");
+      r.set_challenger(absl::GetFlag(FLAGS_challenger));
+      r.set_deals(absl::GetFlag(FLAGS_deals));
+      r.set_no_duplicate(absl::GetFlag(FLAGS_no_duplicate));
+      r.set_hands_per_match(absl::GetFlag(FLAGS_hands));
+      r.set_seed(absl::GetFlag(FLAGS_seed));
+      r.set_name(absl::GetFlag(FLAGS_name));
+      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      r.mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
+      r.mutable_fault_policy()->set_max_faults(absl::GetFlag(FLAGS_max_faults));
+      v1::TournamentInfo out;
+      grpc::Status s = stub->RunTournament(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      while (absl::GetFlag(FLAGS_wait) && !out.finished()) {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        v1::GetTournamentRequest g;
+        g.set_id(out.id());
+        s = stub->GetTournament(context().get(), g, &out);
+        if (!s.ok()) return Fail(s);
+        if (!json) std::cerr << "\r" << out.matches_done() << "/" << out.matches_total() << " matches";
+      }
+      if (!json && absl::GetFlag(FLAGS_wait)) std::cerr << "\n";
+      if (json) PrintJson(out);
+      else PrintTournament(out);
+      return 0;
+    }
+    if (sub == "show") {
+      v1::GetTournamentRequest g;
+      g.set_id(std::atoll(arg.c_str()));
+      v1::TournamentInfo out;
+      grpc::Status s = stub->GetTournament(context().get(), g, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else PrintTournament(out);
+      return 0;
+    }
+    return Fail("tournament run|show");
+  }
+
+  if (cmd == "leaderboard") {
+    v1::LeaderboardRequest r;
+    r.set_variant(absl::GetFlag(FLAGS_variant));
+    for (;;) {
+      v1::LeaderboardResponse out;
+      grpc::Status s = stub->Leaderboard(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else PrintLeaderboard(out);
+      if (absl::GetFlag(FLAGS_watch) <= 0) return 0;
+      std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_watch)));
+    }
+  }
+
+  if (cmd == "matches") {
+    v1::ListMatchesRequest r;
+    r.set_variant(absl::GetFlag(FLAGS_variant));
+    r.set_bot(absl::GetFlag(FLAGS_bot));
+    r.set_limit(absl::GetFlag(FLAGS_limit));
+    v1::ListMatchesResponse out;
+    grpc::Status s = stub->ListMatches(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else for (const auto& m : out.matches()) PrintMatch(m);
+    return 0;
+  }
+
+  if (cmd == "match") {
+    if (sub != "show" || arg.empty()) return Fail("match show ID [--record]");
+    v1::GetMatchRequest r;
+    r.set_id(arg);
+    r.set_with_record(absl::GetFlag(FLAGS_record));
+    v1::ArenaMatch out;
+    grpc::Status s = stub->GetMatch(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else {
+      PrintMatch(out);
+      if (!out.record_json().empty()) std::cout << out.record_json() << "\n";
+    }
+    return 0;
+  }
+
+  if (cmd == "export") {
+    v1::ExportRecordsRequest r;
+    r.set_variant(absl::GetFlag(FLAGS_variant));
+    grpc::ClientContext c;
+    auto reader = stub->ExportRecords(&c, r);
+    v1::ExportedRecord line;
+    while (reader->Read(&line)) std::cout << line.json_line() << "\n";
+    grpc::Status s = reader->Finish();
+    if (!s.ok()) return Fail(s);
+    return 0;
+  }
+
+  if (cmd == "status") {
+    v1::StatusResponse out;
+    grpc::Status s = stub->Status(context().get(), {}, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else
+      std::cout << absl::StrFormat(
+          "queue %d  running %d  referees %d/%d available  matches done %d  failed %d\n",
+          out.queue_depth(), out.running(), out.referees_available(), out.referees_total(),
+          out.matches_done(), out.matches_failed());
+    return 0;
+  }
+  return Fail(absl::StrCat("unknown command '", cmd, "'"));
+}

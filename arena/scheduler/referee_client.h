@@ -1,0 +1,33 @@
+// How the scheduler reaches a referee: run one MatchSpec on the referee at an
+// address and get its result. The gRPC implementation is in arena/server; the
+// scheduler itself never includes grpcpp.
+//
+// Thread-safety: implementations must be thread-safe (one call per worker).
+
+#ifndef TAROCK_ARENA_SCHEDULER_REFEREE_CLIENT_H_
+#define TAROCK_ARENA_SCHEDULER_REFEREE_CLIENT_H_
+
+#include <atomic>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "tarock/v1/tarock.pb.h"
+
+namespace tarock::arena {
+
+class RefereeClient {
+ public:
+  virtual ~RefereeClient() = default;
+  // Runs `spec` on the referee at `address` and waits for the result. Returns
+  // UNAVAILABLE (or another transport error) when the referee cannot be reached
+  // or dies mid-match; the referee's own errors (INVALID_ARGUMENT for a bad
+  // spec, FAILED_PRECONDITION for an unreachable bot) come back unchanged.
+  // Setting `*cancel` abandons the call with CANCELLED.
+  virtual absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address,
+                                                     const v1::MatchSpec& spec,
+                                                     const std::atomic<bool>* cancel) = 0;
+};
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SCHEDULER_REFEREE_CLIENT_H_

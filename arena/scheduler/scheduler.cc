@@ -1,0 +1,912 @@
+#include "arena/scheduler/scheduler.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "referee/core/stats.h"
+#include "referee/engine/random.h"
+#include "referee/engine/registry.h"
+
+namespace tarock::arena {
+namespace {
+
+using json = nlohmann::json;
+
+std::string ToJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+template <typename T>
+T FromJson(const std::string& s) {
+  T m;
+  (void)google::protobuf::util::JsonStringToMessage(s, &m);
+  return m;
+}
+
+// Referee failures worth another referee: the referee is down, died mid-match
+// or broke the stream. Everything else is about the match itself.
+bool IsRefereeFailure(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) || absl::IsInternal(s) ||
+         absl::IsUnknown(s) || absl::IsAborted(s) || absl::IsResourceExhausted(s) ||
+         absl::IsCancelled(s);
+}
+
+// All k-element subsets of [0, n), in lexicographic order.
+void Combinations(int n, int k, std::vector<int>& cur, std::vector<std::vector<int>>* out) {
+  if (static_cast<int>(cur.size()) == k) {
+    out->push_back(cur);
+    return;
+  }
+  for (int i = cur.empty() ? 0 : cur.back() + 1; i < n; ++i) {
+    cur.push_back(i);
+    Combinations(n, k, cur, out);
+    cur.pop_back();
+  }
+}
+
+}  // namespace
+
+struct Scheduler::Metrics {
+  explicit Metrics(metrics::Registry* r)
+      : rating_mu(r->AddGauge("tarock_arena_rating_mu", "Rating mean per bot and variant.")),
+        rating_sigma(r->AddGauge("tarock_arena_rating_sigma", "Rating uncertainty per bot and variant.")),
+        bot_matches(r->AddGauge("tarock_arena_bot_matches", "Rated matches per bot and variant.")),
+        bot_faults(r->AddGauge("tarock_arena_bot_faults", "Faults per bot and variant.")),
+        matches(r->AddCounter("tarock_arena_matches_total", "Matches by variant and outcome.")),
+        hands(r->AddCounter("tarock_arena_hands_total", "Hands by variant and outcome.")),
+        queue_depth(r->AddGauge("tarock_arena_queue_depth", "Matches waiting for a referee.").Add({})),
+        running(r->AddGauge("tarock_arena_matches_running", "Matches in flight.").Add({})),
+        duration(r->AddHistogram("tarock_arena_match_duration_seconds", "Match duration.",
+                                 metrics::ExponentialBuckets(0.05, 2, 14))),
+        referees_available(r->AddGauge("tarock_arena_referees_available",
+                                       "Referees not resting after a failure.").Add({})),
+        retries(r->AddCounter("tarock_arena_referee_failures_total",
+                              "Matches moved to another referee after a failure.")) {}
+  metrics::Family<metrics::Gauge>& rating_mu;
+  metrics::Family<metrics::Gauge>& rating_sigma;
+  metrics::Family<metrics::Gauge>& bot_matches;
+  metrics::Family<metrics::Gauge>& bot_faults;
+  metrics::Family<metrics::Counter>& matches;
+  metrics::Family<metrics::Counter>& hands;
+  metrics::Gauge& queue_depth;
+  metrics::Gauge& running;
+  metrics::Family<metrics::Histogram>& duration;
+  metrics::Gauge& referees_available;
+  metrics::Family<metrics::Counter>& retries;
+};
+
+bool ValidBotName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
+                     metrics::Registry* registry)
+    : store_(store), client_(client), options_(std::move(options)), model_(options_.rating) {
+  static metrics::Registry unused;
+  metrics_ = std::make_unique<Metrics>(registry ? registry : &unused);
+  metrics_->referees_available.Set(options_.referees.size());
+}
+
+Scheduler::~Scheduler() { Stop(); }
+
+absl::Status Scheduler::Start() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = false;
+    cancel_.store(false);
+    for (const MatchRow& m : store_->UnfinishedMatches()) {
+      if (m.status == "running") store_->MarkPending(m.id).IgnoreError();
+      Job job{m, FromJson<v1::MatchSpec>(m.spec)};
+      job.match.status = "pending";
+      if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
+      queue_.push_back(std::move(job));
+    }
+    for (const LadderRow& l : store_->ListLadders()) {
+      if (!l.running) continue;
+      Ladder ladder;
+      ladder.id = l.id;
+      ladder.config = FromJson<v1::LadderConfig>(l.config);
+      ladder.created = store_->CountLadderMatches(l.id, "done") +
+                       store_->CountLadderMatches(l.id, "failed") +
+                       store_->CountLadderMatches(l.id, "pending") +
+                       store_->CountLadderMatches(l.id, "running");
+      ladders_[l.variant] = ladder;
+    }
+    metrics_->queue_depth.Set(queue_.size());
+  }
+  for (int i = 0; i < std::max(1, options_.max_parallel); ++i)
+    threads_.emplace_back([this] { WorkerLoop(); });
+  threads_.emplace_back([this] { DispatcherLoop(); });
+  return absl::OkStatus();
+}
+
+void Scheduler::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_ && threads_.empty()) return;
+    stopping_ = true;
+  }
+  cancel_.store(true);
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+absl::Status Scheduler::CheckAdmin(const std::string& token) const {
+  if (!options_.admin_token.empty() && token != options_.admin_token)
+    return absl::PermissionDeniedError("this operation needs the arena's admin token");
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// Bots.
+
+absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
+  if (!ValidBotName(request.name()))
+    return absl::InvalidArgumentError(
+        "a bot name is 1-64 characters of letters, digits, '-', '_' and '.'");
+  if (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos)
+    return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+  if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
+  for (const std::string& v : request.variants())
+    if (!Registry::Global().Info(v).ok())
+      return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+  if (request.owner().empty()) return absl::InvalidArgumentError("the owner must not be empty");
+  BotRow row;
+  row.name = request.name();
+  row.endpoint = request.endpoint();
+  row.owner = request.owner();
+  row.variants.assign(request.variants().begin(), request.variants().end());
+  const std::string token = NewToken();
+  row.token_hash = HashToken(token);
+  absl::StatusOr<BotRow> added = store_->AddBot(row);
+  if (!added.ok()) return added.status();
+  v1::AddBotResponse out;
+  *out.mutable_bot() = BotInfoOf(*added, false);
+  out.set_token(token);
+  return out;
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& request) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(request.name());
+  if (!bot.ok()) return bot.status();
+  if (HashToken(request.token()) != bot->token_hash)
+    return absl::PermissionDeniedError(absl::StrCat("wrong token for bot '", request.name(), "'"));
+  if (bot->retired)
+    return absl::FailedPreconditionError(absl::StrCat("bot '", request.name(), "' is retired"));
+  if (!request.endpoint().empty()) {
+    if (request.endpoint().find(':') == std::string::npos)
+      return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+    bot->endpoint = request.endpoint();
+  }
+  if (!request.variants().empty()) {
+    for (const std::string& v : request.variants())
+      if (!Registry::Global().Info(v).ok())
+        return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+    bot->variants.assign(request.variants().begin(), request.variants().end());
+  }
+  if (absl::Status s = store_->UpdateBot(*bot); !s.ok()) return s;
+  return BotInfoOf(*bot, false);
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::RetireBot(const v1::RetireBotRequest& request) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(request.name());
+  if (!bot.ok()) return bot.status();
+  if (HashToken(request.token()) != bot->token_hash)
+    return absl::PermissionDeniedError(absl::StrCat("wrong token for bot '", request.name(), "'"));
+  bot->retired = true;
+  if (absl::Status s = store_->UpdateBot(*bot); !s.ok()) return s;
+  return BotInfoOf(*bot, false);
+}
+
+v1::ListBotsResponse Scheduler::ListBots(const v1::ListBotsRequest& request) {
+  v1::ListBotsResponse out;
+  for (const BotRow& b : store_->ListBots(request.include_retired()))
+    *out.add_bots() = BotInfoOf(b, false);
+  return out;
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::GetBot(const std::string& name, bool with_history) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(name);
+  if (!bot.ok()) return bot.status();
+  return BotInfoOf(*bot, with_history);
+}
+
+v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
+  v1::BotInfo info;
+  info.set_name(bot.name);
+  info.set_endpoint(bot.endpoint);
+  for (const std::string& v : bot.variants) info.add_variants(v);
+  info.set_owner(bot.owner);
+  info.set_retired(bot.retired);
+  for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
+    v1::RatingInfo* ri = info.add_ratings();
+    ri->set_variant(r.variant);
+    ri->set_mu(r.mu);
+    ri->set_sigma(r.sigma);
+    ri->set_display(model_.Display({r.mu, r.sigma}));
+    ri->set_matches(r.matches);
+    ri->set_faults(r.faults);
+  }
+  if (with_history) {
+    for (const HistoryRow& h : store_->HistoryOfBot(bot.id)) {
+      v1::RatingPoint* p = info.add_history();
+      p->set_match_seq(h.match_seq);
+      p->set_match_id(h.match_id);
+      p->set_variant(h.variant);
+      p->set_mu(h.mu);
+      p->set_sigma(h.sigma);
+    }
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------
+// Ladders.
+
+absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderRequest& request) {
+  if (absl::Status s = CheckAdmin(request.admin_token()); !s.ok()) return s;
+  v1::LadderConfig config = request.config();
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(config.variant());
+  if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", config.variant(), "'"));
+  absl::StatusOr<Options> options = Registry::Global().CompleteOptions(
+      config.variant(), Options(config.options().begin(), config.options().end()));
+  if (!options.ok()) return absl::InvalidArgumentError(options.status().message());
+  if (config.hands_per_match() == 0) config.set_hands_per_match(2 * info->num_seats);
+  if (config.hands_per_match() < 0 || config.hands_per_match() % info->num_seats != 0)
+    return absl::InvalidArgumentError(absl::StrCat("hands_per_match must be a positive multiple of ",
+                                                   info->num_seats));
+  if (config.max_matches() < 0) return absl::InvalidArgumentError("max_matches must not be negative");
+  absl::MutexLock lock(&mu_);
+  if (ladders_.count(config.variant()))
+    return absl::AlreadyExistsError(absl::StrCat("a ladder for ", config.variant(), " is running"));
+  LadderRow row;
+  row.variant = config.variant();
+  row.config = ToJson(config);
+  row.running = true;
+  absl::StatusOr<int64_t> id = store_->InsertLadder(row);
+  if (!id.ok()) return id.status();
+  Ladder ladder;
+  ladder.id = *id;
+  ladder.config = config;
+  ladders_[config.variant()] = ladder;
+  v1::LadderInfo out;
+  out.set_id(*id);
+  *out.mutable_config() = config;
+  out.set_running(true);
+  return out;
+}
+
+absl::StatusOr<v1::LadderInfo> Scheduler::StopLadder(const v1::StopLadderRequest& request) {
+  if (absl::Status s = CheckAdmin(request.admin_token()); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  auto it = ladders_.find(request.variant());
+  if (it == ladders_.end())
+    return absl::NotFoundError(absl::StrCat("no ladder is running for '", request.variant(), "'"));
+  if (absl::Status s = store_->SetLadderRunning(it->second.id, false); !s.ok()) return s;
+  v1::LadderInfo out;
+  out.set_id(it->second.id);
+  *out.mutable_config() = it->second.config;
+  out.set_running(false);
+  out.set_matches_done(store_->CountLadderMatches(it->second.id, "done"));
+  ladders_.erase(it);
+  return out;
+}
+
+v1::ListLaddersResponse Scheduler::ListLadders() {
+  v1::ListLaddersResponse out;
+  for (const LadderRow& l : store_->ListLadders()) {
+    v1::LadderInfo* info = out.add_ladders();
+    info->set_id(l.id);
+    *info->mutable_config() = FromJson<v1::LadderConfig>(l.config);
+    info->set_running(l.running);
+    info->set_matches_done(store_->CountLadderMatches(l.id, "done"));
+  }
+  return out;
+}
+
+absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
+  const v1::LadderConfig& config = ladder.config;
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(config.variant());
+  if (!info.ok()) return info.status();
+  const int n = info->num_seats;
+  struct Candidate {
+    BotRow bot;
+    Rating rating;
+    int matches = 0;
+    int in_flight = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (const BotRow& b : store_->ListBots(false)) {
+    if (std::find(b.variants.begin(), b.variants.end(), config.variant()) == b.variants.end())
+      continue;
+    Candidate c;
+    c.bot = b;
+    std::optional<RatingRow> r = store_->GetRating(b.id, config.variant());
+    c.rating = r ? Rating{r->mu, r->sigma} : model_.Initial();
+    c.matches = r ? r->matches : 0;
+    c.in_flight = in_flight_by_bot_.count(b.id) ? in_flight_by_bot_[b.id] : 0;
+    candidates.push_back(c);
+  }
+  if (candidates.empty() || (!config.allow_self_play() && static_cast<int>(candidates.size()) < n))
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the ", config.variant(), " ladder needs ", n, " bots, ", candidates.size(), " play it"));
+  // The anchor: least known, least busy.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.in_flight != b.in_flight) return a.in_flight < b.in_flight;
+    if (a.rating.sigma != b.rating.sigma) return a.rating.sigma > b.rating.sigma;
+    if (a.matches != b.matches) return a.matches < b.matches;
+    return a.bot.name < b.bot.name;
+  });
+  std::vector<int> chosen = {0};
+  auto owner_taken = [&](const std::string& owner) {
+    for (int i : chosen)
+      if (candidates[i].bot.owner == owner) return true;
+    return false;
+  };
+  const Rating anchor = candidates[0].rating;
+  // Fill: most information first (uncertain, close to the anchor, not busy).
+  for (int pass = 0; static_cast<int>(chosen.size()) < n && pass < 3; ++pass) {
+    // pass 0: distinct bots, owners apart (if asked); 1: distinct bots; 2: self-play.
+    if (pass == 2 && !config.allow_self_play()) break;
+    if (pass == 0 && !config.separate_owners()) continue;
+    while (static_cast<int>(chosen.size()) < n) {
+      int best = -1;
+      double best_score = -1e300;
+      for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
+        const bool taken = std::find(chosen.begin(), chosen.end(), i) != chosen.end();
+        if (taken && pass < 2) continue;
+        if (pass == 0 && owner_taken(candidates[i].bot.owner)) continue;
+        const Candidate& c = candidates[i];
+        double score = c.rating.sigma - 0.25 * std::fabs(c.rating.mu - anchor.mu) -
+                       2.0 * c.in_flight - 0.01 * c.matches;
+        if (score > best_score) {
+          best_score = score;
+          best = i;
+        }
+      }
+      if (best < 0) break;
+      chosen.push_back(best);
+    }
+  }
+  if (static_cast<int>(chosen.size()) < n)
+    return absl::FailedPreconditionError("not enough bots for a ladder match");
+  const int64_t number = ++ladder.created;
+  const uint64_t seed = HandSeed(0x1adde7ULL ^ static_cast<uint64_t>(ladder.id), number);
+  // Shuffle the seats from the seed, so no bot keeps a position.
+  Rng rng(seed);
+  for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
+
+  Job job;
+  job.match.id = absl::StrCat("L", ladder.id, "-", number);
+  job.match.variant = config.variant();
+  job.match.kind = "ladder";
+  job.match.ladder_id = ladder.id;
+  job.match.seed = seed;
+  v1::MatchSpec& spec = job.spec;
+  spec.set_match_id(job.match.id);
+  spec.set_variant(config.variant());
+  *spec.mutable_options() = config.options();
+  for (int i : chosen) {
+    v1::SeatSpec* seat = spec.add_seats();
+    seat->set_name(candidates[i].bot.name);
+    seat->set_endpoint(candidates[i].bot.endpoint);
+    job.match.bot_ids.push_back(candidates[i].bot.id);
+  }
+  spec.set_num_hands(config.hands_per_match());
+  spec.set_seed(seed);
+  *spec.mutable_time_control() = config.time_control();
+  *spec.mutable_fault_policy() = config.fault_policy();
+  job.match.spec = ToJson(spec);
+  if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
+  return job;
+}
+
+// ---------------------------------------------------------------------------
+// Tournaments.
+
+absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournamentRequest& r) {
+  if (absl::Status s = CheckAdmin(r.admin_token()); !s.ok()) return s;
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(r.variant());
+  if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", r.variant(), "'"));
+  absl::StatusOr<Options> options = Registry::Global().CompleteOptions(
+      r.variant(), Options(r.options().begin(), r.options().end()));
+  if (!options.ok()) return absl::InvalidArgumentError(options.status().message());
+  const int n = info->num_seats;
+  const int hands = r.hands_per_match() ? r.hands_per_match() : 2 * n;
+  if (hands < 0 || hands % n != 0)
+    return absl::InvalidArgumentError(absl::StrCat("hands_per_match must be a multiple of ", n));
+  const int deals = r.deals() ? r.deals() : 4;
+  if (deals < 0 || deals > 1000) return absl::InvalidArgumentError("deals must be 1..1000");
+  std::vector<BotRow> field;
+  std::set<std::string> seen;
+  for (const std::string& name : r.bots()) {
+    if (!seen.insert(name).second)
+      return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' is named twice"));
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    if (!b.ok()) return absl::InvalidArgumentError(b.status().message());
+    if (b->retired) return absl::FailedPreconditionError(absl::StrCat("bot '", name, "' is retired"));
+    if (std::find(b->variants.begin(), b->variants.end(), r.variant()) == b->variants.end())
+      return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' does not play ", r.variant()));
+    field.push_back(*b);
+  }
+  std::vector<std::vector<int>> groups;  // indices into `field`, n each
+  std::string format = "round-robin";
+  if (r.format() == v1::RunTournamentRequest::GAUNTLET) {
+    format = "gauntlet";
+    absl::StatusOr<BotRow> challenger = store_->FindBot(r.challenger());
+    if (!challenger.ok()) return absl::InvalidArgumentError("a gauntlet needs a registered challenger");
+    int ci = -1;
+    for (int i = 0; i < static_cast<int>(field.size()); ++i)
+      if (field[i].id == challenger->id) ci = i;
+    if (ci < 0) {
+      field.push_back(*challenger);
+      ci = static_cast<int>(field.size()) - 1;
+    }
+    std::vector<int> rest;
+    for (int i = 0; i < static_cast<int>(field.size()); ++i)
+      if (i != ci) rest.push_back(i);
+    if (static_cast<int>(rest.size()) < n - 1)
+      return absl::InvalidArgumentError(absl::StrCat("a gauntlet in ", r.variant(), " needs ",
+                                                     n - 1, " bots besides the challenger"));
+    std::vector<std::vector<int>> combos;
+    std::vector<int> cur;
+    Combinations(static_cast<int>(rest.size()), n - 1, cur, &combos);
+    for (const auto& c : combos) {
+      std::vector<int> g = {ci};
+      for (int i : c) g.push_back(rest[i]);
+      groups.push_back(g);
+    }
+  } else {
+    if (static_cast<int>(field.size()) < n)
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.variant(), " needs a field of at least ", n, " bots"));
+    std::vector<int> cur;
+    Combinations(static_cast<int>(field.size()), n, cur, &groups);
+  }
+  const bool duplicate = !r.no_duplicate();
+  const int64_t total = static_cast<int64_t>(groups.size()) * deals * (duplicate ? n : 1);
+  if (total > 20000)
+    return absl::InvalidArgumentError(absl::StrCat("the tournament would have ", total,
+                                                   " matches; the limit is 20000"));
+  TournamentRow row;
+  row.name = r.name().empty() ? absl::StrCat(format, " ", r.variant()) : r.name();
+  row.variant = r.variant();
+  row.format = absl::StrCat(format, duplicate ? " (duplicate)" : "");
+  row.config = ToJson(r);
+  absl::StatusOr<int64_t> tid = store_->InsertTournament(row);
+  if (!tid.ok()) return tid.status();
+
+  std::vector<Job> jobs;
+  int64_t k = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (int d = 0; d < deals; ++d) {
+      const uint64_t seed = HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d);
+      for (int rot = 0; rot < (duplicate ? n : 1); ++rot) {
+        const int shift = duplicate ? rot : d % n;
+        Job job;
+        job.match.id = absl::StrCat("T", *tid, "-", ++k);
+        job.match.variant = r.variant();
+        job.match.kind = "tournament";
+        job.match.tournament_id = *tid;
+        job.match.seed = seed;
+        v1::MatchSpec& spec = job.spec;
+        spec.set_match_id(job.match.id);
+        spec.set_variant(r.variant());
+        *spec.mutable_options() = r.options();
+        for (int s = 0; s < n; ++s) {
+          const BotRow& b = field[groups[g][(s + shift) % n]];
+          v1::SeatSpec* seat = spec.add_seats();
+          seat->set_name(b.name);
+          seat->set_endpoint(b.endpoint);
+          job.match.bot_ids.push_back(b.id);
+        }
+        spec.set_num_hands(hands);
+        spec.set_seed(seed);
+        *spec.mutable_time_control() = r.time_control();
+        *spec.mutable_fault_policy() = r.fault_policy();
+        job.match.spec = ToJson(spec);
+        if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
+        jobs.push_back(std::move(job));
+      }
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (Job& j : jobs) queue_.push_back(std::move(j));
+    metrics_->queue_depth.Set(queue_.size());
+  }
+  return GetTournament(*tid);
+}
+
+absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
+  absl::StatusOr<TournamentRow> t = store_->GetTournament(id);
+  if (!t.ok()) return t.status();
+  v1::TournamentInfo info;
+  info.set_id(t->id);
+  info.set_name(t->name);
+  info.set_variant(t->variant);
+  info.set_format(t->format);
+  struct Tally {
+    int64_t total = 0;
+    std::vector<double> per_hand;
+    int faults = 0;
+    double rank_sum = 0;
+    int matches = 0;
+  };
+  std::map<std::string, Tally> tally;
+  std::vector<MatchRow> matches = store_->TournamentMatches(id);
+  info.set_matches_total(static_cast<int>(matches.size()));
+  int done = 0, failed = 0;
+  for (const MatchRow& m : matches) {
+    if (m.status == "failed") ++failed;
+    if (m.status != "done") continue;
+    ++done;
+    std::vector<SeatRow> seats = store_->SeatsOf(m.id);
+    absl::StatusOr<std::string> record = store_->RecordOf(m.id);
+    json rec = record.ok() ? json::parse(*record, nullptr, false) : json();
+    for (const SeatRow& s : seats) {
+      Tally& x = tally[s.bot];
+      x.total += s.total;
+      x.faults += s.faults;
+      x.rank_sum += s.rank;
+      ++x.matches;
+      if (rec.is_object() && rec.contains("deals")) {
+        for (const json& deal : rec["deals"]) {
+          if (deal.value("redeal", false) || !deal.contains("scores")) continue;
+          x.per_hand.push_back(deal["scores"][s.seat].get<double>());
+        }
+      }
+    }
+  }
+  info.set_matches_done(done);
+  info.set_matches_failed(failed);
+  info.set_finished(done + failed == static_cast<int>(matches.size()));
+  std::vector<v1::TournamentStanding> standings;
+  for (const auto& [bot, x] : tally) {
+    v1::TournamentStanding s;
+    s.set_bot(bot);
+    s.set_total(x.total);
+    s.set_hands(static_cast<int>(x.per_hand.size()));
+    MeanCI ci = ComputeMeanCI(x.per_hand);
+    s.set_mean_per_hand(ci.mean);
+    s.set_ci95(std::isfinite(ci.half_width) ? ci.half_width : -1);
+    s.set_faults(x.faults);
+    s.set_mean_rank(x.matches ? x.rank_sum / x.matches : 0);
+    standings.push_back(s);
+  }
+  std::sort(standings.begin(), standings.end(), [](const auto& a, const auto& b) {
+    if (a.mean_per_hand() != b.mean_per_hand()) return a.mean_per_hand() > b.mean_per_hand();
+    return a.bot() < b.bot();
+  });
+  for (auto& s : standings) *info.add_standings() = s;
+  return info;
+}
+
+// ---------------------------------------------------------------------------
+// Queries.
+
+absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string& variant) {
+  if (!Registry::Global().Info(variant).ok())
+    return absl::InvalidArgumentError(absl::StrCat("unknown variant '", variant, "'"));
+  struct Row {
+    BotRow bot;
+    RatingRow rating;
+    double display;
+  };
+  std::vector<Row> rows;
+  for (const RatingRow& r : store_->RatingsOfVariant(variant)) {
+    absl::StatusOr<BotRow> b = store_->BotById(r.bot_id);
+    if (!b.ok() || b->retired) continue;
+    rows.push_back({*b, r, model_.Display({r.mu, r.sigma})});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.display != b.display) return a.display > b.display;
+    return a.bot.name < b.bot.name;
+  });
+  v1::LeaderboardResponse out;
+  out.set_variant(variant);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    v1::LeaderboardEntry* e = out.add_entries();
+    e->set_rank(static_cast<int>(i) + 1);
+    e->set_bot(rows[i].bot.name);
+    e->set_owner(rows[i].bot.owner);
+    v1::RatingInfo* ri = e->mutable_rating();
+    ri->set_variant(variant);
+    ri->set_mu(rows[i].rating.mu);
+    ri->set_sigma(rows[i].rating.sigma);
+    ri->set_display(rows[i].display);
+    ri->set_matches(rows[i].rating.matches);
+    ri->set_faults(rows[i].rating.faults);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
+  absl::StatusOr<MatchRow> m = store_->GetMatch(id);
+  if (!m.ok()) return m.status();
+  v1::ArenaMatch out;
+  out.set_id(m->id);
+  out.set_variant(m->variant);
+  out.set_status(m->status);
+  out.set_kind(m->kind);
+  out.set_seq(m->seq);
+  out.set_hands(m->hands);
+  out.set_duration_s(m->duration_s);
+  out.set_referee(m->referee);
+  out.set_attempts(m->attempts);
+  out.set_error(m->error);
+  out.set_seed(m->seed);
+  std::vector<SeatRow> seats = store_->SeatsOf(m->id);
+  if (seats.empty()) {
+    v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
+    for (int s = 0; s < spec.seats_size(); ++s) {
+      v1::ArenaSeat* seat = out.add_seats();
+      seat->set_seat(s);
+      seat->set_bot(spec.seats(s).name());
+    }
+  }
+  for (const SeatRow& s : seats) {
+    v1::ArenaSeat* seat = out.add_seats();
+    seat->set_seat(s.seat);
+    seat->set_bot(s.bot);
+    seat->set_total(s.total);
+    seat->set_faults(s.faults);
+    seat->set_forfeited(s.forfeited);
+    seat->set_rank(s.rank);
+  }
+  if (with_record && m->status == "done") {
+    absl::StatusOr<std::string> record = store_->RecordOf(m->id);
+    if (record.ok()) out.set_record_json(*record);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMatchesRequest& r) {
+  int64_t bot_id = 0;
+  if (!r.bot().empty()) {
+    absl::StatusOr<BotRow> b = store_->FindBot(r.bot());
+    if (!b.ok()) return b.status();
+    bot_id = b->id;
+  }
+  if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
+  v1::ListMatchesResponse out;
+  for (const MatchRow& m : store_->ListMatches(r.variant(), bot_id, r.limit() ? r.limit() : 50)) {
+    absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);
+    if (match.ok()) *out.add_matches() = *match;
+  }
+  return out;
+}
+
+v1::StatusResponse Scheduler::GetStatus() {
+  v1::StatusResponse out;
+  absl::MutexLock lock(&mu_);
+  out.set_queue_depth(static_cast<int>(queue_.size()));
+  out.set_running(static_cast<int>(in_flight_.size()));
+  int available = 0;
+  for (const std::string& r : options_.referees)
+    if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
+  out.set_referees_available(available);
+  out.set_referees_total(static_cast<int>(options_.referees.size()));
+  out.set_matches_done(store_->CountMatches("done"));
+  out.set_matches_failed(store_->CountMatches("failed"));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Running matches.
+
+std::string Scheduler::PickReferee() {
+  const absl::Time now = absl::Now();
+  const size_t n = options_.referees.size();
+  int available = 0;
+  std::string pick;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& r = options_.referees[(next_referee_ + i) % n];
+    auto it = resting_until_.find(r);
+    if (it != resting_until_.end() && it->second > now) continue;
+    ++available;
+    if (pick.empty()) {
+      pick = r;
+      next_referee_ = (next_referee_ + i + 1) % n;
+    }
+  }
+  metrics_->referees_available.Set(available);
+  return pick;
+}
+
+void Scheduler::DispatcherLoop() {
+  for (;;) {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    for (auto it = ladders_.begin(); it != ladders_.end();) {
+      Ladder& ladder = it->second;
+      const int max = ladder.config.max_matches();
+      bool erase = false;
+      while (queued_by_ladder_[ladder.id] < std::max(1, options_.max_parallel)) {
+        if (max > 0 && ladder.created >= max) {
+          // The ladder ends when its last match is done.
+          if (queued_by_ladder_[ladder.id] == 0) {
+            store_->SetLadderRunning(ladder.id, false).IgnoreError();
+            erase = true;
+          }
+          break;
+        }
+        absl::StatusOr<Job> job = MakeLadderJob(ladder);
+        if (!job.ok()) break;  // not enough bots yet: try again later
+        ++queued_by_ladder_[ladder.id];
+        queue_.push_back(std::move(*job));
+      }
+      it = erase ? ladders_.erase(it) : std::next(it);
+    }
+    metrics_->queue_depth.Set(queue_.size());
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(100));
+  }
+}
+
+void Scheduler::WorkerLoop() {
+  for (;;) {
+    Job job;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      in_flight_.insert(job.match.id);
+      for (int64_t b : job.match.bot_ids) ++in_flight_by_bot_[b];
+      metrics_->queue_depth.Set(queue_.size());
+      metrics_->running.Set(in_flight_.size());
+    }
+    const int64_t ladder = job.match.ladder_id;
+    const std::vector<int64_t> bots = job.match.bot_ids;
+    const std::string id = job.match.id;
+    RunJob(std::move(job));
+    absl::MutexLock lock(&mu_);
+    in_flight_.erase(id);
+    for (int64_t b : bots) --in_flight_by_bot_[b];
+    if (ladder) --queued_by_ladder_[ladder];
+    metrics_->running.Set(in_flight_.size());
+  }
+}
+
+void Scheduler::RunJob(Job job) {
+  int attempts = job.match.attempts;
+  std::string last_error = "no referee configured";
+  while (attempts < options_.max_attempts) {
+    std::string referee;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;  // stays pending/running: re-run after restart
+      referee = PickReferee();
+      if (referee.empty()) {
+        mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(200));
+        continue;
+      }
+    }
+    ++attempts;
+    store_->MarkRunning(job.match.id, referee, attempts).IgnoreError();
+    absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
+    if (finished.ok()) {
+      if (absl::Status s = Commit(job, *finished, referee); !s.ok()) {
+        store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
+      }
+      return;
+    }
+    if (cancel_.load()) return;  // stopping: the match runs again after a restart
+    last_error = absl::StrCat("referee ", referee, ": ", finished.status().ToString());
+    if (!IsRefereeFailure(finished.status())) break;
+    metrics_->retries.Add({{"referee", referee}}).Increment();
+    absl::MutexLock lock(&mu_);
+    resting_until_[referee] = absl::Now() + options_.referee_rest;
+  }
+  store_->MarkFailed(job.match.id, last_error).IgnoreError();
+  metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+}
+
+absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished,
+                               const std::string& referee) {
+  const int n = finished.seats_size();
+  std::vector<int64_t> totals;
+  std::vector<bool> forfeited;
+  for (const v1::SeatSummary& s : finished.seats()) {
+    totals.push_back(s.total());
+    forfeited.push_back(s.forfeited());
+  }
+  const std::vector<int> ranks = RanksFromTotals(totals, forfeited);
+  MatchResultRow result;
+  result.record_json = finished.record_json();
+  result.duration_s = finished.duration_s();
+  result.hands = finished.hands();
+  result.referee = referee;
+  for (int s = 0; s < n; ++s) {
+    SeatRow seat;
+    seat.seat = s;
+    seat.bot_id = job.match.bot_ids[s];
+    seat.total = totals[s];
+    seat.faults = finished.seats(s).faults();
+    seat.forfeited = forfeited[s];
+    seat.rank = ranks[s];
+    result.seats.push_back(seat);
+  }
+  json record = json::parse(finished.record_json(), nullptr, false);
+  if (record.is_object() && record.contains("deals"))
+    for (const json& deal : record["deals"]) result.hand_records.push_back(deal.dump());
+
+  Store::RateFn rate = [&](const MatchRow& match, const std::vector<std::optional<RatingRow>>& current) {
+    // One player per distinct bot, on the mean total of its seats.
+    std::vector<int64_t> bot_order;
+    std::map<int64_t, std::vector<int>> seats_of;
+    for (int s = 0; s < n; ++s) {
+      if (!seats_of.count(result.seats[s].bot_id)) bot_order.push_back(result.seats[s].bot_id);
+      seats_of[result.seats[s].bot_id].push_back(s);
+    }
+    std::vector<Rating> players;
+    std::vector<int64_t> mean_totals;
+    std::vector<bool> lost;
+    std::vector<RatingRow> base;
+    for (int64_t bot : bot_order) {
+      const std::vector<int>& ss = seats_of[bot];
+      const std::optional<RatingRow>& cur = current[ss[0]];
+      RatingRow row = cur ? *cur : RatingRow{bot, match.variant, model_.Initial().mu,
+                                             model_.Initial().sigma, 0, 0};
+      int64_t sum = 0;
+      bool f = false;
+      for (int s : ss) {
+        sum += result.seats[s].total;
+        row.faults += result.seats[s].faults;
+        f = f || result.seats[s].forfeited;
+      }
+      mean_totals.push_back(sum / static_cast<int64_t>(ss.size()));
+      lost.push_back(f);
+      players.push_back({row.mu, row.sigma});
+      base.push_back(row);
+    }
+    std::vector<RatingRow> out;
+    if (players.size() < 2) return out;  // a bot alone against itself teaches nothing
+    std::vector<Rating> updated = model_.Update(players, RanksFromTotals(mean_totals, lost));
+    for (size_t i = 0; i < base.size(); ++i) {
+      RatingRow row = base[i];
+      row.mu = updated[i].mu;
+      row.sigma = updated[i].sigma;
+      ++row.matches;
+      out.push_back(row);
+    }
+    return out;
+  };
+  absl::StatusOr<bool> committed = store_->CommitMatch(job.match.id, result, rate);
+  if (!committed.ok()) return committed.status();
+  if (!*committed) return absl::OkStatus();  // already counted
+  metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
+  metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}}).Increment(finished.hands());
+  metrics_->duration.Add({{"variant", job.match.variant}}).Observe(finished.duration_s());
+  std::set<int64_t> bots(job.match.bot_ids.begin(), job.match.bot_ids.end());
+  for (int64_t b : bots) UpdateBotMetrics(b, job.match.variant);
+  return absl::OkStatus();
+}
+
+void Scheduler::UpdateBotMetrics(int64_t bot_id, const std::string& variant) {
+  std::optional<RatingRow> r = store_->GetRating(bot_id, variant);
+  absl::StatusOr<BotRow> b = store_->BotById(bot_id);
+  if (!r || !b.ok()) return;
+  metrics::Labels labels = {{"bot", b->name}, {"variant", variant}};
+  metrics_->rating_mu.Add(labels).Set(r->mu);
+  metrics_->rating_sigma.Add(labels).Set(r->sigma);
+  metrics_->bot_matches.Add(labels).Set(r->matches);
+  metrics_->bot_faults.Add(labels).Set(r->faults);
+}
+
+}  // namespace tarock::arena

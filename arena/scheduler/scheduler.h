@@ -1,0 +1,147 @@
+// The arena's scheduler: the bots, the continuous ladders and the tournaments,
+// and the workers that run their matches on a pool of referees, rate the bots
+// and store every result.
+//
+// Life of a match: it is written to the store as "pending" with its complete
+// MatchSpec (seats, seed, time control) before anything runs; a worker marks it
+// "running" on a referee and asks that referee to run it. A referee that fails
+// (UNAVAILABLE or another transport error) is rested for a while and the same
+// spec, with the same match id, goes to another; a match that cannot run
+// (a bad spec, a bot that cannot be reached) is marked "failed". A result is
+// committed with its ratings in one transaction that does nothing if the match
+// is already done, so it is never counted twice. After a crash, Start() puts
+// every pending or running match back in the queue, and running ladders resume.
+//
+// Matchmaking (ladders): the next match is built around the bot the ratings
+// know least (fewest in-flight matches, then highest sigma, then fewest rated
+// matches), and filled with the bots that teach the most about it: uncertain
+// bots close to it in mu. A bot never holds two seats unless the ladder allows
+// self-play; with separate_owners, bots of one owner are kept apart when there
+// are enough others. Seat order is shuffled from the match seed.
+//
+// Ratings: per bot and variant (RatingModel, arena/rating), ranks from each
+// match's totals with forfeited bots last. A bot holding several seats (self-
+// play) is rated once, on the mean of its seats' totals.
+//
+// Thread-safety: thread-safe. Public methods may be called from any thread
+// (the gRPC and HTTP handlers); the workers are internal.
+
+#ifndef TAROCK_ARENA_SCHEDULER_SCHEDULER_H_
+#define TAROCK_ARENA_SCHEDULER_SCHEDULER_H_
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "arena/rating/rating.h"
+#include "arena/scheduler/referee_client.h"
+#include "arena/store/store.h"
+#include "referee/metrics/metrics.h"
+#include "tarock/v1/arena.pb.h"
+
+namespace tarock::arena {
+
+struct SchedulerOptions {
+  std::vector<std::string> referees;  // HOST:PORT of each tarock-referee
+  int max_parallel = 4;               // matches in flight at once
+  int max_attempts = 5;               // referees tried per match before it fails
+  absl::Duration referee_rest = absl::Seconds(3);  // a failed referee is skipped this long
+  std::string admin_token;            // empty: ladders and tournaments need no token
+  RatingOptions rating;
+};
+
+class Scheduler {
+ public:
+  // `store` must outlive the scheduler; `registry` may be null.
+  Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
+            metrics::Registry* registry);
+  ~Scheduler();  // Stop()s
+
+  // Re-queues unfinished matches, resumes running ladders, starts the workers.
+  absl::Status Start();
+  // Stops the workers: matches in flight are cancelled and left to run again
+  // after the next Start().
+  void Stop();
+
+  // Bots. Errors: INVALID_ARGUMENT, ALREADY_EXISTS, NOT_FOUND, PERMISSION_DENIED.
+  absl::StatusOr<v1::AddBotResponse> AddBot(const v1::AddBotRequest& request);
+  absl::StatusOr<v1::BotInfo> UpdateBot(const v1::UpdateBotRequest& request);
+  absl::StatusOr<v1::BotInfo> RetireBot(const v1::RetireBotRequest& request);
+  v1::ListBotsResponse ListBots(const v1::ListBotsRequest& request);
+  absl::StatusOr<v1::BotInfo> GetBot(const std::string& name, bool with_history);
+
+  // Ladders: one per variant at a time.
+  absl::StatusOr<v1::LadderInfo> StartLadder(const v1::StartLadderRequest& request);
+  absl::StatusOr<v1::LadderInfo> StopLadder(const v1::StopLadderRequest& request);
+  v1::ListLaddersResponse ListLadders();
+
+  // Tournaments.
+  absl::StatusOr<v1::TournamentInfo> RunTournament(const v1::RunTournamentRequest& request);
+  absl::StatusOr<v1::TournamentInfo> GetTournament(int64_t id);
+
+  absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& variant);
+  absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
+  absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
+  v1::StatusResponse GetStatus();
+
+  const RatingModel& rating_model() const { return model_; }
+
+ private:
+  struct Job {
+    MatchRow match;
+    v1::MatchSpec spec;
+  };
+  struct Ladder {
+    int64_t id = 0;
+    v1::LadderConfig config;
+    int64_t created = 0;  // matches created so far (for ids and seeds)
+    int64_t done_at_start = 0;
+  };
+  struct Metrics;
+
+  void WorkerLoop();
+  void DispatcherLoop();
+  void RunJob(Job job);
+  absl::Status Commit(const Job& job, const v1::MatchFinished& finished, const std::string& referee);
+  // The next referee to try, or "" when all are resting.
+  std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<Job> MakeLadderJob(Ladder& ladder) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckAdmin(const std::string& token) const;
+  v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
+  void UpdateBotMetrics(int64_t bot_id, const std::string& variant);
+
+  Store* store_;
+  RefereeClient* client_;
+  SchedulerOptions options_;
+  RatingModel model_;
+  std::unique_ptr<Metrics> metrics_;
+
+  absl::Mutex mu_;
+  std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);        // match ids
+  std::map<int64_t, int> in_flight_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches
+  std::map<int64_t, int> queued_by_ladder_ ABSL_GUARDED_BY(mu_);  // queued or in flight
+  std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);    // running, by variant
+  std::map<std::string, absl::Time> resting_until_ ABSL_GUARDED_BY(mu_);  // by referee
+  size_t next_referee_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> cancel_{false};
+  std::vector<std::thread> threads_;
+};
+
+// "slovenian-4p" etc. are checked against the engine's registry; names are
+// 1-64 of [A-Za-z0-9._-].
+bool ValidBotName(const std::string& name);
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SCHEDULER_SCHEDULER_H_

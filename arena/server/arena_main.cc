@@ -1,0 +1,109 @@
+// `tarock-arena`: the arena server. Keeps the bots, runs ladders and
+// tournaments on a pool of tarock-referee processes, rates the bots, stores
+// everything in SQLite under --data_dir, and serves the Arena gRPC service,
+// a JSON HTTP API and Prometheus /metrics.
+//
+//   tarock-arena --data_dir=arena-data --referees=127.0.0.1:7701,127.0.0.1:7702
+//
+// It prints "arena listening on HOST:PORT" and "http on http://HOST:PORT" once
+// it serves. SIGINT or SIGTERM stop it; matches in flight run again at the next
+// start (so does everything after a SIGKILL).
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/scheduler.h"
+#include "arena/server/arena_service.h"
+#include "arena/server/grpc_referee_client.h"
+#include "arena/server/http_api.h"
+#include "arena/store/store.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
+ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
+          "HOST:PORT of the JSON API and /metrics (empty: none)");
+ABSL_FLAG(std::string, data_dir, "arena-data", "directory of the SQLite database");
+ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, comma separated");
+ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
+ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
+ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+std::pair<std::string, int> SplitHostPort(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return {address, 0};
+  return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
+  return 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("tarock-arena --data_dir=DIR --referees=HOST:PORT,...");
+  absl::ParseCommandLine(argc, argv);
+  const std::string dir = absl::GetFlag(FLAGS_data_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Fail(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  absl::StatusOr<std::unique_ptr<tarock::arena::Store>> store =
+      tarock::arena::Store::Open(dir + "/arena.db");
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+  if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
+
+  tarock::metrics::Registry registry;
+  tarock::arena::GrpcRefereeClient client;
+  tarock::arena::SchedulerOptions options;
+  options.referees = absl::GetFlag(FLAGS_referees);
+  options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
+  options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
+  options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
+  tarock::arena::ArenaService service(&scheduler, store->get());
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
+
+  tarock::metrics::HttpServer http;
+  const std::string http_listen = absl::GetFlag(FLAGS_http_listen);
+  int http_port = 0;
+  if (!http_listen.empty()) {
+    tarock::arena::RegisterHttpApi(&scheduler, &registry, &http);
+    auto [host, p] = SplitHostPort(http_listen);
+    absl::StatusOr<int> bound = http.Start(host, p);
+    if (!bound.ok()) return Fail(std::string(bound.status().message()));
+    http_port = *bound;
+  }
+  if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
+  std::printf("arena listening on %s:%d\n", SplitHostPort(listen).first.c_str(), port);
+  if (http_port) std::printf("http on http://%s:%d\n", SplitHostPort(http_listen).first.c_str(), http_port);
+  std::fflush(stdout);
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  scheduler.Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  http.Stop();
+  return 0;
+}

@@ -1,0 +1,63 @@
+#include "arena/server/grpc_referee_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <optional>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "referee/server/grpc_status.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+namespace tarock::arena {
+
+std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  std::shared_ptr<grpc::Channel>& c = channels_[address];
+  if (!c) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(256 << 20);  // match records of long matches
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    // Notice a referee that died without closing its connections.
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    c = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  }
+  return c;
+}
+
+absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string& address,
+                                                              const v1::MatchSpec& spec,
+                                                              const std::atomic<bool>* cancel) {
+  auto stub = v1::Referee::NewStub(ChannelTo(address));
+  grpc::ClientContext context;
+  // A dead referee shows at once instead of after a long reconnect wait.
+  context.set_wait_for_ready(false);
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      if (cancel != nullptr && cancel->load()) {
+        context.TryCancel();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  auto reader = stub->RunMatch(&context, spec);
+  v1::MatchEvent event;
+  std::optional<v1::MatchFinished> finished;
+  while (reader->Read(&event)) {
+    if (event.has_match_finished()) finished = std::move(*event.mutable_match_finished());
+  }
+  grpc::Status status = reader->Finish();
+  done.store(true);
+  watcher.join();
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!finished)
+    return absl::UnavailableError(absl::StrCat("referee ", address, " ended without a result"));
+  return *finished;
+}
+
+}  // namespace tarock::arena

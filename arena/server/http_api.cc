@@ -1,0 +1,99 @@
+#include "arena/server/http_api.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/numbers.h"
+#include "nlohmann/json.hpp"
+
+namespace tarock::arena {
+namespace {
+
+using json = nlohmann::json;
+using metrics::HttpRequest;
+using metrics::HttpResponse;
+
+HttpResponse Error(int code, absl::string_view message) {
+  HttpResponse r;
+  r.status = code;
+  r.body = json{{"error", std::string(message)}}.dump();
+  return r;
+}
+
+HttpResponse FromStatus(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+      return Error(400, s.message());
+    case absl::StatusCode::kNotFound:
+      return Error(404, s.message());
+    case absl::StatusCode::kPermissionDenied:
+      return Error(403, s.message());
+    default:
+      return Error(500, s.message());
+  }
+}
+
+std::string ProtoJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  o.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+template <typename T>
+HttpResponse Json(const absl::StatusOr<T>& r) {
+  if (!r.ok()) return FromStatus(r.status());
+  HttpResponse out;
+  out.body = ProtoJson(*r);
+  return out;
+}
+
+}  // namespace
+
+void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
+                     metrics::HttpServer* server) {
+  server->ServeMetrics(registry);
+  server->Get("/api/leaderboard", [scheduler](const HttpRequest& req) {
+    auto it = req.query.find("variant");
+    if (it == req.query.end() || it->second.empty())
+      return Error(400, "give the variant: /api/leaderboard?variant=slovenian-4p");
+    return Json(scheduler->Leaderboard(it->second));
+  });
+  server->Get("/api/matches", [scheduler](const HttpRequest& req) {
+    v1::ListMatchesRequest r;
+    if (auto it = req.query.find("variant"); it != req.query.end()) r.set_variant(it->second);
+    if (auto it = req.query.find("bot"); it != req.query.end()) r.set_bot(it->second);
+    if (auto it = req.query.find("limit"); it != req.query.end()) {
+      int limit;
+      if (!absl::SimpleAtoi(it->second, &limit) || limit < 0)
+        return Error(400, "limit must be a non-negative integer");
+      r.set_limit(limit);
+    }
+    return Json(scheduler->ListMatches(r));
+  });
+  server->Get(R"(/api/matches/([A-Za-z0-9_.-]+))", [scheduler](const HttpRequest& req) {
+    absl::StatusOr<v1::ArenaMatch> m = scheduler->GetMatch(req.matches[1], true);
+    if (!m.ok()) return FromStatus(m.status());
+    std::string record = m->record_json();
+    m->clear_record_json();
+    json body = json::parse(ProtoJson(*m));
+    body.erase("record_json");
+    body["record"] = record.empty() ? json() : json::parse(record, nullptr, false);
+    HttpResponse out;
+    out.body = body.dump();
+    return out;
+  });
+  server->Get("/api/bots", [scheduler](const HttpRequest&) {
+    return Json(absl::StatusOr<v1::ListBotsResponse>(scheduler->ListBots({})));
+  });
+  server->Get(R"(/api/bots/([A-Za-z0-9_.-]+))", [scheduler](const HttpRequest& req) {
+    return Json(scheduler->GetBot(req.matches[1], true));
+  });
+  server->Get("/api/status", [scheduler](const HttpRequest&) {
+    return Json(absl::StatusOr<v1::StatusResponse>(scheduler->GetStatus()));
+  });
+}
+
+}  // namespace tarock::arena

@@ -1,0 +1,640 @@
+#include "arena/store/store.h"
+
+#include <openssl/evp.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace tarock::arena {
+namespace {
+
+// The schema, one entry per version: migration i takes the database from
+// version i to i + 1. Never edit a released entry; append a new one.
+const char* const kMigrations[] = {
+    // 0 -> 1
+    R"sql(
+CREATE TABLE bots (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  endpoint TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  variants TEXT NOT NULL,
+  token_hash TEXT NOT NULL,
+  retired INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE ladders (
+  id INTEGER PRIMARY KEY,
+  variant TEXT NOT NULL,
+  config TEXT NOT NULL,
+  running INTEGER NOT NULL
+);
+CREATE TABLE tournaments (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  format TEXT NOT NULL,
+  config TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE matches (
+  id TEXT PRIMARY KEY,
+  variant TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  ladder_id INTEGER NOT NULL DEFAULT 0,
+  tournament_id INTEGER NOT NULL DEFAULT 0,
+  spec TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  referee TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  seq INTEGER UNIQUE,
+  duration_s REAL NOT NULL DEFAULT 0,
+  hands INTEGER NOT NULL DEFAULT 0,
+  seed INTEGER NOT NULL DEFAULT 0,
+  bot_ids TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now')),
+  finished_at TEXT
+);
+CREATE INDEX matches_status ON matches(status);
+CREATE INDEX matches_tournament ON matches(tournament_id);
+CREATE TABLE match_seats (
+  match_id TEXT NOT NULL REFERENCES matches(id),
+  seat INTEGER NOT NULL,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  total INTEGER NOT NULL,
+  faults INTEGER NOT NULL,
+  forfeited INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  PRIMARY KEY (match_id, seat)
+);
+CREATE INDEX match_seats_bot ON match_seats(bot_id);
+CREATE TABLE match_records (
+  match_id TEXT PRIMARY KEY REFERENCES matches(id),
+  record TEXT NOT NULL
+);
+CREATE TABLE hand_records (
+  match_id TEXT NOT NULL REFERENCES matches(id),
+  idx INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (match_id, idx)
+);
+CREATE TABLE ratings (
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  variant TEXT NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  matches INTEGER NOT NULL,
+  faults INTEGER NOT NULL,
+  PRIMARY KEY (bot_id, variant)
+);
+CREATE TABLE rating_history (
+  match_seq INTEGER NOT NULL,
+  match_id TEXT NOT NULL,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  variant TEXT NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  PRIMARY KEY (match_seq, bot_id)
+);
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
+
+// A prepared statement with positional binds; finalised on destruction.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      error_ = sqlite3_errmsg(db);
+      stmt_ = nullptr;
+    }
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  bool ok() const { return stmt_ != nullptr; }
+  const std::string& error() const { return error_; }
+
+  Stmt& Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
+  Stmt& Bind(int i, int v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
+  Stmt& Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); return *this; }
+  Stmt& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return stmt_ ? sqlite3_step(stmt_) : SQLITE_ERROR; }
+
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double Double(int col) const { return sqlite3_column_double(stmt_, col); }
+  std::string Text(int col) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, col);
+    return t ? std::string(reinterpret_cast<const char*>(t), sqlite3_column_bytes(stmt_, col))
+             : std::string();
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string error_;
+};
+
+absl::Status SqlError(sqlite3* db, absl::string_view what) {
+  return absl::InternalError(absl::StrCat(what, ": ", sqlite3_errmsg(db)));
+}
+
+std::string JoinIds(const std::vector<int64_t>& ids) { return absl::StrJoin(ids, ","); }
+std::vector<int64_t> SplitIds(const std::string& s) {
+  std::vector<int64_t> out;
+  for (absl::string_view p : absl::StrSplit(s, ',', absl::SkipEmpty())) {
+    out.push_back(std::stoll(std::string(p)));
+  }
+  return out;
+}
+
+BotRow ReadBot(const Stmt& s) {
+  BotRow b;
+  b.id = s.Int(0);
+  b.name = s.Text(1);
+  b.endpoint = s.Text(2);
+  b.owner = s.Text(3);
+  b.variants = absl::StrSplit(s.Text(4), ',', absl::SkipEmpty());
+  b.token_hash = s.Text(5);
+  b.retired = s.Int(6) != 0;
+  return b;
+}
+constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash, retired";
+
+constexpr char kMatchColumns[] =
+    "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
+    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids";
+MatchRow ReadMatch(const Stmt& s) {
+  MatchRow m;
+  m.id = s.Text(0);
+  m.variant = s.Text(1);
+  m.kind = s.Text(2);
+  m.ladder_id = s.Int(3);
+  m.tournament_id = s.Int(4);
+  m.spec = s.Text(5);
+  m.status = s.Text(6);
+  m.attempts = static_cast<int>(s.Int(7));
+  m.referee = s.Text(8);
+  m.error = s.Text(9);
+  m.seq = s.Int(10);
+  m.duration_s = s.Double(11);
+  m.hands = static_cast<int>(s.Int(12));
+  m.seed = static_cast<uint64_t>(s.Int(13));
+  m.bot_ids = SplitIds(s.Text(14));
+  return m;
+}
+
+RatingRow ReadRating(const Stmt& s) {
+  RatingRow r;
+  r.bot_id = s.Int(0);
+  r.variant = s.Text(1);
+  r.mu = s.Double(2);
+  r.sigma = s.Double(3);
+  r.matches = static_cast<int>(s.Int(4));
+  r.faults = static_cast<int>(s.Int(5));
+  return r;
+}
+constexpr char kRatingColumns[] = "bot_id, variant, mu, sigma, matches, faults";
+
+}  // namespace
+
+std::string HashToken(const std::string& token) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(token.data(), token.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) absl::StrAppend(&hex, absl::Hex(digest[i], absl::kZeroPad2));
+  return hex;
+}
+
+std::string NewToken() {
+  unsigned char bytes[16] = {};
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  std::string hex;
+  for (unsigned char b : bytes) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
+  return hex;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", msg));
+  }
+  sqlite3_busy_timeout(db, 5000);
+  std::unique_ptr<Store> store(new Store(db));
+  absl::MutexLock lock(&store->mu_);
+  // WAL: readers never block the writer. FULL: a committed match survives even
+  // a power cut, not only a killed process.
+  if (absl::Status s = store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+                                   "PRAGMA foreign_keys=ON;");
+      !s.ok())
+    return s;
+  if (absl::Status s = store->Migrate(); !s.ok()) return s;
+  return store;
+}
+
+Store::~Store() {
+  absl::MutexLock lock(&mu_);
+  sqlite3_close(db_);
+}
+
+absl::Status Store::Exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return absl::InternalError(absl::StrCat("sqlite: ", msg));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::Migrate() {
+  if (absl::Status s = Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);");
+      !s.ok())
+    return s;
+  int version = 0;
+  {
+    Stmt s(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    if (s.Step() == SQLITE_ROW) version = static_cast<int>(s.Int(0));
+  }
+  if (version > kSchemaVersion)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the database has schema version ", version, ", newer than this arena's ", kSchemaVersion));
+  for (int v = version; v < kSchemaVersion; ++v) {
+    if (absl::Status s = Exec(absl::StrCat("BEGIN IMMEDIATE;", kMigrations[v],
+                                           "INSERT INTO schema_version VALUES (", v + 1,
+                                           "); COMMIT;"));
+        !s.ok()) {
+      Exec("ROLLBACK;").IgnoreError();
+      return absl::InternalError(absl::StrCat("migration to version ", v + 1, ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int Store::SchemaVersion() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+  return s.Step() == SQLITE_ROW ? static_cast<int>(s.Int(0)) : 0;
+}
+
+absl::StatusOr<BotRow> Store::AddBot(const BotRow& bot) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired) "
+         "VALUES (?, ?, ?, ?, ?, 0)");
+  s.Bind(1, bot.name).Bind(2, bot.endpoint).Bind(3, bot.owner)
+      .Bind(4, absl::StrJoin(bot.variants, ",")).Bind(5, bot.token_hash);
+  int rc = s.Step();
+  if (rc == SQLITE_CONSTRAINT)
+    return absl::AlreadyExistsError(absl::StrCat("a bot named '", bot.name, "' exists"));
+  if (rc != SQLITE_DONE) return SqlError(db_, "add bot");
+  BotRow out = bot;
+  out.id = sqlite3_last_insert_rowid(db_);
+  return out;
+}
+
+absl::Status Store::UpdateBot(const BotRow& bot) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "UPDATE bots SET endpoint = ?, variants = ?, retired = ? WHERE id = ?");
+  s.Bind(1, bot.endpoint).Bind(2, absl::StrJoin(bot.variants, ",")).Bind(3, bot.retired ? 1 : 0)
+      .Bind(4, bot.id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "update bot");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BotRow> Store::FindBot(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE name = ?").c_str());
+  s.Bind(1, name);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no bot named '", name, "'"));
+  return ReadBot(s);
+}
+
+absl::StatusOr<BotRow> Store::BotById(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE id = ?").c_str());
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no bot with id ", id));
+  return ReadBot(s);
+}
+
+std::vector<BotRow> Store::ListBots(bool include_retired) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots",
+                           include_retired ? "" : " WHERE retired = 0", " ORDER BY name").c_str());
+  std::vector<BotRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadBot(s));
+  return out;
+}
+
+std::optional<RatingRow> Store::GetRating(int64_t bot_id, const std::string& variant) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+                           " FROM ratings WHERE bot_id = ? AND variant = ?").c_str());
+  s.Bind(1, bot_id).Bind(2, variant);
+  if (s.Step() != SQLITE_ROW) return std::nullopt;
+  return ReadRating(s);
+}
+
+std::vector<RatingRow> Store::RatingsOfBot(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+                           " FROM ratings WHERE bot_id = ? ORDER BY variant").c_str());
+  s.Bind(1, bot_id);
+  std::vector<RatingRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadRating(s));
+  return out;
+}
+
+std::vector<RatingRow> Store::RatingsOfVariant(const std::string& variant) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+                           " FROM ratings WHERE variant = ? ORDER BY bot_id").c_str());
+  s.Bind(1, variant);
+  std::vector<RatingRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadRating(s));
+  return out;
+}
+
+std::vector<HistoryRow> Store::HistoryOfBot(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "SELECT match_seq, match_id, variant, mu, sigma FROM rating_history WHERE bot_id = ? "
+         "ORDER BY match_seq");
+  s.Bind(1, bot_id);
+  std::vector<HistoryRow> out;
+  while (s.Step() == SQLITE_ROW) {
+    out.push_back({s.Int(0), s.Text(1), s.Text(2), s.Double(3), s.Double(4)});
+  }
+  return out;
+}
+
+absl::Status Store::InsertMatch(const MatchRow& m) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
+         "bot_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
+      .Bind(5, m.tournament_id).Bind(6, m.spec).Bind(7, m.status)
+      .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids));
+  int rc = s.Step();
+  if (rc == SQLITE_CONSTRAINT)
+    return absl::AlreadyExistsError(absl::StrCat("match ", m.id, " exists"));
+  if (rc != SQLITE_DONE) return SqlError(db_, "insert match");
+  return absl::OkStatus();
+}
+
+absl::Status Store::MarkRunning(const std::string& id, const std::string& referee, int attempts) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "UPDATE matches SET status = 'running', referee = ?, attempts = ? WHERE id = ? AND "
+         "status IN ('pending', 'running')");
+  s.Bind(1, referee).Bind(2, attempts).Bind(3, id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "mark running");
+  return absl::OkStatus();
+}
+
+absl::Status Store::MarkFailed(const std::string& id, const std::string& error) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "UPDATE matches SET status = 'failed', error = ?, finished_at = datetime('now') "
+         "WHERE id = ? AND status != 'done'");
+  s.Bind(1, error).Bind(2, id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "mark failed");
+  return absl::OkStatus();
+}
+
+absl::Status Store::MarkPending(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "UPDATE matches SET status = 'pending' WHERE id = ? AND status = 'running'");
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "mark pending");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Store::CommitMatch(const std::string& id, const MatchResultRow& result,
+                                        const RateFn& rate) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+  auto fail = [&](absl::Status s) {
+    Exec("ROLLBACK;").IgnoreError();
+    return s;
+  };
+  MatchRow match;
+  {
+    Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?").c_str());
+    s.Bind(1, id);
+    if (s.Step() != SQLITE_ROW) return fail(absl::NotFoundError(absl::StrCat("no match ", id)));
+    match = ReadMatch(s);
+  }
+  if (match.status == "done") {
+    Exec("ROLLBACK;").IgnoreError();
+    return false;
+  }
+  int64_t seq = 1;
+  {
+    Stmt s(db_, "SELECT COALESCE(MAX(seq), 0) + 1 FROM matches");
+    if (s.Step() == SQLITE_ROW) seq = s.Int(0);
+  }
+  match.seq = seq;
+  {
+    Stmt s(db_,
+           "UPDATE matches SET status = 'done', seq = ?, duration_s = ?, hands = ?, referee = ?, "
+           "error = '', finished_at = datetime('now') WHERE id = ?");
+    s.Bind(1, seq).Bind(2, result.duration_s).Bind(3, result.hands).Bind(4, result.referee)
+        .Bind(5, id);
+    if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "commit match"));
+  }
+  for (const SeatRow& seat : result.seats) {
+    Stmt s(db_,
+           "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    s.Bind(1, id).Bind(2, seat.seat).Bind(3, seat.bot_id).Bind(4, seat.total)
+        .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank);
+    if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert seat"));
+  }
+  {
+    Stmt s(db_, "INSERT INTO match_records (match_id, record) VALUES (?, ?)");
+    s.Bind(1, id).Bind(2, result.record_json);
+    if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert record"));
+  }
+  for (size_t i = 0; i < result.hand_records.size(); ++i) {
+    Stmt s(db_, "INSERT INTO hand_records (match_id, idx, record) VALUES (?, ?, ?)");
+    s.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, result.hand_records[i]);
+    if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert hand record"));
+  }
+  std::vector<std::optional<RatingRow>> current;
+  for (const SeatRow& seat : result.seats) {
+    Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+                             " FROM ratings WHERE bot_id = ? AND variant = ?").c_str());
+    s.Bind(1, seat.bot_id).Bind(2, match.variant);
+    current.push_back(s.Step() == SQLITE_ROW ? std::optional<RatingRow>(ReadRating(s))
+                                             : std::nullopt);
+  }
+  for (const RatingRow& r : rate(match, current)) {
+    Stmt up(db_,
+            "INSERT INTO ratings (bot_id, variant, mu, sigma, matches, faults) VALUES "
+            "(?, ?, ?, ?, ?, ?) ON CONFLICT(bot_id, variant) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, matches = excluded.matches, faults = excluded.faults");
+    up.Bind(1, r.bot_id).Bind(2, r.variant).Bind(3, r.mu).Bind(4, r.sigma).Bind(5, r.matches)
+        .Bind(6, r.faults);
+    if (up.Step() != SQLITE_DONE) return fail(SqlError(db_, "update rating"));
+    Stmt h(db_,
+           "INSERT INTO rating_history (match_seq, match_id, bot_id, variant, mu, sigma) "
+           "VALUES (?, ?, ?, ?, ?, ?)");
+    h.Bind(1, seq).Bind(2, id).Bind(3, r.bot_id).Bind(4, r.variant).Bind(5, r.mu).Bind(6, r.sigma);
+    if (h.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert history"));
+  }
+  if (absl::Status s = Exec("COMMIT;"); !s.ok()) return fail(s);
+  return true;
+}
+
+absl::StatusOr<MatchRow> Store::GetMatch(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?").c_str());
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no match '", id, "'"));
+  return ReadMatch(s);
+}
+
+std::vector<SeatRow> Store::SeatsOf(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_,
+         "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank FROM "
+         "match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? ORDER BY s.seat");
+  s.Bind(1, id);
+  std::vector<SeatRow> out;
+  while (s.Step() == SQLITE_ROW) {
+    SeatRow r;
+    r.seat = static_cast<int>(s.Int(0));
+    r.bot_id = s.Int(1);
+    r.bot = s.Text(2);
+    r.total = s.Int(3);
+    r.faults = static_cast<int>(s.Int(4));
+    r.forfeited = s.Int(5) != 0;
+    r.rank = static_cast<int>(s.Int(6));
+    out.push_back(r);
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Store::RecordOf(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT record FROM match_records WHERE match_id = ?");
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no record of match '", id, "'"));
+  return s.Text(0);
+}
+
+std::vector<MatchRow> Store::ListMatches(const std::string& variant, int64_t bot_id, int limit) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+                           " FROM matches WHERE (? = '' OR variant = ?) AND (? = 0 OR id IN "
+                           "(SELECT match_id FROM match_seats WHERE bot_id = ?)) "
+                           "ORDER BY rowid DESC LIMIT ?")
+                  .c_str());
+  s.Bind(1, variant).Bind(2, variant).Bind(3, bot_id).Bind(4, bot_id).Bind(5, limit);
+  std::vector<MatchRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+std::vector<MatchRow> Store::UnfinishedMatches() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+                           " FROM matches WHERE status IN ('pending', 'running') ORDER BY rowid")
+                  .c_str());
+  std::vector<MatchRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+void Store::ForEachDoneMatch(
+    const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn) {
+  std::vector<MatchRow> done;
+  {
+    absl::MutexLock lock(&mu_);
+    Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+                             " FROM matches WHERE status = 'done' ORDER BY seq").c_str());
+    while (s.Step() == SQLITE_ROW) done.push_back(ReadMatch(s));
+  }
+  for (const MatchRow& m : done) fn(m, SeatsOf(m.id));
+}
+
+int64_t Store::CountMatches(const std::string& status) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT COUNT(*) FROM matches WHERE status = ?");
+  s.Bind(1, status);
+  return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
+}
+
+int64_t Store::CountLadderMatches(int64_t ladder_id, const std::string& status) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT COUNT(*) FROM matches WHERE ladder_id = ? AND status = ?");
+  s.Bind(1, ladder_id).Bind(2, status);
+  return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
+}
+
+std::vector<MatchRow> Store::TournamentMatches(int64_t tournament_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+                           " FROM matches WHERE tournament_id = ? ORDER BY rowid").c_str());
+  s.Bind(1, tournament_id);
+  std::vector<MatchRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+absl::StatusOr<int64_t> Store::InsertLadder(const LadderRow& ladder) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "INSERT INTO ladders (variant, config, running) VALUES (?, ?, ?)");
+  s.Bind(1, ladder.variant).Bind(2, ladder.config).Bind(3, ladder.running ? 1 : 0);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "insert ladder");
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::Status Store::SetLadderRunning(int64_t id, bool running) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "UPDATE ladders SET running = ? WHERE id = ?");
+  s.Bind(1, running ? 1 : 0).Bind(2, id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "update ladder");
+  return absl::OkStatus();
+}
+
+std::vector<LadderRow> Store::ListLadders() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT id, variant, config, running FROM ladders ORDER BY id");
+  std::vector<LadderRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back({s.Int(0), s.Text(1), s.Text(2), s.Int(3) != 0});
+  return out;
+}
+
+absl::StatusOr<int64_t> Store::InsertTournament(const TournamentRow& t) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "INSERT INTO tournaments (name, variant, format, config) VALUES (?, ?, ?, ?)");
+  s.Bind(1, t.name).Bind(2, t.variant).Bind(3, t.format).Bind(4, t.config);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "insert tournament");
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::StatusOr<TournamentRow> Store::GetTournament(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, "SELECT id, name, variant, format, config FROM tournaments WHERE id = ?");
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no tournament ", id));
+  return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};
+}
+
+}  // namespace tarock::arena

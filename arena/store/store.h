@@ -1,0 +1,187 @@
+// The arena's storage: one SQLite file (WAL, synchronous=FULL) holding bots,
+// ladders, tournaments, matches with their seats, match and hand records,
+// ratings and the rating history, under a versioned schema with migrations
+// (schema_version table; Open() applies every missing migration in order).
+//
+// Durability: a finished match is committed in one transaction (its seats,
+// records, the rating updates and history, and status "done" with the next
+// completion sequence number), so killing the process at any moment either
+// keeps the whole result or none of it. CommitMatch is idempotent on the match
+// id: a match already done is never counted twice.
+//
+// Thread-safety: thread-safe; one connection, every call under one mutex.
+
+#ifndef TAROCK_ARENA_STORE_STORE_H_
+#define TAROCK_ARENA_STORE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
+struct sqlite3;
+
+namespace tarock::arena {
+
+struct BotRow {
+  int64_t id = 0;
+  std::string name;
+  std::string endpoint;
+  std::string owner;
+  std::vector<std::string> variants;
+  std::string token_hash;
+  bool retired = false;
+};
+
+struct RatingRow {
+  int64_t bot_id = 0;
+  std::string variant;
+  double mu = 0;
+  double sigma = 0;
+  int matches = 0;
+  int faults = 0;
+};
+
+struct HistoryRow {
+  int64_t match_seq = 0;
+  std::string match_id;
+  std::string variant;
+  double mu = 0;
+  double sigma = 0;
+};
+
+struct SeatRow {
+  int seat = 0;
+  int64_t bot_id = 0;
+  std::string bot;  // name (filled in on reads)
+  int64_t total = 0;
+  int faults = 0;
+  bool forfeited = false;
+  int rank = 0;
+};
+
+struct MatchRow {
+  std::string id;
+  std::string variant;
+  std::string kind;  // "ladder" or "tournament"
+  int64_t ladder_id = 0;
+  int64_t tournament_id = 0;
+  std::string spec;  // the MatchSpec in protobuf JSON
+  std::string status = "pending";  // pending, running, done, failed
+  int attempts = 0;
+  std::string referee;
+  std::string error;
+  int64_t seq = 0;  // completion order, 0 until done
+  double duration_s = 0;
+  int hands = 0;
+  uint64_t seed = 0;
+  std::vector<int64_t> bot_ids;  // by seat
+};
+
+struct LadderRow {
+  int64_t id = 0;
+  std::string variant;
+  std::string config;  // LadderConfig in protobuf JSON
+  bool running = false;
+};
+
+struct TournamentRow {
+  int64_t id = 0;
+  std::string name;
+  std::string variant;
+  std::string format;
+  std::string config;  // the request in protobuf JSON
+};
+
+// A finished match as the scheduler hands it to CommitMatch.
+struct MatchResultRow {
+  std::vector<SeatRow> seats;
+  std::string record_json;
+  std::vector<std::string> hand_records;  // one JSON per hand (void deals included)
+  double duration_s = 0;
+  int hands = 0;
+  std::string referee;
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating if needed) the database at `path` and migrates it.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+
+  int SchemaVersion();
+
+  // Bots. Names are unique. Errors: ALREADY_EXISTS, NOT_FOUND.
+  absl::StatusOr<BotRow> AddBot(const BotRow& bot);
+  absl::Status UpdateBot(const BotRow& bot);  // by id: endpoint, variants, retired
+  absl::StatusOr<BotRow> FindBot(const std::string& name);
+  absl::StatusOr<BotRow> BotById(int64_t id);
+  std::vector<BotRow> ListBots(bool include_retired);
+
+  // Ratings and history.
+  std::optional<RatingRow> GetRating(int64_t bot_id, const std::string& variant);
+  std::vector<RatingRow> RatingsOfBot(int64_t bot_id);
+  std::vector<RatingRow> RatingsOfVariant(const std::string& variant);
+  std::vector<HistoryRow> HistoryOfBot(int64_t bot_id);
+
+  // Matches.
+  absl::Status InsertMatch(const MatchRow& match);
+  absl::Status MarkRunning(const std::string& id, const std::string& referee, int attempts);
+  absl::Status MarkFailed(const std::string& id, const std::string& error);
+  // Puts a running match back to pending (its referee failed, or the arena restarted).
+  absl::Status MarkPending(const std::string& id);
+  // Commits a finished match and its rating updates in one transaction.
+  // `rate` gets the current ratings of the seats' bots (nullopt: never rated in
+  // this variant) and returns the new ones, one per seat, for distinct bots;
+  // it runs inside the transaction so ratings update in completion order.
+  // Returns false (and changes nothing) when the match is already done.
+  using RateFn = std::function<std::vector<RatingRow>(
+      const MatchRow& match, const std::vector<std::optional<RatingRow>>& current)>;
+  absl::StatusOr<bool> CommitMatch(const std::string& id, const MatchResultRow& result,
+                                   const RateFn& rate);
+  absl::StatusOr<MatchRow> GetMatch(const std::string& id);
+  std::vector<SeatRow> SeatsOf(const std::string& id);
+  absl::StatusOr<std::string> RecordOf(const std::string& id);
+  // Newest first; empty filters match all.
+  std::vector<MatchRow> ListMatches(const std::string& variant, int64_t bot_id, int limit);
+  // Matches with status pending or running, oldest first.
+  std::vector<MatchRow> UnfinishedMatches();
+  // Done matches in completion order, with their seats.
+  void ForEachDoneMatch(const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn);
+  int64_t CountMatches(const std::string& status);
+  int64_t CountLadderMatches(int64_t ladder_id, const std::string& status);
+  std::vector<MatchRow> TournamentMatches(int64_t tournament_id);
+
+  // Ladders and tournaments.
+  absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder);
+  absl::Status SetLadderRunning(int64_t id, bool running);
+  std::vector<LadderRow> ListLadders();
+  absl::StatusOr<int64_t> InsertTournament(const TournamentRow& tournament);
+  absl::StatusOr<TournamentRow> GetTournament(int64_t id);
+
+ private:
+  explicit Store(sqlite3* db) : db_(db) {}
+  absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Exec(const std::string& sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  absl::Mutex mu_;
+  sqlite3* db_ ABSL_GUARDED_BY(mu_);
+};
+
+// Hex SHA-256 of a token (tokens are never stored in clear).
+std::string HashToken(const std::string& token);
+// A fresh random token (32 hex characters from /dev/urandom).
+std::string NewToken();
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_STORE_STORE_H_

@@ -1,0 +1,124 @@
+// `search`: the reference search bot of Tarock Arena. In the play it runs
+// perfect-information Monte Carlo (PIMC): it samples the hidden cards many
+// times with the SDK's determinizer (tarock/sdk/determinize.h), plays every
+// legal card in each sample and finishes the hand with a fast greedy playout
+// policy that sees all cards of the sample, and plays the card with the best
+// mean utility. Near the end of a hand (few cards left) it searches the sample
+// exactly instead of playing it out. The other phases (bidding, king call,
+// talon, discard, announcements) go to a delegate bot (the heuristic bot in
+// `tarock-bot-search`), or to simple built-in rules without one; the talon
+// choice can also be searched (SearchOptions::search_talon).
+//
+// The utility of a finished sample for the deciding seat is, by default, its
+// own score minus the mean score of the other playing seats: in Slovenian
+// Tarok only the declarer's side scores, so a defender's own score is nearly
+// always 0 and would give it no reason to defend; the difference makes the
+// game zero-sum and rewards defending exactly as much as it costs the
+// declarer. SearchOptions::utility selects the plain own score instead.
+//
+// Time: each decision runs `iterations` samples, or until `budget_ms` has
+// passed when that is set, and never longer than the request's time_left_ms
+// minus a safety margin (nor its share of the match bank).
+//
+// Thread-safety: a SearchBot is called from one thread at a time (the SDK's
+// contract); instances share nothing.
+
+#ifndef TAROCK_BOTS_SEARCH_SEARCH_BOT_H_
+#define TAROCK_BOTS_SEARCH_SEARCH_BOT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "referee/engine/random.h"
+#include "tarock/sdk/bot.h"
+#include "tarock/sdk/determinize.h"
+
+namespace tarock::bots {
+
+struct SearchOptions {
+  // Determinizations per decision; with budget_ms > 0, 0 means "as many as the
+  // time allows".
+  int iterations = 200;
+  // Wall time per decision in milliseconds; 0: no time limit of our own.
+  int budget_ms = 0;
+  // Kept free of the referee's per-decision limit (time_left_ms).
+  int margin_ms = 50;
+  // Seed of the sampling (per match: seed + seat); 0 draws one from the clock.
+  uint64_t seed = 0;
+  // Share of random moves in the playouts (diversity between samples).
+  double epsilon = 0.05;
+  // Cards left in the deciding seat's hand from which the rest is searched
+  // exactly (alpha-beta on the sample's card points) instead of played out.
+  int exact_cards = 2;
+  enum class Utility { kRelative, kOwn };
+  Utility utility = Utility::kRelative;
+  // Also search the talon choice (as declarer) instead of asking the delegate.
+  bool search_talon = false;
+  // Bidding inference: a sample whose hands would not have made the other
+  // seats' bids (and king calls) as the delegate bids is drawn again, except
+  // with this probability; 1 turns the inference off. Needs a delegate.
+  double bid_mismatch_accept = 0.1;
+};
+
+// The searched value of each legal action at one decision.
+struct SearchResult {
+  std::vector<std::string> actions;  // the legal actions searched
+  std::vector<double> mean;          // mean utility of each
+  int determinizations = 0;
+  std::string best;
+};
+
+class SearchBot : public sdk::Bot {
+ public:
+  // `delegate` decides the phases the bot does not search; null: built-in rules.
+  explicit SearchBot(SearchOptions options, std::unique_ptr<sdk::Bot> delegate = nullptr);
+  ~SearchBot() override;
+
+  void StartMatch(const sdk::MatchInfo& match) override;
+  void StartHand(const v1::HandStart& hand) override;
+  std::string Decide(const sdk::Situation& s) override;
+  void EndHand(const v1::HandResult& result) override;
+  void EndMatch(const v1::MatchResult& result) override;
+
+  // The search of a play (or talon) decision, without choosing: for tests and
+  // tools. Fails when the position cannot be determinized.
+  absl::StatusOr<SearchResult> Search(const sdk::Situation& s);
+
+  const SearchOptions& options() const { return options_; }
+
+ private:
+  struct BidCheck;
+  std::vector<BidCheck> BiddingChecks(const sdk::Situation& s, const sdk::Determinizer& det);
+  bool BidsFit(std::vector<BidCheck>& checks, const State& sample);
+  std::string DecideByRules(const sdk::Situation& s);
+  int64_t BudgetMs(const sdk::Situation& s) const;
+
+  SearchOptions options_;
+  std::unique_ptr<sdk::Bot> delegate_;
+  std::optional<bool> forced_klop_;
+  Rng rng_;
+};
+
+// Options from a spec "NAME=VALUE,NAME=VALUE" over `base`; names: iterations,
+// budget_ms, margin_ms, seed, epsilon, exact_cards, utility (relative|own),
+// search_talon (0|1), bid_mismatch_accept. InvalidArgument names an unknown name or a bad value.
+absl::StatusOr<SearchOptions> ParseSearchOptions(const std::string& spec,
+                                                 SearchOptions base = SearchOptions());
+
+// The search bot as `tarock-bot-search` plays it: the heuristic bot
+// (bots/heuristic) decides the phases it does not search. `seed` 0 keeps
+// options.seed.
+std::unique_ptr<sdk::Bot> MakeSearchBot(SearchOptions options, uint64_t seed = 0);
+
+// For in-process tools (tarock-strength): the default options, overridden by
+// the spec in the environment variable TAROCK_SEARCH_OPTIONS when it is set
+// (a bad spec is reported on standard error and ignored).
+std::unique_ptr<sdk::Bot> MakeSearchBotFromEnvironment(uint64_t seed);
+
+}  // namespace tarock::bots
+
+#endif  // TAROCK_BOTS_SEARCH_SEARCH_BOT_H_

@@ -1,0 +1,150 @@
+#include "referee/tools/bot_launch.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "referee/engine/status_macros.h"
+
+namespace tarock {
+namespace {
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool IsExecutableFile(const std::string& path) {
+  return IsFile(path) && access(path.c_str(), X_OK) == 0;
+}
+
+// HOST:PORT with a numeric port and no slash.
+bool LooksLikeEndpoint(const std::string& spec) {
+  size_t colon = spec.rfind(':');
+  int port;
+  return colon != std::string::npos && colon > 0 && spec.find('/') == std::string::npos &&
+         absl::SimpleAtoi(spec.substr(colon + 1), &port) && port > 0 && port < 65536;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v ? std::string(v) : fallback;
+}
+
+// argv with its standard error appended to `log_path` (through the shell, so
+// the whole process tree started from it writes there).
+std::vector<std::string> WithLog(std::vector<std::string> argv, const std::string& log_path) {
+  if (log_path.empty()) return argv;
+  std::vector<std::string> out = {"/bin/sh", "-c", "exec \"$@\" 2>>\"$0\"", log_path};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+}  // namespace
+
+std::string ToolDirectory() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, n);
+  return path.substr(0, path.rfind('/'));
+}
+
+absl::StatusOr<std::string> PythonSdkPath() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("TAROCK_PYTHONPATH"); env != nullptr && *env)
+    candidates.emplace_back(env);
+  const std::string dir = ToolDirectory();
+  candidates.push_back(dir + "/../python");
+  candidates.push_back(dir + "/../share/tarock/python");
+  for (const std::string& c : candidates) {
+    if (IsFile(c + "/tarock_bot/__init__.py") && IsFile(c + "/tarock/v1/tarock_pb2.py")) {
+      char real[PATH_MAX];
+      return realpath(c.c_str(), real) != nullptr ? std::string(real) : c;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the Python SDK is not built (looked for tarock_bot and tarock/v1/tarock_pb2.py in ",
+      candidates.front(), "; build the target tarock_python or set TAROCK_PYTHONPATH)"));
+}
+
+absl::StatusOr<LaunchedBot> LaunchBot(const std::string& spec, const LaunchOptions& options) {
+  LaunchedBot out;
+  out.spec = spec;
+  std::vector<std::string> argv;
+  auto listen = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(int port, FreeLoopbackPort());
+    out.endpoint = absl::StrCat("127.0.0.1:", port);
+    return absl::OkStatus();
+  };
+  absl::string_view rest = spec;
+  if (absl::ConsumePrefix(&rest, "py:")) {
+    const std::string path(rest);
+    if (!IsFile(path))
+      return absl::InvalidArgumentError(absl::StrCat("py:", path, ": no such Python file"));
+    ASSIGN_OR_RETURN(std::string sdk, PythonSdkPath());
+    RETURN_IF_ERROR(listen());
+    std::string pythonpath = sdk;
+    if (const char* env = std::getenv("PYTHONPATH"); env != nullptr && *env)
+      absl::StrAppend(&pythonpath, ":", env);
+    out.kind = "python";
+    argv = {"/usr/bin/env", "PYTHONPATH=" + pythonpath, "PYTHONDONTWRITEBYTECODE=1",
+            EnvOr("TAROCK_PYTHON", "/usr/bin/python3"), "-m", "tarock_bot", "serve", path,
+            "--listen", out.endpoint};
+  } else if (absl::ConsumePrefix(&rest, "stdio:")) {
+    const std::string command(absl::StripAsciiWhitespace(rest));
+    if (command.empty()) return absl::InvalidArgumentError("stdio: needs a COMMAND");
+    const std::string bridge = ToolDirectory() + "/tarock-stdio-bridge";
+    if (!IsExecutableFile(bridge))
+      return absl::NotFoundError(absl::StrCat("stdio bots need ", bridge,
+                                              " (build the target tarock-stdio-bridge)"));
+    RETURN_IF_ERROR(listen());
+    out.kind = "stdio";
+    argv = {bridge, "--listen", out.endpoint};
+    if (!options.name.empty()) {
+      argv.push_back("--name");
+      argv.push_back(options.name);
+    }
+    argv.insert(argv.end(), {"--", "/bin/sh", "-c", command});
+  } else if (IsExecutableFile(spec)) {
+    RETURN_IF_ERROR(listen());
+    out.kind = "executable";
+    argv = {spec, "--listen", out.endpoint};
+  } else if (LooksLikeEndpoint(spec)) {
+    out.kind = "endpoint";
+    out.endpoint = spec;
+    return out;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", spec,
+        "' is neither an executable file, py:PATH, stdio:COMMAND nor HOST:PORT of a running bot"));
+  }
+  ASSIGN_OR_RETURN(out.process, Subprocess::Start(WithLog(argv, options.log_path)));
+  return out;
+}
+
+absl::Status WaitUntilListening(LaunchedBot& bot, absl::Time deadline) {
+  if (!bot.process) return absl::OkStatus();
+  const size_t colon = bot.endpoint.rfind(':');
+  const std::string host = bot.endpoint.substr(0, colon);
+  const int port = std::stoi(bot.endpoint.substr(colon + 1));
+  while (true) {
+    if (WaitForPort(host, port, std::min(deadline, absl::Now() + absl::Milliseconds(50))))
+      return absl::OkStatus();
+    if (!bot.process->Running())
+      return absl::UnavailableError(absl::StrCat(bot.spec, ": the bot exited before it listened"));
+    if (absl::Now() >= deadline)
+      return absl::UnavailableError(
+          absl::StrCat(bot.spec, ": the bot is not listening on ", bot.endpoint));
+  }
+}
+
+}  // namespace tarock

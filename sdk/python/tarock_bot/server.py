@@ -1,0 +1,116 @@
+"""Serving a bot over gRPC: the ``Bot`` service of tarock.v1 (one bidirectional
+``Play`` stream per seat per match), with a fresh bot instance per stream, so
+one bot process can sit in many matches at once.
+
+The service is registered through grpc's generic handlers, so only the message
+classes are generated (``protoc --python_out``) and the SDK runs on Debian's
+python3-grpcio and python3-protobuf alone.
+
+Threading: each open stream occupies one thread of the server's pool for the
+whole match; a bot instance is only ever called from its own stream's thread.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from concurrent import futures
+from typing import Iterator, Optional
+
+import grpc
+
+from ._proto import pb
+from .bot import BotFactory, BotSession
+
+SERVICE = "tarock.v1.Bot"
+METHOD = "Play"
+
+
+class BotServer:
+    """A running Bot service. ``start()`` binds and serves; ``port`` is the
+    bound port; ``stop()`` ends it. Usable as a context manager."""
+
+    def __init__(
+        self,
+        factory: BotFactory,
+        listen: str = "127.0.0.1:0",
+        name: str = "bot",
+        version: str = "",
+        max_streams: int = 64,
+        max_receive_bytes: int = 4 << 20,
+    ) -> None:
+        self.factory = factory
+        self.listen = listen
+        self.name = name
+        self.version = version
+        self.port = 0
+        self._server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=max_streams, thread_name_prefix="tarock-bot"),
+            handlers=[self._handler()],
+            maximum_concurrent_rpcs=max_streams,
+            options=[("grpc.max_receive_message_length", max_receive_bytes)],
+        )
+
+    def _handler(self) -> grpc.GenericRpcHandler:
+        play = grpc.stream_stream_rpc_method_handler(
+            self._play,
+            request_deserializer=pb.RefereeMessage.FromString,
+            response_serializer=pb.BotMessage.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler(SERVICE, {METHOD: play})
+
+    def _play(
+        self, requests: Iterator["pb.RefereeMessage"], context: grpc.ServicerContext
+    ) -> Iterator["pb.BotMessage"]:
+        yield pb.BotMessage(hello=pb.Hello(name=self.name, version=self.version))
+        session = BotSession(self.factory())
+        for message in requests:
+            reply = session.handle(message)
+            if reply is not None:
+                yield reply
+
+    def start(self) -> "BotServer":
+        self.port = self._server.add_insecure_port(self.listen)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {self.listen}")
+        self._server.start()
+        return self
+
+    @property
+    def host(self) -> str:
+        return self.listen.rsplit(":", 1)[0]
+
+    def stop(self, grace: Optional[float] = 1.0) -> None:
+        self._server.stop(grace).wait()
+
+    def __enter__(self) -> "BotServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(0)
+
+
+def serve(
+    factory: BotFactory,
+    listen: str = "127.0.0.1:0",
+    name: str = "bot",
+    version: str = "",
+) -> int:
+    """Serves until SIGINT or SIGTERM, then drains open streams for up to a
+    second. Prints ``NAME listening on HOST:PORT`` on standard output once it
+    accepts connections (port 0 picks a free port). Returns an exit status."""
+    server = BotServer(factory, listen=listen, name=name, version=version)
+    try:
+        server.start()
+    except (OSError, RuntimeError) as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"{name} listening on {server.host}:{server.port}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    server.stop(1.0)
+    return 0

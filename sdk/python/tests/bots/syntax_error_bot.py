@@ -1,0 +1,4 @@
+"""A Python bot that does not even load."""
+
+def decide(s)
+    return s.legal[0]

@@ -1,0 +1,138 @@
+// `tarock-stdio-bridge`: serves the Bot service for any program that reads one
+// JSON decision request per line on standard input and writes one action per
+// line on standard output (sdk/stdio/README.md has the format and an example
+// exchange).
+//
+//   tarock-stdio-bridge --listen 127.0.0.1:7801 [--log FILE] [--name NAME] [--events]
+//                       -- awk -f my_bot.awk
+//
+// Every match stream (one per seat per match) gets its own run of the program,
+// started when the referee opens the stream and stopped when it ends. The
+// program's standard error goes to --log (appended; default: the bridge's own
+// standard error). A program that exits or closes its output ends the stream
+// (the referee records a disconnect); one that does not answer in time leaves
+// the decision to the referee's timeout; a line that is no legal action goes
+// to the referee as it is. Nothing the program does can hang the bridge.
+//
+// Thread-safety: the gRPC sync server runs one thread per stream; each stream
+// owns its program and StdioBot.
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sdk/stdio/stdio_bot.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:0",
+          "HOST:PORT to serve on (port 0: pick a free one and print it)");
+ABSL_FLAG(std::string, log, "", "append the program's standard error to this file");
+ABSL_FLAG(std::string, name, "", "the bot's name in Hello (default: the program's name)");
+ABSL_FLAG(std::string, version, "", "the version in Hello");
+ABSL_FLAG(bool, events, false,
+          "send every referee message (match start, hand start, results), not only requests");
+ABSL_FLAG(int, max_line_bytes, 4096, "answers longer than this are cut (and are no action)");
+
+namespace tarock::stdio {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+class BridgeService final : public v1::Bot::Service {
+ public:
+  BridgeService(StdioOptions options, std::string name, std::string version)
+      : options_(std::move(options)), name_(std::move(name)), version_(std::move(version)) {}
+
+  grpc::Status Play(grpc::ServerContext* context,
+                    grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    const int id = ++streams_;
+    StdioOptions options = options_;
+    options.label = absl::StrCat("stdio-bridge[", id, "]");
+    auto bot = std::make_unique<StdioBot>(options);
+    StdioBot* stdio = bot.get();
+    if (absl::Status s = stdio->Start(); !s.ok())
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(s.message()));
+    v1::BotMessage hello;
+    hello.mutable_hello()->set_name(name_);
+    hello.mutable_hello()->set_version(version_);
+    if (!stream->Write(hello)) return grpc::Status::OK;
+    sdk::BotSession session(std::move(bot));
+    v1::RefereeMessage message;
+    while (stream->Read(&message)) {
+      if (options.events && !message.has_decision_request()) stdio->Forward(message);
+      std::optional<v1::BotMessage> reply = session.Handle(message);
+      if (stdio->failure())
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE, *stdio->failure());
+      if (reply && !stdio->timed_out() && !stream->Write(*reply)) break;
+    }
+    stdio->Finish();
+    return grpc::Status::OK;
+  }
+
+ private:
+  const StdioOptions options_;
+  const std::string name_;
+  const std::string version_;
+  std::atomic<int> streams_{0};
+};
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "tarock-stdio-bridge --listen HOST:PORT [--log FILE] [--name NAME] [--events] -- COMMAND...\n"
+      "Serves the Bot service for a program that reads one JSON request per line and writes\n"
+      "one action per line (see sdk/stdio/README.md).");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  StdioOptions options;
+  for (size_t i = 1; i < args.size(); ++i) options.command.emplace_back(args[i]);
+  if (options.command.empty()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: no program given (want -- COMMAND...)\n");
+    return 2;
+  }
+  options.log_path = absl::GetFlag(FLAGS_log);
+  options.events = absl::GetFlag(FLAGS_events);
+  options.max_line_bytes = std::max(16, absl::GetFlag(FLAGS_max_line_bytes));
+  std::string name = absl::GetFlag(FLAGS_name);
+  if (name.empty()) {
+    name = options.command[0];
+    name = name.substr(name.rfind('/') + 1);
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+
+  BridgeService service(options, name, absl::GetFlag(FLAGS_version));
+  grpc::ServerBuilder builder;
+  int port = 0;
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(4 << 20);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::fprintf(stderr, "tarock-stdio-bridge: cannot listen on %s\n", listen.c_str());
+    return 1;
+  }
+  std::printf("%s listening on %s:%d\n", name.c_str(), listen.substr(0, listen.rfind(':')).c_str(),
+              port);
+  std::fflush(stdout);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The programs go first: a stream waiting on one returns at once.
+  ChildProcess::KillAll();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tarock::stdio
+
+int main(int argc, char** argv) { return tarock::stdio::Main(argc, argv); }

@@ -1,0 +1,227 @@
+#include "sdk/stdio/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace tarock::stdio {
+namespace {
+
+// The process groups of live children, for KillAll.
+constexpr int kMaxChildren = 4096;
+std::atomic<pid_t> g_groups[kMaxChildren];
+
+void Track(pid_t pid) {
+  for (auto& slot : g_groups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid)) return;
+  }
+}
+
+void Untrack(pid_t pid) {
+  for (auto& slot : g_groups) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+// Milliseconds until `deadline` for poll(), at least 0.
+int PollMs(absl::Time deadline) {
+  const absl::Duration left = deadline - absl::Now();
+  if (left <= absl::ZeroDuration()) return 0;
+  return static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1 << 30));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
+    const std::vector<std::string>& argv, const std::string& stderr_path) {
+  if (argv.empty()) return absl::InvalidArgumentError("no command to run");
+  // Everything the child needs is prepared before fork (a threaded parent's
+  // child may only make async-signal-safe calls).
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int err_fd = -1;
+  if (!stderr_path.empty()) {
+    err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (err_fd < 0)
+      return absl::UnavailableError(
+          absl::StrCat("cannot open the log ", stderr_path, ": ", std::strerror(errno)));
+  }
+  int to_child[2], from_child[2], exec_err[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  if (pipe2(from_child, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  if (pipe2(exec_err, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    dup2(to_child[0], 0);
+    dup2(from_child[1], 1);
+    if (err_fd >= 0) dup2(err_fd, 2);
+    // Leave nothing else of the bridge open in the child (gRPC sockets).
+    for (int fd = 3; fd < 1024; ++fd)
+      if (fd != exec_err[1]) close(fd);
+    signal(SIGPIPE, SIG_DFL);
+    execvp(args[0], args.data());
+    int e = errno;
+    (void)!write(exec_err[1], &e, sizeof e);
+    _exit(127);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  close(exec_err[1]);
+  if (err_fd >= 0) close(err_fd);
+  int e = 0;
+  ssize_t got;
+  do {
+    got = read(exec_err[0], &e, sizeof e);
+  } while (got < 0 && errno == EINTR);
+  close(exec_err[0]);
+  if (got == sizeof e) {
+    waitpid(pid, nullptr, 0);
+    close(to_child[1]);
+    close(from_child[0]);
+    return absl::NotFoundError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(e)));
+  }
+  Track(pid);
+  fcntl(to_child[1], F_SETFL, fcntl(to_child[1], F_GETFL) | O_NONBLOCK);
+  fcntl(from_child[0], F_SETFL, fcntl(from_child[0], F_GETFL) | O_NONBLOCK);
+  return std::unique_ptr<ChildProcess>(new ChildProcess(pid, to_child[1], from_child[0]));
+}
+
+ChildProcess::~ChildProcess() {
+  Stop(absl::ZeroDuration());
+  if (out_ >= 0) close(out_);
+}
+
+ChildProcess::Io ChildProcess::WriteLine(const std::string& line, absl::Time deadline) {
+  if (in_ < 0) return Io::kClosed;
+  std::string data = line + "\n";
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(in_, data.data() + done, data.size() - done);
+    if (n > 0) {
+      done += n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{in_, POLLOUT, 0};
+      int r = poll(&p, 1, PollMs(deadline));
+      if (r == 0 && absl::Now() >= deadline) return Io::kTimeout;
+      if (r > 0 && (p.revents & (POLLERR | POLLHUP)) && !(p.revents & POLLOUT)) return Io::kClosed;
+      continue;
+    }
+    return Io::kClosed;  // EPIPE: nobody reads
+  }
+  return Io::kOk;
+}
+
+ChildProcess::Io ChildProcess::ReadLine(absl::Time deadline, size_t max_bytes, std::string* line) {
+  while (true) {
+    size_t nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      if (discarding_) {
+        buffer_.erase(0, nl + 1);
+        discarding_ = false;
+        // The cut line was already returned; go on with the next.
+        continue;
+      }
+      *line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      if (!line->empty() && line->back() == '\r') line->pop_back();
+      return Io::kOk;
+    }
+    if (!discarding_ && buffer_.size() > max_bytes) {
+      *line = buffer_.substr(0, max_bytes);
+      buffer_.clear();
+      discarding_ = true;
+      return Io::kOk;
+    }
+    if (discarding_) buffer_.clear();
+    char chunk[4096];
+    ssize_t n = read(out_, chunk, sizeof chunk);
+    if (n > 0) {
+      buffer_.append(chunk, n);
+      continue;
+    }
+    if (n == 0) return Io::kClosed;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Io::kClosed;
+    pollfd p{out_, POLLIN, 0};
+    int r = poll(&p, 1, PollMs(deadline));
+    if (r == 0 && absl::Now() >= deadline) return Io::kTimeout;
+  }
+}
+
+bool ChildProcess::Reap(bool wait) {
+  if (reaped_) return true;
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(pid_, &status, wait ? 0 : WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == pid_) {
+    reaped_ = true;
+    status_ = status;
+  }
+  return reaped_;
+}
+
+void ChildProcess::Stop(absl::Duration grace) {
+  if (in_ >= 0) {
+    close(in_);
+    in_ = -1;
+  }
+  if (stopped_) return;
+  stopped_ = true;
+  const absl::Time deadline = absl::Now() + grace;
+  while (!Reap(false) && absl::Now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The whole group: a shell's children too.
+  kill(-pid_, SIGKILL);
+  if (!reaped_) {
+    kill(pid_, SIGKILL);
+    Reap(true);
+  }
+  Untrack(pid_);
+}
+
+void ChildProcess::KillAll() {
+  for (auto& slot : g_groups) {
+    pid_t pid = slot.load();
+    if (pid > 0) kill(-pid, SIGKILL);
+  }
+}
+
+std::string ChildProcess::ExitDescription() {
+  if (!Reap(false)) {
+    // It may be exiting right now (its output just closed): give it a moment.
+    for (int i = 0; i < 20 && !Reap(false); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!reaped_) return "is still running";
+  }
+  if (WIFEXITED(status_)) return absl::StrCat("exited with status ", WEXITSTATUS(status_));
+  if (WIFSIGNALED(status_))
+    return absl::StrCat("was killed by signal ", WTERMSIG(status_), " (",
+                        strsignal(WTERMSIG(status_)), ")");
+  return "ended";
+}
+
+}  // namespace tarock::stdio

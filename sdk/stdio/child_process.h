@@ -1,0 +1,70 @@
+// A child program talked to through pipes, one line at a time, where every
+// wait has a deadline: the stdio bridge's link to a bot program. The child gets
+// its own process group (so a shell and everything it started are stopped
+// together), standard input and output as pipes, and standard error appended to
+// a log file (or inherited).
+//
+// Thread-safety: a ChildProcess is used from one thread.
+
+#ifndef TAROCK_SDK_STDIO_CHILD_PROCESS_H_
+#define TAROCK_SDK_STDIO_CHILD_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace tarock::stdio {
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (searched in PATH when it has no slash). `stderr_path` ""
+  // leaves standard error inherited; otherwise the child's standard error is
+  // appended to that file. Fails when the program cannot be run.
+  static absl::StatusOr<std::unique_ptr<ChildProcess>> Start(const std::vector<std::string>& argv,
+                                                             const std::string& stderr_path);
+  ~ChildProcess();  // Stop(absl::ZeroDuration())
+
+  enum class Io { kOk, kTimeout, kClosed };
+
+  // Writes `line` and a newline before `deadline`. kClosed when the child no
+  // longer reads its standard input (it exited or closed it).
+  Io WriteLine(const std::string& line, absl::Time deadline);
+  // Reads one line (without the newline; a trailing CR is dropped) before
+  // `deadline`. A line longer than `max_bytes` is cut there (the rest of it is
+  // read and dropped). kClosed at end of file.
+  Io ReadLine(absl::Time deadline, size_t max_bytes, std::string* line);
+
+  // Closes the child's standard input, waits up to `grace` for it to exit,
+  // then kills its process group. Idempotent.
+  void Stop(absl::Duration grace);
+  // "exited with status 1", "killed by signal 11 (Segmentation fault)", or
+  // "is still running". Reaps the child if it has exited.
+  std::string ExitDescription();
+  pid_t pid() const { return pid_; }
+
+  // Kills the process groups of every child still running (the bridge calls it
+  // when it is told to stop, so no program outlives it).
+  static void KillAll();
+
+ private:
+  ChildProcess(pid_t pid, int in, int out) : pid_(pid), in_(in), out_(out) {}
+  bool Reap(bool wait);
+
+  pid_t pid_;
+  int in_;   // the child's standard input (write end), -1 once closed
+  int out_;  // the child's standard output (read end)
+  std::string buffer_;  // read but not yet returned
+  bool discarding_ = false;  // dropping the rest of an overlong line
+  bool reaped_ = false;
+  bool stopped_ = false;
+  int status_ = 0;
+};
+
+}  // namespace tarock::stdio
+
+#endif  // TAROCK_SDK_STDIO_CHILD_PROCESS_H_

@@ -1,0 +1,129 @@
+#include "sdk/stdio/stdio_bot.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cstdio>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace tarock::stdio {
+
+std::string ToJsonLine(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = false;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  if (!google::protobuf::util::MessageToJsonString(message, &out, options).ok()) return "{}";
+  return out;
+}
+
+std::string ActionFromLine(const std::string& line, size_t max_bytes) {
+  std::string text(absl::StripAsciiWhitespace(line));
+  if (!text.empty() && (text[0] == '{' || text[0] == '"')) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_string()) {
+      text = j.get<std::string>();
+    } else if (j.is_object() && j.contains("action") && j["action"].is_string()) {
+      text = j["action"].get<std::string>();
+    }
+  }
+  if (text.size() > max_bytes) text.resize(max_bytes);
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return std::string(absl::StripAsciiWhitespace(text));
+}
+
+StdioBot::~StdioBot() { Finish(); }
+
+absl::Status StdioBot::Start() {
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      ChildProcess::Start(options_.command, options_.log_path);
+  if (!child.ok()) {
+    Fail(std::string(child.status().message()));
+    return child.status();
+  }
+  child_ = std::move(*child);
+  return absl::OkStatus();
+}
+
+void StdioBot::Log(const std::string& text) const {
+  std::fprintf(stderr, "%s: %s\n", options_.label.c_str(), text.c_str());
+  std::fflush(stderr);
+}
+
+void StdioBot::Fail(const std::string& why) {
+  if (failure_) return;
+  failure_ = why;
+  Log(why);
+}
+
+void StdioBot::Forward(const v1::RefereeMessage& message) {
+  if (!child_ || failure_) return;
+  // Not a decision: a short deadline, the program is not expected to answer.
+  if (child_->WriteLine(ToJsonLine(message), absl::Now() + absl::Seconds(2)) ==
+      ChildProcess::Io::kClosed)
+    Fail(absl::StrCat("the bot program stopped reading its input: it ", child_->ExitDescription()));
+}
+
+std::string StdioBot::Decide(const sdk::Situation& s) {
+  timed_out_ = false;
+  if (!child_ || failure_) return "";
+  const int n = ++decisions_;
+  const v1::TimeControl& tc = s.match().time_control;
+  int64_t limit_ms = s.time_left_ms();
+  if (limit_ms <= 0 && tc.match_bank_ms() == 0) limit_ms = 10000;  // no limit given
+  const int64_t grace_ms = tc.grace_ms() > 0 ? tc.grace_ms() : 50;
+  const absl::Time deadline =
+      absl::Now() + absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
+
+  std::string line;
+  if (options_.events) {
+    v1::RefereeMessage wrapped;
+    *wrapped.mutable_decision_request() = s.request();
+    line = ToJsonLine(wrapped);
+  } else {
+    line = ToJsonLine(s.request());
+  }
+  switch (child_->WriteLine(line, deadline)) {
+    case ChildProcess::Io::kOk:
+      break;
+    case ChildProcess::Io::kTimeout:
+      Log(absl::StrCat("decision ", n, ": the bot program does not read its input"));
+      timed_out_ = true;
+      ++stale_lines_;
+      return "";
+    case ChildProcess::Io::kClosed:
+      Fail(absl::StrCat("the bot program stopped reading its input: it ",
+                        child_->ExitDescription()));
+      return "";
+  }
+  std::string answer;
+  while (true) {
+    switch (child_->ReadLine(deadline, options_.max_line_bytes, &answer)) {
+      case ChildProcess::Io::kOk:
+        if (stale_lines_ > 0) {  // the late answer to an earlier request
+          --stale_lines_;
+          continue;
+        }
+        return ActionFromLine(answer, options_.max_line_bytes);
+      case ChildProcess::Io::kTimeout:
+        Log(absl::StrCat("decision ", n, " (hand ", s.hand_index(), ", ", s.phase(),
+                         "): no answer within ", limit_ms, " ms + ", grace_ms, " ms grace"));
+        timed_out_ = true;
+        ++stale_lines_;
+        return "";
+      case ChildProcess::Io::kClosed:
+        Fail(absl::StrCat("the bot program closed its output: it ", child_->ExitDescription()));
+        return "";
+    }
+  }
+}
+
+void StdioBot::Finish() {
+  if (child_) child_->Stop(absl::Seconds(1));
+}
+
+}  // namespace tarock::stdio

@@ -1,0 +1,87 @@
+// The stdio bridge's bot: a tarock::sdk::Bot whose Decide writes the decision
+// request as one JSON line to a child program and reads one action line back
+// before the request's deadline. Protocol: sdk/stdio/README.md.
+//
+// JSON: protobuf's JSON mapping of tarock.v1.DecisionRequest
+// (google::protobuf::util::MessageToJsonString) with the proto field names
+// (`legal_actions`, not `legalActions`) and every field present, defaults
+// included; 64-bit integers (request_id, time_left_ms, bank_left_ms) are JSON
+// strings, as the mapping prescribes. With `events`, every RefereeMessage goes
+// to the program, wrapped ({"match_start": {...}}, {"decision_request": {...}},
+// ...), and only decision_request lines are answered.
+//
+// Failures never hang: no answer before the deadline is left to the referee
+// (it records a timeout; the late line is dropped when it comes); a program that
+// exits or closes its output sets failure(), and the bridge ends the stream
+// (the referee records a disconnect); a line that is no action goes to the
+// referee as it is (cut and cleaned to printable ASCII), which records it as
+// malformed or illegal.
+//
+// Thread-safety: one StdioBot per match stream, called from that stream's
+// thread only (as every SDK bot).
+
+#ifndef TAROCK_SDK_STDIO_STDIO_BOT_H_
+#define TAROCK_SDK_STDIO_STDIO_BOT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sdk/stdio/child_process.h"
+#include "tarock/sdk/bot.h"
+
+namespace tarock::stdio {
+
+struct StdioOptions {
+  std::vector<std::string> command;  // argv of the program
+  std::string log_path;              // its standard error ("" = inherited)
+  bool events = false;               // send every referee message, not only requests
+  size_t max_line_bytes = 4096;      // longer answers are cut (and are no action)
+  // Extra time after the referee's deadline (time left + grace) before the
+  // bridge gives up on an answer; the referee has recorded the timeout by then.
+  int64_t margin_ms = 50;
+  std::string label = "stdio-bridge";  // prefix of the bridge's own log lines
+};
+
+// One line of JSON for a message, as the program sees it.
+std::string ToJsonLine(const google::protobuf::Message& message);
+// The action in a line the program wrote: the line itself (trimmed), or the
+// "action" of a JSON object, or a JSON string; cut to `max_bytes` and cleaned
+// to printable ASCII so that it always travels as a well-formed message.
+std::string ActionFromLine(const std::string& line, size_t max_bytes);
+
+class StdioBot : public sdk::Bot {
+ public:
+  explicit StdioBot(StdioOptions options) : options_(std::move(options)) {}
+  ~StdioBot() override;
+
+  // Starts the program.
+  absl::Status Start();
+  // Events mode: passes a non-decision message on to the program.
+  void Forward(const v1::RefereeMessage& message);
+  std::string Decide(const sdk::Situation& s) override;
+  // Set once the program has gone away: why, for the referee and the log.
+  const std::optional<std::string>& failure() const { return failure_; }
+  // True when the last Decide gave up at its deadline: the referee has already
+  // recorded a timeout, so its empty answer is better not sent at all.
+  bool timed_out() const { return timed_out_; }
+  // Closes the program's input and gives it a moment to exit, then kills it.
+  void Finish();
+
+ private:
+  void Fail(const std::string& why);
+  void Log(const std::string& text) const;
+
+  StdioOptions options_;
+  std::unique_ptr<ChildProcess> child_;
+  std::optional<std::string> failure_;
+  int stale_lines_ = 0;  // answers still owed for requests that timed out
+  int decisions_ = 0;
+  bool timed_out_ = false;
+};
+
+}  // namespace tarock::stdio
+
+#endif  // TAROCK_SDK_STDIO_STDIO_BOT_H_
