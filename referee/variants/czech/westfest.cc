@@ -118,8 +118,8 @@ unsigned WestfestState::AnnounceableBonuses(int seat) const {
   // The called Pagat (its holder) and the called valat (the declarer side) exclude
   // each other: "Pagat is not playable on a called valat hand".
   if (pagat_announcer_ < 0 && valat_announcer_ < 0) {
-    if (h.Contains(kPagat)) b |= 1u << kPagat;
-    if (OnDeclarerSide(seat)) b |= 1u << kValat;
+    if (h.Contains(tarock::kPagat)) b |= 1u << kPagatBonus;
+    if (OnDeclarerSide(seat)) b |= 1u << kValatBonus;
   }
   return b;
 }
@@ -342,8 +342,8 @@ void WestfestState::Apply(Action a) {
           break;
         case Verb::kAnnounce:
           announced_[s] |= static_cast<uint16_t>(1u << arg);
-          if (arg == kPagat) pagat_announcer_ = static_cast<int8_t>(s);
-          if (arg == kValat) valat_announcer_ = static_cast<int8_t>(s);
+          if (arg == kPagatBonus) pagat_announcer_ = static_cast<int8_t>(s);
+          if (arg == kValatBonus) valat_announcer_ = static_cast<int8_t>(s);
           consecutive_passes_ = 0;
           break;
         case Verb::kKontra:
@@ -435,7 +435,7 @@ void WestfestState::FinishTrick() {
   ++tricks_played_;
   if (tricks_played_ == kHandSize) {
     for (int i = 0; i < kSeats; ++i) {
-      if (trick_[i] == kPagat) {
+      if (trick_[i] == tarock::kPagat) {
         pagat_last_seat_ = static_cast<int8_t>(trick_seat_[i]);
         pagat_last_won_ = i == best_index_;
       }
@@ -499,7 +499,7 @@ HandResult WestfestState::Result() const {
   int x;
   if (valat_announcer_ >= 0) {
     won = decl_tricks == kHandSize;
-    x = kBonusChips[kValat];
+    x = kBonusChips[kValatBonus];
     r.bonuses.push_back({"valat", "declarer", valat_announcer_, won, kontra_[kKontraGame], 0});
   } else if (decl_tricks == kHandSize || decl_tricks == 0) {
     won = decl_tricks == kHandSize;
@@ -529,7 +529,7 @@ HandResult WestfestState::Result() const {
       pagat_side_seat = pagat_announcer_;
       pagat_won = pagat_last_seat_ == pagat_announcer_ && pagat_last_won_;
       level = kontra_[kKontraPagat];
-      stake = kBonusChips[kPagat] << level;
+      stake = kBonusChips[kPagatBonus] << level;
     } else if (pagat_last_seat_ >= 0) {
       pagat_side_seat = pagat_last_seat_;
       pagat_won = pagat_last_won_;
@@ -546,7 +546,7 @@ HandResult WestfestState::Result() const {
   // Hand bonuses: each other player pays the holder (uni without announcing).
   for (int s = 0; s < kSeats; ++s) {
     for (int b = 0; b < kNumBonuses; ++b) {
-      if (b == kPagat || b == kValat) continue;
+      if (b == kPagatBonus || b == kValatBonus) continue;
       const bool paid = b == kUni ? (final_hand_[s] & kTarockSet).empty() : ((announced_[s] >> b) & 1) != 0;
       if (!paid) continue;
       SettlePersonal(s, kBonusChips[b], &r.scores);

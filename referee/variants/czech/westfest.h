@@ -46,8 +46,8 @@ enum Bonus : uint8_t {
   kTrulHonery,           // the trul and one or more kings: 4
   kUni,                  // no tarock: 4, paid without announcing
   kBida,                 // one or two tarocks: 2
-  kPagat,                // the called Pagat on the last trick: 4
-  kValat,                // the called valat: 40
+  kPagatBonus,           // the called Pagat on the last trick: 4
+  kValatBonus,           // the called valat: 40
   kNumBonuses,
 };
 // Kontra targets: the game (Contra, Rhea Contra, Suprhea) and the called Pagat.
