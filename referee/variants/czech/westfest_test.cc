@@ -533,8 +533,8 @@ TEST(Draw, TheNextTwoSeatsEachDrawOneCardAndDiscardOne) {
 }
 
 TEST(Draw, AUniOrBidaHandMayPassTheDrawCardWhichCountsForTheDefenders) {
-  // Deal U: seat 2 (T10..T5: six tarocks) must draw; dealer 3 makes seat 0 the
-  // povinnost... use dealer 0: seat 2 draws, seat 3 draws. Give seat 3 bida.
+  // Seat 1 holds T22..T11 (nothing to call: it plays alone); seat 2 (eight
+  // tarocks) must draw; seat 3 (two tarocks, bida) may pass; seat 0 has uni.
   const std::vector<std::string> hands = {
       "C7 C8 C9 C10 S7 S8 S9 S10 SJ SN SQ SK",
       "T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11",
@@ -842,8 +842,7 @@ TEST(Scoring, SilentAndCalledPagatOnTheLastTrick) {
   EXPECT_EQ(r.scores, (std::vector<int>{-25, 75, -25, -25}));
   EXPECT_EQ(FindBonus(r, "pagat")->announcer, 1);
   EXPECT_EQ(FindBonus(r, "pagat")->kontra_level, 1);
-  // A Pagat lost in the last trick costs its side 2 (silent): seat 3 of deal V
-  // ... covered by the random-play sums; a called Pagat played early is lost.
+  // A called Pagat played before the last trick is lost: -4 from the caller to each.
   Table w = Start(DeckDeal(0, kDealV, kTalonV), 0);
   ASSERT_TRUE(Do(w.s(), "tap 12, bid prever, pass, discard HQ, discard HN, discard HJ, announce pagat, pass, pass, pass, pass"));
   ASSERT_TRUE(PlayOut(w.s(), kPrefsV));  // T1 in trick 10
