@@ -50,6 +50,16 @@ out=$("$tarock" selfplay --variant slovenian-5p --hands 20 --seed 2)
 case "$out" in *"20 hands"*"seat  total"*) ok ;; *) bad "selfplay: $out" ;; esac
 expect_error selfplay-hands "positive multiple of 3" "$tarock" selfplay --variant slovenian-3p --hands 4
 
+# westfest: the hand begins with the deal (the deck in the record, the cutter first);
+# selfplay prints the chip accounts (004: 100 each, borrowing from the bank).
+w=$("$tarock" deal --variant westfest --seed 4 --dealer 1)
+case "$w" in *'"deck":['*'"hands":[[],[],[],[]]'*) ok ;; *) bad "westfest deal: $w" ;; esac
+r=$(printf '%s' "$w" | "$tarock" replay -)
+case "$r" in *'"legal":["cut","tap 1","tap 2","tap 3","tap 4","tap 12","tap stacks"]'*) ok ;; *) bad "westfest partial replay: $r" ;; esac
+case "$r" in *'"to_act":0'*) ok ;; *) bad "westfest cutter: $r" ;; esac
+out=$("$tarock" selfplay --variant westfest --hands 8 --seed 2)
+case "$out" in *"chips (from 100)"*) ok ;; *) bad "westfest selfplay: $out" ;; esac
+
 # Bad input: a clear one-line error and a non-zero exit, never a crash.
 printf '{"variant": ' > "$tmp/m.json"
 expect_error malformed "malformed JSON" "$tarock" replay "$tmp/m.json"

@@ -17,6 +17,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 
 namespace tarock {
@@ -196,6 +197,113 @@ INSTANTIATE_TEST_SUITE_P(Slovenian, PropertyTest,
                            for (char& ch : n) if (ch == '-') ch = '_';
                            return n;
                          });
+
+// westfest (004): chips are zero-sum in every hand; the hand starts with the
+// deal itself (cut or tap), so the checks cover the deal phase too.
+void CheckWestfestObservations(const czech::WestfestState& st, const std::string& where) {
+  CardSet public_cards, hidden_discards;
+  for (Action a : st.History()) {
+    const Card c = static_cast<Card>(ArgOf(a));
+    if (VerbOf(a) == Verb::kPlay) public_cards.Add(c);
+    if (VerbOf(a) == Verb::kDiscard) (IsTarock(c) ? public_cards : hidden_discards).Add(c);
+  }
+  if (st.called() != kNoCard) public_cards.Add(st.called());
+  for (int seat = 0; seat < 4; ++seat) {
+    const Observation obs = st.Observe(seat);
+    const std::string json = ObservationToJson(obs);
+    const CardSet seen = CardsNamedIn(json);
+    ASSERT_EQ(obs.hand, st.hand(seat)) << where;
+    CardSet mine = st.hand(seat) | st.won(seat);  // own hand, own discards (and own tricks)
+    for (const std::string& t : obs.talon)
+      if (t != "?") mine.Add(*ParseCard(t));
+    for (int other = 0; other < 4; ++other) {
+      if (other == seat) continue;
+      const CardSet leaked = (seen & st.hand(other)) - public_cards - mine;
+      ASSERT_TRUE(leaked.empty()) << where << ": seat " << seat << " sees " << CardName(leaked.First())
+                                  << " in the hand of seat " << other << "\n" << json;
+    }
+    const CardSet leaked = (seen & hidden_discards) - mine - public_cards;
+    ASSERT_TRUE(leaked.empty()) << where << ": seat " << seat << " sees the hidden discard "
+                                << CardName(leaked.First()) << "\n" << json;
+    if (obs.to_act == seat) {
+      ASSERT_FALSE(obs.legal.empty()) << where;
+    } else {
+      ASSERT_TRUE(obs.legal.empty()) << where;
+    }
+  }
+}
+
+TEST(WestfestPropertyTest, RandomHandsKeepTheInvariants) {
+  absl::StatusOr<std::unique_ptr<Game>> game_or = Registry::Global().Create("westfest");
+  ASSERT_TRUE(game_or.ok()) << game_or.status();
+  const auto& game = static_cast<const czech::WestfestGame&>(**game_or);
+  const int hands = HandsPerVariant();
+  std::map<std::string, int> tally;
+  for (int h = 0; h < hands; ++h) {
+    const uint64_t seed = HandSeed(0xC0FFEE, h);
+    Rng rng(seed ^ 0x5555);
+    HandSetup setup;
+    setup.dealer = h % 4;
+    absl::StatusOr<czech::WestfestState> st_or = game.NewWestfestHand(game.DealCards(seed, setup.dealer), setup);
+    ASSERT_TRUE(st_or.ok()) << st_or.status();
+    czech::WestfestState st = *std::move(st_or);
+    const bool shy = h % 2 == 1;  // pass three times in four where passing is legal
+    const bool watch = h % 50 == 0;
+    const std::string where = absl::StrCat("westfest hand ", h);
+    int steps = 0;
+    while (!st.IsTerminal()) {
+      ASSERT_LT(++steps, 400) << where << ": the hand does not end";
+      ActionList legal;
+      st.LegalActions(&legal);
+      ASSERT_GT(legal.size, 0) << where << ": no legal action before the end";
+      if (watch) {
+        CheckWestfestObservations(st, where);
+        if (testing::Test::HasFatalFailure()) return;
+      }
+      Action a = legal.items[rng.Below(legal.size)];
+      if (shy && legal.Contains(kPassAction) && rng.Below(4) != 0) a = kPassAction;
+      if (st.phase() == czech::Phase::kCut) ++tally[game.ActionToString(a)];
+      st.Apply(a);
+    }
+    if (watch) {
+      CheckWestfestObservations(st, where);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+    const HandResult r = st.Result();
+    ASSERT_FALSE(r.redeal) << where;  // 004: no hand is redealt
+    int sum = 0;
+    for (int v : r.scores) sum += v;
+    ASSERT_EQ(sum, 0) << where << ": chips are not zero-sum";
+    if (!r.penalties.empty()) {
+      ++tally["throw-in"];
+      ASSERT_EQ(r.scores[r.declarer], -6) << where;
+    } else {
+      ++tally[r.contract];
+      ASSERT_EQ(r.card_thirds.size(), 2u) << where;
+      ASSERT_EQ(r.card_thirds[0] + r.card_thirds[1], 3 * 106) << where;
+      int tricks = 0;
+      for (int t : r.tricks) tricks += t;
+      ASSERT_EQ(tricks, 12) << where;
+      if (r.contract == "prever") ASSERT_EQ(r.partner, -1) << where;
+    }
+    const std::string json = HandRecordToJson(RecordOf(game, st, seed));
+    absl::StatusOr<HandRecord> parsed = ParseHandRecord(json);
+    ASSERT_TRUE(parsed.ok()) << where << ": " << parsed.status();
+    absl::StatusOr<Replay> replay = ReplayRecord(*parsed);
+    ASSERT_TRUE(replay.ok()) << where << ": " << replay.status() << "\n" << json;
+    ASSERT_TRUE(replay->state->IsTerminal()) << where;
+    ASSERT_EQ(replay->state->History(), st.History()) << where;
+    ASSERT_EQ(replay->state->Result().scores, r.scores) << where;
+  }
+  std::string summary;
+  for (const auto& [k, n] : tally) absl::StrAppend(&summary, " ", k, "=", n);
+  std::printf("westfest: %d hands;%s\n", hands, summary.c_str());
+  if (hands >= 20000) {
+    for (const char* k : {"povinnost", "prever", "throw-in", "cut", "tap 1", "tap 2", "tap 3", "tap 4",
+                          "tap 12", "tap stacks"})
+      EXPECT_GT(tally[k], 0) << k << " never came up";
+  }
+}
 
 }  // namespace
 }  // namespace tarock

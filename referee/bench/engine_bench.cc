@@ -17,6 +17,7 @@
 
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
+#include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 
 namespace tarock {
@@ -77,6 +78,49 @@ BENCHMARK_CAPTURE(BM_RandomHands, slovenian_5p_three, "slovenian-5p", kThree);
 BENCHMARK_CAPTURE(BM_RandomHands, slovenian_5p_klop, "slovenian-5p", kKlop);
 BENCHMARK_CAPTURE(BM_RandomHands, slovenian_tapp_three, "slovenian-tapp", kThree);
 BENCHMARK_CAPTURE(BM_RandomHands, slovenian_tapp_klop, "slovenian-tapp", kKlop);
+
+// westfest (004): the prever round fixed (everyone passes: povinnost; or the
+// povinnost bids prever), every other decision uniformly random, the deal
+// itself (cut or tap, stacks) included.
+void BM_WestfestHands(benchmark::State& bm, bool prever) {
+  auto game_or = Registry::Global().Create("westfest");
+  if (!game_or.ok()) {
+    bm.SkipWithError(std::string(game_or.status().message()).c_str());
+    return;
+  }
+  const auto& game = static_cast<const czech::WestfestGame&>(**game_or);
+  const Action target = prever ? MakeAction(Verb::kBid, czech::kPrever) : kPassAction;
+  Rng rng(12345);
+  Deal deal;
+  HandSetup setup;
+  uint64_t hand_seed = 0;
+  int64_t decisions = 0, hands = 0;
+  uint64_t signature = 0;
+  ActionList legal;
+  for (auto _ : bm) {
+    game.DealInto(++hand_seed, 0, &deal);
+    czech::WestfestState st(&game, deal, setup);  // DealInto's deals are valid: no check
+    while (!st.IsTerminal()) {
+      st.LegalActions(&legal);
+      const Action a = st.phase() == czech::Phase::kPrever
+                           ? target
+                           : legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
+      st.Apply(a);
+      ++decisions;
+    }
+    if (hands < 1000) {
+      for (int v : st.Result().scores) signature = signature * 31 + static_cast<uint64_t>(v + 1000);
+    }
+    ++hands;
+  }
+  bm.counters["hands/s"] = benchmark::Counter(static_cast<double>(hands), benchmark::Counter::kIsRate);
+  bm.counters["decisions/s"] =
+      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
+  bm.counters["decisions/hand"] = static_cast<double>(decisions) / static_cast<double>(hands ? hands : 1);
+  bm.counters["signature"] = static_cast<double>(signature % 1000000);
+}
+BENCHMARK_CAPTURE(BM_WestfestHands, westfest_povinnost, false);
+BENCHMARK_CAPTURE(BM_WestfestHands, westfest_prever, true);
 
 }  // namespace
 }  // namespace tarock

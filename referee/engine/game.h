@@ -107,6 +107,7 @@ struct VariantInfo {
   // Match-level rules (applied by MatchProgress, match.h):
   int radl_penalty = 0;                 // points off per radl left at the end of a match
   bool zero_total_forces_klop = false;  // a running total of exactly 0 forces a Klop next
+  int starting_account = 0;             // each seat's chip account at the start of a match (004: 100)
   std::vector<OptionSpec> options;
   std::vector<std::string> contracts;  // names, lowest first
   std::vector<std::string> bonuses;
@@ -119,6 +120,10 @@ struct VariantInfo {
 struct Deal {
   std::vector<CardSet> hands;
   std::vector<Card> talon;  // in deal order
+  // Optional: the whole shuffled pack, top card first, for a variant whose hand
+  // begins with the deal itself (westfest: cut or tap, packets, stacks). Then the
+  // hands are empty until the deal actions have been applied.
+  std::vector<Card> deck;
 };
 
 // What carries into a hand from the hands before it.

@@ -69,4 +69,16 @@ std::vector<int64_t> MatchProgress::Totals() const {
   return t;
 }
 
+std::vector<int64_t> MatchProgress::Accounts() const {
+  std::vector<int64_t> a = Totals();
+  for (int64_t& v : a) v += game_->info().starting_account;
+  return a;
+}
+
+std::vector<int64_t> MatchProgress::Borrowed() const {
+  std::vector<int64_t> b = Accounts();
+  for (int64_t& v : b) v = v < 0 ? -v : 0;
+  return b;
+}
+
 }  // namespace tarock

@@ -51,6 +51,12 @@ class MatchProgress {
   // Per seat: the sum of the hand scores, and at the end of the match the radl
   // penalty for every radl left.
   std::vector<int64_t> Totals() const;
+  // Per seat: VariantInfo::starting_account plus Totals() (004: chip accounts
+  // start at 100). A negative account is what the seat has borrowed from the bank
+  // and must pay back.
+  std::vector<int64_t> Accounts() const;
+  // Per seat: the chips borrowed from the bank now, max(0, -account).
+  std::vector<int64_t> Borrowed() const;
   const std::vector<int>& radli() const { return radli_; }
   int redeals() const { return redeals_total_; }
 

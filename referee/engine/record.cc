@@ -59,6 +59,9 @@ absl::StatusOr<HandRecord> FromJson(const json& j, absl::string_view where) {
   }
   if (!j.contains("talon")) return Bad(absl::StrCat(where, "missing \"talon\""));
   ASSIGN_OR_RETURN(r.deal.talon, ParseCards(j["talon"], absl::StrCat(where, "talon")));
+  if (j.contains("deck")) {
+    ASSIGN_OR_RETURN(r.deal.deck, ParseCards(j["deck"], absl::StrCat(where, "deck")));
+  }
   if (j.contains("radli") && !j["radli"].is_null()) {
     if (!j["radli"].is_array()) return Bad(absl::StrCat(where, "\"radli\" must be an array of integers"));
     for (const json& v : j["radli"]) {
@@ -152,6 +155,10 @@ std::string HandRecordToJson(const HandRecord& r, int indent) {
   for (CardSet h : r.deal.hands) j["hands"].push_back(CardsJson(h));
   j["talon"] = json::array();
   for (Card c : r.deal.talon) j["talon"].push_back(CardName(c));
+  if (!r.deal.deck.empty()) {
+    j["deck"] = json::array();
+    for (Card c : r.deal.deck) j["deck"].push_back(CardName(c));
+  }
   if (!r.setup.radli.empty()) j["radli"] = r.setup.radli;
   if (r.setup.forced_klop) j["forced_klop"] = true;
   if (r.seed) j["seed"] = *r.seed;

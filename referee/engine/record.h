@@ -4,6 +4,8 @@
 //   { "variant": "slovenian-4p", "options": {"difference_rounding": "5"},
 //     "dealer": 0, "hands": [["T22", "HK", ...], [...], ...],  // one array per seat
 //     "talon": ["T3", ...],                                     // 6 cards, deal order
+//     "deck": ["T3", ...],          // optional: the whole pack, top first (westfest, whose
+//                                   // hand begins with the deal; its hands are then empty)
 //     "radli": [0, 1, 0, 0],        // optional: per seat, at the start of the hand
 //     "forced_klop": false,         // optional: this hand follows a void deal
 //     "seed": 42,                   // optional: the seed the deal came from

@@ -254,6 +254,11 @@ int Selfplay() {
   const std::vector<int64_t> totals = match->Totals();
   for (int s = 0; s < n; ++s)
     std::cout << s << "  " << totals[s] << "  " << match->radli()[s] << "\n";
+  if ((*game)->info().starting_account != 0) {  // 004: chip accounts, borrowing from the bank
+    std::cout << "seat  chips (from " << (*game)->info().starting_account << ")  borrowed\n";
+    const std::vector<int64_t> accounts = match->Accounts(), borrowed = match->Borrowed();
+    for (int s = 0; s < n; ++s) std::cout << s << "  " << accounts[s] << "  " << borrowed[s] << "\n";
+  }
   return 0;
 }
 
