@@ -354,7 +354,7 @@ const std::vector<std::string> kDealFPrefs = {
 // ---------------------------------------------------------------------------
 // Registry and deal.
 
-TEST(Variants, BothAreRegisteredWithTheirContractsBonusesAndOptions) {
+TEST(AustrianVariants, BothAreRegisteredWithTheirContractsBonusesAndOptions) {
   absl::StatusOr<VariantInfo> tapp = Registry::Global().Info("tapp-tarock");
   ASSERT_TRUE(tapp.ok()) << tapp.status();
   EXPECT_EQ(tapp->num_seats, 3);
@@ -380,7 +380,7 @@ TEST(Variants, BothAreRegisteredWithTheirContractsBonusesAndOptions) {
   EXPECT_FALSE(Registry::Global().Create("tapp-tarock", {{"counting", "roman"}}).ok());
 }
 
-TEST(Deal, TappFirstThenFourPacketsOfFourFromForehand) {
+TEST(AustrianDeal, TappFirstThenFourPacketsOfFourFromForehand) {
   // 001 Setup, 002 Dealing: the six tapp cards first, then 16 each in packets of
   // four, starting with the seat after the dealer.
   for (const char* variant : {"tapp-tarock", "tapp-tarock-classic"}) {
@@ -407,7 +407,7 @@ TEST(Deal, TappFirstThenFourPacketsOfFourFromForehand) {
   }
 }
 
-TEST(Deal, BadDealsAreRejectedWithAReason) {
+TEST(AustrianDeal, BadDealsAreRejectedWithAReason) {
   auto game = *Registry::Global().Create("tapp-tarock");
   Deal d = DealA();
   EXPECT_TRUE(game->NewHand(d, Dealt(0)).ok());
@@ -633,7 +633,7 @@ Deal DealR() {
                   "SK SQ SN SJ S8 S9");
 }
 
-TEST(Play, FollowSuitElseTarockElseAnythingAndTheRanks) {
+TEST(AustrianPlay, FollowSuitElseTarockElseAnythingAndTheRanks) {
   for (const char* variant : {"tapp-tarock", "tapp-tarock-classic"}) {
     SCOPED_TRACE(variant);
     // Deal R, all pass in tapp-tarock (Bridscher, forehand seat 0 leads); Solo by
@@ -1131,7 +1131,7 @@ TEST(ClassicScoring, ValatMultipliesTheBidByFourSilentAndEightAnnounced) {
 // ---------------------------------------------------------------------------
 // Observations, records, matches.
 
-TEST(Observation, NoSeatEverSeesAHiddenCard) {
+TEST(AustrianObservation, NoSeatEverSeesAHiddenCard) {
   struct Case { const char* variant; Deal deal; int dealer; const char* script; };
   const std::vector<Case> cases = {
       {"tapp-tarock", DealA(), 2, kDealAThree},
@@ -1163,7 +1163,7 @@ TEST(Observation, NoSeatEverSeesAHiddenCard) {
   }
 }
 
-TEST(Record, RecordJsonReplayGivesTheSameResult) {
+TEST(AustrianRecord, RecordJsonReplayGivesTheSameResult) {
   struct Case { const char* variant; Deal deal; int dealer; std::string script; std::vector<std::string> prefs; Options options; };
   const std::vector<Case> cases = {
       {"tapp-tarock", DealA(), 2, kDealAThree, kDealAPrefs, {}},
@@ -1203,7 +1203,7 @@ constexpr const char* kRecordRow4 = R"({
               "play SK","play SN","play S8",   "play T1","play SQ","play S9"],
   "scores": [10, 10, -20]})";
 
-TEST(Record, HandWrittenRecordOfPayOutRow4) {
+TEST(AustrianRecord, HandWrittenRecordOfPayOutRow4) {
   absl::StatusOr<std::vector<HandRecord>> records = ParseRecords(kRecordRow4);
   ASSERT_TRUE(records.ok()) << records.status();
   ASSERT_EQ(records->size(), 1u);
@@ -1232,7 +1232,7 @@ TEST(Record, HandWrittenRecordOfPayOutRow4) {
   EXPECT_TRUE(absl::StrContains(rb.status().message(), "action 4 ('discard T22')")) << rb.status();
 }
 
-TEST(Match, AGameIsAMultipleOfThreeHandsAndThrownInDealsAreDealtAgain) {
+TEST(AustrianMatch, AGameIsAMultipleOfThreeHandsAndThrownInDealsAreDealtAgain) {
   auto game = *Registry::Global().Create("tapp-tarock");
   MatchOptions mo;
   mo.num_hands = 4;
