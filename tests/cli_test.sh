@@ -15,6 +15,11 @@ for v in slovenian-3p slovenian-4p slovenian-5p slovenian-tapp; do
   case "$out" in *"$v"*) ok ;; *) bad "variants lacks $v" ;; esac
 done
 case "$out" in *"option difference_rounding"*) ok ;; *) bad "variants lacks options" ;; esac
+# ... and the Austrian ones (the name is followed by two spaces and the title).
+for v in tapp-tarock tapp-tarock-classic; do
+  case "$out" in *"$v  "*) ok ;; *) bad "variants lacks $v" ;; esac
+done
+case "$out" in *"option counting = traditional"*) ok ;; *) bad "variants lacks tapp-tarock's counting option" ;; esac
 
 # deal is deterministic and replays to a partial state with to_act and legal.
 a=$("$tarock" deal --variant slovenian-4p --seed 11)

@@ -6,6 +6,7 @@
 // TAROCK_PROPERTY_HANDS overrides the number of hands per variant (default
 // 100000, as the engine issue asks).
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -17,6 +18,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/variants/austrian/austrian.h"
 #include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 
@@ -195,6 +197,196 @@ INSTANTIATE_TEST_SUITE_P(Slovenian, PropertyTest,
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n) if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+
+// ---------------------------------------------------------------------------
+// The Austrian variants (tapp-tarock, 001; tapp-tarock-classic, 002). Each
+// parameter is "VARIANT" or "VARIANT:OPTION=VALUE".
+
+using austrian::AustrianState;
+
+// What `seat` may know: its hand, the cards played, the discards shown by the
+// rules, the tapp once a contract turns it up, and for the declarer the tapp
+// cards she took and the cards she laid away. Nothing else may be named.
+void CheckAustrianObservation(const AustrianState& st, int seat, CardSet played, CardSet hidden_discards,
+                              const std::string& where) {
+  const Observation obs = st.Observe(seat);
+  const std::string json = ObservationToJson(obs);
+  ASSERT_EQ(obs.hand, st.hand(seat)) << where;
+  CardSet tapp;
+  for (Card c : st.GetDeal().talon) tapp.Add(c);
+  CardSet allowed = st.hand(seat) | played | (st.discards() - hidden_discards);
+  if (st.TalonExposed()) allowed |= tapp;
+  if (seat == st.declarer()) allowed |= st.taken() | st.discards();
+  const CardSet leaked = CardsNamedIn(json) - allowed;
+  ASSERT_TRUE(leaked.empty()) << where << ": seat " << seat << " sees " << CardName(leaked.First()) << "\n" << json;
+  if (obs.to_act == seat) {
+    ASSERT_FALSE(obs.legal.empty()) << where;
+  } else {
+    ASSERT_TRUE(obs.legal.empty()) << where << ": legal actions shown to a seat not to act";
+  }
+}
+
+void RunAustrianVariant(const std::string& param, int hands, Tally* tally) {
+  const size_t colon = param.find(':');
+  const std::string variant = param.substr(0, colon);
+  Options options;
+  if (colon != std::string::npos) {
+    const std::string kv = param.substr(colon + 1);
+    options[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game_or = Registry::Global().Create(variant, options);
+  ASSERT_TRUE(game_or.ok()) << game_or.status();
+  const auto& game = static_cast<const austrian::AustrianGame&>(**game_or);
+  const austrian::Rules& rules = game.rules();
+  const bool classic = variant == "tapp-tarock-classic";
+  const int total_thirds = game.TotalThirds();
+  ASSERT_EQ(total_thirds, options["counting"] == "simplified" ? 213 : 210);
+  for (int h = 0; h < hands; ++h) {
+    const uint64_t seed = HandSeed(0xA057, h);
+    Rng rng(seed ^ 0x5555);
+    HandSetup setup;
+    setup.dealer = h % 3;
+    absl::StatusOr<AustrianState> st_or = game.NewAustrianHand(game.DealCards(seed, setup.dealer), setup);
+    ASSERT_TRUE(st_or.ok()) << st_or.status();
+    AustrianState st = *std::move(st_or);
+    // Half the hands bid and announce uniformly at random; the other half pass
+    // three times in four where passing is legal (Bridscher, throw-ins, Three).
+    const bool shy = h % 2 == 1;
+    const bool watch = h % 50 == 0;  // every seat's observation at every step
+    CardSet played, hidden_discards;
+    int steps = 0;
+    const std::string where = absl::StrCat(param, " hand ", h);
+    while (!st.IsTerminal()) {
+      ASSERT_LT(++steps, 200) << where << ": the hand does not end";
+      ActionList legal;
+      st.LegalActions(&legal);
+      ASSERT_GT(legal.size, 0) << where << ": no legal action before the end";
+      if (watch) {
+        for (int s = 0; s < 3; ++s) CheckAustrianObservation(st, s, played, hidden_discards, where);
+        if (testing::Test::HasFatalFailure()) return;
+      }
+      Action a = legal.items[rng.Below(legal.size)];
+      if (shy && legal.Contains(kPassAction) && rng.Below(4) != 0) a = kPassAction;
+      const Card c = static_cast<Card>(ArgOf(a));
+      if (VerbOf(a) == Verb::kPlay) played.Add(c);
+      // 001: a suit card laid away is face down; 002 shows every discard.
+      if (VerbOf(a) == Verb::kDiscard && !classic && !IsTarock(c)) hidden_discards.Add(c);
+      st.Apply(a);
+    }
+    if (watch) {
+      for (int s = 0; s < 3; ++s) CheckAustrianObservation(st, s, played, hidden_discards, where);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+
+    const HandResult r = st.Result();
+    ASSERT_EQ(r.scores.size(), 3u);
+    ASSERT_EQ(r.scores[0] + r.scores[1] + r.scores[2], 0) << where << ": not zero-sum";
+    if (r.redeal) {  // 002: all passed
+      ASSERT_TRUE(classic) << where;
+      ++tally->redeals;
+      for (int v : r.scores) ASSERT_EQ(v, 0) << where;
+      ASSERT_FALSE(r.next_forced_klop);
+      continue;
+    }
+    ++tally->contracts[r.contract];
+    ASSERT_EQ(r.tricks[0] + r.tricks[1] + r.tricks[2], 16) << where;
+    std::vector<int> expected(3, 0);
+    auto pay = [&](int seat, int amount) {  // from each other player to `seat`
+      for (int s = 0; s < 3; ++s) expected[s] += s == seat ? 2 * amount : -amount;
+    };
+    if (r.contract == "bridscher") {
+      ASSERT_FALSE(classic);
+      ASSERT_EQ(r.declarer, -1);
+      ASSERT_TRUE(r.bonuses.empty()) << where;
+      ASSERT_EQ(r.card_thirds.size(), 3u);
+      CardSet tapp;
+      for (Card c : st.GetDeal().talon) tapp.Add(c);
+      int tapp_thirds = 0;
+      for (Card c : tapp) tapp_thirds += game.CardThirdsOf(c);
+      ASSERT_EQ(r.card_thirds[0] + r.card_thirds[1] + r.card_thirds[2] + tapp_thirds, total_thirds) << where;
+      const int most = std::max({r.card_thirds[0], r.card_thirds[1], r.card_thirds[2]});
+      for (int loser = 0; loser < 3; ++loser)
+        for (int other = 0; other < 3; ++other)
+          if (r.card_thirds[loser] == most && r.card_thirds[other] < most) {
+            expected[loser] -= 10;
+            expected[other] += 10;
+          }
+    } else {
+      ASSERT_GE(r.declarer, 0) << where;
+      ASSERT_EQ(r.card_thirds.size(), 2u);
+      ASSERT_EQ(r.card_thirds[0] + r.card_thirds[1], total_thirds) << where;
+      // The declarer's pile is a multiple of three cards: whole points.
+      ASSERT_EQ(st.DeclarerPile().size() % 3, 0) << where;
+      ASSERT_EQ(r.card_thirds[0] % 3, 0) << where;
+      int value = 0;
+      for (const austrian::ContractRule& c : rules.contracts)
+        if (c.name == r.contract) value = c.value;
+      ASSERT_GT(value, 0) << where;
+      bool valat = false;
+      for (const BonusResult& b : r.bonuses) {
+        ASSERT_GE(b.seat, 0) << where;
+        ASSERT_LT(b.seat, 3) << where;
+        if (classic) {
+          ASSERT_EQ(b.seat, r.declarer) << where << ": 002 bonuses are the declarer's";
+        }
+        if (classic && b.name == "valat") valat = true;
+        if (b.won && b.name == "trull") {
+          const CardSet pile = b.seat == r.declarer ? st.DeclarerPile() : st.won(b.seat);
+          ASSERT_TRUE(pile.ContainsAll(kTrulaSet)) << where;
+        }
+        if (b.won && b.name == "four-kings") {
+          const CardSet pile = b.seat == r.declarer ? st.DeclarerPile() : st.won(b.seat);
+          ASSERT_TRUE(pile.ContainsAll(kKingSet)) << where;
+        }
+        if (b.won && b.name == "valat") {
+          ASSERT_EQ(r.tricks[r.declarer], 16) << where;
+        }
+        if (!b.won) {
+          ASSERT_GE(b.announcer, 0) << where << ": only announced bonuses are lost";
+        }
+        pay(b.seat, b.value);
+      }
+      if (!valat) {
+        ASSERT_EQ(r.declarer_won, r.card_thirds[0] >= 108) << where;
+        pay(r.declarer, r.declarer_won ? value : -value);
+      }
+    }
+    ASSERT_EQ(r.scores, expected) << where << ": scores do not follow the game and the bonuses";
+    // Record -> JSON -> replay reproduces the whole result.
+    const std::string json = HandRecordToJson(RecordOf(game, st, seed));
+    absl::StatusOr<HandRecord> parsed = ParseHandRecord(json);
+    ASSERT_TRUE(parsed.ok()) << where << ": " << parsed.status();
+    ASSERT_EQ(HandRecordToJson(*parsed), json) << where;
+    absl::StatusOr<Replay> replay = ReplayRecord(*parsed);
+    ASSERT_TRUE(replay.ok()) << where << ": " << replay.status() << "\n" << json;
+    ASSERT_TRUE(replay->state->IsTerminal()) << where;
+    ASSERT_EQ(ReplayReportJson(*replay->game, *replay->state), ReplayReportJson(game, st)) << where;
+  }
+}
+
+class AustrianPropertyTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(AustrianPropertyTest, RandomHandsKeepTheInvariants) {
+  Tally tally;
+  const int hands = HandsPerVariant();
+  RunAustrianVariant(GetParam(), hands, &tally);
+  std::string summary;
+  for (const auto& [c, k] : tally.contracts) absl::StrAppend(&summary, " ", c, "=", k);
+  std::printf("%s: %d hands, %d thrown in;%s\n", GetParam().c_str(), hands, tally.redeals, summary.c_str());
+  const VariantInfo info = *Registry::Global().Info(GetParam().substr(0, GetParam().find(':')));
+  if (hands >= 20000) {
+    for (const std::string& c : info.contracts) EXPECT_GT(tally.contracts[c], 0) << c << " never played";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Austrian, AustrianPropertyTest,
+                         testing::Values("tapp-tarock", "tapp-tarock:counting=simplified", "tapp-tarock-classic"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) if (ch == '-' || ch == ':' || ch == '=') ch = '_';
                            return n;
                          });
 

@@ -140,6 +140,11 @@ struct BonusResult {
   bool won = false;
   int kontra_level = 0;   // 0 none, 1 kontra, 2 rekontra, 3 subkontra, 4 mordkontra
   int value = 0;          // signed effect on the declarer side's score
+  // Where a bonus is settled between players rather than sides (each other
+  // player pays the seat that owns it: tapp-tarock, tapp-tarock-classic), the
+  // owner's seat; `value` is then what each other player pays that seat
+  // (negative: what that seat pays each other player). -1 otherwise.
+  int seat = -1;
 };
 
 struct Penalty {

@@ -240,9 +240,11 @@ std::string ReplayReportJson(const Game& game, const State& state, int indent) {
   j["card_points"] = points;
   j["tricks"] = r.tricks;
   j["bonuses"] = json::array();
-  for (const BonusResult& b : r.bonuses)
+  for (const BonusResult& b : r.bonuses) {
     j["bonuses"].push_back({{"name", b.name}, {"side", b.side}, {"announcer", b.announcer},
                             {"won", b.won}, {"kontra_level", b.kontra_level}, {"value", b.value}});
+    if (b.seat >= 0) j["bonuses"].back()["seat"] = b.seat;  // a player's own bonus
+  }
   j["penalties"] = json::array();
   for (const Penalty& p : r.penalties)
     j["penalties"].push_back({{"seat", p.seat}, {"points", p.points}, {"reason", p.reason}});

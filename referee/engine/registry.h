@@ -28,7 +28,7 @@
 namespace tarock {
 
 // Bumped whenever game.h changes incompatibly.
-inline constexpr int kPluginAbiVersion = 2;  // 2: Deal::deck, VariantInfo::starting_account
+inline constexpr int kPluginAbiVersion = 2;  // 2: Deal::deck, VariantInfo::starting_account, BonusResult::seat
 
 // Creates a game from complete, validated options.
 using GameFactory = std::function<std::unique_ptr<Game>(const Options& options)>;

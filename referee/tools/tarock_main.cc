@@ -198,7 +198,9 @@ int Demo() {
     std::cout << "\n== " << v.name << " (" << v.title << "): " << n << " decisions\n";
     const HandResult r = state->Result();
     std::cout << "summary: ";
-    if (r.contract == "klop") {
+    if (r.redeal) {
+      std::cout << "void deal (e.g. all passed in tapp-tarock-classic): dealt again";
+    } else if (r.contract == "klop") {
       std::cout << "Klop, everyone for himself";
     } else if (r.declarer < 0 || r.card_thirds.empty()) {
       std::cout << r.contract;
