@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev libssl-dev
+  python3-grpcio python3-protobuf python3-pytest
 )
 
 missing=()

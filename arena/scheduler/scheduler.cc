@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/stats.h"
@@ -846,46 +847,9 @@ absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished
   if (record.is_object() && record.contains("deals"))
     for (const json& deal : record["deals"]) result.hand_records.push_back(deal.dump());
 
-  Store::RateFn rate = [&](const MatchRow& match, const std::vector<std::optional<RatingRow>>& current) {
-    // One player per distinct bot, on the mean total of its seats.
-    std::vector<int64_t> bot_order;
-    std::map<int64_t, std::vector<int>> seats_of;
-    for (int s = 0; s < n; ++s) {
-      if (!seats_of.count(result.seats[s].bot_id)) bot_order.push_back(result.seats[s].bot_id);
-      seats_of[result.seats[s].bot_id].push_back(s);
-    }
-    std::vector<Rating> players;
-    std::vector<int64_t> mean_totals;
-    std::vector<bool> lost;
-    std::vector<RatingRow> base;
-    for (int64_t bot : bot_order) {
-      const std::vector<int>& ss = seats_of[bot];
-      const std::optional<RatingRow>& cur = current[ss[0]];
-      RatingRow row = cur ? *cur : RatingRow{bot, match.variant, model_.Initial().mu,
-                                             model_.Initial().sigma, 0, 0};
-      int64_t sum = 0;
-      bool f = false;
-      for (int s : ss) {
-        sum += result.seats[s].total;
-        row.faults += result.seats[s].faults;
-        f = f || result.seats[s].forfeited;
-      }
-      mean_totals.push_back(sum / static_cast<int64_t>(ss.size()));
-      lost.push_back(f);
-      players.push_back({row.mu, row.sigma});
-      base.push_back(row);
-    }
-    std::vector<RatingRow> out;
-    if (players.size() < 2) return out;  // a bot alone against itself teaches nothing
-    std::vector<Rating> updated = model_.Update(players, RanksFromTotals(mean_totals, lost));
-    for (size_t i = 0; i < base.size(); ++i) {
-      RatingRow row = base[i];
-      row.mu = updated[i].mu;
-      row.sigma = updated[i].sigma;
-      ++row.matches;
-      out.push_back(row);
-    }
-    return out;
+  Store::RateFn rate = [&](const MatchRow& match,
+                           const std::vector<std::optional<RatingRow>>& current) {
+    return RateMatch(model_, match.variant, result.seats, current);
   };
   absl::StatusOr<bool> committed = store_->CommitMatch(job.match.id, result, rate);
   if (!committed.ok()) return committed.status();
@@ -895,6 +859,83 @@ absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished
   metrics_->duration.Add({{"variant", job.match.variant}}).Observe(finished.duration_s());
   std::set<int64_t> bots(job.match.bot_ids.begin(), job.match.bot_ids.end());
   for (int64_t b : bots) UpdateBotMetrics(b, job.match.variant);
+  return absl::OkStatus();
+}
+
+std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& variant,
+                                 const std::vector<SeatRow>& seats,
+                                 const std::vector<std::optional<RatingRow>>& current) {
+  std::vector<int64_t> bot_order;
+  std::map<int64_t, std::vector<int>> seats_of;
+  for (int s = 0; s < static_cast<int>(seats.size()); ++s) {
+    if (!seats_of.count(seats[s].bot_id)) bot_order.push_back(seats[s].bot_id);
+    seats_of[seats[s].bot_id].push_back(s);
+  }
+  std::vector<Rating> players;
+  std::vector<int64_t> mean_totals;
+  std::vector<bool> lost;
+  std::vector<RatingRow> base;
+  for (int64_t bot : bot_order) {
+    const std::vector<int>& ss = seats_of[bot];
+    const std::optional<RatingRow>& cur = current[ss[0]];
+    RatingRow row = cur ? *cur
+                        : RatingRow{bot, variant, model.Initial().mu, model.Initial().sigma, 0, 0};
+    int64_t sum = 0;
+    bool forfeited = false;
+    for (int s : ss) {
+      sum += seats[s].total;
+      row.faults += seats[s].faults;
+      forfeited = forfeited || seats[s].forfeited;
+    }
+    mean_totals.push_back(sum / static_cast<int64_t>(ss.size()));
+    lost.push_back(forfeited);
+    players.push_back({row.mu, row.sigma});
+    base.push_back(row);
+  }
+  std::vector<RatingRow> out;
+  if (players.size() < 2) return out;  // a bot alone against itself teaches nothing
+  std::vector<Rating> updated = model.Update(players, RanksFromTotals(mean_totals, lost));
+  for (size_t i = 0; i < base.size(); ++i) {
+    RatingRow row = base[i];
+    row.mu = updated[i].mu;
+    row.sigma = updated[i].sigma;
+    ++row.matches;
+    out.push_back(row);
+  }
+  return out;
+}
+
+absl::Status VerifyRatings(Store& store, const RatingModel& model) {
+  std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
+  store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
+    std::vector<std::optional<RatingRow>> current;
+    for (const SeatRow& s : seats) {
+      auto it = rebuilt.find({s.bot_id, m.variant});
+      current.push_back(it == rebuilt.end() ? std::nullopt : std::optional<RatingRow>(it->second));
+    }
+    for (const RatingRow& r : RateMatch(model, m.variant, seats, current))
+      rebuilt[{r.bot_id, r.variant}] = r;
+  });
+  size_t stored_count = 0;
+  for (const BotRow& b : store.ListBots(true)) {
+    for (const RatingRow& r : store.RatingsOfBot(b.id)) {
+      ++stored_count;
+      auto it = rebuilt.find({b.id, r.variant});
+      if (it == rebuilt.end())
+        return absl::DataLossError(absl::StrCat("bot ", b.name, " has a stored ", r.variant,
+                                                " rating that no result explains"));
+      const RatingRow& x = it->second;
+      if (x.mu != r.mu || x.sigma != r.sigma || x.matches != r.matches || x.faults != r.faults)
+        return absl::DataLossError(absl::StrFormat(
+            "bot %s %s: stored mu %.17g sigma %.17g matches %d faults %d, rebuilt mu %.17g "
+            "sigma %.17g matches %d faults %d",
+            b.name, r.variant, r.mu, r.sigma, r.matches, r.faults, x.mu, x.sigma, x.matches,
+            x.faults));
+    }
+  }
+  if (stored_count != rebuilt.size())
+    return absl::DataLossError(absl::StrCat(rebuilt.size(), " ratings rebuilt, ", stored_count,
+                                            " stored"));
   return absl::OkStatus();
 }
 

@@ -138,9 +138,23 @@ class Scheduler {
   std::vector<std::thread> threads_;
 };
 
-// "slovenian-4p" etc. are checked against the engine's registry; names are
-// 1-64 of [A-Za-z0-9._-].
+// Names are 1-64 of [A-Za-z0-9._-].
 bool ValidBotName(const std::string& name);
+
+// The rating step of one finished match: `current` holds the ratings of the
+// seats' bots before it (nullopt: new in this variant). One player per distinct
+// bot, on the mean of its seats' totals, forfeits ranked last; returns the new
+// rating of each distinct bot (none when only one bot played). The scheduler
+// commits with it and RebuildRatings replays with it, so both agree bit for bit.
+std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& variant,
+                                 const std::vector<SeatRow>& seats,
+                                 const std::vector<std::optional<RatingRow>>& current);
+
+// Recomputes every rating from the stored results alone (done matches in
+// completion order, from the initial rating) and compares with the stored
+// ratings: OK when every bot and variant matches exactly, else an error naming
+// the first difference.
+absl::Status VerifyRatings(Store& store, const RatingModel& model);
 
 }  // namespace tarock::arena
 

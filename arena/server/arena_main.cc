@@ -36,6 +36,8 @@ ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, com
 ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
+ABSL_FLAG(bool, verify_ratings, false,
+          "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -63,6 +65,13 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<tarock::arena::Store>> store =
       tarock::arena::Store::Open(dir + "/arena.db");
   if (!store.ok()) return Fail(std::string(store.status().message()));
+  if (absl::GetFlag(FLAGS_verify_ratings)) {
+    absl::Status s = tarock::arena::VerifyRatings(**store, tarock::arena::RatingModel());
+    if (!s.ok()) return Fail(std::string(s.message()));
+    std::printf("ratings verified: rebuilding from %lld stored results reproduces every stored rating\n",
+                static_cast<long long>((*store)->CountMatches("done")));
+    return 0;
+  }
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
 
   tarock::metrics::Registry registry;

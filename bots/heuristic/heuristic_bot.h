@@ -7,8 +7,8 @@
 // others have shown and the seats still to play) against what the card is worth
 // later. Klop and Beggar are played to avoid tricks and points.
 //
-// Decisions are a pure function of the Situation (the bot keeps no state
-// between decisions), deterministic, and take a few microseconds. It never
+// Decisions are a pure function of the Situation (the bot keeps no game state
+// between decisions), deterministic, and take tens of microseconds. It never
 // answers an action outside s.legal(): anything unexpected falls back to
 // s.legal()[0].
 //

@@ -512,7 +512,8 @@ absl::StatusOr<SearchResult> SearchBot::Search(const sdk::Situation& s) {
 std::string SearchBot::Decide(const sdk::Situation& s) {
   if (s.legal().empty()) return "";
   if (s.legal().size() == 1) return s.legal()[0];
-  const bool searched = s.phase() == "play" || (s.phase() == "talon" && options_.search_talon);
+  const bool searched = s.phase() == "play" || (s.phase() == "talon" && options_.search_talon) ||
+                        (s.phase() == "discard" && options_.search_discard);
   if (searched && s.game() != nullptr) {
     absl::StatusOr<SearchResult> r = Search(s);
     if (r.ok()) return r->best;
@@ -636,6 +637,7 @@ absl::StatusOr<SearchOptions> ParseSearchOptions(const std::string& spec, Search
     else if (k == "epsilon") ok = absl::SimpleAtod(v, &o.epsilon) && o.epsilon >= 0 && o.epsilon <= 1;
     else if (k == "exact_cards") ok = absl::SimpleAtoi(v, &o.exact_cards) && o.exact_cards >= 0;
     else if (k == "search_talon") ok = absl::SimpleAtob(v, &o.search_talon);
+    else if (k == "search_discard") ok = absl::SimpleAtob(v, &o.search_discard);
     else if (k == "bid_mismatch_accept")
       ok = absl::SimpleAtod(v, &o.bid_mismatch_accept) && o.bid_mismatch_accept >= 0 && o.bid_mismatch_accept <= 1;
     else if (k == "utility") {

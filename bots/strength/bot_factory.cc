@@ -33,7 +33,8 @@ struct Entry {
 };
 
 const Entry kBots[] = {
-    {"random", [](uint64_t seed) -> std::unique_ptr<sdk::Bot> { return std::make_unique<RandomBot>(seed); }},
+    {"random",
+     [](uint64_t seed) -> std::unique_ptr<sdk::Bot> { return std::make_unique<RandomBot>(seed); }},
     {"heuristic",
      [](uint64_t) -> std::unique_ptr<sdk::Bot> { return std::make_unique<HeuristicBot>(); }},
     // Options from $TAROCK_SEARCH_OPTIONS, e.g. "iterations=100,epsilon=0.1" (search_bot.h).

@@ -58,8 +58,9 @@
 
 ABSL_FLAG(std::string, variant, "slovenian-4p", "variant to play");
 ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, comma separated");
-ABSL_FLAG(int, hands, 1000, "deals to play (rounded up to whole blocks of one hand per seat); "
-                            "each deal is played once per seating");
+ABSL_FLAG(int, hands, 1000,
+          "deals to play (rounded up to whole blocks of one hand per seat); "
+          "each deal is played once per seating");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the deals (and of the random bots' choices)");
 ABSL_FLAG(std::string, a, "heuristic", "bot A");
 ABSL_FLAG(std::string, b, "random", "bot B");
@@ -85,6 +86,13 @@ std::vector<std::vector<bool>> Seatings(int n) {
       if (seen.insert(s).second) out.push_back(s);
     }
   }
+  return out;
+}
+
+// "ABAB": who sits where in a seating.
+std::string Pattern(const std::vector<bool>& seating) {
+  std::string out;
+  for (bool a : seating) out += a ? 'A' : 'B';
   return out;
 }
 
@@ -160,8 +168,8 @@ int Run() {
       for (size_t si = 0; si < seatings.size(); ++si) {
         std::vector<std::unique_ptr<sdk::Bot>> bots;
         for (int seat = 0; seat < n; ++seat) {
-          absl::StatusOr<std::unique_ptr<sdk::Bot>> bot = bots::MakeBot(
-              seatings[si][seat] ? name_a : name_b, BotSeed(seed, k, si, seat));
+          absl::StatusOr<std::unique_ptr<sdk::Bot>> bot =
+              bots::MakeBot(seatings[si][seat] ? name_a : name_b, BotSeed(seed, k, si, seat));
           bots.push_back(std::move(*bot));
         }
         absl::StatusOr<sdk::LocalMatchResult> r =
@@ -231,6 +239,8 @@ int Run() {
     j["seed"] = seed;
     j["deals"] = deals;
     j["seatings"] = seatings.size();
+    j["seating_patterns"] = nlohmann::json::array();
+    for (const std::vector<bool>& st : seatings) j["seating_patterns"].push_back(Pattern(st));
     j["hands_played"] = hands_played;
     j["decisions"] = total_decisions;
     j["seconds"] = seconds;
@@ -245,6 +255,12 @@ int Run() {
   std::cout << absl::StrFormat(
       "%s: %d deals (%d blocks of %d), %d seatings each, %d hands, seed %d, %.1f s\n", variant,
       deals, blocks, n, seatings.size(), hands_played, seed, seconds);
+  std::string patterns;
+  for (const std::vector<bool>& st : seatings) {
+    if (!patterns.empty()) patterns += ' ';
+    patterns += Pattern(st);
+  }
+  std::cout << "  seatings (A, B by seat): " << patterns << "\n";
   std::cout << absl::StrFormat("  %-22s %10s   %-22s\n", "", "mean/hand", "95% CI");
   auto row = [](const std::string& label, const Stat& s) {
     std::cout << absl::StrFormat("  %-22s %+10.2f   [%+.2f, %+.2f]\n", label, s.mean, s.lo, s.hi);

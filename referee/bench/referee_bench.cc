@@ -35,9 +35,10 @@
 //     slowness).
 //
 // Every process it starts is stopped at the end, on errors and on SIGINT/SIGTERM
-// too. Exit status: 0 when everything ran without a fault or failure, 1 when a
-// match failed or had a fault, 2 on a usage error or when the processes could
-// not be started. Speed never changes the exit status.
+// too, and a watchdog (--watchdog_s) ends a run that hangs. Exit status: 0 when
+// everything ran without a fault or failure, 1 when a match failed or had a
+// fault, 2 on a usage error or when the processes could not be started, 3 when
+// the watchdog fired. Speed never changes the exit status.
 
 #include <grpcpp/grpcpp.h>
 #include <sys/resource.h>
@@ -46,6 +47,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -110,6 +112,8 @@ ABSL_FLAG(std::vector<std::string>, pingpong_clients,
 ABSL_FLAG(bool, absl_deadlock_detection, true,
           "leave absl::Mutex deadlock detection as the abseil build has it (Debian's build "
           "has it on); false turns it off in this process, to measure what that costs");
+ABSL_FLAG(int, watchdog_s, 3600,
+          "stop every process and exit with status 3 after this many seconds (0: never)");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 
 namespace tarock {
@@ -477,6 +481,7 @@ class CqBotConnection : public BotConnection {
         reply.detail = "stream ended";
         return reply;
       }
+      EnsureReading();
       if (!PollOnce(deadline)) {
         reply.kind = BotReply::Kind::kTimeout;
         reply.elapsed = absl::Now() - start;
@@ -494,6 +499,8 @@ class CqBotConnection : public BotConnection {
     MaybeWrite();  // half-closes when nothing is left to write
     // The bot ends the stream once it has read the half-close.
     while (!read_closed_ && !write_failed_) {
+      EnsureReading();
+      inbox_.clear();  // messages after the last decision are of no use now
       if (!PollOnce(deadline)) {
         context_.TryCancel();
         break;
@@ -510,7 +517,15 @@ class CqBotConnection : public BotConnection {
     if (writing_ || write_failed_ || !started_) return;
     if (!outbox_.empty()) {
       writing_ = true;
-      rw_->Write(outbox_.front(), Tag(kWrite));  // serialized here
+      // A HandResult (or MatchResult) may wait in gRPC's buffer and travel
+      // with what follows it (the next HandStart, the half-close): one
+      // sendmsg and one wake-up of the bot instead of two. MatchStart,
+      // HandStart and requests go at once, so a bot that prepares on them
+      // still does so before its clock runs.
+      grpc::WriteOptions options;
+      if (outbox_.front().has_hand_result() || outbox_.front().has_match_result())
+        options.set_buffer_hint();
+      rw_->Write(outbox_.front(), options, Tag(kWrite));  // serialized here
       ++outstanding_;
     } else if (writes_done_requested_ && !writes_done_sent_) {
       writes_done_sent_ = true;
@@ -522,6 +537,14 @@ class CqBotConnection : public BotConnection {
   void StartRead() {
     rw_->Read(&incoming_, Tag(kRead));
     ++outstanding_;
+    reading_ = true;
+  }
+  // A read is posted only while the match thread waits for the bot, right after
+  // its write: posting the next read as soon as an answer arrives makes gRPC
+  // send a frame of its own at once (one more sendmsg here, one more wake-up in
+  // the bot per decision); posted with the next write, it travels with it.
+  void EnsureReading() {
+    if (!reading_ && started_ && !read_closed_) StartRead();
   }
 
   void Handle(void* tag, bool ok) {
@@ -530,20 +553,19 @@ class CqBotConnection : public BotConnection {
       case kStart:
         if (ok) {
           started_ = true;
-          StartRead();
           MaybeWrite();
         } else {
           read_closed_ = true;
         }
         break;
       case kRead:
+        reading_ = false;
         if (!ok) {
           read_closed_ = true;
           break;
         }
         inbox_.emplace_back(std::move(incoming_), absl::Now());
         incoming_.Clear();
-        StartRead();
         break;
       case kWrite:
         writing_ = false;
@@ -573,9 +595,17 @@ class CqBotConnection : public BotConnection {
     return true;
   }
 
-  // Handles every completion already there, without waiting.
+  // Handles every completion already there, without waiting. (Not with
+  // absl::Now() as the deadline: gRPC rounds deadlines up to the next
+  // millisecond; nor absl::InfinitePast(): that overflows to "never".)
   void PollAvailable() {
-    for (int i = 0; i < 1000 && PollOnce(absl::InfinitePast()); ++i) {
+    for (int i = 0; i < 1000; ++i) {
+      void* tag = nullptr;
+      bool ok = false;
+      if (cq_.AsyncNext(&tag, &ok, gpr_time_0(GPR_CLOCK_MONOTONIC)) !=
+          grpc::CompletionQueue::GOT_EVENT)
+        return;
+      Handle(tag, ok);
     }
   }
 
@@ -603,7 +633,7 @@ class CqBotConnection : public BotConnection {
   grpc::Status status_;
   int outstanding_ = 0;
   bool started_ = false, read_closed_ = false, finished_ = false;
-  bool writing_ = false, write_failed_ = false;
+  bool writing_ = false, write_failed_ = false, reading_ = false;
   bool writes_done_requested_ = false, writes_done_sent_ = false;
   std::deque<v1::RefereeMessage> outbox_;
   std::deque<std::pair<v1::BotMessage, absl::Time>> inbox_;
@@ -651,8 +681,6 @@ struct Captured {
   v1::RefereeMessage message;
 };
 
-// The decision requests of random matches, as the referee would make them,
-// in play order. At most `cap` of them (the ping-pong cycles through them).
 // The referee's CPU work per request, outside the transport, in microseconds.
 struct RequestCosts {
   double observe_us = 0;       // State::Observe
@@ -667,68 +695,81 @@ struct RequestCosts {
   }
 };
 
+// The first `count` decision requests of random matches, as the referee makes
+// them, in play order. With `keep` false nothing is kept: the pass only times
+// Observe and MakeDecisionRequest into `costs` (timing them while keeping every
+// request would time the heap's growth instead).
 absl::StatusOr<std::vector<Captured>> CaptureRequests(const Game& game, int64_t count, int hands,
-                                                      uint64_t seed, RequestCosts* costs) {
+                                                      uint64_t seed, bool keep,
+                                                      RequestCosts* costs) {
   absl::Duration observe, make;
+  int64_t taken = 0;
+  size_t checksum = 0;
   std::vector<Captured> out;
-  out.reserve(static_cast<size_t>(count));
+  if (keep) out.reserve(static_cast<size_t>(count));
   Rng rng(seed ^ 0x70696e67ULL);
   const int n = game.num_seats();
   // Every hand has at least one decision: `count` matches are always enough.
-  for (int64_t m = 0; m <= count && static_cast<int64_t>(out.size()) < count; ++m) {
+  for (int64_t m = 0; m <= count && taken < count; ++m) {
     MatchOptions mo;
     mo.num_hands = hands;
     mo.seed = seed + static_cast<uint64_t>(m);
     absl::StatusOr<MatchProgress> progress = MatchProgress::Start(game, mo);
     if (!progress.ok()) return progress.status();
-    while (!progress->Finished() && static_cast<int64_t>(out.size()) < count) {
+    while (!progress->Finished() && taken < count) {
       MatchProgress::NextHand next = progress->Next();
       absl::StatusOr<std::unique_ptr<State>> state = game.NewHand(next.deal, next.setup);
       if (!state.ok()) return state.status();
       std::vector<int> events_seen(n, 0);
-      while (!(*state)->IsTerminal()) {
+      while (!(*state)->IsTerminal() && taken < count) {
         const int s = (*state)->CurrentSeat();
         const absl::Time t0 = absl::Now();
         Observation obs = (*state)->Observe(s);
         const absl::Time t1 = absl::Now();
-        observe += t1 - t0;
-        if (static_cast<int64_t>(out.size()) < count) {
+        if (keep) {
           Captured c;
           c.seat = s;
-          const absl::Time t2 = absl::Now();
-          v1::DecisionRequest request = MakeDecisionRequest(
-              obs, static_cast<int64_t>(out.size()) + 1, next.hand_index, events_seen[s]);
-          make += absl::Now() - t2;
-          *c.message.mutable_decision_request() = std::move(request);
+          *c.message.mutable_decision_request() =
+              MakeDecisionRequest(obs, taken + 1, next.hand_index, events_seen[s]);
           c.message.mutable_decision_request()->set_time_left_ms(
               absl::GetFlag(FLAGS_per_decision_ms));
           out.push_back(std::move(c));
+        } else {
+          v1::DecisionRequest probe =
+              MakeDecisionRequest(obs, taken + 1, next.hand_index, events_seen[s]);
+          checksum += static_cast<size_t>(probe.legal_actions_size());
+          make += absl::Now() - t1;
+          observe += t1 - t0;
         }
+        ++taken;
         events_seen[s] = static_cast<int>(obs.history.size());
         (*state)->Apply(RandomLegalAction(**state, rng));
       }
+      if (!(*state)->IsTerminal()) break;  // enough requests
       if (absl::Status st = progress->Record((*state)->Result()); !st.ok()) return st;
     }
   }
-  if (out.empty()) return out;
-  const double k = static_cast<double>(out.size());
-  costs->observe_us = absl::ToDoubleMicroseconds(observe) / k;  // every decision was observed
-  costs->make_request_us = absl::ToDoubleMicroseconds(make) / k;
-  size_t checksum = 0;
-  absl::Time t0 = absl::Now();
-  for (const Captured& c : out) {
-    v1::RefereeMessage m;
-    *m.mutable_decision_request() = c.message.decision_request();
-    checksum += m.decision_request().legal_actions_size();
+  if (taken == 0) return out;
+  const double k = static_cast<double>(taken);
+  if (!keep) {
+    costs->observe_us = absl::ToDoubleMicroseconds(observe) / k;
+    costs->make_request_us = absl::ToDoubleMicroseconds(make) / k;
+  } else {
+    absl::Time t0 = absl::Now();
+    for (const Captured& c : out) {
+      v1::RefereeMessage m;
+      *m.mutable_decision_request() = c.message.decision_request();
+      checksum += static_cast<size_t>(m.decision_request().legal_actions_size());
+    }
+    costs->copy_us = absl::ToDoubleMicroseconds(absl::Now() - t0) / k;
+    std::string buffer;
+    t0 = absl::Now();
+    for (const Captured& c : out) {
+      c.message.SerializeToString(&buffer);
+      checksum += buffer.size();
+    }
+    costs->serialize_us = absl::ToDoubleMicroseconds(absl::Now() - t0) / k;
   }
-  costs->copy_us = absl::ToDoubleMicroseconds(absl::Now() - t0) / k;
-  std::string buffer;
-  t0 = absl::Now();
-  for (const Captured& c : out) {
-    c.message.SerializeToString(&buffer);
-    checksum += buffer.size();
-  }
-  costs->serialize_us = absl::ToDoubleMicroseconds(absl::Now() - t0) / k;
   if (checksum == 0) std::fprintf(stderr, " ");  // keeps the loops
   return out;
 }
@@ -1254,9 +1295,10 @@ void PrintSequential(const char* title, const SequentialResult& r) {
               j["hands_per_s"].get<double>(), j["decisions_per_s"].get<double>(),
               r.us_per_decision());
   const json& b = j["breakdown_us_per_decision"];
-  std::printf("    per decision, us: Decide %.1f = bot + transport %.1f (request handed over -> answer "
-              "stamped on gRPC's thread)\n"
-              "                                 + %.1f (request copy, hand-off to the match thread)\n"
+  std::printf("    per decision, us: Decide %.1f = bot + transport %.1f (BotReply::elapsed: request "
+              "handed over -> answer stamped)\n"
+              "                                 + %.1f (the rest: request copy, hand-off to the "
+              "match thread)\n"
               "                      Send %.1f (%.2f HandStart/HandResult/... per decision), connect "
               "%.1f, finish %.1f\n"
               "                      the runner's own work %.1f (engine, requests, record, metrics)\n",
@@ -1313,6 +1355,15 @@ int Main() {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
+  if (const int watchdog_s = absl::GetFlag(FLAGS_watchdog_s); watchdog_s > 0) {
+    std::thread([watchdog_s] {
+      std::this_thread::sleep_for(std::chrono::seconds(watchdog_s));
+      std::fprintf(stderr, "referee_bench: still running after %d s (--watchdog_s): giving up\n",
+                   watchdog_s);
+      KillAllChildren();
+      _exit(3);
+    }).detach();
+  }
   if (!absl::GetFlag(FLAGS_absl_deadlock_detection))
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
@@ -1376,8 +1427,11 @@ int Main() {
   if (pingpongs == 0) pingpongs = std::max<int64_t>(e2e.decisions, 1);
   constexpr int64_t kMaxCaptured = 50000;  // the ping-pong cycles through these
   RequestCosts costs;
+  absl::StatusOr<std::vector<Captured>> timing_pass =
+      CaptureRequests(**game, std::min(pingpongs, kMaxCaptured), hands, seed, false, &costs);
   absl::StatusOr<std::vector<Captured>> captured =
-      CaptureRequests(**game, std::min(pingpongs, kMaxCaptured), hands, seed, &costs);
+      CaptureRequests(**game, std::min(pingpongs, kMaxCaptured), hands, seed, true, &costs);
+  if (!timing_pass.ok()) captured = timing_pass.status();
   if (!captured.ok() || captured->empty()) {
     std::fprintf(stderr, "referee_bench: capturing requests: %s\n",
                  captured.ok() ? "none" : std::string(captured.status().message()).c_str());
@@ -1422,9 +1476,18 @@ int Main() {
                    {"limit", kBar},
                    {"met", bar_met}};
 
+  // A bot that died would turn every later decision into a fault: say so once.
+  bool bots_alive = true;
+  for (Server& b : bots) bots_alive = bots_alive && b.process->Running();
+  if (!bots_alive) {
+    ++all.failed_matches;
+    all.Note("a tarock-bot-random process exited during parts 1-2; part 3 skipped");
+  }
+
   // 3. Concurrency through the tarock-referee process.
   ConcurrentResult conc;
-  if (concurrent_matches > 0) {
+  const bool run_concurrent = concurrent_matches > 0 && bots_alive;
+  if (run_concurrent) {
     absl::StatusOr<Server> referee =
         StartServer({bin_dir + "/tarock-referee", "--metrics_listen=", "--connect_timeout_ms=60000"},
                     "--listen");
@@ -1443,6 +1506,7 @@ int Main() {
   report["load_average_end"] = LoadAverage();
   const bool ok = !all.any() && !pingpong_failed;
   report["ok"] = ok;
+  report["problems"] = all.Json();
 
   if (as_json) {
     std::printf("%s\n", report.dump(2).c_str());
@@ -1497,7 +1561,7 @@ int Main() {
   } else {
     std::printf("  bar: not measured (no sync ping-pong)\n");
   }
-  if (concurrent_matches > 0) {
+  if (run_concurrent) {
     json j = conc.Json();
     std::printf("\n3. concurrency: one tarock-referee process, %d matches x %d hands at once "
                 "(%d RunMatch client threads)\n",
@@ -1516,8 +1580,13 @@ int Main() {
                 "a bug, not slowness)\n",
                 static_cast<long long>(absl::GetFlag(FLAGS_per_decision_ms)));
   }
-  std::printf("\n%s\n", ok ? "OK: no faults, no failures"
-                           : "FAILED: faults or failures above (exit status 1)");
+  if (ok) {
+    std::printf("\nOK: no faults, no failures\n");
+  } else {
+    std::printf("\nFAILED (exit status 1), over all parts:\n");
+    PrintProblems(all);
+    if (pingpong_failed) std::printf("  and a ping-pong client failed (above)\n");
+  }
   return ok ? 0 : 1;
 }
 

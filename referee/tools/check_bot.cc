@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -146,17 +147,16 @@ json CheckVariant(const Settings& settings, const std::string& variant,
   LaunchOptions launch;
   launch.log_path = settings.log_path;
   launch.name = "bot";
-  if (!settings.log_path.empty()) {
-    std::ofstream(settings.log_path, std::ios::app) << "---- tarock check-bot: " << variant << "\n";
-  }
-  const auto log_tail = [&] {
-    return settings.log_path.empty() ? std::string() : ReadTail(settings.log_path, 15);
-  };
   absl::StatusOr<LaunchedBot> bot = LaunchBot(settings.spec, launch);
   if (!bot.ok()) {
     report["error"] = std::string(bot.status().message());
     return report;
   }
+  // Only a bot we started writes to the log.
+  const bool logged = bot->process != nullptr && !settings.log_path.empty();
+  if (logged)
+    std::ofstream(settings.log_path, std::ios::app) << "---- tarock check-bot: " << variant << "\n";
+  const auto log_tail = [&] { return logged ? ReadTail(settings.log_path, 15) : std::string(); };
   if (absl::Status up = WaitUntilListening(
           *bot, absl::Now() + absl::Milliseconds(settings.connect_timeout_ms));
       !up.ok()) {
@@ -341,6 +341,11 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+void OnInterrupt(int sig) {
+  KillAllChildren();
+  _exit(128 + sig);
+}
+
 }  // namespace
 
 int RunCheckBotCommand(const std::vector<std::string>& args) {
@@ -364,6 +369,8 @@ int RunCheckBotCommand(const std::vector<std::string>& args) {
     settings.options[parts[0]] = parts[1];
   }
   const bool as_json = absl::GetFlag(FLAGS_json);
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
 
   std::vector<std::string> variants = absl::GetFlag(FLAGS_variants);
   if (variants.empty())

@@ -91,9 +91,8 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
     case ChildProcess::Io::kOk:
       break;
     case ChildProcess::Io::kTimeout:
-      Log(absl::StrCat("decision ", n, ": the bot program does not read its input"));
-      timed_out_ = true;
-      ++stale_lines_;
+      // Half a request may sit in the pipe now: the stream cannot go on.
+      Fail(absl::StrCat("the bot program does not read its input (decision ", n, ")"));
       return "";
     case ChildProcess::Io::kClosed:
       Fail(absl::StrCat("the bot program stopped reading its input: it ",

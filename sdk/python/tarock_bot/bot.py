@@ -31,6 +31,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
+from google.protobuf import json_format
+
 from . import cards as _cards
 from ._proto import pb
 from .cards import Card
@@ -82,6 +84,17 @@ class Situation:
         self.legal: list[str] = list(request.legal_actions)
         """The legal actions in text form ("pass", "bid three", "play T22", ...).
         Answer exactly one of them."""
+
+    @staticmethod
+    def from_json(line: str, match: Optional[MatchInfo] = None) -> "Situation":
+        """A Situation from one JSON decision request, as `tarock check-bot`
+        prints it and stdio bots read it: for replaying a faulty decision in a
+        test or at the prompt (``MyBot().decide(Situation.from_json(line))``)."""
+        request = json_format.Parse(line, pb.DecisionRequest(), ignore_unknown_fields=True)
+        if match is None:
+            o = request.observation
+            match = MatchInfo(variant=o.variant, seat=o.seat, num_seats=o.num_seats)
+        return Situation(match, request)
 
     # --- who and where -------------------------------------------------------
     @property
@@ -155,15 +168,19 @@ class Situation:
         return out
 
     def trick_winner(self, trick: Optional[list[Card]] = None) -> Optional[int]:
-        """The seat winning the current trick so far (None when it is empty),
-        under this match's rules (options ``imperator``, ``red_pip_order``;
-        tarocks are no trumps in Colour Valat). With ``trick`` given (e.g. the
-        current trick plus a card you consider), the position in that list."""
+        """The seat winning the current trick so far (None when it is empty).
+        With ``trick`` given (e.g. the current trick plus a card you consider),
+        the position in that list instead.
+
+        The rule every variant shares: the highest tarock wins, else the highest
+        card of the led suit; plus, from the match: the Imperator where the
+        variant has the option ``imperator=on`` (Slovenian), the option
+        ``red_pip_order``, and no trumps in Colour Valat."""
         given = trick is not None
         t = trick if given else self.trick
         pos = _cards.trick_winner(
             t,
-            imperator=self.options.get("imperator", "on") == "on",
+            imperator=self.options.get("imperator", "off") == "on",
             red_pip_order=self.options.get("red_pip_order", "traditional"),
             tarocks_trump=self.contract != "colour-valat",
         )

@@ -120,16 +120,27 @@ def card_points(cards: Iterable[Card]) -> int:
     return round_thirds(card_points_thirds(cards))
 
 
+# Red pips weakest first, per value of the variant option ``red_pip_order``
+# (the pips always rank below the jack).
+_RED_PIP_ORDERS: dict[str, tuple[str, ...]] = {
+    "traditional": ("4", "3", "2", "1"),  # 1 > 2 > 3 > 4 (Slovenian, Austrian)
+    "numeric": ("1", "2", "3", "4"),      # 4 > 3 > 2 > 1 (Slovenian option)
+    "document": ("2", "3", "4", "1"),     # 1 > 4 > 3 > 2 (westfest's default)
+}
+
+
 def strength(card: Card, red_pip_order: str = "traditional") -> int:
     """Trick-taking strength within the card's own suit, higher wins. Tarocks:
     their number. Red pips follow the variant option ``red_pip_order``:
-    ``traditional`` (1 > 2 > 3 > 4) or ``numeric`` (4 > 3 > 2 > 1)."""
+    ``traditional`` (1 > 2 > 3 > 4), ``numeric`` (4 > 3 > 2 > 1) or
+    ``document`` (1 > 4 > 3 > 2); an unknown value counts as traditional."""
     suit, rank = suit_of(card), rank_of(card)
     if suit == TAROCK:
         return int(rank)
     if suit in RED_SUITS:
-        if red_pip_order == "numeric" and rank in ("1", "2", "3", "4"):
-            return int(rank) - 1  # 4 strongest of the pips, still below J
+        pips = _RED_PIP_ORDERS.get(red_pip_order, _RED_PIP_ORDERS["traditional"])
+        if rank in pips:
+            return pips.index(rank)
         return _RED_RANKS.index(rank)
     return _BLACK_RANKS.index(rank)
 

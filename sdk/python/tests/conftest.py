@@ -108,4 +108,24 @@ def copy_into(workdir: Path, source: Path, name: str | None = None) -> Path:
     return target
 
 
-VARIANT_SEATS = {"slovenian-3p": 3, "slovenian-4p": 4, "slovenian-5p": 5, "slovenian-tapp": 3}
+def _variant_seats() -> dict[str, int]:
+    """Every variant of the built engine and its number of seats (`tarock
+    variants`); the Slovenian four when the tool is not built."""
+    try:
+        out = subprocess.run([str(BIN / "tarock"), "variants"], capture_output=True, text=True,
+                             timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"slovenian-3p": 3, "slovenian-4p": 4, "slovenian-5p": 5, "slovenian-tapp": 3}
+    seats: dict[str, int] = {}
+    name = ""
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            name = line.split()[0]
+        elif name and line.strip().startswith("seats "):
+            seats[name] = int(line.split()[1].rstrip(","))
+            name = ""
+    return seats
+
+
+VARIANT_SEATS = _variant_seats()
+SLOVENIAN = sorted(v for v in VARIANT_SEATS if v.startswith("slovenian-"))

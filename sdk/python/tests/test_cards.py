@@ -66,6 +66,8 @@ def test_engine_order() -> None:
         (["H4", "H1", "H3"], {}, 1),                       # traditional: 1 > 2 > 3 > 4
         (["H4", "H1", "H3"], {"red_pip_order": "numeric"}, 0),  # numeric: 4 > 3 > 2 > 1
         (["HJ", "H4"], {"red_pip_order": "numeric"}, 0),   # pips stay below the jack
+        (["H3", "H2", "H4"], {"red_pip_order": "document"}, 2),  # westfest: 1 > 4 > 3 > 2
+        (["D2", "D1", "D4"], {"red_pip_order": "document"}, 1),
         (["C7", "C10", "C9"], {}, 1),
         (["HK", "SK", "CK"], {}, 0),                       # off-suit never wins
         (["HK", "T2", "T1"], {}, 1),                       # tarocks trump

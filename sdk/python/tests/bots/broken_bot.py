@@ -2,7 +2,7 @@
   illegal  plays a card it does not hold once the play starts
   raises   raises an exception in the play phase
   crash    ends its own process at its third decision
-  sleeps   answers its third decision after 2 s
+  sleeps   answers its third decision after 1 s
 """
 
 import os
@@ -29,5 +29,5 @@ class Broken(Bot):
         if MODE == "crash" and self.n == 3:
             os._exit(7)
         if MODE == "sleeps" and self.n == 3:
-            time.sleep(2)
+            time.sleep(1)
         return s.legal[0]
