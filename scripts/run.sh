@@ -1,8 +1,126 @@
 #!/usr/bin/env bash
-# The main job: sets up, builds, and runs the demo: one hand of every variant,
-# dealt and played by built-in random players, printing each record and result.
-# Extra arguments go to `tarock demo` (e.g. --seed=7).
+# The main job: sets up and builds the project, then starts the whole arena on
+# this machine as separate processes on loopback: tarock-arena (SQLite in a
+# local data directory), one tarock-referee and the bundled bots (random twice,
+# heuristic, search). It registers the bots, runs a rating ladder with a
+# progress display, prints the leaderboard as it changes and tells where the
+# metrics and the JSON API are. Ctrl-C stops everything it started.
+#
+#   ./scripts/run.sh [--matches N] [--variant V] [--data DIR] [--hands H]
+#
+# --matches N stops after N ladder matches (default: run until Ctrl-C).
+# The data directory (default arena-data/) keeps bots, matches and ratings
+# between runs; a new run updates the bots' endpoints with their saved tokens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh >/dev/null
-exec "${BUILD_DIR:-build}/bin/tarock" demo "$@"
+
+matches=0 variant=slovenian-4p data=arena-data hands=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --matches) matches=$2; shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --hands) hands=$2; shift 2 ;;
+    *) echo "usage: $0 [--matches N] [--variant V] [--data DIR] [--hands H]" >&2; exit 2 ;;
+  esac
+done
+
+echo "== building (scripts/build.sh; the first build takes a few minutes)"
+./scripts/build.sh > build-main.log 2>&1 || { tail -30 build-main.log; exit 1; }
+bin=$PWD/build/bin
+mkdir -p "$data/logs" "$data/tokens"
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo
+  echo "== stopping ${#pids[@]} processes"
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A loopback port nobody listens on.
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+wait_port() {
+  for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done
+  echo "nothing listens on port $1 (see $data/logs/)" >&2; return 1
+}
+start() {  # start NAME PORT COMMAND...
+  local name=$1 port=$2; shift 2
+  "$@" > "$data/logs/$name.log" 2>&1 &
+  pids+=($!)
+  wait_port "$port"
+}
+
+referee_port=$(free_port); metrics_port=$(free_port)
+start referee "$referee_port" "$bin/tarock-referee" --listen "127.0.0.1:$referee_port" \
+  --metrics_listen "127.0.0.1:$metrics_port"
+declare -A bot_port
+for bot in random heuristic search random-b; do
+  bot_port[$bot]=$(free_port)
+  case $bot in
+    random) cmd=("$bin/tarock-bot-random" --seed 1) ;;
+    random-b) cmd=("$bin/tarock-bot-random" --seed 2) ;;
+    heuristic) cmd=("$bin/tarock-bot-heuristic") ;;
+    search) cmd=("$bin/tarock-bot-search" --budget_ms 40) ;;
+  esac
+  start "bot-$bot" "${bot_port[$bot]}" "${cmd[@]}" --listen "127.0.0.1:${bot_port[$bot]}"
+done
+arena_port=$(free_port); http_port=$(free_port)
+start arena "$arena_port" "$bin/tarock-arena" --listen "127.0.0.1:$arena_port" \
+  --http_listen "127.0.0.1:$http_port" --data_dir "$data" --referees "127.0.0.1:$referee_port" \
+  --max_parallel 2
+cli=("$bin/tarock-arena-cli" --arena "127.0.0.1:$arena_port")
+
+echo "== registering the bots"
+for bot in random heuristic search random-b; do
+  endpoint="127.0.0.1:${bot_port[$bot]}"
+  if out=$("${cli[@]}" bots add "$bot" --endpoint "$endpoint" --variants "$variant" \
+             --owner "tarock-arena" 2>&1); then
+    echo "$out" | sed -n 's/^token //p' > "$data/tokens/$bot"
+    echo "   $bot at $endpoint (token saved in $data/tokens/$bot)"
+  elif [ -s "$data/tokens/$bot" ]; then
+    "${cli[@]}" bots update "$bot" --token "$(cat "$data/tokens/$bot")" --endpoint "$endpoint" \
+      --variants "$variant" > /dev/null
+    echo "   $bot at $endpoint (updated)"
+  else
+    echo "$out" >&2; exit 1
+  fi
+done
+
+"${cli[@]}" ladder stop --variant "$variant" > /dev/null 2>&1 || true
+"${cli[@]}" ladder start --variant "$variant" --hands "$hands" --max_matches "$matches" > /dev/null
+ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "running" {print $2}' | tail -1)
+
+cat <<INFO
+== the arena is running
+   ladder:      $variant, $hands hands a match$( [ "$matches" -gt 0 ] && echo ", $matches matches" )
+   JSON API:    http://127.0.0.1:$http_port/api/leaderboard?variant=$variant
+                http://127.0.0.1:$http_port/api/matches   (and /api/matches/ID, /api/bots)
+   metrics:     http://127.0.0.1:$http_port/metrics  (arena)
+                http://127.0.0.1:$metrics_port/metrics  (referee)
+   CLI:         ${cli[*]} status
+   data, logs:  $data/
+   Ctrl-C stops everything.
+INFO
+
+while :; do
+  sleep 2
+  status=$("${cli[@]}" status)
+  ladder_done=$("${cli[@]}" ladder list | awk -v id="$ladder_id" '$2 == id {print $5}')
+  echo
+  echo "== $(date +%T)  ladder matches: ${ladder_done:-0}  |  $status"
+  "${cli[@]}" leaderboard --variant "$variant"
+  if [ "$matches" -gt 0 ] && [ "${ladder_done:-0}" -ge "$matches" ]; then
+    echo "== $matches matches done"
+    break
+  fi
+done

@@ -1,0 +1,422 @@
+// End-to-end tests of the arena with real processes on loopback: tarock-arena,
+// tarock-referee and bot processes. A ladder orders bots by strength; a referee
+// killed mid-match has its match run again on another; the arena killed with
+// SIGKILL mid-ladder loses and doubles nothing; malformed and unauthorised
+// requests (gRPC and HTTP) get a clear status and change nothing.
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "referee/tools/subprocess.h"
+#include "tarock/v1/arena.grpc.pb.h"
+
+namespace tarock {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kBin = std::string(TAROCK_BINARY_DIR) + "/bin/";
+
+int Port() {
+  absl::StatusOr<int> p = FreeLoopbackPort();
+  EXPECT_TRUE(p.ok());
+  return *p;
+}
+
+std::string Addr(int port) { return absl::StrCat("127.0.0.1:", port); }
+
+// A process on a port, waited for, stopped at the end of the test.
+struct Proc {
+  int port = 0;
+  std::unique_ptr<Subprocess> process;
+  std::string address() const { return Addr(port); }
+};
+
+Proc Start(const std::vector<std::string>& argv, int port) {
+  Proc p;
+  p.port = port;
+  absl::StatusOr<std::unique_ptr<Subprocess>> s = Subprocess::Start(argv);
+  EXPECT_TRUE(s.ok()) << s.status();
+  if (s.ok()) p.process = std::move(*s);
+  EXPECT_TRUE(WaitForPort("127.0.0.1", port, absl::Now() + absl::Seconds(20))) << argv[0];
+  return p;
+}
+
+Proc StartBot(const std::string& binary, std::vector<std::string> args = {}) {
+  const int port = Port();
+  std::vector<std::string> argv = {kBin + binary, "--listen", Addr(port)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Start(argv, port);
+}
+
+Proc StartReferee() {
+  const int port = Port();
+  return Start({kBin + "tarock-referee", "--listen", Addr(port), "--metrics_listen="}, port);
+}
+
+struct Arena {
+  Proc grpc;
+  int http_port = 0;
+  std::unique_ptr<v1::Arena::Stub> stub;
+};
+
+Arena StartArena(const std::string& data_dir, const std::vector<std::string>& referees,
+                 std::vector<std::string> extra = {}, int port = 0, int http_port = 0) {
+  Arena a;
+  if (port == 0) port = Port();
+  a.http_port = http_port ? http_port : Port();
+  std::string refs;
+  for (const std::string& r : referees) absl::StrAppend(&refs, refs.empty() ? "" : ",", r);
+  std::vector<std::string> argv = {kBin + "tarock-arena", "--listen", Addr(port), "--http_listen",
+                                   Addr(a.http_port), "--data_dir", data_dir, "--referees", refs};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  a.grpc = Start(argv, port);
+  a.stub = v1::Arena::NewStub(grpc::CreateChannel(a.grpc.address(), grpc::InsecureChannelCredentials()));
+  return a;
+}
+
+std::unique_ptr<grpc::ClientContext> Ctx() {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  return c;
+}
+
+std::string AddBot(Arena& a, const std::string& name, const std::string& endpoint,
+                   const std::vector<std::string>& variants, const std::string& owner = "") {
+  v1::AddBotRequest r;
+  r.set_name(name);
+  r.set_endpoint(endpoint);
+  for (const auto& v : variants) r.add_variants(v);
+  r.set_owner(owner.empty() ? name + "-owner" : owner);
+  v1::AddBotResponse out;
+  grpc::Status s = a.stub->AddBot(Ctx().get(), r, &out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return out.token();
+}
+
+v1::StatusResponse ArenaStatus(Arena& a) {
+  v1::StatusResponse out;
+  a.stub->Status(Ctx().get(), {}, &out);
+  return out;
+}
+
+// Polls until `done()` or the deadline; returns whether it came true.
+bool WaitFor(const std::function<bool()>& done, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+HttpReply HttpGet(int port, const std::string& path) {
+  HttpReply out;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return out;
+  }
+  std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  (void)!write(fd, req.data(), req.size());
+  std::string raw;
+  char buf[8192];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) raw.append(buf, n);
+  close(fd);
+  if (raw.size() > 12) out.status = std::atoi(raw.c_str() + 9);
+  size_t body = raw.find("\r\n\r\n");
+  if (body != std::string::npos) out.body = raw.substr(body + 4);
+  return out;
+}
+
+fs::path TempDir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / absl::StrCat("tarock_arena_test_", name, "_", getpid());
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// The exit status of a short command.
+int ExitStatus(const std::vector<std::string>& argv) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+TEST(ArenaTest, MalformedAndUnauthorisedRequestsChangeNothing) {
+  fs::path dir = TempDir("auth");
+  Proc referee = StartReferee();
+  Proc bot = StartBot("tarock-bot-random");
+  Arena a = StartArena(dir.string(), {referee.address()}, {"--admin_token", "sekrit"});
+  const std::string token = AddBot(a, "alpha", bot.address(), {"slovenian-3p"});
+  ASSERT_EQ(token.size(), 32u);
+
+  auto add = [&](const std::string& name, const std::string& endpoint, const std::string& variant) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_endpoint(endpoint);
+    r.add_variants(variant);
+    r.set_owner("o");
+    v1::AddBotResponse out;
+    return a.stub->AddBot(Ctx().get(), r, &out).error_code();
+  };
+  EXPECT_EQ(add("bad name!", bot.address(), "slovenian-3p"), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(add("beta", bot.address(), "no-such-variant"), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(add("beta", "", "slovenian-3p"), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(add("alpha", bot.address(), "slovenian-3p"), grpc::StatusCode::ALREADY_EXISTS);
+
+  v1::UpdateBotRequest update;
+  update.set_name("alpha");
+  update.set_token("wrong");
+  update.set_endpoint("10.0.0.1:1");
+  v1::BotInfo info;
+  EXPECT_EQ(a.stub->UpdateBot(Ctx().get(), update, &info).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  v1::RetireBotRequest retire;
+  retire.set_name("alpha");
+  retire.set_token("wrong");
+  EXPECT_EQ(a.stub->RetireBot(Ctx().get(), retire, &info).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  v1::GetBotRequest get;
+  get.set_name("alpha");
+  ASSERT_TRUE(a.stub->GetBot(Ctx().get(), get, &info).ok());
+  EXPECT_EQ(info.endpoint(), bot.address());
+  EXPECT_FALSE(info.retired());
+  v1::ListBotsResponse bots;
+  ASSERT_TRUE(a.stub->ListBots(Ctx().get(), {}, &bots).ok());
+  EXPECT_EQ(bots.bots_size(), 1);
+
+  v1::StartLadderRequest ladder;
+  ladder.mutable_config()->set_variant("slovenian-3p");
+  v1::LadderInfo li;
+  EXPECT_EQ(a.stub->StartLadder(Ctx().get(), ladder, &li).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  ladder.set_admin_token("sekrit");
+  ladder.mutable_config()->set_hands_per_match(4);
+  EXPECT_EQ(a.stub->StartLadder(Ctx().get(), ladder, &li).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ListLaddersResponse ladders;
+  ASSERT_TRUE(a.stub->ListLadders(Ctx().get(), {}, &ladders).ok());
+  EXPECT_EQ(ladders.ladders_size(), 0);
+  v1::RunTournamentRequest t;
+  t.set_variant("slovenian-3p");
+  t.add_bots("alpha");
+  t.add_bots("ghost");
+  t.set_admin_token("sekrit");
+  v1::TournamentInfo ti;
+  EXPECT_EQ(a.stub->RunTournament(Ctx().get(), t, &ti).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  // The right token works.
+  update.set_token(token);
+  ASSERT_TRUE(a.stub->UpdateBot(Ctx().get(), update, &info).ok());
+  EXPECT_EQ(info.endpoint(), "10.0.0.1:1");
+
+  HttpReply r = HttpGet(a.http_port, "/api/leaderboard");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_TRUE(absl::StrContains(r.body, "\"error\"")) << r.body;
+  EXPECT_EQ(HttpGet(a.http_port, "/api/leaderboard?variant=nope").status, 400);
+  EXPECT_EQ(HttpGet(a.http_port, "/api/matches/no-such-match").status, 404);
+  EXPECT_EQ(HttpGet(a.http_port, "/api/matches?limit=abc").status, 400);
+  EXPECT_EQ(HttpGet(a.http_port, "/api/bots/ghost").status, 404);
+  EXPECT_EQ(HttpGet(a.http_port, "/api/nothing").status, 404);
+  r = HttpGet(a.http_port, "/api/leaderboard?variant=slovenian-3p");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["variant"], "slovenian-3p");
+  EXPECT_EQ(ArenaStatus(a).matches_done(), 0);
+  fs::remove_all(dir);
+}
+
+// Ratings order the bots as their strength says, and the JSON API, the
+// metrics and a rebuild from the stored results agree.
+TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
+  fs::path dir = TempDir("ladder");
+  Proc referee = StartReferee();
+  Proc search = StartBot("tarock-bot-search", {"--budget_ms=15"});
+  Proc heuristic = StartBot("tarock-bot-heuristic");
+  Proc random = StartBot("tarock-bot-random", {"--seed=3"});
+  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"});
+  AddBot(a, "search", search.address(), {"slovenian-3p"});
+  AddBot(a, "heuristic", heuristic.address(), {"slovenian-3p"});
+  AddBot(a, "random", random.address(), {"slovenian-3p"});
+  const int kMatches = 48;
+  v1::StartLadderRequest ladder;
+  ladder.mutable_config()->set_variant("slovenian-3p");
+  ladder.mutable_config()->set_hands_per_match(6);
+  ladder.mutable_config()->set_max_matches(kMatches);
+  v1::LadderInfo li;
+  ASSERT_TRUE(a.stub->StartLadder(Ctx().get(), ladder, &li).ok());
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kMatches; }, absl::Seconds(400)))
+      << ArenaStatus(a).DebugString();
+  EXPECT_EQ(ArenaStatus(a).matches_failed(), 0);
+
+  v1::LeaderboardRequest lr;
+  lr.set_variant("slovenian-3p");
+  v1::LeaderboardResponse board;
+  ASSERT_TRUE(a.stub->Leaderboard(Ctx().get(), lr, &board).ok());
+  ASSERT_EQ(board.entries_size(), 3);
+  std::map<std::string, double> mu;
+  for (const auto& e : board.entries()) {
+    mu[e.bot()] = e.rating().mu();
+    EXPECT_EQ(e.rating().matches(), kMatches) << e.bot();
+  }
+  EXPECT_GT(mu["search"], mu["heuristic"]) << board.DebugString();
+  EXPECT_GT(mu["heuristic"], mu["random"]) << board.DebugString();
+
+  HttpReply r = HttpGet(a.http_port, "/api/leaderboard?variant=slovenian-3p");
+  ASSERT_EQ(r.status, 200);
+  json lb = json::parse(r.body);
+  EXPECT_EQ(lb["entries"][0]["bot"], board.entries(0).bot());
+  r = HttpGet(a.http_port, "/api/matches?limit=5");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["matches"].size(), 5u);
+  r = HttpGet(a.http_port, "/api/matches/L1-1");
+  ASSERT_EQ(r.status, 200);
+  json m = json::parse(r.body);
+  EXPECT_EQ(m["status"], "done");
+  EXPECT_EQ(m["record"]["deals"].size() >= 6, true);
+  r = HttpGet(a.http_port, "/metrics");
+  EXPECT_TRUE(absl::StrContains(r.body, "tarock_arena_rating_mu{bot=\"search\",variant=\"slovenian-3p\"}"));
+  EXPECT_TRUE(absl::StrContains(
+      r.body, absl::StrCat("tarock_arena_matches_total{outcome=\"done\",variant=\"slovenian-3p\"} ",
+                           kMatches)));
+  EXPECT_TRUE(absl::StrContains(r.body, "tarock_arena_match_duration_seconds_bucket"));
+  EXPECT_TRUE(absl::StrContains(r.body, "tarock_arena_queue_depth 0"));
+  EXPECT_TRUE(absl::StrContains(r.body, "tarock_arena_referees_available 1"));
+
+  a.grpc.process->Stop();
+  EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string()}), 0);
+  fs::remove_all(dir);
+}
+
+TEST(ArenaTest, ARefereeKilledMidMatchHasItsMatchRunAgainElsewhere) {
+  fs::path dir = TempDir("referee_kill");
+  Proc referee_a = StartReferee();
+  Proc referee_b = StartReferee();
+  // Slow bots, so the match is still running when its referee dies.
+  std::vector<Proc> bots;
+  for (int i = 0; i < 3; ++i)
+    bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "15"}));
+  Arena a = StartArena(dir.string(), {referee_a.address(), referee_b.address()},
+                       {"--max_parallel", "1"});
+  for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("slow", i), bots[i].address(), {"slovenian-3p"});
+  v1::StartLadderRequest ladder;
+  ladder.mutable_config()->set_variant("slovenian-3p");
+  ladder.mutable_config()->set_hands_per_match(6);
+  ladder.mutable_config()->set_max_matches(2);
+  v1::LadderInfo li;
+  ASSERT_TRUE(a.stub->StartLadder(Ctx().get(), ladder, &li).ok());
+  v1::GetMatchRequest get;
+  get.set_id("L1-1");
+  v1::ArenaMatch match;
+  ASSERT_TRUE(WaitFor(
+      [&] { return a.stub->GetMatch(Ctx().get(), get, &match).ok() && match.status() == "running"; },
+      absl::Seconds(30)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Proc& victim = match.referee() == referee_a.address() ? referee_a : referee_b;
+  const std::string survivor =
+      match.referee() == referee_a.address() ? referee_b.address() : referee_a.address();
+  kill(victim.process->pid(), SIGKILL);
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == 2; }, absl::Seconds(120)))
+      << ArenaStatus(a).DebugString();
+  ASSERT_TRUE(a.stub->GetMatch(Ctx().get(), get, &match).ok());
+  EXPECT_EQ(match.status(), "done");
+  EXPECT_EQ(match.referee(), survivor);
+  EXPECT_GE(match.attempts(), 2);
+  EXPECT_EQ(ArenaStatus(a).matches_failed(), 0);
+  v1::GetBotRequest gb;
+  gb.set_name("slow0");
+  v1::BotInfo info;
+  ASSERT_TRUE(a.stub->GetBot(Ctx().get(), gb, &info).ok());
+  ASSERT_EQ(info.ratings_size(), 1);
+  EXPECT_EQ(info.ratings(0).matches(), 2);  // counted once each
+  fs::remove_all(dir);
+}
+
+TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
+  fs::path dir = TempDir("sigkill");
+  Proc referee = StartReferee();
+  std::vector<Proc> bots;
+  for (int i = 0; i < 3; ++i) bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "2"}));
+  const int port = Port(), http = Port();
+  const int kMatches = 16;
+  {
+    Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+    for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("b", i), bots[i].address(), {"slovenian-3p"});
+    v1::StartLadderRequest ladder;
+    ladder.mutable_config()->set_variant("slovenian-3p");
+    ladder.mutable_config()->set_hands_per_match(3);
+    ladder.mutable_config()->set_max_matches(kMatches);
+    v1::LadderInfo li;
+    ASSERT_TRUE(a.stub->StartLadder(Ctx().get(), ladder, &li).ok());
+    ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() >= 4; }, absl::Seconds(120)));
+    kill(a.grpc.process->pid(), SIGKILL);
+    a.grpc.process->Stop();
+  }
+  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kMatches; }, absl::Seconds(180)))
+      << ArenaStatus(a).DebugString();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  v1::StatusResponse st = ArenaStatus(a);
+  EXPECT_EQ(st.matches_done(), kMatches);
+  EXPECT_EQ(st.matches_failed(), 0);
+  for (int i = 1; i <= kMatches; ++i) {
+    v1::GetMatchRequest get;
+    get.set_id(absl::StrCat("L1-", i));
+    v1::ArenaMatch m;
+    ASSERT_TRUE(a.stub->GetMatch(Ctx().get(), get, &m).ok()) << i;
+    EXPECT_EQ(m.status(), "done") << i;
+  }
+  for (int i = 0; i < 3; ++i) {
+    v1::GetBotRequest gb;
+    gb.set_name(absl::StrCat("b", i));
+    v1::BotInfo info;
+    ASSERT_TRUE(a.stub->GetBot(Ctx().get(), gb, &info).ok());
+    ASSERT_EQ(info.ratings_size(), 1);
+    EXPECT_EQ(info.ratings(0).matches(), kMatches) << info.name();
+    EXPECT_EQ(info.history_size(), kMatches) << info.name();
+  }
+  a.grpc.process->Stop();
+  EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string()}), 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tarock
