@@ -59,6 +59,7 @@ class Spy {
     auto game = Registry::Global().Create(m.variant(), options);
     if (game.ok()) game_ = std::move(*game);
     seat_ = m.seat();
+    all_discards_shown_ = m.variant() == "tapp-tarock-classic";
   }
   // Finds the deal whose hand for this seat matches the HandStart (void deals
   // are dealt again from derived seeds, see referee/engine/match.h).
@@ -85,11 +86,12 @@ class Spy {
     for (const v1::Event& e : o.history()) {
       absl::string_view a = e.action();
       if (absl::ConsumePrefix(&a, "play ")) public_.Add(*ParseCard(a));
-      // A discarded tarock is shown to everyone (all Slovenian variants); any
-      // other discard of another seat must arrive as "discard ?".
+      // A discarded tarock is shown to everyone (the Slovenian variants and
+      // tapp-tarock), every discard in tapp-tarock-classic; any other discard
+      // of another seat must arrive as "discard ?".
       if (absl::ConsumePrefix(&a, "discard ") && a != "?") {
         absl::StatusOr<Card> c = ParseCard(a);
-        if (c.ok() && IsTarock(*c)) public_.Add(*c);
+        if (c.ok() && (IsTarock(*c) || all_discards_shown_)) public_.Add(*c);
       }
     }
     for (const v1::ShownCards& s : o.shown())
@@ -116,6 +118,7 @@ class Spy {
   }
   std::unique_ptr<Game> game_;
   int seat_ = 0;
+  bool all_discards_shown_ = false;
   CardSet others_;
   CardSet public_;
 };
