@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <thread>
@@ -269,14 +270,17 @@ TEST(ArenaTest, MalformedAndUnauthorisedRequestsChangeNothing) {
 TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
   fs::path dir = TempDir("ladder");
   Proc referee = StartReferee();
-  Proc search = StartBot("tarock-bot-search", {"--budget_ms=15"});
+  // Everything is deterministic: fixed seeds, search by iterations (not by the
+  // clock) and one match at a time, so the ladder's matchmaking, deals and
+  // results, and the ratings, are the same on every run and every load.
+  Proc search = StartBot("tarock-bot-search", {"--iterations=200", "--seed=7"});
   Proc heuristic = StartBot("tarock-bot-heuristic");
   Proc random = StartBot("tarock-bot-random", {"--seed=3"});
-  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"});
+  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "1"});
   AddBot(a, "search", search.address(), {"slovenian-3p"});
   AddBot(a, "heuristic", heuristic.address(), {"slovenian-3p"});
   AddBot(a, "random", random.address(), {"slovenian-3p"});
-  const int kMatches = 48;
+  const int kMatches = 40;
   v1::StartLadderRequest ladder;
   ladder.mutable_config()->set_variant("slovenian-3p");
   ladder.mutable_config()->set_hands_per_match(6);
@@ -298,6 +302,8 @@ TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
     EXPECT_EQ(e.rating().matches(), kMatches) << e.bot();
   }
   EXPECT_GT(mu["search"], mu["heuristic"]) << board.DebugString();
+  std::printf("ladder mu: search %.6f heuristic %.6f random %.6f\n", mu["search"], mu["heuristic"],
+              mu["random"]);
   EXPECT_GT(mu["heuristic"], mu["random"]) << board.DebugString();
 
   HttpReply r = HttpGet(a.http_port, "/api/leaderboard?variant=slovenian-3p");
@@ -323,6 +329,72 @@ TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
 
   a.grpc.process->Stop();
   EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string()}), 0);
+  fs::remove_all(dir);
+}
+
+// A duplicate round robin and a gauntlet: every match is scheduled, each bot
+// plays every seat of every deal, and the standings carry a mean per hand with
+// its confidence interval.
+TEST(ArenaTest, TournamentsRunEveryMatchAndReportStandings) {
+  fs::path dir = TempDir("tournament");
+  Proc referee = StartReferee();
+  Proc heuristic = StartBot("tarock-bot-heuristic");
+  Proc random = StartBot("tarock-bot-random", {"--seed=5"});
+  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "3"});
+  AddBot(a, "h", heuristic.address(), {"slovenian-3p"});
+  AddBot(a, "r1", random.address(), {"slovenian-3p"});
+  AddBot(a, "r2", random.address(), {"slovenian-3p"});
+  AddBot(a, "r3", random.address(), {"slovenian-3p"});
+
+  v1::RunTournamentRequest t;
+  t.set_variant("slovenian-3p");
+  for (const char* b : {"h", "r1", "r2"}) t.add_bots(b);
+  t.set_deals(4);
+  t.set_hands_per_match(3);
+  t.set_seed(42);
+  v1::TournamentInfo info;
+  ASSERT_TRUE(a.stub->RunTournament(Ctx().get(), t, &info).ok());
+  EXPECT_EQ(info.matches_total(), 1 * 4 * 3);  // one group, 4 deals, 3 rotations (duplicate)
+  EXPECT_EQ(info.format(), "round-robin (duplicate)");
+  v1::GetTournamentRequest g;
+  g.set_id(info.id());
+  ASSERT_TRUE(WaitFor([&] { return a.stub->GetTournament(Ctx().get(), g, &info).ok() && info.finished(); },
+                      absl::Seconds(120)));
+  EXPECT_EQ(info.matches_done(), 12);
+  ASSERT_EQ(info.standings_size(), 3);
+  for (const auto& s : info.standings()) {
+    EXPECT_EQ(s.hands(), 12 * 3) << s.bot();  // every bot in every match
+    EXPECT_GE(s.ci95(), 0) << s.bot();  // 0 when every hand scored alike
+  }
+  for (size_t i = 1; i < static_cast<size_t>(info.standings_size()); ++i)
+    EXPECT_GE(info.standings(i - 1).mean_per_hand(), info.standings(i).mean_per_hand());
+  // Duplicate: the same deal (seed) appears once per rotation, each bot in another seat.
+  std::map<uint64_t, std::set<std::string>> seat0_by_seed;
+  for (int k = 1; k <= 12; ++k) {
+    v1::GetMatchRequest get;
+    get.set_id(absl::StrCat("T", info.id(), "-", k));
+    v1::ArenaMatch m;
+    ASSERT_TRUE(a.stub->GetMatch(Ctx().get(), get, &m).ok());
+    seat0_by_seed[m.seed()].insert(m.seats(0).bot());
+  }
+  EXPECT_EQ(seat0_by_seed.size(), 4u);
+  for (const auto& [seed, bots] : seat0_by_seed) EXPECT_EQ(bots.size(), 3u) << seed;
+
+  v1::RunTournamentRequest gauntlet;
+  gauntlet.set_variant("slovenian-3p");
+  gauntlet.set_format(v1::RunTournamentRequest::GAUNTLET);
+  gauntlet.set_challenger("h");
+  for (const char* b : {"r1", "r2", "r3"}) gauntlet.add_bots(b);
+  gauntlet.set_deals(1);
+  gauntlet.set_hands_per_match(3);
+  ASSERT_TRUE(a.stub->RunTournament(Ctx().get(), gauntlet, &info).ok());
+  EXPECT_EQ(info.matches_total(), 3 * 1 * 3);  // C(3,2) groups with h, 1 deal, 3 rotations
+  g.set_id(info.id());
+  ASSERT_TRUE(WaitFor([&] { return a.stub->GetTournament(Ctx().get(), g, &info).ok() && info.finished(); },
+                      absl::Seconds(120)));
+  EXPECT_EQ(info.matches_done(), 9);
+  for (const auto& s : info.standings())
+    if (s.bot() == "h") EXPECT_EQ(s.hands(), 9 * 3);
   fs::remove_all(dir);
 }
 
