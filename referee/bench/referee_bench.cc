@@ -193,11 +193,19 @@ absl::StatusOr<Server> StartServer(std::vector<std::string> argv, const std::str
     args.push_back(absl::StrCat(listen_flag, "=127.0.0.1:", *port));
     absl::StatusOr<std::unique_ptr<Subprocess>> p = Subprocess::Start(args);
     if (!p.ok()) return p.status();
-    if (WaitForPort("127.0.0.1", *port, absl::Now() + absl::Seconds(30)) && (*p)->Running()) {
+    // Up to 30 s for the port, giving up at once when the process exits.
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    bool listening = false;
+    while (!listening && (*p)->Running() && absl::Now() < deadline)
+      listening = WaitForPort("127.0.0.1", *port, absl::Now() + absl::Milliseconds(200));
+    if (listening && (*p)->Running()) {
       return Server{std::move(*p), absl::StrCat("127.0.0.1:", *port)};
     }
+    const bool exited = !(*p)->Running();
     (*p)->Stop();
-    last_error = absl::StrCat(argv[0], " did not listen on port ", *port);
+    last_error = absl::StrCat(argv[0], exited ? " exited before listening on port "
+                                              : " did not listen on port ", *port);
+    if (exited && attempt > 0) break;  // twice: not a port race
   }
   return absl::UnavailableError(last_error);
 }
@@ -407,12 +415,14 @@ SequentialResult PlaySequential(BotConnector* connector, v1::MatchSpec spec, int
 // thread polls itself while it waits (AsyncNext with the decision's deadline).
 // No gRPC thread sits between the socket and the match thread, so a decision
 // costs one wake-up instead of a hand-off between threads, and every wait still
-// has its deadline. Same contract as GrpcBotConnection (bot_connection.h);
-// arrival times are taken when the match thread dequeues the message, which is
-// at once while it waits in Decide.
+// has its deadline. Same contract as GrpcBotConnection (bot_connection.h),
+// simplified (a disconnect reports no stream status); arrival times are taken
+// when the match thread dequeues the message, which is at once while it waits
+// in Decide. Reads are posted only while waiting, and a HandResult or
+// MatchResult rides with the next message (see MaybeWrite and EnsureReading).
 class CqBotConnection : public BotConnection {
  public:
-  CqBotConnection(std::shared_ptr<grpc::Channel> channel, int max_receive_bytes)
+  explicit CqBotConnection(std::shared_ptr<grpc::Channel> channel)
       : channel_(std::move(channel)), stub_(v1::Bot::NewStub(channel_)) {}
 
   ~CqBotConnection() override {
@@ -436,18 +446,13 @@ class CqBotConnection : public BotConnection {
     return started_;
   }
 
-  void Send(const v1::RefereeMessage& message) override {
-    PollAvailable();
-    if (write_failed_ || writes_done_requested_ || read_closed_) return;
-    outbox_.push_back(message);
-    MaybeWrite();
-  }
+  void Send(const v1::RefereeMessage& message) override { Enqueue(message); }
 
   BotReply Decide(const v1::DecisionRequest& request, absl::Time deadline) override {
     v1::RefereeMessage m;
     *m.mutable_decision_request() = request;
     const absl::Time start = absl::Now();
-    Send(m);
+    Enqueue(std::move(m));
     BotReply reply;
     for (;;) {
       while (!inbox_.empty()) {
@@ -512,6 +517,15 @@ class CqBotConnection : public BotConnection {
  private:
   enum Op : intptr_t { kStart = 1, kRead, kWrite, kWritesDone, kFinish };
   static void* Tag(Op op) { return reinterpret_cast<void*>(static_cast<intptr_t>(op)); }
+
+  // Queues `message` (handling what has completed meanwhile) and writes it
+  // when nothing else is in flight.
+  void Enqueue(v1::RefereeMessage message) {
+    PollAvailable();
+    if (write_failed_ || writes_done_requested_ || read_closed_) return;
+    outbox_.push_back(std::move(message));
+    MaybeWrite();
+  }
 
   void MaybeWrite() {
     if (writing_ || write_failed_ || !started_) return;
@@ -645,12 +659,12 @@ class CqBotConnector : public BotConnector {
   absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
                                                          absl::Time deadline) override {
     grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 * 1024);
+    args.SetMaxReceiveMessageSize(GrpcConnectorOptions().max_receive_bytes);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
     if (!channel->WaitForConnected(absl::ToChronoTime(deadline)))
       return absl::UnavailableError(absl::StrCat("no gRPC server answered at ", endpoint));
-    auto connection = std::make_unique<CqBotConnection>(std::move(channel), 64 * 1024);
+    auto connection = std::make_unique<CqBotConnection>(std::move(channel));
     if (!connection->Start(deadline))
       return absl::UnavailableError(absl::StrCat("cannot start a stream to ", endpoint));
     return std::unique_ptr<BotConnection>(std::move(connection));

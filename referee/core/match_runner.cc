@@ -314,7 +314,9 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     HandResult result = state->Result();
     HandRecord hand_record = RecordOf(*game, *state, next.seed);
     hand_record.scores = result.scores;
-    json hand_json = json::parse(HandRecordToJson(hand_record));
+    // Serialized once: the match record and every seat's HandResult use it.
+    const std::string hand_record_json = HandRecordToJson(hand_record);
+    json hand_json = json::parse(hand_record_json);
     hand_json["hand_index"] = next.hand_index;
     if (result.redeal) hand_json["redeal"] = true;
     hand_json["decision_ms"] = std::move(decision_ms);
@@ -323,10 +325,10 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     if (metrics_) metrics_->hands.Add({{"variant", spec.variant()}}).Increment();
     if (!result.redeal) ++hands_played;
 
-    for (int s = 0; s < n; ++s) {
-      if (seats[s].forfeited) continue;
-      v1::RefereeMessage m;
-      v1::HandResult* hr = m.mutable_hand_result();
+    // The same HandResult for every seat: built once.
+    v1::RefereeMessage hand_result;
+    {
+      v1::HandResult* hr = hand_result.mutable_hand_result();
       hr->set_hand_index(next.hand_index);
       for (int x : result.scores) hr->add_scores(x);
       for (int x : result.radli) hr->add_radli(x);
@@ -334,8 +336,10 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
       hr->set_contract(result.contract);
       hr->set_partner(result.partner);
       hr->set_redeal(result.redeal);
-      hr->set_record_json(HandRecordToJson(hand_record));
-      seats[s].connection->Send(m);
+      hr->set_record_json(hand_record_json);
+    }
+    for (int s = 0; s < n; ++s) {
+      if (!seats[s].forfeited) seats[s].connection->Send(hand_result);
     }
     v1::MatchEvent event;
     v1::HandFinished* hf = event.mutable_hand_finished();

@@ -1,14 +1,16 @@
-// Bot connections over gRPC: one Bot.Play stream per seat per match, driven by
-// the callback API (no thread per stream). Messages from the bot are stamped
-// with their arrival time on gRPC's thread and queued; the match thread waits
-// on the queue with a deadline.
+// Bot connections over gRPC: one Bot.Play stream per seat per match, on the
+// async API with a completion queue per stream that only the match thread
+// polls (no thread per stream, and no gRPC thread between the socket and the
+// match thread). The match thread waits for a decision by polling with the
+// decision's deadline; an answer is stamped with its arrival time when the
+// match thread takes it off the queue, which is at once while it waits.
 //
 // Each connection gets its own channel with a local subchannel pool, so every
 // seat has its own TCP connection: a bot that floods or stalls its connection
 // cannot hold up another seat's flow control.
 //
 // Thread-safety: GrpcBotConnector is thread-safe; a connection is used by one
-// match thread (see bot_connection.h) while gRPC's threads feed it.
+// match thread only (see bot_connection.h), gRPC's threads never touch it.
 
 #ifndef TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
 #define TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
