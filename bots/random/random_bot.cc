@@ -19,6 +19,7 @@ class RandomBot : public tarock::sdk::Bot {
     rng_.seed(seed_ != 0 ? seed_ + match.seat : std::random_device{}());
   }
   std::string Decide(const tarock::sdk::Situation& s) override {
+    if (s.legal().empty()) return "";  // a broken request: answer nothing sensible
     std::uniform_int_distribution<size_t> pick(0, s.legal().size() - 1);
     return s.legal()[pick(rng_)];
   }
