@@ -15,9 +15,7 @@
 //     (the bot and the transport, then the hand-off back to the match thread),
 //     Send, connect, finish, and the runner's own work (engine, requests, the
 //     match record); CPU time and context switches of the referee's process.
-//     For reference, the same matches through CqBotConnection (a prototype
-//     here of a completion-queue transport, see below) and with in-process
-//     bots (no transport).
+//     For reference, the same matches with in-process bots (no transport).
 //  2. A bare bidirectional ping-pong against the same bot processes, as many
 //     round trips as the end-to-end decisions (or --pingpongs): one Bot.Play
 //     stream per seat, a MatchStart, then DecisionRequests taken from random
@@ -99,9 +97,6 @@ ABSL_FLAG(int64_t, per_decision_ms, 30000,
           "per-decision limit of every match: generous, so a loaded machine never times out");
 ABSL_FLAG(int, concurrent_deadline_s, 900, "concurrency: deadline of each RunMatch call");
 ABSL_FLAG(bool, inproc, true, "also play the end-to-end matches with in-process bots");
-ABSL_FLAG(bool, cq_prototype, true,
-          "also play the end-to-end matches through CqBotConnection, the prototype of a "
-          "completion-queue transport polled by the match thread");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the deals (match k uses seed + k) and of the bots");
 ABSL_FLAG(std::string, bin_dir, "",
           "where tarock-bot-random and tarock-referee are (default: beside this binary)");
@@ -409,267 +404,6 @@ SequentialResult PlaySequential(BotConnector* connector, v1::MatchSpec spec, int
   out.bots_cpu_s = bots_cpu1 - bots_cpu0;
   return out;
 }
-
-// A prototype of the transport this benchmark argues for (not used by the
-// referee): the async API on a completion queue per connection that the match
-// thread polls itself while it waits (AsyncNext with the decision's deadline).
-// No gRPC thread sits between the socket and the match thread, so a decision
-// costs one wake-up instead of a hand-off between threads, and every wait still
-// has its deadline. Same contract as GrpcBotConnection (bot_connection.h),
-// simplified (a disconnect reports no stream status); arrival times are taken
-// when the match thread dequeues the message, which is at once while it waits
-// in Decide. Reads are posted only while waiting, and a HandResult or
-// MatchResult rides with the next message (see MaybeWrite and EnsureReading).
-class CqBotConnection : public BotConnection {
- public:
-  explicit CqBotConnection(std::shared_ptr<grpc::Channel> channel)
-      : channel_(std::move(channel)), stub_(v1::Bot::NewStub(channel_)) {}
-
-  ~CqBotConnection() override {
-    if (!finished_) {
-      context_.TryCancel();
-      CloseAndDrain(absl::InfiniteFuture());
-    }
-    cq_.Shutdown();
-    void* tag;
-    bool ok;
-    while (cq_.Next(&tag, &ok)) {
-    }
-  }
-
-  bool Start(absl::Time deadline) {
-    rw_ = stub_->AsyncPlay(&context_, &cq_, Tag(kStart));
-    ++outstanding_;
-    while (!started_ && !read_closed_) {
-      if (!PollOnce(deadline)) return false;
-    }
-    return started_;
-  }
-
-  void Send(const v1::RefereeMessage& message) override { Enqueue(message); }
-
-  BotReply Decide(const v1::DecisionRequest& request, absl::Time deadline) override {
-    v1::RefereeMessage m;
-    *m.mutable_decision_request() = request;
-    const absl::Time start = absl::Now();
-    Enqueue(std::move(m));
-    BotReply reply;
-    for (;;) {
-      while (!inbox_.empty()) {
-        auto [message, arrived] = std::move(inbox_.front());
-        inbox_.pop_front();
-        if (message.has_hello()) {
-          hello_name_ = message.hello().name().substr(0, 64);
-          continue;
-        }
-        reply.elapsed = arrived - start;
-        if (!message.has_decision()) {
-          reply.kind = BotReply::Kind::kMalformed;
-          reply.detail = "a message that is neither a Decision nor a Hello";
-          return reply;
-        }
-        const int64_t id = message.decision().request_id();
-        if (id < request.request_id() && id > 0) continue;
-        if (id != request.request_id()) {
-          reply.kind = BotReply::Kind::kMalformed;
-          reply.detail = absl::StrCat("a Decision for request_id ", id, ", expected ",
-                                      request.request_id());
-          return reply;
-        }
-        reply.kind = BotReply::Kind::kDecision;
-        reply.action = message.decision().action();
-        return reply;
-      }
-      if (read_closed_) {
-        reply.elapsed = absl::Now() - start;
-        reply.kind = BotReply::Kind::kDisconnected;
-        reply.detail = "stream ended";
-        return reply;
-      }
-      EnsureReading();
-      if (!PollOnce(deadline)) {
-        reply.kind = BotReply::Kind::kTimeout;
-        reply.elapsed = absl::Now() - start;
-        return reply;
-      }
-    }
-  }
-
-  bool connected() const override { return !read_closed_; }
-  std::string hello_name() const override { return hello_name_; }
-
-  void Finish(absl::Time deadline) override {
-    if (finished_) return;
-    writes_done_requested_ = true;
-    MaybeWrite();  // half-closes when nothing is left to write
-    // The bot ends the stream once it has read the half-close.
-    while (!read_closed_ && !write_failed_) {
-      EnsureReading();
-      inbox_.clear();  // messages after the last decision are of no use now
-      if (!PollOnce(deadline)) {
-        context_.TryCancel();
-        break;
-      }
-    }
-    CloseAndDrain(deadline);
-  }
-
- private:
-  enum Op : intptr_t { kStart = 1, kRead, kWrite, kWritesDone, kFinish };
-  static void* Tag(Op op) { return reinterpret_cast<void*>(static_cast<intptr_t>(op)); }
-
-  // Queues `message` (handling what has completed meanwhile) and writes it
-  // when nothing else is in flight.
-  void Enqueue(v1::RefereeMessage message) {
-    PollAvailable();
-    if (write_failed_ || writes_done_requested_ || read_closed_) return;
-    outbox_.push_back(std::move(message));
-    MaybeWrite();
-  }
-
-  void MaybeWrite() {
-    if (writing_ || write_failed_ || !started_) return;
-    if (!outbox_.empty()) {
-      writing_ = true;
-      // A HandResult (or MatchResult) may wait in gRPC's buffer and travel
-      // with what follows it (the next HandStart, the half-close): one
-      // sendmsg and one wake-up of the bot instead of two. MatchStart,
-      // HandStart and requests go at once, so a bot that prepares on them
-      // still does so before its clock runs.
-      grpc::WriteOptions options;
-      if (outbox_.front().has_hand_result() || outbox_.front().has_match_result())
-        options.set_buffer_hint();
-      rw_->Write(outbox_.front(), options, Tag(kWrite));  // serialized here
-      ++outstanding_;
-    } else if (writes_done_requested_ && !writes_done_sent_) {
-      writes_done_sent_ = true;
-      rw_->WritesDone(Tag(kWritesDone));
-      ++outstanding_;
-    }
-  }
-
-  void StartRead() {
-    rw_->Read(&incoming_, Tag(kRead));
-    ++outstanding_;
-    reading_ = true;
-  }
-  // A read is posted only while the match thread waits for the bot, right after
-  // its write: posting the next read as soon as an answer arrives makes gRPC
-  // send a frame of its own at once (one more sendmsg here, one more wake-up in
-  // the bot per decision); posted with the next write, it travels with it.
-  void EnsureReading() {
-    if (!reading_ && started_ && !read_closed_) StartRead();
-  }
-
-  void Handle(void* tag, bool ok) {
-    --outstanding_;
-    switch (static_cast<Op>(reinterpret_cast<intptr_t>(tag))) {
-      case kStart:
-        if (ok) {
-          started_ = true;
-          MaybeWrite();
-        } else {
-          read_closed_ = true;
-        }
-        break;
-      case kRead:
-        reading_ = false;
-        if (!ok) {
-          read_closed_ = true;
-          break;
-        }
-        inbox_.emplace_back(std::move(incoming_), absl::Now());
-        incoming_.Clear();
-        break;
-      case kWrite:
-        writing_ = false;
-        outbox_.pop_front();
-        if (!ok) {
-          write_failed_ = true;
-          outbox_.clear();
-        }
-        MaybeWrite();
-        break;
-      case kWritesDone:
-        break;
-      case kFinish:
-        finished_ = true;
-        break;
-    }
-  }
-
-  // Handles one completion; false when `deadline` passed first.
-  bool PollOnce(absl::Time deadline) {
-    void* tag = nullptr;
-    bool ok = false;
-    if (cq_.AsyncNext(&tag, &ok, absl::ToChronoTime(deadline)) !=
-        grpc::CompletionQueue::GOT_EVENT)
-      return false;
-    Handle(tag, ok);
-    return true;
-  }
-
-  // Handles every completion already there, without waiting. (Not with
-  // absl::Now() as the deadline: gRPC rounds deadlines up to the next
-  // millisecond; nor absl::InfinitePast(): that overflows to "never".)
-  void PollAvailable() {
-    for (int i = 0; i < 1000; ++i) {
-      void* tag = nullptr;
-      bool ok = false;
-      if (cq_.AsyncNext(&tag, &ok, gpr_time_0(GPR_CLOCK_MONOTONIC)) !=
-          grpc::CompletionQueue::GOT_EVENT)
-        return;
-      Handle(tag, ok);
-    }
-  }
-
-  // Finishes the call and waits for every operation to complete.
-  void CloseAndDrain(absl::Time deadline) {
-    if (started_ || outstanding_ == 0) {
-      rw_->Finish(&status_, Tag(kFinish));
-      ++outstanding_;
-    }
-    while (outstanding_ > 0) {
-      if (!PollOnce(deadline)) {
-        context_.TryCancel();
-        deadline = absl::InfiniteFuture();
-      }
-    }
-    finished_ = true;
-  }
-
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Bot::Stub> stub_;
-  grpc::ClientContext context_;
-  grpc::CompletionQueue cq_;
-  std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::RefereeMessage, v1::BotMessage>> rw_;
-  v1::BotMessage incoming_;
-  grpc::Status status_;
-  int outstanding_ = 0;
-  bool started_ = false, read_closed_ = false, finished_ = false;
-  bool writing_ = false, write_failed_ = false, reading_ = false;
-  bool writes_done_requested_ = false, writes_done_sent_ = false;
-  std::deque<v1::RefereeMessage> outbox_;
-  std::deque<std::pair<v1::BotMessage, absl::Time>> inbox_;
-  std::string hello_name_;
-};
-
-class CqBotConnector : public BotConnector {
- public:
-  absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
-                                                         absl::Time deadline) override {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(GrpcConnectorOptions().max_receive_bytes);
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
-    if (!channel->WaitForConnected(absl::ToChronoTime(deadline)))
-      return absl::UnavailableError(absl::StrCat("no gRPC server answered at ", endpoint));
-    auto connection = std::make_unique<CqBotConnection>(std::move(channel));
-    if (!connection->Start(deadline))
-      return absl::UnavailableError(absl::StrCat("cannot start a stream to ", endpoint));
-    return std::unique_ptr<BotConnection>(std::move(connection));
-  }
-};
 
 // The random bot, in process (bots/random/random_bot.cc is an executable).
 class InProcessRandomBot : public sdk::Bot {
@@ -1417,14 +1151,6 @@ int Main() {
   report["end_to_end"] = e2e.Json();
   report["end_to_end"]["hands_per_match"] = hands;
 
-  SequentialResult cq_e2e;
-  if (absl::GetFlag(FLAGS_cq_prototype)) {
-    CqBotConnector cq_connector;
-    cq_e2e = PlaySequential(&cq_connector, spec, matches, seed, bots, "cq");
-    all.Add(cq_e2e.problems);
-    report["end_to_end_cq_prototype"] = cq_e2e.Json();
-  }
-
   SequentialResult inproc;
   if (absl::GetFlag(FLAGS_inproc)) {
     InProcessConnector in_process;
@@ -1482,9 +1208,7 @@ int Main() {
     if (p.client == "sync" && p.error.empty()) bare_us = p.us_per_round_trip();
   const double ratio = bare_us > 0 ? e2e.us_per_decision() / bare_us : 0;
   const bool bar_met = bare_us > 0 && ratio <= kBar;
-  const double cq_ratio = bare_us > 0 ? cq_e2e.us_per_decision() / bare_us : 0;
-  report["bar"] = {{"cq_prototype_ratio", cq_ratio},
-                   {"referee_us_per_decision", e2e.us_per_decision()},
+  report["bar"] = {{"referee_us_per_decision", e2e.us_per_decision()},
                    {"bare_sync_us_per_round_trip", bare_us},
                    {"ratio", ratio},
                    {"limit", kBar},
@@ -1536,12 +1260,6 @@ int Main() {
                       matches, hands)
           .c_str(),
       e2e);
-  if (absl::GetFlag(FLAGS_cq_prototype)) {
-    std::printf("\n");
-    PrintSequential("   what-if: the same matches through CqBotConnection (bench-only prototype: a "
-                    "completion queue\n   polled by the match thread instead of callback reactors)",
-                    cq_e2e);
-  }
   if (absl::GetFlag(FLAGS_inproc)) {
     std::printf("\n");
     PrintSequential("   for reference: the same matches with in-process bots (no transport)",
@@ -1569,9 +1287,6 @@ int Main() {
     std::printf("  bar: referee cost per decision <= %.1f x the bare (sync) round trip: %.1f us / "
                 "%.1f us = %.2f x  -> %s\n",
                 kBar, e2e.us_per_decision(), bare_us, ratio, bar_met ? "met" : "NOT met");
-    if (absl::GetFlag(FLAGS_cq_prototype))
-      std::printf("       (what-if, CqBotConnection: %.1f us / %.1f us = %.2f x)\n",
-                  cq_e2e.us_per_decision(), bare_us, cq_ratio);
   } else {
     std::printf("  bar: not measured (no sync ping-pong)\n");
   }
