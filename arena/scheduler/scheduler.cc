@@ -283,6 +283,7 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderReque
   ladder.id = *id;
   ladder.config = config;
   ladders_[config.variant()] = ladder;
+  refill_ = true;
   v1::LadderInfo out;
   out.set_id(*id);
   *out.mutable_config() = config;
@@ -519,10 +520,15 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
         *spec.mutable_time_control() = r.time_control();
         *spec.mutable_fault_policy() = r.fault_policy();
         job.match.spec = ToJson(spec);
-        if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
         jobs.push_back(std::move(job));
       }
     }
+  }
+  {
+    std::vector<MatchRow> rows;
+    rows.reserve(jobs.size());
+    for (const Job& j : jobs) rows.push_back(j.match);
+    if (absl::Status s = store_->InsertMatches(rows); !s.ok()) return s;
   }
   {
     absl::MutexLock lock(&mu_);
@@ -753,7 +759,11 @@ void Scheduler::DispatcherLoop() {
       it = erase ? ladders_.erase(it) : std::next(it);
     }
     metrics_->queue_depth.Set(queue_.size());
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(100));
+    refill_ = false;
+    mu_.AwaitWithTimeout(absl::Condition(+[](Scheduler* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                           return s->stopping_ || s->refill_;
+                         }, this),
+                         absl::Milliseconds(100));
   }
 }
 
@@ -779,7 +789,10 @@ void Scheduler::WorkerLoop() {
     absl::MutexLock lock(&mu_);
     in_flight_.erase(id);
     for (int64_t b : bots) --in_flight_by_bot_[b];
-    if (ladder) --queued_by_ladder_[ladder];
+    if (ladder) {
+      --queued_by_ladder_[ladder];
+      refill_ = true;  // the dispatcher tops the ladder up at once
+    }
     metrics_->running.Set(in_flight_.size());
   }
 }

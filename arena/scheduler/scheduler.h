@@ -136,6 +136,7 @@ class Scheduler {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<bool> cancel_{false};
   std::vector<std::thread> threads_;
+  bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
 };
 
 // Names are 1-64 of [A-Za-z0-9._-].

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "referee/server/grpc_status.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -35,14 +36,13 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
   grpc::ClientContext context;
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
-  std::atomic<bool> done{false};
+  absl::Notification done;
   std::thread watcher([&] {
-    while (!done.load()) {
+    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(50))) {
       if (cancel != nullptr && cancel->load()) {
         context.TryCancel();
         return;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
   auto reader = stub->RunMatch(&context, spec);
@@ -52,7 +52,7 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
     if (event.has_match_finished()) finished = std::move(*event.mutable_match_finished());
   }
   grpc::Status status = reader->Finish();
-  done.store(true);
+  done.Notify();
   watcher.join();
   if (!status.ok()) return FromGrpcStatus(status);
   if (!finished)

@@ -1,4 +1,4 @@
-// The arena's storage: one SQLite file (WAL, synchronous=FULL) holding bots,
+// The arena's storage: one SQLite file (WAL, synchronous=NORMAL) holding bots,
 // ladders, tournaments, matches with their seats, match and hand records,
 // ratings and the rating history, under a versioned schema with migrations
 // (schema_version table; Open() applies every missing migration in order).
@@ -6,7 +6,8 @@
 // Durability: a finished match is committed in one transaction (its seats,
 // records, the rating updates and history, and status "done" with the next
 // completion sequence number), so killing the process at any moment either
-// keeps the whole result or none of it. CommitMatch is idempotent on the match
+// keeps the whole result or none of it (an OS crash may lose the last commits:
+// those matches run again). CommitMatch is idempotent on the match
 // id: a match already done is never counted twice.
 //
 // Thread-safety: thread-safe; one connection, every call under one mutex.
@@ -135,6 +136,8 @@ class Store {
 
   // Matches.
   absl::Status InsertMatch(const MatchRow& match);
+  // Several matches in one transaction (all or none).
+  absl::Status InsertMatches(const std::vector<MatchRow>& matches);
   absl::Status MarkRunning(const std::string& id, const std::string& referee, int attempts);
   absl::Status MarkFailed(const std::string& id, const std::string& error);
   // Puts a running match back to pending (its referee failed, or the arena restarted).
