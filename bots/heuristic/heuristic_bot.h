@@ -7,6 +7,18 @@
 // others have shown and the seats still to play) against what the card is worth
 // later. Klop and Beggar are played to avoid tricks and points.
 //
+// It plays the other variants with their own rules: tapp-tarock (001: bids
+// Three/Two/One/Solo by calibrated point counts, takes the tapp group that is
+// worth most counting the rest of a touched pack, announces Absolut,
+// Grandpointe, Pagat Ultimo, Trull, Four Kings only when all but sure, plays
+// the Bridscher to take the fewest points), tapp-tarock-classic (002: Three or
+// Top 3, Solo, Pagat Ultimo and Valat only when sure) and westfest (004: cuts,
+// bids prever with a monster, throws in a weak hand that drew its own called
+// tarock, passes the draw to keep uni or bida, announces the hand bonuses it
+// holds, gives Contra rarely, and plays with the holder of the called tarock as
+// the povinnost's partner). In these variants there is no Imperator and no Mond
+// penalty; westfest counts raw card points and ranks red pips 1 4 3 2.
+//
 // Decisions are a pure function of the Situation (the bot keeps no game state
 // between decisions), deterministic, and take tens of microseconds. It never
 // answers an action outside s.legal(): anything unexpected falls back to

@@ -1,9 +1,11 @@
-// Tests of the `heuristic` bot: hundreds of hands of every Slovenian variant
-// against `random` (and against itself) without an illegal action or a
-// fallback; a deterministic duplicate strength check against `random`; and
-// hand-built positions where the right decision is clear (bidding, king call,
-// talon, discard, announcements, cheap wins, smearing, ducking, the Mond,
-// Klop).
+// Tests of the `heuristic` bot: hundreds of hands of every variant (the
+// Slovenian family, tapp-tarock, tapp-tarock-classic, westfest) against
+// `random` (and against itself) without an illegal action or a fallback; a
+// deterministic duplicate strength check against `random`; and hand-built
+// positions where the right decision is clear (bidding, king call, talon,
+// discard, announcements, cheap wins, smearing, ducking, the Mond, Klop; the
+// Austrian bids, tapp groups, bonuses and Bridscher; westfest's cut, prever,
+// draw, hand bonuses and throw-in).
 //
 // Thread-safety: single-threaded tests.
 
@@ -30,6 +32,7 @@ namespace tarock::bots {
 namespace {
 
 const char* const kVariants[] = {"slovenian-4p", "slovenian-3p", "slovenian-5p", "slovenian-tapp"};
+const char* const kOtherVariants[] = {"tapp-tarock", "tapp-tarock-classic", "westfest"};
 
 // ---------------------------------------------------------------------------
 // Bots for local matches.
@@ -119,8 +122,9 @@ TEST_P(HeuristicInEveryVariant, PlaysHundredsOfHandsLegallyAgainstRandomAndItsel
 // seats), seeds fixed; the mean difference per deal (heuristic - random).
 // Measured with this code: +739 (4p), +641 (3p), +866 (5p), +109 (tapp), with
 // standard errors 71, 41, 53 and 4.8 (random loses most of it by bidding
-// wildly). The asserted margins are about half of that and many standard
-// errors away from zero.
+// wildly); tapp-tarock +157 (2.6), tapp-tarock-classic +49 (1.3), westfest
+// +259 chips (21). The asserted margins are about half of that and many
+// standard errors away from zero.
 TEST_P(HeuristicInEveryVariant, BeatsRandomInDuplicate) {
   const std::string variant = GetParam();
   const int n = NumSeats(variant);
@@ -171,22 +175,30 @@ TEST_P(HeuristicInEveryVariant, BeatsRandomInDuplicate) {
   double ss = 0;
   for (double d : diffs) ss += (d - mean) * (d - mean);
   const double se = std::sqrt(ss / (diffs.size() - 1) / diffs.size());
-  const double margin = variant == "slovenian-tapp" ? 50.0
-                        : variant == "slovenian-3p" ? 300.0
-                                                    : 400.0;
+  const double margin = variant == "slovenian-tapp"        ? 50.0
+                        : variant == "slovenian-3p"        ? 300.0
+                        : variant == "tapp-tarock"         ? 80.0
+                        : variant == "tapp-tarock-classic" ? 25.0
+                        : variant == "westfest"            ? 120.0
+                                                           : 400.0;
+  printf("MEASURED %s %.1f se %.1f\n", variant.c_str(), mean, se);
   EXPECT_GT(mean, margin) << variant << ": heuristic " << sum_h / cnt_h << " per hand, random "
                           << sum_r / cnt_r << ", standard error " << se;
   EXPECT_GT(mean, 5 * se) << variant;
   EXPECT_GT(sum_h / cnt_h, sum_r / cnt_r);
 }
 
+std::string VariantTestName(const testing::TestParamInfo<const char*>& info) {
+  std::string name = info.param;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
 INSTANTIATE_TEST_SUITE_P(Slovenian, HeuristicInEveryVariant, testing::ValuesIn(kVariants),
-                         [](const testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+                         VariantTestName);
+// tapp-tarock, tapp-tarock-classic and westfest (001, 002, 004).
+INSTANTIATE_TEST_SUITE_P(Other, HeuristicInEveryVariant, testing::ValuesIn(kOtherVariants),
+                         VariantTestName);
 
 // ---------------------------------------------------------------------------
 // Hand-built positions.
@@ -207,7 +219,9 @@ CardSet Cards(absl::string_view text) {
 // A table with a hand-built deal. Hands may be partial: the missing cards go
 // out in card-index order (tarocks first, so every seat gets one), round robin
 // over the seats still short, and what is left makes the talon (when `talon`
-// is empty).
+// is empty). In westfest, whose hand begins with the deal, the hands are the
+// ones the cutter's `cut` deals (packets of six from the povinnost): the test
+// applies "cut" first.
 class Table {
  public:
   Table(const std::string& variant, int dealer, const std::vector<std::string>& hands,
@@ -248,6 +262,18 @@ class Table {
       for (absl::string_view name : absl::StrSplit(talon, ' ', absl::SkipEmpty()))
         deal.talon.push_back(*ParseCard(name));
     }
+    if (variant == "westfest") {
+      deal.deck = deal.talon;
+      const int povinnost = (dealer + 1) % n;
+      for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < n; ++i) {
+          std::vector<Card> cards;
+          for (Card c : deal.hands[(povinnost + i) % n]) cards.push_back(c);
+          for (int j = 0; j < 6; ++j) deal.deck.push_back(cards[6 * round + j]);
+        }
+      }
+      deal.hands.assign(n, CardSet());
+    }
     HandSetup setup;
     setup.dealer = dealer;
     absl::StatusOr<std::unique_ptr<State>> st = game_->NewHand(deal, setup);
@@ -282,6 +308,11 @@ class Table {
     return a;
   }
   int seat() const { return state_->CurrentSeat(); }
+  std::string phase() const { return state_->PhaseName(); }
+  // Applies the heuristic's own answers while `seat` is to act in `phase`.
+  void AskWhile(int seat, const std::string& phase) {
+    while (state_->CurrentSeat() == seat && state_->PhaseName() == phase) Apply({Ask()});
+  }
 
  private:
   std::shared_ptr<const Game> game_;
@@ -467,6 +498,185 @@ TEST(HeuristicEvaluate, CountsTheHand) {
   EXPECT_FALSE(e.beggar);
   EXPECT_GT(e.strength, EvaluateHand(Cards("T2 T3 H4 H3 D4 D3 C7 C8 C9 S7 S8 S9")).strength);
   EXPECT_TRUE(EvaluateHand(Cards("T2 H4 H3 H2 D4 D3 D2 C7 C8 C9 S7 S8")).beggar);
+}
+
+// ---------------------------------------------------------------------------
+// tapp-tarock (001). Dealer 0: seat 1 is forehand, then 2, then 0.
+
+constexpr char kWeak16[] = "T2 T3 T4 T6 H4 H3 H2 D4 D3 C7 C8 C9 S7 S8 S9 SQ";         // 4.3
+constexpr char kGood16[] = "T22 T20 T18 T16 T14 T12 T10 HK HQ H4 DK D4 C7 C8 S7 S8";  // 15.8
+constexpr char kStrong16[] = "T22 T21 T20 T19 T18 T17 T16 T15 T14 HK HQ DK CK C7 S7 S8";  // 22.5
+// Fourteen tarocks from the top and two kings: every trick is hers.
+constexpr char kValat16[] = "T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9 HK DK";
+
+TEST(HeuristicTappTarock, OpensWithThreeOnlyWithAGoodHand) {
+  Table weak("tapp-tarock", 0, {"", kWeak16});
+  ASSERT_EQ(weak.seat(), 1);
+  EXPECT_EQ(weak.Ask(), "pass");
+  Table good("tapp-tarock", 0, {"", kGood16});
+  EXPECT_EQ(good.Ask(), "bid three");  // 001: the first bid is always three
+}
+
+TEST(HeuristicTappTarock, OverbidsAThreeByWhatTheHandCarries) {
+  Table good("tapp-tarock", 0, {"", "", kGood16});
+  good.Apply({"bid three"});
+  ASSERT_EQ(good.seat(), 2);
+  EXPECT_EQ(good.Ask(), "bid two");
+  Table strong("tapp-tarock", 0, {"", "", kStrong16});
+  strong.Apply({"bid three"});
+  EXPECT_EQ(strong.Ask(), "bid one");
+  Table weak("tapp-tarock", 0, {"", "", kWeak16});
+  weak.Apply({"bid three"});
+  EXPECT_EQ(weak.Ask(), "pass");
+}
+
+TEST(HeuristicTappTarock, TakesThePackWithTheTarocksAndDiscardsLegally) {
+  Table t("tapp-tarock", 0, {"", kGood16}, "T21 T19 T17 H3 C9 S9");
+  t.Apply({"bid three", "pass", "pass"});
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "talon 0");
+  t.Apply({"talon 0"});
+  // Three discards: never a king or a tarock while other suit cards are left.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(t.phase(), "discard");
+    const std::string a = t.Ask();
+    const Card c = *ParseCard(a.substr(8));
+    EXPECT_FALSE(IsTarock(c) || kKingSet.Contains(c)) << a;
+    t.Apply({a});
+  }
+}
+
+TEST(HeuristicTappTarock, TwoTakesThePairThatBringsTheWholeTapp) {
+  // 001: with talon 1 (cards 2 and 3) both packs are touched, so all six
+  // cards count for her; the pair itself is two good tarocks.
+  Table t("tapp-tarock", 0, {"", "", kGood16}, "HN DQ T21 T19 CQ SQ");
+  t.Apply({"bid three", "bid two", "pass", "pass"});
+  ASSERT_EQ(t.seat(), 2);
+  EXPECT_EQ(t.Ask(), "talon 1");
+}
+
+TEST(HeuristicTappTarock, AnnouncesGrandpointeOnlyWithEveryTrickSure) {
+  Table t("tapp-tarock", 0, {"", kValat16});
+  t.Apply({"bid three", "pass", "pass"});
+  t.AskWhile(1, "talon");
+  t.AskWhile(1, "discard");
+  ASSERT_EQ(t.phase(), "announce");
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "announce grandpointe");
+  t.Apply({"announce grandpointe"});
+  EXPECT_EQ(t.Ask(), "pass");  // seat 2, a defender, announces nothing
+  Table modest("tapp-tarock", 0, {"", kGood16});
+  modest.Apply({"bid three", "pass", "pass"});
+  modest.AskWhile(1, "talon");
+  modest.AskWhile(1, "discard");
+  ASSERT_EQ(modest.phase(), "announce");
+  EXPECT_EQ(modest.Ask(), "pass");
+}
+
+TEST(HeuristicTappTarock, BridscherDucksUnderTheTrick) {
+  // All pass: each for himself, the most points lose. Seat 2 follows the
+  // heart lead with its lowest heart rather than taking the trick with the king.
+  Table t("tapp-tarock", 0, {"", "H3 T2", "HK H4 HQ"});
+  t.Apply({"pass", "pass", "pass"});
+  ASSERT_EQ(t.phase(), "play");
+  ASSERT_EQ(t.seat(), 1);
+  t.Apply({"play H3"});
+  EXPECT_EQ(t.Ask(), "play H4");
+}
+
+// ---------------------------------------------------------------------------
+// tapp-tarock-classic (002). Dealer 0: seat 1 opens.
+
+TEST(HeuristicTappClassic, BidsFromThePointCount) {
+  Table weak("tapp-tarock-classic", 0, {"", kWeak16});
+  EXPECT_EQ(weak.Ask(), "pass");  // all pass only throws the deal in
+  Table good("tapp-tarock-classic", 0, {"", kGood16});
+  EXPECT_EQ(good.Ask(), "bid top-three");  // three unseen cards, and 5 rather than 4
+  Table sure("tapp-tarock-classic", 0, {"", kValat16});
+  EXPECT_EQ(sure.Ask(), "bid solo");
+}
+
+TEST(HeuristicTappClassic, AnnouncesValatOnlyWhenEveryTrickIsSure) {
+  Table sure("tapp-tarock-classic", 0, {"", kValat16});
+  sure.Apply({"bid solo"});
+  ASSERT_EQ(sure.phase(), "announce");
+  EXPECT_EQ(sure.Ask(), "announce valat");
+  Table strong("tapp-tarock-classic", 0, {"", kStrong16});
+  strong.Apply({"bid solo"});
+  ASSERT_EQ(strong.phase(), "announce");
+  EXPECT_EQ(strong.Ask(), "pass");
+}
+
+TEST(HeuristicTappClassic, ThreeTakesTheBetterShownHalf) {
+  Table t("tapp-tarock-classic", 0, {"", kGood16}, "H3 C9 S9 T21 T19 T17");
+  t.Apply({"bid three", "pass", "pass"});
+  ASSERT_EQ(t.phase(), "talon");
+  EXPECT_EQ(t.Ask(), "talon 1");
+}
+
+// ---------------------------------------------------------------------------
+// westfest (004). Dealer 0: seat 1 is the povinnost, seat 3 the cutter.
+
+constexpr char kMonster12[] = "T22 T21 T19 T18 T17 T16 T15 T14 T13 T12 HK DK";  // 22.7
+constexpr char kUni12[] = "HK HQ H4 DK DQ D4 CK CQ C7 S7 S8 S9";                 // no tarock
+constexpr char kWeak12[] = "T2 T3 H4 H3 H2 D4 D3 C7 C8 C9 S7 SQ";
+
+TEST(HeuristicWestfest, CutsBlindAndBidsPreverOnlyWithAMonster) {
+  Table t("westfest", 0, {"", kMonster12});
+  ASSERT_EQ(t.phase(), "cut");
+  ASSERT_EQ(t.seat(), 3);
+  EXPECT_EQ(t.Ask(), "cut");
+  t.Apply({"cut"});
+  ASSERT_EQ(t.phase(), "prever");
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "bid prever");
+  Table weak("westfest", 0, {"", kWeak12});
+  weak.Apply({"cut"});
+  EXPECT_EQ(weak.Ask(), "pass");
+}
+
+TEST(HeuristicWestfest, PassesTheDrawToKeepUni) {
+  // Seat 1 (povinnost, holding the XIX) calls the XVIII; the talon's first
+  // four cards do not hold it.
+  Table t("westfest", 0, {"", "T19 T2 T3 H3 H2 H1 D3 D2 C8 C9 C10 S10", kUni12},
+          "T5 T6 T7 T8 T9 T10");
+  t.Apply({"cut", "pass", "pass", "pass", "pass"});
+  t.AskWhile(1, "discard");
+  ASSERT_EQ(t.phase(), "draw");
+  ASSERT_EQ(t.seat(), 2);
+  EXPECT_EQ(t.Ask(), "pass");  // uni: 4 from each other player, a drawn tarock would spoil it
+  t.Apply({"pass"});
+  ASSERT_EQ(t.seat(), 3);
+  EXPECT_EQ(t.Ask(), "talon 2");  // an ordinary hand draws
+}
+
+TEST(HeuristicWestfest, AnnouncesTheHandBonusesItHolds) {
+  Table t("westfest", 0, {"", kMonster12});
+  t.Apply({"cut", "bid prever"});
+  t.AskWhile(1, "prever-talon");
+  t.AskWhile(1, "discard");
+  ASSERT_EQ(t.phase(), "announce");
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "announce taroky");  // ten tarocks: taroky (4), not tarocky (2)
+  t.Apply({"announce taroky"});
+  t.AskWhile(2, "announce");
+  t.AskWhile(3, "announce");
+  t.AskWhile(0, "announce");
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "announce honery");  // T22, T21, HK, DK
+}
+
+TEST(HeuristicWestfest, ThrowsInAWeakHandThatDrewItsPartnerCard) {
+  // Seat 1 lacks the XIX and draws it among the talon's first four cards.
+  Table weak("westfest", 0, {"", kWeak12}, "T19 H1 C10 S10 T20 T21");
+  weak.Apply({"cut", "pass", "pass", "pass", "pass"});
+  ASSERT_EQ(weak.phase(), "throw-in");
+  EXPECT_EQ(weak.Ask(), "throw-in");
+  Table strong("westfest", 0, {"", "T22 T21 T20 T18 T17 T16 T15 HK DK CK SK S7"},
+               "T19 H1 C10 S10 T2 T3");
+  strong.Apply({"cut", "pass", "pass", "pass", "pass"});
+  ASSERT_EQ(strong.phase(), "throw-in");
+  EXPECT_EQ(strong.Ask(), "pass");  // alone against three
 }
 
 }  // namespace

@@ -9,12 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
-#include <limits>
-#include <random>
-
 #include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <random>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -22,6 +20,8 @@
 #include "absl/strings/str_split.h"
 #include "bots/heuristic/heuristic_bot.h"
 #include "referee/protocol/convert.h"
+#include "referee/variants/austrian/austrian.h"
+#include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 #include "tarock/sdk/determinize.h"
 
@@ -338,12 +338,819 @@ Trick TrickOf(const sdk::Situation& s, const Tables& t) {
   return tr;
 }
 
+// The hand strength (bots/heuristic EvaluateHand) from which the search bot
+// bids each simple contract, by family; the heuristic bot's calibrated
+// thresholds (its own play), lowered by SearchOptions::bid_boost because the
+// search plays a contract better.
+double BidThreshold(const std::string& variant, const std::string& contract) {
+  struct Row {
+    const char* contract;
+    double strength;
+  };
+  static constexpr Row kPartner[] = {{"three", 8.0}, {"two", 9.0}, {"one", 11.0}};
+  static constexpr Row kThreeHand[] = {{"three", 11.0}, {"two", 14.5}, {"one", 16.5}};
+  static constexpr Row kTapp[] = {{"three", 13.5}, {"two", 15.0}, {"one", 17.0}};
+  auto find = [&](const auto& rows) {
+    for (const Row& r : rows)
+      if (contract == r.contract) return r.strength;
+    return std::numeric_limits<double>::infinity();
+  };
+  if (variant == "slovenian-tapp") return find(kTapp);
+  if (variant == "slovenian-3p") return find(kThreeHand);
+  return find(kPartner);
+}
+
 int ContractIndex(const std::string& name) {
   static const char* kNames[] = {"klop", "three", "two", "one", "solo-three", "solo-two",
                                  "solo-one", "beggar", "solo-without", "open-beggar", "colour-valat", "valat"};
   for (int i = 0; i < 12; ++i)
     if (name == kNames[i]) return i;
   return -1;
+}
+
+// ---------------------------------------------------------------------------
+// tapp-tarock, tapp-tarock-classic (referee/variants/austrian) and westfest
+// (referee/variants/czech): the SDK's determinizer knows the Slovenian family
+// only, so these variants have a sampler of their own. ReplaySampler deals
+// the cards this seat has not seen (most constrained first, in proportion to
+// the free room of each place: the other hands, their face-down discards,
+// the talon cards nobody took), picks the talon cards each other seat drew
+// among its cards, rebuilds the deal (westfest: the deck the recorded cut
+// deals that way) and replays the whole history on it, keeping a sample only
+// when every recorded action is legal there and the seat's view (its hand,
+// the called tarock) comes out the same. What the play shows is used while
+// dealing: a seat that did not follow suit has none of it, one that did not
+// trump has no tarock; westfest's called tarock tells which tarocks the
+// povinnost was dealt. The play is then searched as in the Slovenian family:
+// each legal card on every sample, a greedy playout that sees all hands, the
+// mean of own score minus the others' mean (these variants are zero-sum, so
+// that is the own score scaled).
+
+using austrian::AustrianGame;
+using austrian::AustrianState;
+using czech::WestfestGame;
+using czech::WestfestState;
+
+bool GSameSide(const AustrianState& st, int a, int b) {
+  if (a == b) return true;
+  if (st.contract() == austrian::kBridscher) return false;  // each for himself
+  return (a == st.declarer()) == (b == st.declarer());
+}
+bool GSameSide(const WestfestState& st, int a, int b) {
+  if (a == b) return true;
+  auto side = [&](int s) { return s == st.declarer() || s == st.partner(); };
+  return side(a) == side(b);
+}
+bool GNegative(const AustrianState& st) { return st.contract() == austrian::kBridscher; }
+bool GNegative(const WestfestState&) { return false; }
+int GPhasePlay(const AustrianState& st) { return st.phase() == austrian::Phase::kPlay; }
+int GPhasePlay(const WestfestState& st) { return st.phase() == czech::Phase::kPlay; }
+
+// Trick ranks and card values of the variant (no Imperator in either).
+struct GTables {
+  std::array<uint8_t, kNumCards> strength{};
+  std::array<CardSet, kNumCards> higher{};
+  std::array<int, kNumCards> thirds{};
+  int num_seats = 0;
+};
+
+GTables MakeGTables(const Game& game) {
+  GTables t;
+  t.num_seats = game.num_seats();
+  const RankTable ranks = RankTable::Make(/*red_pips_numeric=*/false);
+  const auto* westfest = dynamic_cast<const WestfestGame*>(&game);
+  for (int c = 0; c < kNumCards; ++c) {
+    t.strength[c] = westfest != nullptr ? westfest->strength()[c] : ranks.strength[c];
+    t.thirds[c] = CardThirds(static_cast<Card>(c));
+  }
+  for (int c = 0; c < kNumCards; ++c)
+    for (Card o : SuitSet(SuitOf(static_cast<Card>(c))))
+      if (t.strength[o] > t.strength[c]) t.higher[c].Add(o);
+  return t;
+}
+
+bool GBeats(Card c, Card best, const GTables& t) {
+  if (SuitOf(c) == SuitOf(best)) return t.strength[c] > t.strength[best];
+  return IsTarock(c) && !IsTarock(best);
+}
+
+int GWinning(const Trick& tr, const GTables& t) {
+  int w = 0;
+  for (int i = 1; i < tr.len; ++i)
+    if (GBeats(tr.cards[i], tr.cards[w], t)) w = i;
+  return w;
+}
+
+template <typename St>
+struct GSim {
+  St st;
+  Trick trick;
+
+  void Apply(Action a, const GTables& t) {
+    if (VerbOf(a) == Verb::kPlay && GPhasePlay(st)) {
+      const Card c = static_cast<Card>(ArgOf(a));
+      trick.cards[trick.len] = c;
+      trick.seats[trick.len] = static_cast<uint8_t>(st.CurrentSeat());
+      trick.set.Add(c);
+      if (++trick.len == t.num_seats) {
+        trick.len = 0;
+        trick.set = CardSet();
+      }
+    }
+    st.Apply(a);
+  }
+};
+
+// Whether an opponent of `seat` among the next `after` seats can beat `card`
+// (the best card so far, suit `led` led): follow suit, else a tarock.
+template <typename St>
+bool GOpponentCanBeat(const St& st, const GTables& t, int seat, int after, Card card, Suit led) {
+  int o = seat;
+  for (int i = 0; i < after; ++i) {
+    o = (o + 1) % t.num_seats;
+    if (GSameSide(st, seat, o)) continue;
+    const CardSet h = st.hand(o);
+    const CardSet follow = h & SuitSet(led);
+    CardSet beat;
+    if (!follow.empty()) {
+      if (SuitOf(card) == led) beat = follow & t.higher[card];
+    } else {
+      const CardSet tar = h & kTarockSet;
+      if (!tar.empty()) beat = IsTarock(card) ? tar & t.higher[card] : tar;
+    }
+    if (!beat.empty()) return true;
+  }
+  return false;
+}
+
+template <typename Key>
+Card GBestBy(CardSet set, Key key) {
+  Card best = set.First();
+  auto best_key = key(best);
+  for (Card c : set) {
+    auto k = key(c);
+    if (k > best_key) {
+      best = c;
+      best_key = k;
+    }
+  }
+  return best;
+}
+
+// The greedy playout policy (as PolicyMove above, for these variants; the
+// Bridscher is played like Klop without "must beat").
+template <typename St>
+Action GPolicyMove(const GSim<St>& sim, const GTables& t, Rng& rng, double epsilon) {
+  const St& st = sim.st;
+  ActionList legal;
+  st.LegalActions(&legal);
+  if (legal.size == 1 || !GPhasePlay(st)) return legal.items[0];
+  if (epsilon > 0 && rng.Below(1u << 16) < static_cast<uint32_t>(epsilon * 65536))
+    return legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
+  CardSet cards;
+  for (Action a : legal) cards.Add(static_cast<Card>(ArgOf(a)));
+  const int seat = st.CurrentSeat();
+  const Trick& tr = sim.trick;
+  const int after = t.num_seats - tr.len - 1;
+  auto play = [](Card c) { return MakeAction(Verb::kPlay, c); };
+
+  if (GNegative(st)) {
+    if (tr.len == 0) return play(GBestBy(cards, [&](Card c) { return -t.strength[c]; }));
+    const Card best = tr.cards[GWinning(tr, t)];
+    CardSet winners;
+    for (Card c : cards)
+      if (GBeats(c, best, t)) winners.Add(c);
+    if (winners != cards) {
+      return play(GBestBy(cards - winners, [&](Card c) { return t.thirds[c] * 64 + t.strength[c]; }));
+    }
+    if (after == 0) return play(GBestBy(cards, [&](Card c) { return t.strength[c] * 64 - t.thirds[c]; }));
+    return play(GBestBy(cards, [&](Card c) { return -t.strength[c]; }));
+  }
+
+  if (tr.len == 0) {
+    CardSet sure;
+    for (Card c : cards)
+      if (!GOpponentCanBeat(st, t, seat, t.num_seats - 1, c, SuitOf(c))) sure.Add(c);
+    if (!sure.empty()) return play(GBestBy(sure, [&](Card c) { return t.thirds[c] * 64 - t.strength[c]; }));
+    const CardSet hand = st.hand(seat);
+    return play(GBestBy(cards, [&](Card c) {
+      const int len = IsTarock(c) ? 20 : (hand & SuitSet(SuitOf(c))).size();
+      return -(t.thirds[c] * 64 + len * 4 + (IsTarock(c) ? t.strength[c] : 0));
+    }));
+  }
+  const int wi = GWinning(tr, t);
+  const Card best = tr.cards[wi];
+  const Suit led = SuitOf(tr.cards[0]);
+  if (GSameSide(st, seat, tr.seats[wi]) &&
+      (after == 0 || !GOpponentCanBeat(st, t, seat, after, best, led))) {
+    return play(GBestBy(cards, [&](Card c) {
+      return IsTarock(c) ? -(t.thirds[c] * 64 + t.strength[c]) - 100000 : t.thirds[c];
+    }));
+  }
+  CardSet winners;
+  for (Card c : cards) {
+    if (!GBeats(c, best, t)) continue;
+    if (after > 0 && GOpponentCanBeat(st, t, seat, after, c, led)) continue;
+    winners.Add(c);
+  }
+  if (!winners.empty())
+    return play(GBestBy(winners, [&](Card c) { return -(t.strength[c] + (IsTarock(c) ? 64 : 0)); }));
+  return play(GBestBy(cards, [&](Card c) {
+    return -(t.thirds[c] * 64 + t.strength[c] + (kTrulaSet.Contains(c) ? 4096 : 0));
+  }));
+}
+
+template <typename St>
+double GUtility(const St& st, int seat, int num_seats) {
+  const HandResult r = st.Result();
+  double others = 0;
+  for (int s = 0; s < num_seats; ++s)
+    if (s != seat) others += r.scores[s];
+  return r.scores[seat] - others / (num_seats - 1);
+}
+
+template <typename St>
+double GMinimax(const GSim<St>& sim, int me, const GTables& t, double alpha, double beta) {
+  if (sim.st.IsTerminal()) return GUtility(sim.st, me, t.num_seats);
+  ActionList legal;
+  sim.st.LegalActions(&legal);
+  const bool maximize = GSameSide(sim.st, me, sim.st.CurrentSeat());
+  double best = maximize ? -std::numeric_limits<double>::infinity()
+                         : std::numeric_limits<double>::infinity();
+  for (Action a : legal) {
+    GSim<St> child = sim;
+    child.Apply(a, t);
+    const double v = GMinimax(child, me, t, alpha, beta);
+    if (maximize) {
+      best = std::max(best, v);
+      alpha = std::max(alpha, v);
+    } else {
+      best = std::min(best, v);
+      beta = std::min(beta, v);
+    }
+    if (alpha >= beta) break;
+  }
+  return best;
+}
+
+class ReplaySampler {
+ public:
+  // Fails on a variant other than the Austrian ones and westfest, outside the
+  // play, or on an observation whose counts do not add up.
+  static absl::StatusOr<ReplaySampler> Create(const Game& game, const v1::Observation& obs);
+
+  // One sampled state at the observed decision, or nullopt.
+  std::optional<AustrianState> SampleAustrian(Rng& rng, int max_attempts) const;
+  std::optional<WestfestState> SampleWestfest(Rng& rng, int max_attempts) const;
+
+ private:
+  static constexpr int kMax = 4;                  // seats
+  static constexpr int kRest = 2 * kMax;          // place: a talon card nobody took
+  static constexpr int kNumPlaces = kRest + 1;    // places 0..3 hands, 4..7 hidden discards
+  static constexpr Action kHidden = MakeAction(Verb::kDiscard, 0xFF);
+
+  bool DealPlaces(Rng& rng, std::array<CardSet, kNumPlaces>* out) const;
+  // The deal (hands dealt and talon; westfest: the deck) of one attempt.
+  bool BuildDeal(Rng& rng, tarock::Deal* deal, std::array<std::vector<Card>, kMax>* hidden) const;
+  template <typename St>
+  bool Replay(St* st, const std::array<std::vector<Card>, kMax>& hidden) const;
+
+  const Game* game_ = nullptr;
+  const AustrianGame* austrian_ = nullptr;
+  const WestfestGame* westfest_ = nullptr;
+  int n_ = 0;
+  int me_ = 0;
+  int dealer_ = 0;
+  std::vector<std::pair<int, Action>> actions_;
+  std::array<CardSet, kMax> holdings_known_{};  // cards known to be among a seat's holdings
+  std::array<int, kMax> hand_count_{};          // cards in each hand now
+  std::array<int, kMax> hidden_count_{};        // face-down discards of each seat
+  std::array<Card, 6> talon_{};                 // kNoCard where not seen
+  std::array<int, 6> drawer_{};                 // seat that took talon card i, -1: nobody
+  std::array<CardSet, kMax> excluded_{};        // cards a hand cannot hold now
+  CardSet unknown_;
+  std::array<CardSet, kNumPlaces> allowed_{};   // cards each place may take
+  std::array<int, kNumPlaces> capacity_{};
+  // What announcements (and westfest's passed draws) show of a seat's twelve
+  // or sixteen cards at the start of the play (its hand now and its plays):
+  // at least `min` and at most `max` cards of `cards`.
+  struct Count {
+    int seat;
+    CardSet cards;
+    int min;
+    int max;
+  };
+  std::vector<Count> counts_;
+  std::array<CardSet, kMax> played_{};
+  std::array<CardSet, kMax> must_hold_{};  // cards in the seat's hand now (or played)
+  CardSet must_pov_;     // westfest: tarocks the povinnost was dealt (the call shows it)
+  int povinnost_ = -1;
+  Card called_ = kNoCard;
+  bool has_call_ = false;
+  std::array<int, kNumCards> position_seat_{};  // westfest: the deck position's seat
+  std::array<std::vector<int>, kMax> positions_{};  // westfest: deck positions of each seat
+  CardSet my_hand_;
+};
+
+absl::StatusOr<ReplaySampler> ReplaySampler::Create(const Game& game, const v1::Observation& obs) {
+  ReplaySampler r;
+  r.game_ = &game;
+  r.austrian_ = dynamic_cast<const AustrianGame*>(&game);
+  r.westfest_ = dynamic_cast<const WestfestGame*>(&game);
+  if (r.austrian_ == nullptr && r.westfest_ == nullptr)
+    return absl::UnimplementedError("the replay sampler knows the Austrian variants and westfest");
+  if (obs.phase() != "play") return absl::UnimplementedError("the replay sampler samples the play only");
+  r.n_ = game.num_seats();
+  r.me_ = obs.seat();
+  r.dealer_ = obs.dealer();
+  if (r.n_ > kMax || r.me_ < 0 || r.me_ >= r.n_ || r.dealer_ < 0 || r.dealer_ >= r.n_)
+    return absl::InvalidArgumentError("bad seats");
+  const int hand_size = game.info().hand_size;
+  const int declarer = obs.declarer();
+  r.my_hand_ = CardSet();
+  for (const std::string& name : obs.hand()) {
+    absl::StatusOr<Card> c = ParseCard(name);
+    if (!c.ok()) return c.status();
+    r.my_hand_.Add(*c);
+  }
+  for (int i = 0; i < 6; ++i) {
+    r.talon_[i] = kNoCard;
+    r.drawer_[i] = -1;
+    if (i < obs.talon_size())
+      if (absl::StatusOr<Card> c = ParseCard(obs.talon(i)); c.ok()) r.talon_[i] = *c;
+  }
+  // The history: actions, plays, discards, who drew which talon cards.
+  std::array<int, kMax> plays{};
+  CardSet played, shown;
+  std::vector<std::pair<int, Card>> play_seq;
+  int contract = -1;  // the last bid (Austrian: the contract, for its talon groups)
+  bool prever = false;
+  // westfest, povinnost: the povinnost's discards so far; the draw stage (1:
+  // the seat after it draws, 2: the next, 3: done).
+  int pov_discards = 0;
+  int draw_stage = 0;
+  uint8_t prever_set = 0x07;
+  for (const v1::Event& e : obs.history()) {
+    const int seat = e.seat();
+    if (seat < 0 || seat >= r.n_) return absl::InvalidArgumentError("bad seat in the history");
+    if (e.action() == "discard ?") {
+      r.actions_.emplace_back(seat, kHidden);
+      ++r.hidden_count_[seat];
+      if (r.westfest_ != nullptr && contract < 0 && seat == (r.dealer_ + 1) % r.n_ &&
+          ++pov_discards == 4)
+        draw_stage = 1;
+      continue;
+    }
+    absl::StatusOr<Action> a = game.ParseAction(e.action());
+    if (!a.ok()) return a.status();
+    r.actions_.emplace_back(seat, *a);
+    const Verb v = VerbOf(*a);
+    const int arg = ArgOf(*a);
+    if (v == Verb::kPlay) {
+      const Card c = static_cast<Card>(arg);
+      played.Add(c);
+      r.played_[seat].Add(c);
+      r.holdings_known_[seat].Add(c);
+      ++plays[seat];
+      play_seq.emplace_back(seat, c);
+    } else if (v == Verb::kDiscard) {
+      const Card c = static_cast<Card>(arg);
+      shown.Add(c);
+      r.holdings_known_[seat].Add(c);
+      if (r.westfest_ != nullptr && contract < 0 && seat == (r.dealer_ + 1) % r.n_ &&
+          ++pov_discards == 4)
+        draw_stage = 1;
+    } else if (v == Verb::kAnnounce) {
+      // Announcements that only a holding allows (the engine checks them).
+      const std::string& name = e.action();
+      constexpr CardSet kFive = kKingSet | kTrulaSet;
+      if (name == "announce pagat-ultimo" || name == "announce pagat") r.must_hold_[seat].Add(kPagat);
+      if (r.westfest_ != nullptr) {
+        if (name == "announce tarocky") r.counts_.push_back({seat, kTarockSet, 8, 12});
+        if (name == "announce taroky") r.counts_.push_back({seat, kTarockSet, 10, 12});
+        if (name == "announce bida") r.counts_.push_back({seat, kTarockSet, 1, 2});
+        if (name == "announce trul" || name == "announce trul-honery") r.must_hold_[seat] |= kTrulaSet;
+        if (name == "announce trul-honery") r.counts_.push_back({seat, kKingSet, 1, 4});
+        if (name == "announce honery") r.counts_.push_back({seat, kFive, 4, 7});
+        if (name == "announce kralovske-honery" || name == "announce kralovske-honery-plus")
+          r.must_hold_[seat] |= kKingSet;
+        if (name == "announce kralovske-honery-plus") r.counts_.push_back({seat, kTrulaSet, 1, 3});
+      }
+    } else if (v == Verb::kPass && draw_stage > 0 && draw_stage < 3 &&
+               seat == (r.dealer_ + 1 + draw_stage) % r.n_) {
+      // westfest: passing the draw keeps uni or bida, at most two tarocks.
+      r.counts_.push_back({seat, kTarockSet, 0, 2});
+      ++draw_stage;
+    } else if (v == Verb::kBid) {
+      contract = arg;
+      if (r.westfest_ != nullptr && arg == czech::kPrever) prever = true;
+    } else if (v == Verb::kTalon) {
+      if (r.austrian_ != nullptr) {
+        if (contract >= 0 && contract < static_cast<int>(r.austrian_->rules().contracts.size())) {
+          const auto& groups = r.austrian_->rules().contracts[contract].groups;
+          if (arg < static_cast<int>(groups.size()))
+            for (int i = 0; i < 6; ++i)
+              if ((groups[arg] >> i) & 1) r.drawer_[i] = seat;
+        }
+      } else if (prever) {
+        prever_set = arg == 1 ? 0x38 : 0x07;  // the second set, or back to the first
+      } else if (arg == 1 || arg == 2) {
+        r.drawer_[3 + arg] = seat;  // westfest draws: talon card 5 or 6
+        draw_stage = arg + 1;
+      }
+    }
+  }
+  if (r.austrian_ != nullptr) {
+    // Bottom 3 / Top 3 (002): one unexposed group, taken without an action.
+    const int c = obs.contract().empty() ? -1 : [&] {
+      for (size_t i = 0; i < r.austrian_->rules().contracts.size(); ++i)
+        if (r.austrian_->rules().contracts[i].name == obs.contract()) return static_cast<int>(i);
+      return -1;
+    }();
+    if (c >= 0 && declarer >= 0) {
+      const auto& rule = r.austrian_->rules().contracts[c];
+      if (rule.take > 0 && !rule.exposed && rule.groups.size() == 1)
+        for (int i = 0; i < 6; ++i)
+          if ((rule.groups[0] >> i) & 1) r.drawer_[i] = declarer;
+    }
+  } else {
+    if (declarer < 0) return absl::InvalidArgumentError("no declarer in play");
+    if (prever) {
+      for (int i = 0; i < 6; ++i)
+        if ((prever_set >> i) & 1) r.drawer_[i] = declarer;
+    } else {
+      for (int i = 0; i < 4; ++i) r.drawer_[i] = declarer;
+    }
+    r.povinnost_ = (r.dealer_ + 1) % r.n_;
+    // The called tarock: the highest of XIX..XV the povinnost was not dealt.
+    if (!prever && obs.contract() == "povinnost") {
+      r.has_call_ = true;
+      int k = 14;
+      if (!obs.called_king().empty()) {
+        absl::StatusOr<Card> c = ParseCard(obs.called_king());
+        if (!c.ok()) return c.status();
+        r.called_ = *c;
+        k = RankOf(*c) + 1;
+      }
+      for (int j = k + 1; j <= 19; ++j) r.must_pov_.Add(Tarock(j));
+    }
+    // Where the cut puts each deck position: replay the deal actions on a pack
+    // in index order.
+    tarock::Deal probe;
+    probe.hands.assign(r.n_, CardSet());
+    for (int c = 0; c < kNumCards; ++c) probe.deck.push_back(static_cast<Card>(c));
+    probe.talon.assign(probe.deck.begin(), probe.deck.begin() + 6);
+    HandSetup setup;
+    setup.dealer = r.dealer_;
+    absl::StatusOr<WestfestState> st = r.westfest_->NewWestfestHand(probe, setup);
+    if (!st.ok()) return st.status();
+    for (const auto& [seat, a] : r.actions_) {
+      if (st->phase() != czech::Phase::kCut && st->phase() != czech::Phase::kStacks) break;
+      absl::Status s = st->ApplyChecked(a);
+      if (!s.ok()) return s;
+    }
+    if (st->phase() == czech::Phase::kCut || st->phase() == czech::Phase::kStacks)
+      return absl::InvalidArgumentError("the deal is not done");
+    r.position_seat_.fill(-1);
+    for (int s = 0; s < r.n_; ++s)
+      for (Card c : st->hand(s)) {
+        r.position_seat_[c] = s;  // card c sat at deck position c
+        r.positions_[s].push_back(c);
+      }
+  }
+  // My own holdings are all known: my hand, plays and discards (mine are
+  // named in my history).
+  r.holdings_known_[r.me_] |= r.my_hand_;
+  for (int i = 0; i < 6; ++i)
+    if (r.drawer_[i] == r.me_ && r.talon_[i] == kNoCard)
+      return absl::InvalidArgumentError("a talon card I took is not shown to me");
+  // Talon cards I saw that another seat took are among its holdings.
+  for (int i = 0; i < 6; ++i)
+    if (r.talon_[i] != kNoCard && r.drawer_[i] >= 0) r.holdings_known_[r.drawer_[i]].Add(r.talon_[i]);
+  // Voids from the play.
+  for (size_t i = 0; i < play_seq.size(); ++i) {
+    const size_t lead = i - i % r.n_;
+    if (lead == i) continue;
+    const Suit led = SuitOf(play_seq[lead].second);
+    const auto [seat, c] = play_seq[i];
+    if (SuitOf(c) != led) {
+      r.excluded_[seat] |= SuitSet(led);
+      if (!IsTarock(c)) r.excluded_[seat] |= kTarockSet;
+    }
+  }
+  // Counts.
+  for (int s = 0; s < r.n_; ++s) r.hand_count_[s] = hand_size - plays[s];
+  if (r.hand_count_[r.me_] != r.my_hand_.size())
+    return absl::InvalidArgumentError("my hand size does not add up");
+  // The cards to deal and where each may go.
+  CardSet placed = r.holdings_known_[r.me_] | played | shown;
+  for (int i = 0; i < 6; ++i)
+    if (r.talon_[i] != kNoCard && r.drawer_[i] < 0) placed.Add(r.talon_[i]);  // seen, left in the talon
+  // Seen talon cards another seat took, not played or shown: in its hand or
+  // face-down discards; they are dealt with the unknown cards.
+  r.unknown_ = kAllCards - placed;
+  r.capacity_.fill(0);
+  for (int s = 0; s < r.n_; ++s) {
+    if (s == r.me_) continue;
+    CardSet seen_taken;
+    for (int i = 0; i < 6; ++i)
+      if (r.drawer_[i] == s && r.talon_[i] != kNoCard) seen_taken.Add(r.talon_[i]);
+    seen_taken -= played | shown;
+    r.capacity_[s] = r.hand_count_[s];
+    r.capacity_[kMax + s] = r.hidden_count_[s];
+    r.allowed_[s] = r.unknown_ - r.excluded_[s];
+    // Face down are only suit cards that are not kings (tarocks are laid away
+    // face up, kings and the trula never).
+    r.allowed_[kMax + s] = r.unknown_ - kTarockSet - kKingSet;
+    // Cards known to be this seat's go nowhere else.
+    for (int q = 0; q < kNumPlaces; ++q)
+      if (q != s && q != kMax + s) r.allowed_[q] -= seen_taken;
+  }
+  int rest = 0;
+  for (int i = 0; i < 6; ++i)
+    if (r.talon_[i] == kNoCard && r.drawer_[i] < 0) ++rest;
+  r.capacity_[kRest] = rest;
+  r.allowed_[kRest] = r.unknown_;
+  for (int s = 0; s < r.n_; ++s)
+    if (s != r.me_) r.allowed_[kRest] -= r.holdings_known_[s];
+  // Westfest: the tarocks the call shows the povinnost was dealt are in its
+  // hand now (tarocks are never laid away face down), unless already seen.
+  if (r.has_call_ && r.povinnost_ != r.me_) {
+    r.must_hold_[r.povinnost_] |= r.must_pov_;
+  }
+  // Cards an announcement shows in a hand go there only.
+  for (int s = 0; s < r.n_; ++s) {
+    if (s == r.me_) continue;
+    const CardSet must = r.must_hold_[s] & r.unknown_;
+    for (int q = 0; q < kNumPlaces; ++q)
+      if (q != s) r.allowed_[q] -= must;
+  }
+  int total = 0;
+  for (int q = 0; q < kNumPlaces; ++q) total += r.capacity_[q];
+  if (total != r.unknown_.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("the unseen cards (", r.unknown_.size(), ") do not fill the unseen places (", total, ")"));
+  return r;
+}
+
+std::vector<Card> CardsOf(CardSet set) {
+  std::vector<Card> out;
+  for (Card c : set) out.push_back(c);
+  return out;
+}
+
+bool ReplaySampler::DealPlaces(Rng& rng, std::array<CardSet, kNumPlaces>* out) const {
+  out->fill(CardSet());
+  std::array<int, kNumPlaces> room = capacity_;
+  // The cards of a hand as far as known now (plays, what it must hold, what
+  // has been dealt to it) among `cards`.
+  auto have = [&](int s, CardSet cards) {
+    return ((played_[s] | must_hold_[s] | (*out)[s]) & cards).size();
+  };
+  // Announced counts first: deal each hand the cards it is short of.
+  CardSet assigned;
+  for (const Count& k : counts_) {
+    if (k.seat == me_) continue;
+    int need = k.min - have(k.seat, k.cards);
+    CardSet candidates = (unknown_ & k.cards & allowed_[k.seat]) - assigned - must_hold_[k.seat];
+    while (need > 0) {
+      if (candidates.empty() || room[k.seat] == 0) return false;
+      int pick = static_cast<int>(rng.Below(static_cast<uint32_t>(candidates.size())));
+      Card chosen = candidates.First();
+      for (Card c : candidates)
+        if (pick-- == 0) {
+          chosen = c;
+          break;
+        }
+      (*out)[k.seat].Add(chosen);
+      assigned.Add(chosen);
+      candidates.Remove(chosen);
+      --room[k.seat];
+      --need;
+    }
+  }
+  // Whether a hand may take one more card `c` under the announced maxima.
+  auto fits = [&](int q, Card c) {
+    if (q >= kMax || must_hold_[q].Contains(c)) return true;
+    for (const Count& k : counts_)
+      if (k.seat == q && k.cards.Contains(c) && have(q, k.cards) >= k.max) return false;
+    return true;
+  };
+  // Most constrained cards first.
+  std::array<std::vector<Card>, kNumPlaces + 1> by_count;
+  for (Card c : unknown_ - assigned) {
+    int k = 0;
+    for (int q = 0; q < kNumPlaces; ++q) k += allowed_[q].Contains(c) && capacity_[q] > 0;
+    by_count[k].push_back(c);
+  }
+  for (auto& bucket : by_count) {
+    for (size_t i = bucket.size(); i > 1; --i) std::swap(bucket[i - 1], bucket[rng.Below(static_cast<uint32_t>(i))]);
+    for (Card c : bucket) {
+      int sum = 0;
+      for (int q = 0; q < kNumPlaces; ++q)
+        if (allowed_[q].Contains(c) && fits(q, c)) sum += room[q];
+      if (sum == 0) return false;
+      int pick = static_cast<int>(rng.Below(static_cast<uint32_t>(sum)));
+      for (int q = 0; q < kNumPlaces; ++q) {
+        if (!allowed_[q].Contains(c) || !fits(q, c)) continue;
+        if (pick < room[q]) {
+          (*out)[q].Add(c);
+          --room[q];
+          break;
+        }
+        pick -= room[q];
+      }
+    }
+  }
+  return true;
+}
+
+bool ReplaySampler::BuildDeal(Rng& rng, tarock::Deal* deal,
+                              std::array<std::vector<Card>, kMax>* hidden) const {
+  std::array<CardSet, kNumPlaces> places;
+  if (!DealPlaces(rng, &places)) return false;
+  std::array<CardSet, kMax> holdings = holdings_known_;
+  for (int s = 0; s < n_; ++s) {
+    if (s == me_) continue;
+    holdings[s] |= places[s] | places[kMax + s];
+    (*hidden)[s] = CardsOf(places[kMax + s]);
+    std::vector<Card>& h = (*hidden)[s];
+    for (size_t i = h.size(); i > 1; --i) std::swap(h[i - 1], h[rng.Below(static_cast<uint32_t>(i))]);
+  }
+  // The talon: seen cards, cards nobody took, and for each card another seat
+  // took unseen, one of that seat's cards (not one it must have been dealt).
+  std::array<Card, 6> talon = talon_;
+  std::vector<Card> rest = CardsOf(places[kRest]);
+  for (size_t i = rest.size(); i > 1; --i) std::swap(rest[i - 1], rest[rng.Below(static_cast<uint32_t>(i))]);
+  size_t next_rest = 0;
+  std::array<CardSet, kMax> drawn{};
+  for (int i = 0; i < 6; ++i) {
+    const int s = drawer_[i];
+    if (talon[i] == kNoCard) {
+      if (s < 0) {
+        if (next_rest >= rest.size()) return false;
+        talon[i] = rest[next_rest++];
+      } else {
+        CardSet choice = holdings[s] - drawn[s];
+        for (int j = 0; j < 6; ++j)
+          if (talon_[j] != kNoCard) choice.Remove(talon_[j]);
+        if (s == povinnost_ && has_call_) choice -= must_pov_;
+        if (choice.empty()) return false;
+        int k = static_cast<int>(rng.Below(static_cast<uint32_t>(choice.size())));
+        Card pick = choice.First();
+        for (Card c : choice)
+          if (k-- == 0) {
+            pick = c;
+            break;
+          }
+        talon[i] = pick;
+      }
+    }
+    if (s >= 0) drawn[s].Add(talon[i]);
+  }
+  deal->hands.assign(n_, CardSet());
+  deal->talon.assign(talon.begin(), talon.end());
+  deal->deck.clear();
+  for (int s = 0; s < n_; ++s) {
+    const CardSet dealt = holdings[s] - drawn[s];
+    if (dealt.size() != game_->info().hand_size) return false;
+    deal->hands[s] = dealt;
+  }
+  if (westfest_ != nullptr) {
+    // The deck the recorded cut deals into these hands.
+    deal->deck.assign(kNumCards, kNoCard);
+    for (int i = 0; i < 6; ++i) deal->deck[i] = talon[i];
+    for (int s = 0; s < n_; ++s) {
+      std::vector<Card> cards = CardsOf(deal->hands[s]);
+      for (size_t i = cards.size(); i > 1; --i) std::swap(cards[i - 1], cards[rng.Below(static_cast<uint32_t>(i))]);
+      if (cards.size() != positions_[s].size()) return false;
+      for (size_t k = 0; k < cards.size(); ++k) deal->deck[positions_[s][k]] = cards[k];
+    }
+    deal->hands.assign(n_, CardSet());
+  }
+  return true;
+}
+
+template <typename St>
+bool ReplaySampler::Replay(St* st, const std::array<std::vector<Card>, kMax>& hidden) const {
+  std::array<size_t, kMax> used{};
+  ActionList legal;
+  for (const auto& [seat, recorded] : actions_) {
+    if (st->CurrentSeat() != seat) return false;
+    Action a = recorded;
+    if (a == kHidden) {
+      if (used[seat] >= hidden[seat].size()) return false;
+      a = MakeAction(Verb::kDiscard, hidden[seat][used[seat]++]);
+    }
+    st->LegalActions(&legal);
+    if (!legal.Contains(a)) return false;
+    st->Apply(a);
+  }
+  return st->CurrentSeat() == me_ && st->hand(me_) == my_hand_;
+}
+
+std::optional<AustrianState> ReplaySampler::SampleAustrian(Rng& rng, int max_attempts) const {
+  if (austrian_ == nullptr) return std::nullopt;
+  HandSetup setup;
+  setup.dealer = dealer_;
+  tarock::Deal deal;
+  std::array<std::vector<Card>, kMax> hidden;
+  for (int i = 0; i < max_attempts; ++i) {
+    if (!BuildDeal(rng, &deal, &hidden)) continue;
+    absl::StatusOr<AustrianState> st = austrian_->NewAustrianHand(deal, setup);
+    if (!st.ok()) continue;
+    if (Replay(&*st, hidden)) return *std::move(st);
+  }
+  return std::nullopt;
+}
+
+std::optional<WestfestState> ReplaySampler::SampleWestfest(Rng& rng, int max_attempts) const {
+  if (westfest_ == nullptr) return std::nullopt;
+  HandSetup setup;
+  setup.dealer = dealer_;
+  tarock::Deal deal;
+  std::array<std::vector<Card>, kMax> hidden;
+  for (int i = 0; i < max_attempts; ++i) {
+    if (!BuildDeal(rng, &deal, &hidden)) continue;
+    absl::StatusOr<WestfestState> st = westfest_->NewWestfestHand(deal, setup);
+    if (!st.ok()) continue;
+    if (!Replay(&*st, hidden)) continue;
+    if (has_call_ && st->called() != called_) continue;
+    return *std::move(st);
+  }
+  return std::nullopt;
+}
+
+// The current trick from the observation (these variants: every seat plays).
+Trick GTrickOf(const sdk::Situation& s, int num_seats) {
+  std::vector<std::pair<int, Card>> plays;
+  for (const v1::Event& e : s.observation().history()) {
+    if (!absl::StartsWith(e.action(), "play ")) continue;
+    if (std::optional<Card> c = sdk::CardOfAction(e.action())) plays.emplace_back(e.seat(), *c);
+  }
+  Trick tr;
+  const int k = static_cast<int>(plays.size()) % num_seats;
+  for (int i = static_cast<int>(plays.size()) - k; i < static_cast<int>(plays.size()); ++i) {
+    tr.cards[tr.len] = plays[i].second;
+    tr.seats[tr.len] = static_cast<uint8_t>(plays[i].first);
+    tr.set.Add(plays[i].second);
+    ++tr.len;
+  }
+  return tr;
+}
+
+// PIMC over ReplaySampler's samples (see above). `sample` draws one state.
+template <typename St, typename SampleFn>
+absl::StatusOr<SearchResult> GenericSearch(const sdk::Situation& s, const SearchOptions& options,
+                                           int64_t budget, Rng& rng, SampleFn sample) {
+  const Game& game = *s.game();
+  const GTables tables = MakeGTables(game);
+  const Trick trick = GTrickOf(s, tables.num_seats);
+  SearchResult out;
+  std::vector<Action> actions;
+  for (const std::string& text : s.legal()) {
+    absl::StatusOr<Action> a = game.ParseAction(text);
+    if (!a.ok()) return a.status();
+    actions.push_back(*a);
+    out.actions.push_back(text);
+  }
+  std::vector<double> sum(actions.size(), 0.0);
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(budget);
+  const int iterations = options.iterations > 0 || budget > 0 ? options.iterations : 1;
+  const bool exact = s.hand().size() <= options.exact_cards;
+  int failures = 0;
+  for (int i = 0; iterations == 0 || i < iterations; ++i) {
+    if (budget > 0 && out.determinizations > 0 && Clock::now() >= deadline) break;
+    std::optional<St> st = sample(rng);
+    if (!st) {
+      if (++failures > 3) break;
+      continue;
+    }
+    const GSim<St> base{*std::move(st), trick};
+    const uint64_t playout_seed = rng.Next();
+    for (size_t k = 0; k < actions.size(); ++k) {
+      GSim<St> sim = base;
+      sim.Apply(actions[k], tables);
+      if (exact) {
+        sum[k] += GMinimax(sim, s.seat(), tables, -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::infinity());
+        continue;
+      }
+      Rng prng(playout_seed);
+      while (!sim.st.IsTerminal()) sim.Apply(GPolicyMove(sim, tables, prng, options.epsilon), tables);
+      sum[k] += GUtility(sim.st, s.seat(), tables.num_seats);
+    }
+    ++out.determinizations;
+  }
+  if (out.determinizations == 0) return absl::NotFoundError("no consistent sample");
+  out.mean.resize(actions.size());
+  size_t best = 0;
+  for (size_t k = 0; k < actions.size(); ++k) {
+    out.mean[k] = sum[k] / out.determinizations;
+    if (out.mean[k] > out.mean[best]) best = k;
+  }
+  out.best = out.actions[best];
+  return out;
 }
 
 }  // namespace
@@ -442,6 +1249,20 @@ bool SearchBot::BidsFit(std::vector<BidCheck>& checks, const State& sample) {
 }
 
 absl::StatusOr<SearchResult> SearchBot::Search(const sdk::Situation& s) {
+  if (s.game() != nullptr && (dynamic_cast<const AustrianGame*>(s.game()) != nullptr ||
+                              dynamic_cast<const WestfestGame*>(s.game()) != nullptr)) {
+    // The Austrian variants and westfest: the play only, on ReplaySampler.
+    absl::StatusOr<ReplaySampler> sampler = ReplaySampler::Create(*s.game(), s.observation());
+    if (!sampler.ok()) return sampler.status();
+    const int64_t budget = BudgetMs(s);
+    constexpr int kAttempts = 500;
+    if (dynamic_cast<const AustrianGame*>(s.game()) != nullptr) {
+      return GenericSearch<AustrianState>(
+          s, options_, budget, rng_, [&](Rng& rng) { return sampler->SampleAustrian(rng, kAttempts); });
+    }
+    return GenericSearch<WestfestState>(
+        s, options_, budget, rng_, [&](Rng& rng) { return sampler->SampleWestfest(rng, kAttempts); });
+  }
   const auto* game = dynamic_cast<const SlovenianGame*>(s.game());
   if (game == nullptr) return absl::UnimplementedError("search knows the Slovenian family only");
   absl::StatusOr<sdk::Determinizer> det = sdk::Determinizer::Create(*game, s.request(), forced_klop_);
@@ -520,6 +1341,18 @@ std::string SearchBot::Decide(const sdk::Situation& s) {
   }
   if (delegate_) {
     std::string a = delegate_->Decide(s);
+    if (options_.bid_boost > 0 && s.phase() == "bidding" && (a == "pass" || a == "bid klop")) {
+      // Where the delegate stays out, bid the lowest simple contract the hand
+      // carries by the lowered thresholds.
+      const double strength = EvaluateHand(s.hand()).strength;
+      for (const std::string& b : s.legal()) {
+        if (!absl::StartsWith(b, "bid ")) continue;
+        const std::string contract = b.substr(4);
+        if (contract == "klop") continue;
+        if (strength >= BidThreshold(s.observation().variant(), contract) - options_.bid_boost) a = b;
+        break;  // only the lowest bid above Klop
+      }
+    }
     if (s.IsLegal(a)) return a;
   }
   return DecideByRules(s);
@@ -638,6 +1471,7 @@ absl::StatusOr<SearchOptions> ParseSearchOptions(const std::string& spec, Search
     else if (k == "exact_cards") ok = absl::SimpleAtoi(v, &o.exact_cards) && o.exact_cards >= 0;
     else if (k == "search_talon") ok = absl::SimpleAtob(v, &o.search_talon);
     else if (k == "search_discard") ok = absl::SimpleAtob(v, &o.search_discard);
+    else if (k == "bid_boost") ok = absl::SimpleAtod(v, &o.bid_boost);
     else if (k == "bid_mismatch_accept")
       ok = absl::SimpleAtod(v, &o.bid_mismatch_accept) && o.bid_mismatch_accept >= 0 && o.bid_mismatch_accept <= 1;
     else if (k == "utility") {

@@ -10,14 +10,30 @@
 // one; the talon choice and the discards can also be searched
 // (SearchOptions::search_talon, search_discard).
 //
-// What was measured (tarock-strength, duplicate, slovenian-4p, 400 deals; the
-// README of bots/ has the final figures): more samples help (50: +2.8, 200:
-// +3.9, 800: +5.0 points per deal over the heuristic bot); random playouts do
-// about as well as the greedy policy at equal samples; searching the talon or
-// the discards, exact solving from three or four cards, and the bidding
-// inference below changed nothing measurable at equal samples (and the last
-// two cost 3-6 times the time); the plain own-score utility loses the whole
-// advantage (-0.2), see below.
+// tapp-tarock, tapp-tarock-classic and westfest, which the SDK's determinizer
+// does not know, have a sampler of their own in search_bot.cc (ReplaySampler:
+// it deals the unseen cards under the voids, the announced hand bonuses, the
+// passed westfest draws and the called tarock, rebuilds the deal, westfest's
+// deck included, and keeps the samples on which the whole history replays
+// legally); their play is searched the same way, and only their play (the
+// talon and discard options apply to the Slovenian family). Against the
+// heuristic bot (300 deals, N=200): tapp-tarock +7.33 [+5.71, +8.95],
+// tapp-tarock-classic +0.96 [+0.62, +1.30], westfest +1.07 [+0.70, +1.44]
+// chips per deal.
+//
+// Strength (tarock-strength, duplicate deals, against the heuristic bot of
+// the time; points per deal, 95% CI; TAROCK_SEARCH_OPTIONS=iterations=N):
+//   slovenian-4p   1000 deals, N=800   +3.25 [+2.46, +4.03]
+//   slovenian-3p    300 deals, N=400   +4.08 [+3.21, +4.94]
+//   slovenian-5p    200 deals, N=400   +3.46 [+2.49, +4.43]
+//   slovenian-tapp  300 deals, N=400   +3.80 [+3.07, +4.53]
+// Tuning (slovenian-4p, 400 deals, differences mostly within the noise of
+// about +-1.2): more samples help (50: +2.8, 200: +3.9, 800: +5.0); random
+// playouts do about as well as the greedy policy at equal samples (at half
+// the cost); searching the talon or the discards, exact solving from three
+// or four cards, the bidding inference and bid_boost below changed nothing
+// measurable (the inference and deeper exact solving cost 3-6 times the
+// time); the plain own-score utility loses the whole advantage (-0.2).
 //
 // The utility of a finished sample for the deciding seat is, by default, its
 // own score minus the mean score of the other playing seats: in Slovenian
@@ -75,6 +91,12 @@ struct SearchOptions {
   // with this probability; 1 (the default) turns the inference off. Needs a
   // delegate; it costs a few delegate calls per sample.
   double bid_mismatch_accept = 1.0;
+  // Bidding: where the delegate passes, the bot still bids the lowest simple
+  // contract (Three/Two/One) when the hand's strength (the heuristic bot's
+  // EvaluateHand) is within this much of the heuristic bot's threshold for
+  // it: the search plays contracts better than the heuristic bot it was
+  // calibrated for. 0 bids exactly as the delegate.
+  double bid_boost = 0.0;
 };
 
 // The searched value of each legal action at one decision.

@@ -21,6 +21,8 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/registry.h"
 #include "referee/protocol/convert.h"
+#include "referee/variants/austrian/austrian.h"
+#include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 #include "tarock/sdk/determinize.h"
 #include "tarock/sdk/local_play.h"
@@ -279,6 +281,152 @@ TEST(SearchBotTest, ParsesOptions) {
   EXPECT_FALSE(ParseSearchOptions("iterations=-1").ok());
   EXPECT_FALSE(ParseSearchOptions("speed=9").ok());
 }
+
+// ---------------------------------------------------------------------------
+// tapp-tarock, tapp-tarock-classic and westfest: the play is searched on the
+// bot's own replay sampler (search_bot.cc), the rest goes to the delegate.
+
+class SearchOtherVariantTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SearchOtherVariantTest, PlaysHundredsOfHandsLegally) {
+  const std::string variant = GetParam();
+  const int n = MakeGame(variant)->num_seats();
+  std::vector<std::unique_ptr<sdk::Bot>> bots;
+  for (int s = 0; s < n; ++s) {
+    if (s % 3 == 0) {
+      bots.push_back(MakeSearchBot(Fast(3), 11 + s));
+    } else if (s % 3 == 1) {
+      bots.push_back(std::make_unique<SearchBot>(Fast(3)));  // built-in rules outside the play
+    } else {
+      bots.push_back(std::make_unique<HeuristicBot>());
+    }
+  }
+  const int hands = 100 * n;
+  absl::StatusOr<sdk::LocalMatchResult> r = sdk::PlayLocalMatch(variant, {}, std::move(bots), hands, 17);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(static_cast<int>(r->hand_scores.size()), hands);
+}
+
+// Every play decision of heuristic self-play is searched: the sampler finds
+// deals on which the whole history replays (discards, draws, announcements).
+TEST_P(SearchOtherVariantTest, SearchesEveryPlayDecision) {
+  std::shared_ptr<const Game> game = MakeGame(GetParam());
+  const int n = game->num_seats();
+  SearchBot bot(Fast(8));
+  HeuristicBot heuristic;
+  int searched = 0;
+  for (int h = 0; h < 6; ++h) {
+    HandSetup setup;
+    setup.dealer = h % n;
+    absl::StatusOr<std::unique_ptr<State>> st = game->NewHand(game->DealCards(HandSeed(23, h), setup.dealer), setup);
+    ASSERT_TRUE(st.ok());
+    while (!(*st)->IsTerminal()) {
+      Asked a = Ask(game, **st);
+      const sdk::Situation sit(a.match, a.request);
+      if (sit.phase() == "play" && sit.legal().size() > 1) {
+        absl::StatusOr<SearchResult> r = bot.Search(sit);
+        ASSERT_TRUE(r.ok()) << r.status() << " " << ObservationToJson((*st)->Observe((*st)->CurrentSeat()));
+        EXPECT_EQ(r->determinizations, 8);
+        ++searched;
+      }
+      ASSERT_TRUE((*st)->ApplyText(heuristic.Decide(sit)).ok());
+    }
+  }
+  EXPECT_GT(searched, 20);
+}
+
+TEST_P(SearchOtherVariantTest, KeepsToTheTimeLimits) {
+  std::shared_ptr<const Game> game = MakeGame(GetParam());
+  HeuristicBot heuristic;
+  // The first deal the heuristic bots play (002 throws in an all-pass deal).
+  absl::StatusOr<std::unique_ptr<State>> st;
+  for (uint64_t seed = 2; seed < 40; ++seed) {
+    st = game->NewHand(game->DealCards(HandSeed(seed, 0), 0), HandSetup());
+    ASSERT_TRUE(st.ok());
+    while (!(*st)->IsTerminal() && (*st)->PhaseName() != "play") {
+      Asked a = Ask(game, **st);
+      ASSERT_TRUE((*st)->ApplyText(heuristic.Decide(sdk::Situation(a.match, a.request))).ok());
+    }
+    if (!(*st)->IsTerminal()) break;
+  }
+  ASSERT_FALSE((*st)->IsTerminal());
+  SearchOptions o = Fast(0);
+  o.budget_ms = 30;
+  SearchBot by_budget(o);
+  Asked a = Ask(game, **st);
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<SearchResult> r = by_budget.Search(sdk::Situation(a.match, a.request));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->determinizations, 1);
+  EXPECT_LT(ms, 30 + 100) << "budget 30 ms";
+}
+
+// With two cards left, leading, the Pagat and one other card, and no other
+// tarock out: the other card first, so that the Pagat wins the last trick
+// (001: Pagat Ultimo, 10 from each other player; 004: 2 for the holder's
+// side; 002: the declarer's, 4 from each defender). Leading the Pagat now
+// wins this trick instead and gains nothing.
+TEST_P(SearchOtherVariantTest, KeepsThePagatForTheLastTrick) {
+  const std::string variant = GetParam();
+  std::shared_ptr<const Game> game = MakeGame(variant);
+  const int n = game->num_seats();
+  Rng rng(321);
+  int found = 0;
+  for (int h = 0; h < 4000 && found < 3; ++h) {
+    HandSetup setup;
+    setup.dealer = h % n;
+    absl::StatusOr<std::unique_ptr<State>> st = game->NewHand(game->DealCards(HandSeed(43, h), setup.dealer), setup);
+    ASSERT_TRUE(st.ok());
+    State& s = **st;
+    bool bid = false;
+    while (!s.IsTerminal()) {
+      const std::string phase = s.PhaseName();
+      if (phase == "play" && s.Observe(s.CurrentSeat()).hand.size() == 2) break;
+      // Someone plays Three (tapp-tarock, classic); westfest plays on after a
+      // drawn partner card; everything else at random.
+      if (phase == "bidding" && !bid && s.ApplyText("bid three").ok()) {
+        bid = true;
+        continue;
+      }
+      if ((phase == "bidding" || phase == "throw-in") && s.ApplyText("pass").ok()) continue;
+      s.Apply(RandomLegalAction(s, rng));
+    }
+    if (s.IsTerminal()) continue;
+    const int me = s.CurrentSeat();
+    const Observation obs = s.Observe(me);
+    if (!obs.trick.empty() || !obs.hand.Contains(kPagat)) continue;
+    if (variant == "tapp-tarock-classic" && me != obs.declarer) continue;
+    bool tarock_out = false;
+    for (int p = 0; p < n; ++p) {
+      if (p == me) continue;
+      const CardSet other = variant == "westfest" ? static_cast<const czech::WestfestState&>(s).hand(p)
+                                                  : static_cast<const austrian::AustrianState&>(s).hand(p);
+      tarock_out |= !(other & kTarockSet).empty();
+    }
+    if (tarock_out) continue;
+    if (variant == "tapp-tarock" && obs.contract == "bridscher") continue;
+    bool valat = false;  // 004: no Pagat on a called valat
+    for (const auto& [seat, action] : obs.history) valat |= action == "announce valat";
+    if (valat) continue;
+    ++found;
+    SearchBot bot(Fast(60));
+    Asked asked = Ask(game, s);
+    const std::string got = bot.Decide(sdk::Situation(asked.match, asked.request));
+    EXPECT_NE(got, "play T1") << variant << " hand " << h << ": " << ObservationToJson(obs);
+  }
+  std::printf("%s: %d positions with the Pagat and one other card\n", variant.c_str(), found);
+  EXPECT_GE(found, 1) << variant;
+}
+
+INSTANTIATE_TEST_SUITE_P(Other, SearchOtherVariantTest,
+                         ::testing::Values("tapp-tarock", "tapp-tarock-classic", "westfest"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace tarock::bots

@@ -188,8 +188,10 @@ int Run() {
           for (const HandRecord& hr : r->records)
             if (hr.setup.dealer == h) rec = &hr;
           for (int seat = 0; seat < n; ++seat) {
-            if (rec != nullptr && seat < static_cast<int>(rec->deal.hands.size()) &&
-                rec->deal.hands[seat].empty())
+            // (A record that carries the deck, westfest's, has empty hands
+            // because the deal is part of the hand: nobody sits out there.)
+            if (rec != nullptr && rec->deal.deck.empty() &&
+                seat < static_cast<int>(rec->deal.hands.size()) && rec->deal.hands[seat].empty())
               continue;  // sits out
             const double score = r->hand_scores[h][seat];
             if (seatings[si][seat]) {
