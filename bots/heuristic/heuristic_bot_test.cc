@@ -122,7 +122,7 @@ TEST_P(HeuristicInEveryVariant, PlaysHundredsOfHandsLegallyAgainstRandomAndItsel
 // seats), seeds fixed; the mean difference per deal (heuristic - random).
 // Measured with this code: +739 (4p), +641 (3p), +866 (5p), +109 (tapp), with
 // standard errors 71, 41, 53 and 4.8 (random loses most of it by bidding
-// wildly); tapp-tarock +157 (2.6), tapp-tarock-classic +49 (1.3), westfest
+// wildly); tapp-tarock +158 (2.6), tapp-tarock-classic +49 (1.3), westfest
 // +259 chips (21). The asserted margins are about half of that and many
 // standard errors away from zero.
 TEST_P(HeuristicInEveryVariant, BeatsRandomInDuplicate) {
@@ -181,7 +181,6 @@ TEST_P(HeuristicInEveryVariant, BeatsRandomInDuplicate) {
                         : variant == "tapp-tarock-classic" ? 25.0
                         : variant == "westfest"            ? 120.0
                                                            : 400.0;
-  printf("MEASURED %s %.1f se %.1f\n", variant.c_str(), mean, se);
   EXPECT_GT(mean, margin) << variant << ": heuristic " << sum_h / cnt_h << " per hand, random "
                           << sum_r / cnt_r << ", standard error " << se;
   EXPECT_GT(mean, 5 * se) << variant;

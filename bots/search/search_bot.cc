@@ -513,6 +513,14 @@ Action GPolicyMove(const GSim<St>& sim, const GTables& t, Rng& rng, double epsil
   const Trick& tr = sim.trick;
   const int after = t.num_seats - tr.len - 1;
   auto play = [](Card c) { return MakeAction(Verb::kPlay, c); };
+  // Pagat Ultimo (001, 002, 004): once no other seat holds a tarock, the
+  // Pagat is kept for the last trick, which it then wins.
+  if (!GNegative(st) && cards.Contains(kPagat) && cards.size() > 1) {
+    bool tarock_out = false;
+    for (int o = 0; o < t.num_seats; ++o)
+      if (o != seat && !(st.hand(o) & kTarockSet).empty()) tarock_out = true;
+    if (!tarock_out) cards.Remove(kPagat);
+  }
 
   if (GNegative(st)) {
     if (tr.len == 0) return play(GBestBy(cards, [&](Card c) { return -t.strength[c]; }));
