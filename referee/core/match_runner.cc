@@ -116,7 +116,7 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
 
 absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec,
                                                    const EventSink& on_event,
-                                                   const std::atomic<bool>* cancelled) {
+                                                   const CancelCheck& cancelled) {
   const absl::Time started = absl::Now();
   ASSIGN_OR_RETURN(v1::MatchSpec spec, ValidateSpec(raw_spec, options_));
   const Options options(spec.options().begin(), spec.options().end());
@@ -191,7 +191,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
   absl::Status failure;
 
   while (!progress.Finished()) {
-    if (cancelled != nullptr && cancelled->load()) {
+    if (cancelled && cancelled()) {
       failure = absl::CancelledError("the match was cancelled");
       break;
     }
@@ -210,6 +210,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     json hand_faults = json::array();
     int action_index = 0;
     while (!state->IsTerminal()) {
+      if (cancelled && cancelled()) break;  // reported just below
       const int s = state->CurrentSeat();
       Seat& seat = seats[s];
       Action chosen = 0;
@@ -311,6 +312,10 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
       ++decisions_total;
     }
 
+    if (!state->IsTerminal()) {
+      failure = absl::CancelledError("the match was cancelled");
+      break;
+    }
     HandResult result = state->Result();
     HandRecord hand_record = RecordOf(*game, *state, next.seed);
     hand_record.scores = result.scores;

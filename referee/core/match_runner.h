@@ -62,12 +62,15 @@ class MatchRunner {
 
   using EventSink = std::function<void(const v1::MatchEvent&)>;
 
+  // Asked before every hand and every decision; true abandons the match.
+  using CancelCheck = std::function<bool()>;
+
   // Plays the match. Progress (HandFinished, Fault) goes to `on_event` as it
   // happens, from the calling thread; the returned MatchFinished is not sent
   // there. Fails with INVALID_ARGUMENT on a bad spec, FAILED_PRECONDITION when a bot
-  // cannot be reached at the start, CANCELLED when `cancelled` becomes true.
+  // cannot be reached at the start, CANCELLED when `cancelled` returns true.
   absl::StatusOr<v1::MatchFinished> Run(const v1::MatchSpec& spec, const EventSink& on_event,
-                                        const std::atomic<bool>* cancelled = nullptr);
+                                        const CancelCheck& cancelled = nullptr);
 
  private:
   RefereeOptions options_;

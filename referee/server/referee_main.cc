@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  service.CancelAll();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   http.Stop();
   return 0;

@@ -10,6 +10,8 @@
 #ifndef TAROCK_REFEREE_SERVER_REFEREE_SERVICE_H_
 #define TAROCK_REFEREE_SERVER_REFEREE_SERVICE_H_
 
+#include <atomic>
+
 #include "referee/core/match_runner.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -23,8 +25,13 @@ class RefereeService final : public v1::Referee::Service {
   grpc::Status RunMatch(grpc::ServerContext* context, const v1::MatchSpec* spec,
                         grpc::ServerWriter<v1::MatchEvent>* writer) override;
 
+  // Cancels every running match at its next decision (before a shutdown, so
+  // the process does not wait for matches whose bots may be gone).
+  void CancelAll() { stopping_.store(true); }
+
  private:
   MatchRunner* runner_;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace tarock
