@@ -16,10 +16,12 @@
 // passed westfest draws and the called tarock, rebuilds the deal, westfest's
 // deck included, and keeps the samples on which the whole history replays
 // legally); their play is searched the same way, and only their play (the
-// talon and discard options apply to the Slovenian family). Against the
-// heuristic bot (300 deals, N=200): tapp-tarock +7.33 [+5.71, +8.95],
-// tapp-tarock-classic +0.96 [+0.62, +1.30], westfest +1.07 [+0.70, +1.44]
-// chips per deal.
+// talon and discard options apply to the Slovenian family); their playout
+// policy keeps the Pagat for the last trick once no other seat holds a tarock
+// (Pagat Ultimo in all three). Against the heuristic bot with its Austrian
+// and Czech rules (300 deals, N=200, seed 7): tapp-tarock +5.80 [+3.93,
+// +7.67], tapp-tarock-classic +1.04 [+0.62, +1.46], westfest +1.09 [+0.74,
+// +1.44] chips per deal.
 //
 // Strength (tarock-strength, duplicate deals, against the heuristic bot of
 // the time; points per deal, 95% CI; TAROCK_SEARCH_OPTIONS=iterations=N):
