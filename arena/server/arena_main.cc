@@ -43,11 +43,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-std::pair<std::string, int> SplitHostPort(const std::string& address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return {address, 0};
-  return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
-}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
@@ -97,14 +92,14 @@ int main(int argc, char** argv) {
   int http_port = 0;
   if (!http_listen.empty()) {
     tarock::arena::RegisterHttpApi(&scheduler, &registry, &http);
-    auto [host, p] = SplitHostPort(http_listen);
+    auto [host, p] = tarock::metrics::SplitHostPort(http_listen);
     absl::StatusOr<int> bound = http.Start(host, p);
     if (!bound.ok()) return Fail(std::string(bound.status().message()));
     http_port = *bound;
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
-  std::printf("arena listening on %s:%d\n", SplitHostPort(listen).first.c_str(), port);
-  if (http_port) std::printf("http on http://%s:%d\n", SplitHostPort(http_listen).first.c_str(), http_port);
+  std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
+  if (http_port) std::printf("http on http://%s:%d\n", tarock::metrics::SplitHostPort(http_listen).first.c_str(), http_port);
   std::fflush(stdout);
 
   std::signal(SIGINT, OnSignal);

@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 
 namespace tarock::metrics {
@@ -27,6 +29,12 @@ httplib::Server::Handler Wrap(HttpServer::Handler handler) {
 }
 
 }  // namespace
+
+std::pair<std::string, int> SplitHostPort(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return {address, 0};
+  return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
+}
 
 HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {}
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,9 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
 };
+
+// "HOST:PORT" -> {HOST, PORT}; the port is 0 when missing or not a number.
+std::pair<std::string, int> SplitHostPort(const std::string& address);
 
 class HttpServer {
  public:

@@ -40,11 +40,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-std::pair<std::string, int> SplitHostPort(const std::string& address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return {address, 0};
-  return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,13 +77,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tarock-referee: cannot listen on %s\n", listen.c_str());
     return 1;
   }
-  std::printf("referee listening on %s:%d\n", SplitHostPort(listen).first.c_str(), port);
+  std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
 
   tarock::metrics::HttpServer http;
   const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   if (!metrics_listen.empty()) {
     http.ServeMetrics(&registry);
-    auto [host, mport] = SplitHostPort(metrics_listen);
+    auto [host, mport] = tarock::metrics::SplitHostPort(metrics_listen);
     absl::StatusOr<int> bound = http.Start(host, mport);
     if (!bound.ok()) {
       std::fprintf(stderr, "tarock-referee: %s\n", std::string(bound.status().message()).c_str());
