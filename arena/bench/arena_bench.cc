@@ -31,9 +31,10 @@
 //     variant's seats (a timed loop, median of 5 rounds of
 //     --rating_iterations), and the arena's writes of one match on a temp
 //     SQLite Store on the same file system: InsertMatch (when it is created),
-//     MarkRunning, the scheduler's split of the record into hands, and
-//     CommitMatch (seats, records, ratings, history) with a real match record
-//     from step 2, --commits matches.
+//     the scheduler's MatchResultOf (ranks, the record split into hands), and
+//     CommitMatch (seats, records, ratings, history; one match per
+//     transaction, the writer's worst case) with a real match record from
+//     step 2, --commits matches.
 //
 // Per phase the report gives matches/s and hands/s, the mean match duration as
 // the referee measured it, "slots" (the share of max_parallel x wall time that
@@ -89,6 +90,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "arena/rating/rating.h"
+#include "arena/scheduler/scheduler.h"
 #include "arena/server/grpc_referee_client.h"
 #include "arena/store/store.h"
 #include "nlohmann/json.hpp"
@@ -893,7 +895,7 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
     seat->set_name(absl::StrCat("store-bench-", b));
     seat->set_endpoint("127.0.0.1:1");
   }
-  OpTimes insert, running, split, commit;
+  OpTimes insert, split, commit;
   std::mt19937_64 rng(7);
   // As a tournament does it: every match created first, then run one by one.
   for (int k = 0; k < commits; ++k) {
@@ -920,59 +922,22 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
       return out;
     }
   }
+  // Then each committed as the scheduler's writer does when results come one
+  // at a time (its worst case: several queued results share one transaction).
   for (int k = 0; k < commits; ++k) {
     const std::string id = absl::StrCat("S-", k + 1);
+    v1::MatchFinished finished;
+    finished.set_record_json(record);
+    finished.set_duration_s(0.1);
+    finished.set_hands(hands);
+    for (int b = 0; b < seats; ++b)
+      finished.add_seats()->set_total(static_cast<int64_t>(rng() % 200) - 100);
     Clock::time_point t0 = Clock::now();
-    absl::Status s = (*store)->MarkRunning(id, "127.0.0.1:2", 1);
-    running.us.push_back(SecondsSince(t0) * 1e6);
-    if (!s.ok()) {
-      ++problems->errors;
-      problems->Note(absl::StrCat("store: ", s.ToString()));
-      return out;
-    }
-    // The scheduler's part of Commit before the store: ranks and the record
-    // split into hands.
-    t0 = Clock::now();
-    arena::MatchResultRow result;
-    result.record_json = record;
-    result.duration_s = 0.1;
-    result.hands = hands;
-    result.referee = "127.0.0.1:2";
-    std::vector<int64_t> totals;
-    for (int b = 0; b < seats; ++b) totals.push_back(static_cast<int64_t>(rng() % 200) - 100);
-    const std::vector<int> ranks = arena::RanksFromTotals(totals, std::vector<bool>(seats, false));
-    for (int b = 0; b < seats; ++b) {
-      arena::SeatRow seat;
-      seat.seat = b;
-      seat.bot_id = bot_ids[b];
-      seat.total = totals[b];
-      seat.rank = ranks[b];
-      result.seats.push_back(seat);
-    }
-    json rec = json::parse(record, nullptr, false);
-    if (rec.is_object() && rec.contains("deals"))
-      for (const json& deal : rec["deals"]) result.hand_records.push_back(deal.dump());
+    const arena::MatchResultRow result = arena::MatchResultOf(finished, bot_ids, "127.0.0.1:2", 1);
     split.us.push_back(SecondsSince(t0) * 1e6);
-    // The commit with the scheduler's rating step inside the transaction.
-    arena::Store::RateFn rate = [&](const arena::MatchRow& match,
+    arena::Store::RateFn rate = [&](const arena::MatchRow& match, const arena::MatchResultRow& r,
                                     const std::vector<std::optional<arena::RatingRow>>& current) {
-      std::vector<arena::Rating> players;
-      std::vector<arena::RatingRow> base;
-      for (int b = 0; b < seats; ++b) {
-        arena::RatingRow row =
-            current[b] ? *current[b]
-                       : arena::RatingRow{bot_ids[b], match.variant, model.Initial().mu,
-                                          model.Initial().sigma, 0, 0};
-        players.push_back({row.mu, row.sigma});
-        base.push_back(row);
-      }
-      std::vector<arena::Rating> updated = model.Update(players, ranks);
-      for (int b = 0; b < seats; ++b) {
-        base[b].mu = updated[b].mu;
-        base[b].sigma = updated[b].sigma;
-        ++base[b].matches;
-      }
-      return base;
+      return arena::RateMatch(model, match.variant, r.seats, current);
     };
     t0 = Clock::now();
     absl::StatusOr<bool> c = (*store)->CommitMatch(id, result, rate);
@@ -995,13 +960,12 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
          {"record_bytes", record.size()},
          {"record_hands", record_hands},
          {"insert_match", insert.Json()},
-         {"mark_running", running.Json()},
          {"split_record", split.Json()},
          {"commit_match", commit.Json()},
          {"total_mean_us_per_match",
-          Mean(insert.us) + Mean(running.us) + Mean(split.us) + Mean(commit.us)},
+          Mean(insert.us) + Mean(split.us) + Mean(commit.us)},
          {"total_median_us_per_match",
-          Median(insert.us) + Median(running.us) + Median(split.us) + Median(commit.us)}};
+          Median(insert.us) + Median(split.us) + Median(commit.us)}};
   return out;
 }
 
@@ -1091,13 +1055,13 @@ void PrintText(const json& r) {
                 st["file_system"].get<std::string>().c_str(), st["commits"].get<int>(),
                 st["record_bytes"].get<size_t>(), st["record_hands"].get<int>(),
                 st["record_source"].get<std::string>().c_str());
-    for (const char* op : {"insert_match", "mark_running", "split_record", "commit_match"}) {
+    for (const char* op : {"insert_match", "split_record", "commit_match"}) {
       const json& o = st[op];
       std::printf("  %-13s mean %8.1f us  median %8.1f us  p90 %8.1f us  max %9.1f us\n", op,
                   o["mean_us"].get<double>(), o["median_us"].get<double>(),
                   o["p90_us"].get<double>(), o["max_us"].get<double>());
     }
-    std::printf("  per match (insert + running + split + commit): mean %.2f ms, median %.2f ms\n",
+    std::printf("  per match (insert + split + commit): mean %.2f ms, median %.2f ms\n",
                 st["total_mean_us_per_match"].get<double>() / 1e3,
                 st["total_median_us_per_match"].get<double>() / 1e3);
   }

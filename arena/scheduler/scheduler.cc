@@ -128,6 +128,13 @@ absl::Status Scheduler::Start() {
     }
     metrics_->queue_depth.Set(queue_.size());
   }
+  for (const BotRow& bot : store_->ListBots(/*include_retired=*/false))
+    for (const RatingRow& r : store_->RatingsOfBot(bot.id)) SetBotMetrics(bot.name, r);
+  {
+    absl::MutexLock lock(&commit_mu_);
+    commits_closed_ = false;
+  }
+  writer_ = std::thread([this] { WriterLoop(); });
   for (int i = 0; i < std::max(1, options_.max_parallel); ++i)
     threads_.emplace_back([this] { WorkerLoop(); });
   threads_.emplace_back([this] { DispatcherLoop(); });
@@ -137,12 +144,18 @@ absl::Status Scheduler::Start() {
 void Scheduler::Stop() {
   {
     absl::MutexLock lock(&mu_);
-    if (stopping_ && threads_.empty()) return;
+    if (stopping_ && threads_.empty() && !writer_.joinable()) return;
     stopping_ = true;
   }
   cancel_.store(true);
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // The workers are done: the writer commits what they finished, then ends.
+  {
+    absl::MutexLock lock(&commit_mu_);
+    commits_closed_ = true;
+  }
+  if (writer_.joinable()) writer_.join();
 }
 
 absl::Status Scheduler::CheckAdmin(const std::string& token) const {
@@ -644,6 +657,17 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
 absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
   absl::StatusOr<MatchRow> m = store_->GetMatch(id);
   if (!m.ok()) return m.status();
+  if (m->status == "pending" || m->status == "running") {
+    // Running is a state in memory (see the header).
+    absl::MutexLock lock(&mu_);
+    auto it = in_flight_.find(id);
+    m->status = "pending";
+    if (it != in_flight_.end() && !it->second.referee.empty()) {
+      m->status = "running";
+      m->referee = it->second.referee;
+      m->attempts = it->second.attempts;
+    }
+  }
   v1::ArenaMatch out;
   out.set_id(m->id);
   out.set_variant(m->variant);
@@ -777,7 +801,7 @@ void Scheduler::WorkerLoop() {
       if (stopping_) return;
       job = std::move(queue_.front());
       queue_.pop_front();
-      in_flight_.insert(job.match.id);
+      in_flight_[job.match.id] = InFlight{"", job.match.attempts};
       for (int64_t b : job.match.bot_ids) ++in_flight_by_bot_[b];
       metrics_->queue_depth.Set(queue_.size());
       metrics_->running.Set(in_flight_.size());
@@ -785,9 +809,9 @@ void Scheduler::WorkerLoop() {
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
-    RunJob(std::move(job));
+    const bool committing = RunJob(std::move(job));
     absl::MutexLock lock(&mu_);
-    in_flight_.erase(id);
+    if (!committing) in_flight_.erase(id);  // else the writer does, once committed
     for (int64_t b : bots) --in_flight_by_bot_[b];
     if (ladder) {
       --queued_by_ladder_[ladder];
@@ -797,48 +821,116 @@ void Scheduler::WorkerLoop() {
   }
 }
 
-void Scheduler::RunJob(Job job) {
+bool Scheduler::RunJob(Job job) {
   int attempts = job.match.attempts;
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {
     std::string referee;
     {
       absl::MutexLock lock(&mu_);
-      if (stopping_) return;  // stays pending/running: re-run after restart
+      if (stopping_) return false;  // stays pending: runs again after a restart
       referee = PickReferee();
       if (referee.empty()) {
         mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(200));
         continue;
       }
+      ++attempts;
+      in_flight_[job.match.id] = InFlight{referee, attempts};
     }
-    ++attempts;
-    store_->MarkRunning(job.match.id, referee, attempts).IgnoreError();
     absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
     if (finished.ok()) {
-      if (absl::Status s = Commit(job, *finished, referee); !s.ok()) {
-        store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
-      }
-      return;
+      EnqueueCommit(Finished{std::move(job), std::move(*finished), referee, attempts});
+      return true;
     }
-    if (cancel_.load()) return;  // stopping: the match runs again after a restart
+    if (cancel_.load()) return false;  // stopping: the match runs again after a restart
     last_error = absl::StrCat("referee ", referee, ": ", finished.status().ToString());
     if (!IsRefereeFailure(finished.status())) break;
+    store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
     metrics_->retries.Add({{"referee", referee}}).Increment();
     absl::MutexLock lock(&mu_);
     resting_until_[referee] = absl::Now() + options_.referee_rest;
   }
   store_->MarkFailed(job.match.id, last_error).IgnoreError();
   metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+  return false;
 }
 
-absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished,
-                               const std::string& referee) {
-  const int n = finished.seats_size();
+void Scheduler::EnqueueCommit(Finished finished) {
+  absl::MutexLock lock(&commit_mu_);
+  auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+    return commits_closed_ || commits_.size() < kMaxQueuedCommits;
+  };
+  commit_mu_.Await(absl::Condition(&room));
+  commits_.push_back(std::move(finished));
+}
+
+void Scheduler::WriterLoop() {
+  for (;;) {
+    std::vector<Finished> batch;
+    {
+      absl::MutexLock lock(&commit_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+        return commits_closed_ || !commits_.empty();
+      };
+      commit_mu_.Await(absl::Condition(&ready));
+      if (commits_.empty()) return;  // closed, and everything committed
+      while (!commits_.empty()) {
+        batch.push_back(std::move(commits_.front()));
+        commits_.pop_front();
+      }
+    }
+    CommitBatch(std::move(batch));
+  }
+}
+
+void Scheduler::CommitBatch(std::vector<Finished> batch) {
+  std::vector<MatchCommit> commits;
+  commits.reserve(batch.size());
+  for (const Finished& f : batch)
+    commits.push_back(
+        {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
+  Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
+                              const std::vector<std::optional<RatingRow>>& current) {
+    return RateMatch(model_, match.variant, result.seats, current);
+  };
+  const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Job& job = batch[i].job;
+    const CommitOutcome& o = outcomes[i];
+    if (!o.status.ok()) {
+      store_->MarkFailed(job.match.id, std::string(o.status.message())).IgnoreError();
+      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      continue;
+    }
+    if (!o.committed) continue;  // already counted
+    metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
+    metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}})
+        .Increment(batch[i].result.hands());
+    metrics_->duration.Add({{"variant", job.match.variant}}).Observe(batch[i].result.duration_s());
+    // The committed ratings, without reading them back: the seat names of the
+    // spec are the bots' names.
+    for (const RatingRow& r : o.ratings) {
+      for (int s = 0; s < job.spec.seats_size() && s < static_cast<int>(job.match.bot_ids.size());
+           ++s) {
+        if (job.match.bot_ids[s] != r.bot_id) continue;
+        SetBotMetrics(job.spec.seats(s).name(), r);
+        break;
+      }
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  for (const Finished& f : batch) in_flight_.erase(f.job.match.id);
+  metrics_->running.Set(in_flight_.size());
+}
+
+MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,
+                             const std::string& referee, int attempts) {
+  const int n = std::min(finished.seats_size(), static_cast<int>(bot_ids.size()));
   std::vector<int64_t> totals;
   std::vector<bool> forfeited;
-  for (const v1::SeatSummary& s : finished.seats()) {
-    totals.push_back(s.total());
-    forfeited.push_back(s.forfeited());
+  for (int s = 0; s < n; ++s) {
+    totals.push_back(finished.seats(s).total());
+    forfeited.push_back(finished.seats(s).forfeited());
   }
   const std::vector<int> ranks = RanksFromTotals(totals, forfeited);
   MatchResultRow result;
@@ -846,10 +938,11 @@ absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished
   result.duration_s = finished.duration_s();
   result.hands = finished.hands();
   result.referee = referee;
+  result.attempts = attempts;
   for (int s = 0; s < n; ++s) {
     SeatRow seat;
     seat.seat = s;
-    seat.bot_id = job.match.bot_ids[s];
+    seat.bot_id = bot_ids[s];
     seat.total = totals[s];
     seat.faults = finished.seats(s).faults();
     seat.forfeited = forfeited[s];
@@ -859,20 +952,7 @@ absl::Status Scheduler::Commit(const Job& job, const v1::MatchFinished& finished
   json record = json::parse(finished.record_json(), nullptr, false);
   if (record.is_object() && record.contains("deals"))
     for (const json& deal : record["deals"]) result.hand_records.push_back(deal.dump());
-
-  Store::RateFn rate = [&](const MatchRow& match,
-                           const std::vector<std::optional<RatingRow>>& current) {
-    return RateMatch(model_, match.variant, result.seats, current);
-  };
-  absl::StatusOr<bool> committed = store_->CommitMatch(job.match.id, result, rate);
-  if (!committed.ok()) return committed.status();
-  if (!*committed) return absl::OkStatus();  // already counted
-  metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
-  metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}}).Increment(finished.hands());
-  metrics_->duration.Add({{"variant", job.match.variant}}).Observe(finished.duration_s());
-  std::set<int64_t> bots(job.match.bot_ids.begin(), job.match.bot_ids.end());
-  for (int64_t b : bots) UpdateBotMetrics(b, job.match.variant);
-  return absl::OkStatus();
+  return result;
 }
 
 std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& variant,
@@ -952,15 +1032,12 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model) {
   return absl::OkStatus();
 }
 
-void Scheduler::UpdateBotMetrics(int64_t bot_id, const std::string& variant) {
-  std::optional<RatingRow> r = store_->GetRating(bot_id, variant);
-  absl::StatusOr<BotRow> b = store_->BotById(bot_id);
-  if (!r || !b.ok()) return;
-  metrics::Labels labels = {{"bot", b->name}, {"variant", variant}};
-  metrics_->rating_mu.Add(labels).Set(r->mu);
-  metrics_->rating_sigma.Add(labels).Set(r->sigma);
-  metrics_->bot_matches.Add(labels).Set(r->matches);
-  metrics_->bot_faults.Add(labels).Set(r->faults);
+void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
+  metrics::Labels labels = {{"bot", bot}, {"variant", r.variant}};
+  metrics_->rating_mu.Add(labels).Set(r.mu);
+  metrics_->rating_sigma.Add(labels).Set(r.sigma);
+  metrics_->bot_matches.Add(labels).Set(r.matches);
+  metrics_->bot_faults.Add(labels).Set(r.faults);
 }
 
 }  // namespace tarock::arena

@@ -4,13 +4,17 @@
 //
 // Life of a match: it is written to the store as "pending" with its complete
 // MatchSpec (seats, seed, time control) before anything runs; a worker marks it
-// "running" on a referee and asks that referee to run it. A referee that fails
-// (UNAVAILABLE or another transport error) is rested for a while and the same
-// spec, with the same match id, goes to another; a match that cannot run
-// (a bad spec, a bot that cannot be reached) is marked "failed". A result is
-// committed with its ratings in one transaction that does nothing if the match
-// is already done, so it is never counted twice. After a crash, Start() puts
-// every pending or running match back in the queue, and running ladders resume.
+// "running" (in memory: a match runs again after a crash anyway) on a referee
+// and asks that referee to run it. A referee that fails (UNAVAILABLE or another
+// transport error) is rested for a while and the same spec, with the same
+// match id, goes to another (the attempts are stored); a match that cannot run
+// (a bad spec, a bot that cannot be reached) is marked "failed". The worker
+// hands a result to the writer thread and takes its next match at once; the
+// writer commits each result with its ratings in one transaction (several
+// results share one when they queue up) that does nothing if the match is
+// already done, so it is never counted twice. After a crash, Start() puts
+// every match that is not done or failed back in the queue (a result not yet
+// committed runs again), and running ladders resume.
 //
 // Matchmaking (ladders): the next match is built around the bot the ratings
 // know least (fewest in-flight matches, then highest sigma, then fewest rated
@@ -100,6 +104,18 @@ class Scheduler {
     MatchRow match;
     v1::MatchSpec spec;
   };
+  // A match a referee finished, waiting for the writer to commit it.
+  struct Finished {
+    Job job;
+    v1::MatchFinished result;
+    std::string referee;
+    int attempts = 0;
+  };
+  // A match taken by a worker and not yet committed or failed.
+  struct InFlight {
+    std::string referee;  // empty until a referee is picked
+    int attempts = 0;
+  };
   struct Ladder {
     int64_t id = 0;
     v1::LadderConfig config;
@@ -110,14 +126,19 @@ class Scheduler {
 
   void WorkerLoop();
   void DispatcherLoop();
-  void RunJob(Job job);
-  absl::Status Commit(const Job& job, const v1::MatchFinished& finished, const std::string& referee);
+  void WriterLoop();
+  // Runs the match on the referees until it finishes (then it is queued for
+  // the writer: returns true), fails, or the scheduler stops.
+  bool RunJob(Job job);
+  void EnqueueCommit(Finished finished);
+  void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
   std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Job> MakeLadderJob(Ladder& ladder) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckAdmin(const std::string& token) const;
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
-  void UpdateBotMetrics(int64_t bot_id, const std::string& variant);
+  // The per-bot gauges from a rating row.
+  void SetBotMetrics(const std::string& bot, const RatingRow& rating);
 
   Store* store_;
   RefereeClient* client_;
@@ -127,7 +148,7 @@ class Scheduler {
 
   absl::Mutex mu_;
   std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
-  std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);        // match ids
+  std::map<std::string, InFlight> in_flight_ ABSL_GUARDED_BY(mu_);  // by match id
   std::map<int64_t, int> in_flight_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches
   std::map<int64_t, int> queued_by_ladder_ ABSL_GUARDED_BY(mu_);  // queued or in flight
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);    // running, by variant
@@ -135,12 +156,27 @@ class Scheduler {
   size_t next_referee_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<bool> cancel_{false};
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;  // workers and the dispatcher
+
+  // Finished matches on their way to the store: the workers queue them and go
+  // on to their next match; one writer commits them in completion order,
+  // several per transaction when they queue up.
+  static constexpr size_t kMaxQueuedCommits = 64;  // workers wait beyond this
+  absl::Mutex commit_mu_;  // never held with mu_
+  std::deque<Finished> commits_ ABSL_GUARDED_BY(commit_mu_);
+  bool commits_closed_ ABSL_GUARDED_BY(commit_mu_) = false;  // the writer drains and ends
+  std::thread writer_;
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
 };
 
 // Names are 1-64 of [A-Za-z0-9._-].
 bool ValidBotName(const std::string& name);
+
+// What the store keeps of a finished match: its seats (bots by seat from
+// `bot_ids`, totals, faults, forfeits, ranks from the totals with forfeits
+// last), the record and the record split into one JSON per hand.
+MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,
+                             const std::string& referee, int attempts);
 
 // The rating step of one finished match: `current` holds the ratings of the
 // seats' bots before it (nullopt: new in this variant). One player per distinct

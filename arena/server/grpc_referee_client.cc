@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "referee/server/grpc_status.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -29,6 +28,24 @@ std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& a
   return c;
 }
 
+GrpcRefereeClient::~GrpcRefereeClient() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void GrpcRefereeClient::WatchLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(50));
+    // TryCancel under mu_: a call unregisters (under mu_) before its context dies.
+    for (auto& [context, cancel] : calls_)
+      if (cancel->load()) context->TryCancel();
+  }
+}
+
 absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string& address,
                                                               const v1::MatchSpec& spec,
                                                               const std::atomic<bool>* cancel) {
@@ -36,15 +53,11 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
   grpc::ClientContext context;
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
-  absl::Notification done;
-  std::thread watcher([&] {
-    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(50))) {
-      if (cancel != nullptr && cancel->load()) {
-        context.TryCancel();
-        return;
-      }
-    }
-  });
+  if (cancel != nullptr) {
+    absl::MutexLock lock(&mu_);
+    calls_[&context] = cancel;
+    if (!watcher_.joinable()) watcher_ = std::thread([this] { WatchLoop(); });
+  }
   auto reader = stub->RunMatch(&context, spec);
   v1::MatchEvent event;
   std::optional<v1::MatchFinished> finished;
@@ -52,8 +65,10 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
     if (event.has_match_finished()) finished = std::move(*event.mutable_match_finished());
   }
   grpc::Status status = reader->Finish();
-  done.Notify();
-  watcher.join();
+  if (cancel != nullptr) {
+    absl::MutexLock lock(&mu_);
+    calls_.erase(&context);
+  }
   if (!status.ok()) return FromGrpcStatus(status);
   if (!finished)
     return absl::UnavailableError(absl::StrCat("referee ", address, " ended without a result"));

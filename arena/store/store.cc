@@ -106,16 +106,45 @@ CREATE TABLE rating_history (
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
-// A prepared statement with positional binds; finalised on destruction.
+// A prepared statement with positional binds. Statements come from the
+// store's cache (compiling the SQL cost more than running it on the arena's
+// hot path, a commit per match) and are reset, not finalised, on destruction;
+// a statement whose cached copy is still in use (a query run while another
+// with the same SQL is open) is compiled afresh and finalised.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+  Stmt(sqlite3* db, StatementCache* cache, const char* sql) {
+    auto it = cache->find(std::string_view(sql));
+    if (it == cache->end()) it = cache->emplace(sql, nullptr).first;
+    sqlite3_stmt*& cached = it->second;
+    if (cached != nullptr && !sqlite3_stmt_busy(cached)) {
+      stmt_ = cached;
+      borrowed_ = true;
+      return;
+    }
+    if (sqlite3_prepare_v3(db, sql, -1, cached ? 0 : SQLITE_PREPARE_PERSISTENT, &stmt_,
+                           nullptr) != SQLITE_OK) {
       error_ = sqlite3_errmsg(db);
+      sqlite3_finalize(stmt_);
       stmt_ = nullptr;
+      return;
+    }
+    if (cached == nullptr) {
+      cached = stmt_;
+      borrowed_ = true;
     }
   }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(sqlite3* db, StatementCache* cache, const std::string& sql) : Stmt(db, cache, sql.c_str()) {}
+  ~Stmt() {
+    if (!borrowed_) {
+      sqlite3_finalize(stmt_);
+    } else {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
   bool ok() const { return stmt_ != nullptr; }
   const std::string& error() const { return error_; }
 
@@ -139,6 +168,7 @@ class Stmt {
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
+  bool borrowed_ = false;  // owned by the cache
   std::string error_;
 };
 
@@ -249,6 +279,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
 
 Store::~Store() {
   absl::MutexLock lock(&mu_);
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
   sqlite3_close(db_);
 }
 
@@ -268,7 +299,7 @@ absl::Status Store::Migrate() {
     return s;
   int version = 0;
   {
-    Stmt s(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    Stmt s(db_, &statements_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
     if (s.Step() == SQLITE_ROW) version = static_cast<int>(s.Int(0));
   }
   if (version > kSchemaVersion)
@@ -288,13 +319,13 @@ absl::Status Store::Migrate() {
 
 int Store::SchemaVersion() {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+  Stmt s(db_, &statements_, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
   return s.Step() == SQLITE_ROW ? static_cast<int>(s.Int(0)) : 0;
 }
 
 absl::StatusOr<BotRow> Store::AddBot(const BotRow& bot) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_,
+  Stmt s(db_, &statements_,
          "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired) "
          "VALUES (?, ?, ?, ?, ?, 0)");
   s.Bind(1, bot.name).Bind(2, bot.endpoint).Bind(3, bot.owner)
@@ -310,7 +341,7 @@ absl::StatusOr<BotRow> Store::AddBot(const BotRow& bot) {
 
 absl::Status Store::UpdateBot(const BotRow& bot) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "UPDATE bots SET endpoint = ?, variants = ?, retired = ? WHERE id = ?");
+  Stmt s(db_, &statements_, "UPDATE bots SET endpoint = ?, variants = ?, retired = ? WHERE id = ?");
   s.Bind(1, bot.endpoint).Bind(2, absl::StrJoin(bot.variants, ",")).Bind(3, bot.retired ? 1 : 0)
       .Bind(4, bot.id);
   if (s.Step() != SQLITE_DONE) return SqlError(db_, "update bot");
@@ -319,7 +350,7 @@ absl::Status Store::UpdateBot(const BotRow& bot) {
 
 absl::StatusOr<BotRow> Store::FindBot(const std::string& name) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE name = ?").c_str());
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE name = ?").c_str());
   s.Bind(1, name);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no bot named '", name, "'"));
   return ReadBot(s);
@@ -327,7 +358,7 @@ absl::StatusOr<BotRow> Store::FindBot(const std::string& name) {
 
 absl::StatusOr<BotRow> Store::BotById(int64_t id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE id = ?").c_str());
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kBotColumns, " FROM bots WHERE id = ?").c_str());
   s.Bind(1, id);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no bot with id ", id));
   return ReadBot(s);
@@ -335,7 +366,7 @@ absl::StatusOr<BotRow> Store::BotById(int64_t id) {
 
 std::vector<BotRow> Store::ListBots(bool include_retired) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kBotColumns, " FROM bots",
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kBotColumns, " FROM bots",
                            include_retired ? "" : " WHERE retired = 0", " ORDER BY name").c_str());
   std::vector<BotRow> out;
   while (s.Step() == SQLITE_ROW) out.push_back(ReadBot(s));
@@ -344,7 +375,7 @@ std::vector<BotRow> Store::ListBots(bool include_retired) {
 
 std::optional<RatingRow> Store::GetRating(int64_t bot_id, const std::string& variant) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kRatingColumns,
                            " FROM ratings WHERE bot_id = ? AND variant = ?").c_str());
   s.Bind(1, bot_id).Bind(2, variant);
   if (s.Step() != SQLITE_ROW) return std::nullopt;
@@ -353,7 +384,7 @@ std::optional<RatingRow> Store::GetRating(int64_t bot_id, const std::string& var
 
 std::vector<RatingRow> Store::RatingsOfBot(int64_t bot_id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kRatingColumns,
                            " FROM ratings WHERE bot_id = ? ORDER BY variant").c_str());
   s.Bind(1, bot_id);
   std::vector<RatingRow> out;
@@ -363,7 +394,7 @@ std::vector<RatingRow> Store::RatingsOfBot(int64_t bot_id) {
 
 std::vector<RatingRow> Store::RatingsOfVariant(const std::string& variant) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kRatingColumns,
                            " FROM ratings WHERE variant = ? ORDER BY bot_id").c_str());
   s.Bind(1, variant);
   std::vector<RatingRow> out;
@@ -373,7 +404,7 @@ std::vector<RatingRow> Store::RatingsOfVariant(const std::string& variant) {
 
 std::vector<HistoryRow> Store::HistoryOfBot(int64_t bot_id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_,
+  Stmt s(db_, &statements_,
          "SELECT match_seq, match_id, variant, mu, sigma FROM rating_history WHERE bot_id = ? "
          "ORDER BY match_seq");
   s.Bind(1, bot_id);
@@ -390,7 +421,7 @@ absl::Status Store::InsertMatches(const std::vector<MatchRow>& matches) {
   absl::MutexLock lock(&mu_);
   if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;  // all or none
   for (const MatchRow& m : matches) {
-    Stmt s(db_,
+    Stmt s(db_, &statements_,
            "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
            "bot_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
@@ -408,19 +439,20 @@ absl::Status Store::InsertMatches(const std::vector<MatchRow>& matches) {
   return Exec("COMMIT;");
 }
 
-absl::Status Store::MarkRunning(const std::string& id, const std::string& referee, int attempts) {
+absl::Status Store::RecordAttempt(const std::string& id, const std::string& referee,
+                                  int attempts) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_,
-         "UPDATE matches SET status = 'running', referee = ?, attempts = ? WHERE id = ? AND "
+  Stmt s(db_, &statements_,
+         "UPDATE matches SET referee = ?, attempts = ? WHERE id = ? AND "
          "status IN ('pending', 'running')");
   s.Bind(1, referee).Bind(2, attempts).Bind(3, id);
-  if (s.Step() != SQLITE_DONE) return SqlError(db_, "mark running");
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "record attempt");
   return absl::OkStatus();
 }
 
 absl::Status Store::MarkFailed(const std::string& id, const std::string& error) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_,
+  Stmt s(db_, &statements_,
          "UPDATE matches SET status = 'failed', error = ?, finished_at = datetime('now') "
          "WHERE id = ? AND status != 'done'");
   s.Bind(1, error).Bind(2, id);
@@ -430,7 +462,7 @@ absl::Status Store::MarkFailed(const std::string& id, const std::string& error) 
 
 absl::Status Store::MarkPending(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "UPDATE matches SET status = 'pending' WHERE id = ? AND status = 'running'");
+  Stmt s(db_, &statements_, "UPDATE matches SET status = 'pending' WHERE id = ? AND status = 'running'");
   s.Bind(1, id);
   if (s.Step() != SQLITE_DONE) return SqlError(db_, "mark pending");
   return absl::OkStatus();
@@ -438,39 +470,71 @@ absl::Status Store::MarkPending(const std::string& id) {
 
 absl::StatusOr<bool> Store::CommitMatch(const std::string& id, const MatchResultRow& result,
                                         const RateFn& rate) {
+  std::vector<CommitOutcome> out = CommitMatches({MatchCommit{id, result}}, rate);
+  if (!out[0].status.ok()) return out[0].status;
+  return out[0].committed;
+}
+
+std::vector<CommitOutcome> Store::CommitMatches(const std::vector<MatchCommit>& batch,
+                                                const RateFn& rate) {
   absl::MutexLock lock(&mu_);
-  if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
-  auto fail = [&](absl::Status s) {
+  std::vector<CommitOutcome> out(batch.size());
+  if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) {
+    for (CommitOutcome& o : out) o.status = s;
+    return out;
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    // A savepoint per match: one that fails leaves the others of the batch.
+    if (absl::Status s = Exec("SAVEPOINT one_match;"); !s.ok()) {
+      out[i].status = s;
+      continue;
+    }
+    out[i] = CommitLocked(batch[i], rate);
+    if (!out[i].status.ok() || !out[i].committed) Exec("ROLLBACK TO one_match;").IgnoreError();
+    Exec("RELEASE one_match;").IgnoreError();
+  }
+  if (absl::Status s = Exec("COMMIT;"); !s.ok()) {
     Exec("ROLLBACK;").IgnoreError();
-    return s;
+    for (CommitOutcome& o : out) {
+      if (o.status.ok()) o = CommitOutcome{s, false, {}};
+    }
+  }
+  return out;
+}
+
+CommitOutcome Store::CommitLocked(const MatchCommit& commit, const RateFn& rate) {
+  const std::string& id = commit.id;
+  const MatchResultRow& result = commit.result;
+  CommitOutcome out;
+  auto fail = [&](absl::Status s) {
+    out.status = std::move(s);
+    out.ratings.clear();
+    return out;
   };
   MatchRow match;
   {
-    Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?").c_str());
+    Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?"));
     s.Bind(1, id);
     if (s.Step() != SQLITE_ROW) return fail(absl::NotFoundError(absl::StrCat("no match ", id)));
     match = ReadMatch(s);
   }
-  if (match.status == "done") {
-    Exec("ROLLBACK;").IgnoreError();
-    return false;
-  }
+  if (match.status == "done") return out;  // already counted
   int64_t seq = 1;
   {
-    Stmt s(db_, "SELECT COALESCE(MAX(seq), 0) + 1 FROM matches");
+    Stmt s(db_, &statements_, "SELECT COALESCE(MAX(seq), 0) + 1 FROM matches");
     if (s.Step() == SQLITE_ROW) seq = s.Int(0);
   }
   match.seq = seq;
   {
-    Stmt s(db_,
+    Stmt s(db_, &statements_,
            "UPDATE matches SET status = 'done', seq = ?, duration_s = ?, hands = ?, referee = ?, "
-           "error = '', finished_at = datetime('now') WHERE id = ?");
+           "attempts = ?, error = '', finished_at = datetime('now') WHERE id = ?");
     s.Bind(1, seq).Bind(2, result.duration_s).Bind(3, result.hands).Bind(4, result.referee)
-        .Bind(5, id);
+        .Bind(5, result.attempts).Bind(6, id);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "commit match"));
   }
   for (const SeatRow& seat : result.seats) {
-    Stmt s(db_,
+    Stmt s(db_, &statements_,
            "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank) "
            "VALUES (?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, id).Bind(2, seat.seat).Bind(3, seat.bot_id).Bind(4, seat.total)
@@ -478,44 +542,45 @@ absl::StatusOr<bool> Store::CommitMatch(const std::string& id, const MatchResult
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert seat"));
   }
   {
-    Stmt s(db_, "INSERT INTO match_records (match_id, record) VALUES (?, ?)");
+    Stmt s(db_, &statements_, "INSERT INTO match_records (match_id, record) VALUES (?, ?)");
     s.Bind(1, id).Bind(2, result.record_json);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert record"));
   }
   for (size_t i = 0; i < result.hand_records.size(); ++i) {
-    Stmt s(db_, "INSERT INTO hand_records (match_id, idx, record) VALUES (?, ?, ?)");
+    Stmt s(db_, &statements_, "INSERT INTO hand_records (match_id, idx, record) VALUES (?, ?, ?)");
     s.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, result.hand_records[i]);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert hand record"));
   }
   std::vector<std::optional<RatingRow>> current;
   for (const SeatRow& seat : result.seats) {
-    Stmt s(db_, absl::StrCat("SELECT ", kRatingColumns,
-                             " FROM ratings WHERE bot_id = ? AND variant = ?").c_str());
+    Stmt s(db_, &statements_,
+           absl::StrCat("SELECT ", kRatingColumns, " FROM ratings WHERE bot_id = ? AND variant = ?"));
     s.Bind(1, seat.bot_id).Bind(2, match.variant);
     current.push_back(s.Step() == SQLITE_ROW ? std::optional<RatingRow>(ReadRating(s))
                                              : std::nullopt);
   }
-  for (const RatingRow& r : rate(match, current)) {
-    Stmt up(db_,
+  out.ratings = rate(match, result, current);
+  for (const RatingRow& r : out.ratings) {
+    Stmt up(db_, &statements_,
             "INSERT INTO ratings (bot_id, variant, mu, sigma, matches, faults) VALUES "
             "(?, ?, ?, ?, ?, ?) ON CONFLICT(bot_id, variant) DO UPDATE SET mu = excluded.mu, "
             "sigma = excluded.sigma, matches = excluded.matches, faults = excluded.faults");
     up.Bind(1, r.bot_id).Bind(2, r.variant).Bind(3, r.mu).Bind(4, r.sigma).Bind(5, r.matches)
         .Bind(6, r.faults);
     if (up.Step() != SQLITE_DONE) return fail(SqlError(db_, "update rating"));
-    Stmt h(db_,
+    Stmt h(db_, &statements_,
            "INSERT INTO rating_history (match_seq, match_id, bot_id, variant, mu, sigma) "
            "VALUES (?, ?, ?, ?, ?, ?)");
     h.Bind(1, seq).Bind(2, id).Bind(3, r.bot_id).Bind(4, r.variant).Bind(5, r.mu).Bind(6, r.sigma);
     if (h.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert history"));
   }
-  if (absl::Status s = Exec("COMMIT;"); !s.ok()) return fail(s);
-  return true;
+  out.committed = true;
+  return out;
 }
 
 absl::StatusOr<MatchRow> Store::GetMatch(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?").c_str());
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?").c_str());
   s.Bind(1, id);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no match '", id, "'"));
   return ReadMatch(s);
@@ -523,7 +588,7 @@ absl::StatusOr<MatchRow> Store::GetMatch(const std::string& id) {
 
 std::vector<SeatRow> Store::SeatsOf(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_,
+  Stmt s(db_, &statements_,
          "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank FROM "
          "match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? ORDER BY s.seat");
   s.Bind(1, id);
@@ -544,7 +609,7 @@ std::vector<SeatRow> Store::SeatsOf(const std::string& id) {
 
 absl::StatusOr<std::string> Store::RecordOf(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT record FROM match_records WHERE match_id = ?");
+  Stmt s(db_, &statements_, "SELECT record FROM match_records WHERE match_id = ?");
   s.Bind(1, id);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no record of match '", id, "'"));
   return s.Text(0);
@@ -552,7 +617,7 @@ absl::StatusOr<std::string> Store::RecordOf(const std::string& id) {
 
 std::vector<MatchRow> Store::ListMatches(const std::string& variant, int64_t bot_id, int limit) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns,
                            " FROM matches WHERE (? = '' OR variant = ?) AND (? = 0 OR id IN "
                            "(SELECT match_id FROM match_seats WHERE bot_id = ?)) "
                            "ORDER BY rowid DESC LIMIT ?")
@@ -565,7 +630,7 @@ std::vector<MatchRow> Store::ListMatches(const std::string& variant, int64_t bot
 
 std::vector<MatchRow> Store::UnfinishedMatches() {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns,
                            " FROM matches WHERE status IN ('pending', 'running') ORDER BY rowid")
                   .c_str());
   std::vector<MatchRow> out;
@@ -578,7 +643,7 @@ void Store::ForEachDoneMatch(
   std::vector<MatchRow> done;
   {
     absl::MutexLock lock(&mu_);
-    Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+    Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns,
                              " FROM matches WHERE status = 'done' ORDER BY seq").c_str());
     while (s.Step() == SQLITE_ROW) done.push_back(ReadMatch(s));
   }
@@ -587,21 +652,21 @@ void Store::ForEachDoneMatch(
 
 int64_t Store::CountMatches(const std::string& status) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT COUNT(*) FROM matches WHERE status = ?");
+  Stmt s(db_, &statements_, "SELECT COUNT(*) FROM matches WHERE status = ?");
   s.Bind(1, status);
   return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
 }
 
 int64_t Store::CountLadderMatches(int64_t ladder_id, const std::string& status) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT COUNT(*) FROM matches WHERE ladder_id = ? AND status = ?");
+  Stmt s(db_, &statements_, "SELECT COUNT(*) FROM matches WHERE ladder_id = ? AND status = ?");
   s.Bind(1, ladder_id).Bind(2, status);
   return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
 }
 
 std::vector<MatchRow> Store::TournamentMatches(int64_t tournament_id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, absl::StrCat("SELECT ", kMatchColumns,
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns,
                            " FROM matches WHERE tournament_id = ? ORDER BY rowid").c_str());
   s.Bind(1, tournament_id);
   std::vector<MatchRow> out;
@@ -611,7 +676,7 @@ std::vector<MatchRow> Store::TournamentMatches(int64_t tournament_id) {
 
 absl::StatusOr<int64_t> Store::InsertLadder(const LadderRow& ladder) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "INSERT INTO ladders (variant, config, running) VALUES (?, ?, ?)");
+  Stmt s(db_, &statements_, "INSERT INTO ladders (variant, config, running) VALUES (?, ?, ?)");
   s.Bind(1, ladder.variant).Bind(2, ladder.config).Bind(3, ladder.running ? 1 : 0);
   if (s.Step() != SQLITE_DONE) return SqlError(db_, "insert ladder");
   return sqlite3_last_insert_rowid(db_);
@@ -619,7 +684,7 @@ absl::StatusOr<int64_t> Store::InsertLadder(const LadderRow& ladder) {
 
 absl::Status Store::SetLadderRunning(int64_t id, bool running) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "UPDATE ladders SET running = ? WHERE id = ?");
+  Stmt s(db_, &statements_, "UPDATE ladders SET running = ? WHERE id = ?");
   s.Bind(1, running ? 1 : 0).Bind(2, id);
   if (s.Step() != SQLITE_DONE) return SqlError(db_, "update ladder");
   return absl::OkStatus();
@@ -627,7 +692,7 @@ absl::Status Store::SetLadderRunning(int64_t id, bool running) {
 
 std::vector<LadderRow> Store::ListLadders() {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT id, variant, config, running FROM ladders ORDER BY id");
+  Stmt s(db_, &statements_, "SELECT id, variant, config, running FROM ladders ORDER BY id");
   std::vector<LadderRow> out;
   while (s.Step() == SQLITE_ROW) out.push_back({s.Int(0), s.Text(1), s.Text(2), s.Int(3) != 0});
   return out;
@@ -635,7 +700,7 @@ std::vector<LadderRow> Store::ListLadders() {
 
 absl::StatusOr<int64_t> Store::InsertTournament(const TournamentRow& t) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "INSERT INTO tournaments (name, variant, format, config) VALUES (?, ?, ?, ?)");
+  Stmt s(db_, &statements_, "INSERT INTO tournaments (name, variant, format, config) VALUES (?, ?, ?, ?)");
   s.Bind(1, t.name).Bind(2, t.variant).Bind(3, t.format).Bind(4, t.config);
   if (s.Step() != SQLITE_DONE) return SqlError(db_, "insert tournament");
   return sqlite3_last_insert_rowid(db_);
@@ -643,7 +708,7 @@ absl::StatusOr<int64_t> Store::InsertTournament(const TournamentRow& t) {
 
 absl::StatusOr<TournamentRow> Store::GetTournament(int64_t id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_, "SELECT id, name, variant, format, config FROM tournaments WHERE id = ?");
+  Stmt s(db_, &statements_, "SELECT id, name, variant, format, config FROM tournaments WHERE id = ?");
   s.Bind(1, id);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no tournament ", id));
   return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};

@@ -28,6 +28,7 @@
 #include "absl/synchronization/mutex.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace tarock::arena {
 
@@ -109,7 +110,22 @@ struct MatchResultRow {
   double duration_s = 0;
   int hands = 0;
   std::string referee;
+  int attempts = 1;  // referees tried, this one included
 };
+
+// One match of a CommitMatches batch, and what became of it.
+struct MatchCommit {
+  std::string id;
+  MatchResultRow result;
+};
+struct CommitOutcome {
+  absl::Status status;             // not OK: nothing of this match was written
+  bool committed = false;          // OK and false: it was already done, nothing changed
+  std::vector<RatingRow> ratings;  // the ratings it wrote
+};
+
+// Prepared statements by their SQL text.
+using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
 
 class Store {
  public:
@@ -138,19 +154,32 @@ class Store {
   absl::Status InsertMatch(const MatchRow& match);
   // Several matches in one transaction (all or none).
   absl::Status InsertMatches(const std::vector<MatchRow>& matches);
-  absl::Status MarkRunning(const std::string& id, const std::string& referee, int attempts);
+  // Records a referee failure: the match stays pending, with the referee it
+  // last tried and the attempts so far (so retries are bounded across restarts).
+  absl::Status RecordAttempt(const std::string& id, const std::string& referee, int attempts);
   absl::Status MarkFailed(const std::string& id, const std::string& error);
-  // Puts a running match back to pending (its referee failed, or the arena restarted).
+  // Puts a running match back to pending (databases of arenas that marked
+  // matches "running" on disk; the current one keeps that state in memory).
   absl::Status MarkPending(const std::string& id);
-  // Commits a finished match and its rating updates in one transaction.
-  // `rate` gets the current ratings of the seats' bots (nullopt: never rated in
-  // this variant) and returns the new ones, one per seat, for distinct bots;
-  // it runs inside the transaction so ratings update in completion order.
-  // Returns false (and changes nothing) when the match is already done.
+  // Commits a finished match and its rating updates in one transaction:
+  // status "done" with the next completion sequence number, the seats, the
+  // match and hand records, the referee and attempts, the ratings and history.
+  // `rate` gets the match, its result and the current ratings of the seats'
+  // bots (nullopt: never rated in this variant) and returns the new ones, one
+  // per distinct bot; it runs inside the transaction so ratings update in
+  // completion order. Returns false (and changes nothing) when the match is
+  // already done.
   using RateFn = std::function<std::vector<RatingRow>(
-      const MatchRow& match, const std::vector<std::optional<RatingRow>>& current)>;
+      const MatchRow& match, const MatchResultRow& result,
+      const std::vector<std::optional<RatingRow>>& current)>;
   absl::StatusOr<bool> CommitMatch(const std::string& id, const MatchResultRow& result,
                                    const RateFn& rate);
+  // Commits several finished matches, in order, in one transaction (one disk
+  // write of the pages they share): each exactly as CommitMatch would, each
+  // all or nothing on its own (a match that fails is rolled back alone). One
+  // outcome per match, in order.
+  std::vector<CommitOutcome> CommitMatches(const std::vector<MatchCommit>& batch,
+                                           const RateFn& rate);
   absl::StatusOr<MatchRow> GetMatch(const std::string& id);
   std::vector<SeatRow> SeatsOf(const std::string& id);
   absl::StatusOr<std::string> RecordOf(const std::string& id);
@@ -175,9 +204,14 @@ class Store {
   explicit Store(sqlite3* db) : db_(db) {}
   absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Exec(const std::string& sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One match of a commit, inside the caller's transaction.
+  CommitOutcome CommitLocked(const MatchCommit& commit, const RateFn& rate)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   sqlite3* db_ ABSL_GUARDED_BY(mu_);
+  // Compiled once, reused for the connection's life (see Stmt in store.cc).
+  StatementCache statements_ ABSL_GUARDED_BY(mu_);
 };
 
 // Hex SHA-256 of a token (tokens are never stored in clear).

@@ -1,0 +1,220 @@
+// The scheduler with real matches in process: the referee's MatchRunner plays
+// them between in-process bots (random and the heuristic), behind a
+// RefereeClient that can also play a referee that is down. The end-to-end
+// tests with processes and gRPC are in tests/arena_test.cc.
+
+#include "arena/scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "bots/heuristic/heuristic_bot.h"
+#include "referee/core/in_process_connector.h"
+#include "referee/core/match_runner.h"
+
+namespace tarock::arena {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RandomBot : public sdk::Bot {
+ public:
+  void StartMatch(const sdk::MatchInfo& match) override { rng_.seed(match.seat + 1); }
+  std::string Decide(const sdk::Situation& s) override {
+    std::uniform_int_distribution<size_t> pick(0, s.legal().size() - 1);
+    return s.legal()[pick(rng_)];
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// Referees in this process: every address runs the match on the calling
+// thread, except the addresses marked down, which answer UNAVAILABLE.
+class InProcessReferees : public RefereeClient {
+ public:
+  InProcessReferees() : runner_(RefereeOptions(), &connector_, nullptr) {
+    connector_.Register("random", [] { return std::make_unique<RandomBot>(); });
+    connector_.Register("heuristic", [] { return std::make_unique<bots::HeuristicBot>(); });
+  }
+  absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address, const v1::MatchSpec& spec,
+                                             const std::atomic<bool>* cancel) override {
+    {
+      absl::MutexLock lock(&mu_);
+      calls_.push_back(address);
+      if (down_.count(address)) return absl::UnavailableError(absl::StrCat(address, " is down"));
+    }
+    return runner_.Run(spec, [](const v1::MatchEvent&) {},
+                       [cancel] { return cancel != nullptr && cancel->load(); });
+  }
+  void SetDown(const std::string& address) {
+    absl::MutexLock lock(&mu_);
+    down_.insert(address);
+  }
+  std::vector<std::string> calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+
+ private:
+  InProcessConnector connector_;
+  MatchRunner runner_;
+  absl::Mutex mu_;
+  std::set<std::string> down_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           absl::StrCat("scheduler_test_", getpid(), "_",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+    options_.referees = {"ref-a:1", "ref-b:1"};
+    options_.max_parallel = 3;
+    options_.referee_rest = absl::Seconds(60);
+  }
+  void TearDown() override {
+    scheduler_.reset();
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  void StartScheduler() {
+    scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
+    ASSERT_TRUE(scheduler_->Start().ok());
+  }
+  void AddBot(const std::string& name, const std::string& kind) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_endpoint(absl::StrCat("inproc:", kind));
+    r.set_owner(name);
+    r.add_variants("slovenian-3p");
+    ASSERT_TRUE(scheduler_->AddBot(r).ok());
+  }
+  // Waits (bounded) until the tournament has no match left to run.
+  v1::TournamentInfo WaitForTournament(int64_t id) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(120);
+    absl::StatusOr<v1::TournamentInfo> t = scheduler_->GetTournament(id);
+    while (t.ok() && !t->finished() && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+      t = scheduler_->GetTournament(id);
+    }
+    EXPECT_TRUE(t.ok()) << t.status();
+    return t.ok() ? *t : v1::TournamentInfo();
+  }
+  v1::RunTournamentRequest Tournament(int deals, int hands = 3) {
+    v1::RunTournamentRequest r;
+    r.set_variant("slovenian-3p");
+    for (const char* b : {"h1", "r1", "r2"}) r.add_bots(b);
+    r.set_deals(deals);
+    r.set_hands_per_match(hands);
+    r.set_seed(11);
+    return r;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Store> store_;
+  SchedulerOptions options_;
+  InProcessReferees referees_;
+  metrics::Registry registry_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(4));
+  ASSERT_TRUE(t.ok()) << t.status();
+  v1::TournamentInfo done = WaitForTournament(t->id());
+  // Duplicate: 3 rotations of each of 4 deals.
+  EXPECT_EQ(done.matches_total(), 12);
+  EXPECT_EQ(done.matches_done(), 12);
+  EXPECT_EQ(done.matches_failed(), 0);
+  ASSERT_EQ(done.standings_size(), 3);
+  EXPECT_EQ(done.standings(0).bot(), "h1");  // the heuristic beats random players
+  std::set<int64_t> seqs;
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) {
+    EXPECT_EQ(m.status, "done");
+    seqs.insert(m.seq);
+    EXPECT_EQ(store_->SeatsOf(m.id).size(), 3u);
+  }
+  EXPECT_EQ(seqs.size(), 12u);  // one completion number each
+  absl::StatusOr<BotRow> h1 = store_->FindBot("h1");
+  ASSERT_TRUE(h1.ok());
+  EXPECT_EQ(store_->GetRating(h1->id, "slovenian-3p")->matches, 12);
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+  // The per-bot gauges follow the committed ratings without reading them back.
+  const std::string text = registry_.Serialize();
+  EXPECT_NE(text.find("tarock_arena_bot_matches{bot=\"h1\",variant=\"slovenian-3p\"} 12"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(SchedulerTest, StopCommitsWhatFinishedAndARestartRunsTheRest) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  // Long matches (30 hands), so the stop comes with most of them still to run.
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(20, 30));
+  ASSERT_TRUE(t.ok()) << t.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (store_->CountMatches("done") < 3 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(5));
+  scheduler_->Stop();
+  const int64_t done = store_->CountMatches("done");
+  EXPECT_GE(done, 3);
+  EXPECT_LT(done, 60);
+  EXPECT_EQ(store_->CountMatches("failed"), 0);
+  // Nothing is left half done: every match is done or pending, and the ratings
+  // are exactly those of the done ones.
+  EXPECT_EQ(done + static_cast<int64_t>(store_->UnfinishedMatches().size()), 60);
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+  scheduler_.reset();
+  StartScheduler();
+  v1::TournamentInfo finished = WaitForTournament(t->id());
+  EXPECT_EQ(finished.matches_done(), 60);
+  absl::StatusOr<BotRow> h1 = store_->FindBot("h1");
+  EXPECT_EQ(store_->GetRating(h1->id, "slovenian-3p")->matches, 60);
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+}
+
+TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
+  referees_.SetDown("ref-a:1");
+  options_.max_parallel = 1;
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(1));
+  ASSERT_TRUE(t.ok());
+  v1::TournamentInfo done = WaitForTournament(t->id());
+  EXPECT_EQ(done.matches_done(), 3);
+  std::vector<MatchRow> matches = store_->TournamentMatches(t->id());
+  ASSERT_EQ(matches.size(), 3u);
+  int attempts = 0;
+  for (const MatchRow& m : matches) {
+    EXPECT_EQ(m.referee, "ref-b:1");
+    attempts += m.attempts;
+  }
+  EXPECT_EQ(attempts, 4);  // the first match tried ref-a first; then ref-a rested
+  EXPECT_EQ(referees_.calls().front(), "ref-a:1");
+  EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);
+}
+
+}  // namespace
+}  // namespace tarock::arena

@@ -1,0 +1,173 @@
+// The arena's store: schema, idempotent and batched commits, attempts.
+
+#include "arena/store/store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+namespace tarock::arena {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / absl::StrCat("store_test_", getpid(), "_",
+                                                      ::testing::UnitTest::GetInstance()
+                                                          ->current_test_info()
+                                                          ->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    Open();
+    for (int b = 0; b < 3; ++b) {
+      BotRow row;
+      row.name = absl::StrCat("bot", b);
+      row.endpoint = "127.0.0.1:1";
+      row.owner = "me";
+      row.variants = {"slovenian-3p"};
+      row.token_hash = HashToken("t");
+      absl::StatusOr<BotRow> added = store_->AddBot(row);
+      ASSERT_TRUE(added.ok()) << added.status();
+      bots_.push_back(added->id);
+    }
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  void Open() {
+    store_.reset();
+    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+  }
+  void Insert(const std::string& id) {
+    MatchRow m;
+    m.id = id;
+    m.variant = "slovenian-3p";
+    m.kind = "tournament";
+    m.spec = "{}";
+    m.bot_ids = bots_;
+    ASSERT_TRUE(store_->InsertMatch(m).ok());
+  }
+  // Bot b finishes in place b (bot0 first).
+  MatchCommit Result(const std::string& id, int attempts = 1) {
+    MatchCommit c;
+    c.id = id;
+    c.result.record_json = R"({"deals":[{"h":0},{"h":1}]})";
+    c.result.hand_records = {R"({"h":0})", R"({"h":1})"};
+    c.result.hands = 2;
+    c.result.referee = "127.0.0.1:2";
+    c.result.attempts = attempts;
+    for (int s = 0; s < 3; ++s) {
+      SeatRow seat;
+      seat.seat = s;
+      seat.bot_id = bots_[s];
+      seat.total = 10 - s;
+      seat.rank = s;
+      c.result.seats.push_back(seat);
+    }
+    return c;
+  }
+  // A rating step that counts matches and moves mu by the rank.
+  static std::vector<RatingRow> Rate(const MatchRow& match, const MatchResultRow& result,
+                                     const std::vector<std::optional<RatingRow>>& current) {
+    std::vector<RatingRow> out;
+    for (size_t s = 0; s < result.seats.size(); ++s) {
+      RatingRow r = current[s] ? *current[s] : RatingRow{result.seats[s].bot_id, match.variant, 25, 8, 0, 0};
+      r.mu += 1 - result.seats[s].rank;
+      ++r.matches;
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Store> store_;
+  std::vector<int64_t> bots_;
+};
+
+TEST_F(StoreTest, FreshDatabaseHasTheCurrentSchemaAndReopens) {
+  EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
+  Open();
+  EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
+  EXPECT_EQ(store_->ListBots(false).size(), 3u);
+}
+
+TEST_F(StoreTest, CommitIsAllOfAMatchAndNeverTwice) {
+  Insert("M1");
+  absl::StatusOr<bool> first = store_->CommitMatch("M1", Result("M1").result, Rate);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(*first);
+  absl::StatusOr<bool> again = store_->CommitMatch("M1", Result("M1").result, Rate);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  absl::StatusOr<MatchRow> m = store_->GetMatch("M1");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->status, "done");
+  EXPECT_EQ(m->seq, 1);
+  EXPECT_EQ(m->attempts, 1);
+  EXPECT_EQ(store_->SeatsOf("M1").size(), 3u);
+  std::optional<RatingRow> r = store_->GetRating(bots_[0], "slovenian-3p");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->matches, 1);  // counted once
+  EXPECT_EQ(r->mu, 26);
+  EXPECT_EQ(store_->HistoryOfBot(bots_[0]).size(), 1u);
+}
+
+TEST_F(StoreTest, ABatchCommitsInOrderAndAFailingMatchFailsAlone) {
+  for (const char* id : {"A", "B", "C"}) Insert(id);
+  std::vector<MatchCommit> batch = {Result("A", 2), Result("missing"), Result("B"), Result("A"),
+                                    Result("C")};
+  std::vector<CommitOutcome> out = store_->CommitMatches(batch, Rate);
+  ASSERT_EQ(out.size(), batch.size());
+  EXPECT_TRUE(out[0].status.ok() && out[0].committed);
+  EXPECT_TRUE(absl::IsNotFound(out[1].status)) << out[1].status;
+  EXPECT_TRUE(out[2].status.ok() && out[2].committed);
+  EXPECT_TRUE(out[3].status.ok());
+  EXPECT_FALSE(out[3].committed);  // A again, in the same batch: not twice
+  EXPECT_TRUE(out[4].status.ok() && out[4].committed);
+  ASSERT_EQ(out[0].ratings.size(), 3u);
+  EXPECT_EQ(out[4].ratings[0].matches, 3);  // each saw the ones before it
+  EXPECT_EQ(store_->GetMatch("A")->seq, 1);
+  EXPECT_EQ(store_->GetMatch("A")->attempts, 2);
+  EXPECT_EQ(store_->GetMatch("B")->seq, 2);
+  EXPECT_EQ(store_->GetMatch("C")->seq, 3);
+  EXPECT_EQ(store_->CountMatches("done"), 3);
+  EXPECT_EQ(store_->GetRating(bots_[2], "slovenian-3p")->matches, 3);
+  // Survives a reopen.
+  Open();
+  EXPECT_EQ(store_->CountMatches("done"), 3);
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->mu, 28);
+}
+
+TEST_F(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
+  Insert("P");
+  ASSERT_TRUE(store_->RecordAttempt("P", "127.0.0.1:9", 2).ok());
+  EXPECT_EQ(store_->GetMatch("P")->attempts, 2);
+  EXPECT_EQ(store_->GetMatch("P")->status, "pending");
+  EXPECT_EQ(store_->UnfinishedMatches().size(), 1u);
+  ASSERT_TRUE(store_->CommitMatch("P", Result("P", 3).result, Rate).ok());
+  ASSERT_TRUE(store_->RecordAttempt("P", "127.0.0.1:9", 7).ok());
+  EXPECT_EQ(store_->GetMatch("P")->attempts, 3);  // done: unchanged
+  EXPECT_TRUE(store_->UnfinishedMatches().empty());
+  ASSERT_TRUE(store_->MarkFailed("P", "late").ok());
+  EXPECT_EQ(store_->GetMatch("P")->status, "done");  // a done match never fails
+}
+
+TEST_F(StoreTest, RecordsAndHandRecordsAreStored) {
+  Insert("R");
+  ASSERT_TRUE(store_->CommitMatch("R", Result("R").result, Rate).ok());
+  absl::StatusOr<std::string> record = store_->RecordOf("R");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(*record, R"({"deals":[{"h":0},{"h":1}]})");
+  EXPECT_TRUE(absl::IsNotFound(store_->RecordOf("nope").status()));
+}
+
+}  // namespace
+}  // namespace tarock::arena
