@@ -361,6 +361,20 @@ TEST(RefereeProcessTest, RefereeServiceRunsAMatchAndExportsMetrics) {
   EXPECT_TRUE(absl::StrContains(metrics, "tarock_referee_hands_total{variant=\"slovenian-3p\"}"));
   EXPECT_TRUE(absl::StrContains(
       metrics, "tarock_referee_matches_total{outcome=\"ok\",variant=\"slovenian-3p\"} 1"));
+
+  // result_only: the same match again, and nothing but its result on the stream.
+  v1::MatchSpec quiet = Spec("slovenian-3p", endpoints, 6, 9);
+  quiet.set_result_only(true);
+  grpc::ClientContext quiet_context;
+  quiet_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  auto quiet_reader = stub->RunMatch(&quiet_context, quiet);
+  std::vector<v1::MatchEvent> quiet_events;
+  while (quiet_reader->Read(&event)) quiet_events.push_back(event);
+  ASSERT_TRUE(quiet_reader->Finish().ok());
+  ASSERT_EQ(quiet_events.size(), 1u);
+  ASSERT_TRUE(quiet_events[0].has_match_finished());
+  EXPECT_EQ(quiet_events[0].match_finished().hands(), 6);
+  EXPECT_GT(quiet_events[0].match_finished().seats(0).faults(), 0);
   (*referee)->Stop();
 }
 

@@ -94,6 +94,7 @@
 #include "arena/server/grpc_referee_client.h"
 #include "arena/store/store.h"
 #include "nlohmann/json.hpp"
+#include "referee/core/stats.h"
 #include "referee/engine/registry.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/subprocess.h"
@@ -115,7 +116,7 @@ ABSL_FLAG(int, warmup_matches, 8,
           "matches through the arena and directly before the timed rounds (0: none)");
 ABSL_FLAG(int64_t, per_decision_ms, 30000,
           "per-decision limit of every match: generous, so a loaded machine never times out");
-ABSL_FLAG(int, poll_ms, 25,
+ABSL_FLAG(int, poll_ms, 100,
           "how often the arena's Status is polled during a phase (each poll costs the arena "
           "CPU: the report gives how much)");
 ABSL_FLAG(int, commits, 500, "storage: matches inserted and committed on a temp store (0: skip)");
@@ -568,6 +569,12 @@ void WaitForArena(Setup& s, int64_t baseline, int64_t target, Clock::time_point 
       if (out->first_running_s < 0 && (st->running() > 0 || finished > 0))
         out->first_running_s = SecondsSince(t0);
       if (finished >= target) break;
+      // The last matches are running: poll fast, so the poll interval does
+      // not add to the arena's time.
+      if (target - finished <= s.parallel) {
+        absl::SleepFor(std::min(s.poll, absl::Milliseconds(2)));
+        continue;
+      }
     }
     if (!s.arena.process->Running()) {
       ++out->problems.errors;
@@ -632,6 +639,7 @@ void ReadBack(Setup& s, int n, const std::string& kind, PhaseResult* out,
     spec.set_num_hands(s.hands);
     spec.set_seed(m.seed());
     spec.mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
+    spec.set_result_only(true);  // as the arena asks for its matches
     for (const v1::ArenaSeat& seat : seats) {
       if (seat.faults() > 0) {
         out->problems.faults += seat.faults();
@@ -1027,11 +1035,20 @@ void PrintText(const json& r) {
                 "direct)\n",
                 s["ladder_matches_per_s"].get<double>(), slots("ladder").c_str(),
                 Pct(s["ladder_overhead"].get<double>()).c_str());
-  std::printf("\narena overhead = 1 - arena/direct = %s (medians; per round: %s; median of the "
-              "paired rounds %s)\n",
+  std::printf("\narena overhead = 1 - arena/direct = %s (every round pooled: %.2f vs %.2f "
+              "matches/s)\n",
               Pct(s["arena_overhead"].get<double>()).c_str(),
+              s["pooled_arena_matches_per_s"].get<double>(),
+              s["pooled_direct_matches_per_s"].get<double>());
+  std::printf("  per round: %s\n  paired rounds: mean %s +- %s (95%%), median %s; of the medians "
+              "above: %s\n",
               s["arena_overhead_per_round_text"].get<std::string>().c_str(),
-              Pct(s["arena_overhead_paired_median"].get<double>()).c_str());
+              Pct(s["arena_overhead_paired_mean"].get<double>()).c_str(),
+              s["arena_overhead_paired_ci95"].is_number()
+                  ? Pct(s["arena_overhead_paired_ci95"].get<double>()).c_str()
+                  : "?",
+              Pct(s["arena_overhead_paired_median"].get<double>()).c_str(),
+              Pct(s["arena_overhead_of_medians"].get<double>()).c_str());
   std::printf("bar: < %.0f%%: %s\n", kBarPercent, s["bar_met"].get<bool>() ? "met" : "NOT met");
   if (r.contains("status_poll_cost")) {
     const json& pc = r["status_poll_cost"];
@@ -1225,26 +1242,45 @@ int Main() {
   std::vector<PhaseResult> results;
   std::map<std::string, std::vector<double>> rates, slots;
   std::vector<double> paired;
+  std::vector<v1::MatchSpec> last_specs;  // of the previous round's tournament
+  std::optional<PhaseResult> last_tournament;
   for (int round = 1; round <= rounds && !all.any(); ++round) {
-    std::vector<v1::MatchSpec> specs;
-    const PhaseResult* tournament = nullptr;
+    // Even rounds reverse the order: the direct phases first (replaying the
+    // previous round's tournament), then a tournament of the same size (new
+    // deals: the arena derives them from the tournament too), so a drift of
+    // the machine's speed during the run weighs on both sides alike.
+    const bool reversed = round % 2 == 0 && !last_specs.empty();
+    std::vector<std::string> order = phases;
+    if (reversed)
+      std::stable_partition(order.begin(), order.end(), [](const std::string& k) {
+        return k == "direct" || k == "client";
+      });
+    const uint64_t round_seed = seed + round;
+    std::vector<v1::MatchSpec> specs = reversed ? last_specs : std::vector<v1::MatchSpec>();
     std::vector<PhaseResult> this_round;
-    this_round.reserve(phases.size());
-    for (const std::string& kind : phases) {
+    this_round.reserve(order.size());
+    std::optional<PhaseResult> replayed;  // the tournament whose games the direct phases play
+    for (const std::string& kind : order) {
       if (kind == "tournament") {
-        specs.clear();
-        this_round.push_back(RunTournament(s, round, matches, seed + round, &specs));
-        tournament = &this_round.back();
+        std::vector<v1::MatchSpec> tournament_specs;
+        this_round.push_back(RunTournament(s, round, matches, round_seed, &tournament_specs));
+        if (!reversed) specs = tournament_specs;
+        last_specs = std::move(tournament_specs);
+        replayed = reversed ? std::move(last_tournament) : this_round.back();
+        last_tournament = this_round.back();
       } else if (kind == "ladder") {
         this_round.push_back(RunLadder(s, round, matches));
       } else {
         this_round.push_back(RunDirect(s, kind, round, specs, &record));
-        if (tournament) this_round.back().identical = CountIdentical(*tournament, this_round.back());
       }
       all.Add(this_round.back().problems);
       rates[kind].push_back(this_round.back().matches_per_s());
       slots[kind].push_back(this_round.back().slot_utilization(parallel));
     }
+    // The direct phases replayed the games of `replayed`: count the same ends.
+    for (PhaseResult& p : this_round)
+      if (replayed && (p.kind == "direct" || p.kind == "client"))
+        p.identical = CountIdentical(*replayed, p);
     double t_rate = 0, d_rate = 0;
     for (const PhaseResult& p : this_round) {
       if (p.kind == "tournament") t_rate = p.matches_per_s();
@@ -1259,16 +1295,36 @@ int Main() {
   report["phases"] = phases_json;
   const double direct = Median(rates["direct"]);
   const double arena_rate = Median(rates["tournament"]);
-  const double overhead = direct > 0 ? 1 - arena_rate / direct : 0;
+  const double overhead_of_medians = direct > 0 ? 1 - arena_rate / direct : 0;
+  // The headline: every round pooled (all matches over all wall time of each
+  // kind), then the per-round paired overheads' mean with its 95% interval.
+  double pooled_matches[2] = {0, 0}, pooled_wall[2] = {0, 0};
+  for (const PhaseResult& p : results) {
+    if (p.kind != "tournament" && p.kind != "direct") continue;
+    const int i = p.kind == "tournament" ? 0 : 1;
+    pooled_matches[i] += p.done();
+    pooled_wall[i] += p.wall_s;
+  }
+  const double pooled_arena = pooled_wall[0] > 0 ? pooled_matches[0] / pooled_wall[0] : 0;
+  const double pooled_direct = pooled_wall[1] > 0 ? pooled_matches[1] / pooled_wall[1] : 0;
+  const double overhead = pooled_direct > 0 ? 1 - pooled_arena / pooled_direct : 0;
+  const MeanCI paired_ci = ComputeMeanCI(paired);
   std::vector<std::string> per_round;
   for (double x : paired) per_round.push_back(Pct(x));
   json summary = {{"direct_matches_per_s", direct},
                   {"arena_matches_per_s", arena_rate},
+                  {"pooled_direct_matches_per_s", pooled_direct},
+                  {"pooled_arena_matches_per_s", pooled_arena},
                   {"arena_overhead", overhead},
                   {"arena_overhead_percent", overhead * 100},
+                  {"arena_overhead_of_medians", overhead_of_medians},
                   {"arena_overhead_per_round", paired},
                   {"arena_overhead_per_round_text", absl::StrJoin(per_round, ", ")},
                   {"arena_overhead_paired_median", Median(paired)},
+                  {"arena_overhead_paired_mean", paired_ci.mean},
+                  // null with one round
+                  {"arena_overhead_paired_ci95",
+                   std::isfinite(paired_ci.half_width) ? json(paired_ci.half_width) : json()},
                   {"bar_percent", kBarPercent},
                   {"bar_met", overhead * 100 < kBarPercent}};
   json busy = json::object();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/record_split.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/stats.h"
 #include "referee/engine/random.h"
@@ -422,6 +423,7 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
   }
   spec.set_num_hands(config.hands_per_match());
   spec.set_seed(seed);
+  spec.set_result_only(true);  // the arena needs the result, not the progress
   *spec.mutable_time_control() = config.time_control();
   *spec.mutable_fault_policy() = config.fault_policy();
   job.match.spec = ToJson(spec);
@@ -530,6 +532,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
         }
         spec.set_num_hands(hands);
         spec.set_seed(seed);
+        spec.set_result_only(true);
         *spec.mutable_time_control() = r.time_control();
         *spec.mutable_fault_policy() = r.fault_policy();
         job.match.spec = ToJson(spec);
@@ -809,7 +812,15 @@ void Scheduler::WorkerLoop() {
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
+    {
+      absl::MutexLock lock(&commit_mu_);
+      ++jobs_running_;
+    }
     const bool committing = RunJob(std::move(job));
+    if (!committing) {
+      absl::MutexLock lock(&commit_mu_);
+      --jobs_running_;  // (EnqueueCommit counts the others down)
+    }
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
     for (int64_t b : bots) --in_flight_by_bot_[b];
@@ -862,6 +873,7 @@ void Scheduler::EnqueueCommit(Finished finished) {
   };
   commit_mu_.Await(absl::Condition(&room));
   commits_.push_back(std::move(finished));
+  --jobs_running_;
 }
 
 void Scheduler::WriterLoop() {
@@ -874,7 +886,13 @@ void Scheduler::WriterLoop() {
       };
       commit_mu_.Await(absl::Condition(&ready));
       if (commits_.empty()) return;  // closed, and everything committed
-      while (!commits_.empty()) {
+      const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_commit_batch));
+      auto full = [this, max_batch]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+        return commits_closed_ || commits_.size() >= max_batch || jobs_running_ == 0;
+      };
+      if (options_.commit_delay > absl::ZeroDuration())
+        commit_mu_.AwaitWithTimeout(absl::Condition(&full), options_.commit_delay);
+      while (!commits_.empty() && batch.size() < max_batch) {
         batch.push_back(std::move(commits_.front()));
         commits_.pop_front();
       }
@@ -949,9 +967,9 @@ MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vecto
     seat.rank = ranks[s];
     result.seats.push_back(seat);
   }
-  json record = json::parse(finished.record_json(), nullptr, false);
-  if (record.is_object() && record.contains("deals"))
-    for (const json& deal : record["deals"]) result.hand_records.push_back(deal.dump());
+  if (std::optional<std::vector<std::string_view>> deals =
+          TopLevelArrayElements(finished.record_json(), "deals"))
+    result.hand_records.assign(deals->begin(), deals->end());
   return result;
 }
 

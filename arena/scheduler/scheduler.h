@@ -60,6 +60,12 @@ struct SchedulerOptions {
   int max_attempts = 5;               // referees tried per match before it fails
   absl::Duration referee_rest = absl::Seconds(3);  // a failed referee is skipped this long
   std::string admin_token;            // empty: ladders and tournaments need no token
+  // A finished match is committed at most this long after it ends, in one
+  // transaction with the others that finished meanwhile (up to
+  // max_commit_batch): one disk write of the pages they share instead of one
+  // each. A kill in between runs those matches again. Zero: commit at once.
+  absl::Duration commit_delay = absl::Milliseconds(50);
+  int max_commit_batch = 32;
   RatingOptions rating;
 };
 
@@ -165,6 +171,9 @@ class Scheduler {
   absl::Mutex commit_mu_;  // never held with mu_
   std::deque<Finished> commits_ ABSL_GUARDED_BY(commit_mu_);
   bool commits_closed_ ABSL_GUARDED_BY(commit_mu_) = false;  // the writer drains and ends
+  // Matches the workers are running: when none is, no result is coming soon
+  // and the writer commits what it has without waiting out commit_delay.
+  int jobs_running_ ABSL_GUARDED_BY(commit_mu_) = 0;
   std::thread writer_;
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
 };

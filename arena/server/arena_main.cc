@@ -22,6 +22,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/arena_service.h"
 #include "arena/server/grpc_referee_client.h"
@@ -35,6 +36,9 @@ ABSL_FLAG(std::string, data_dir, "arena-data", "directory of the SQLite database
 ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, comma separated");
 ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
+ABSL_FLAG(int, commit_delay_ms, 50,
+          "a finished match is committed within this time, with the others that finished "
+          "meanwhile in one transaction (0: each at once); a kill in between re-runs them");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
@@ -53,6 +57,10 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tarock-arena --data_dir=DIR --referees=HOST:PORT,...");
   absl::ParseCommandLine(argc, argv);
+  // Debian's Abseil is built with Mutex deadlock detection on, which builds a
+  // lock graph on every acquisition: a real cost on the hot path of a server
+  // (it showed in profiles). The unit tests keep it on.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -76,6 +84,7 @@ int main(int argc, char** argv) {
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
   options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
   tarock::arena::ArenaService service(&scheduler, store->get());
 
@@ -84,6 +93,10 @@ int main(int argc, char** argv) {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
+  // One thread waiting for requests (more are started while requests run):
+  // gRPC's pollers also carry the referee calls' network events to the
+  // workers, and every extra poller is extra wake-ups per match.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
 

@@ -155,6 +155,11 @@ class Stmt {
     sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // Binds without a copy (records are kilobytes): `v` must outlive the Step()s.
+  Stmt& BindUncopied(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+    return *this;
+  }
   // SQLITE_ROW, SQLITE_DONE or an error code.
   int Step() { return stmt_ ? sqlite3_step(stmt_) : SQLITE_ERROR; }
 
@@ -543,12 +548,12 @@ CommitOutcome Store::CommitLocked(const MatchCommit& commit, const RateFn& rate)
   }
   {
     Stmt s(db_, &statements_, "INSERT INTO match_records (match_id, record) VALUES (?, ?)");
-    s.Bind(1, id).Bind(2, result.record_json);
+    s.Bind(1, id).BindUncopied(2, result.record_json);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert record"));
   }
   for (size_t i = 0; i < result.hand_records.size(); ++i) {
     Stmt s(db_, &statements_, "INSERT INTO hand_records (match_id, idx, record) VALUES (?, ?, ?)");
-    s.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, result.hand_records[i]);
+    s.Bind(1, id).Bind(2, static_cast<int64_t>(i)).BindUncopied(3, result.hand_records[i]);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert hand record"));
   }
   std::vector<std::optional<RatingRow>> current;

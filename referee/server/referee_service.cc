@@ -8,6 +8,7 @@ grpc::Status RefereeService::RunMatch(grpc::ServerContext* context, const v1::Ma
                                       grpc::ServerWriter<v1::MatchEvent>* writer) {
   bool lost_client = false;
   auto on_event = [&](const v1::MatchEvent& event) {
+    if (spec->result_only()) return;
     if (!writer->Write(event)) lost_client = true;
   };
   // A client that went away, or a shutdown, cancels the match at its next decision.
