@@ -1,6 +1,7 @@
 #include "arena/scheduler/scheduler.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cmath>
@@ -114,7 +115,7 @@ absl::Status Scheduler::Start() {
       Job job{m, FromJson<v1::MatchSpec>(m.spec)};
       job.match.status = "pending";
       if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
-      queue_.push_back(std::move(job));
+      Enqueue(std::move(job));
     }
     for (const LadderRow& l : store_->ListLadders()) {
       if (!l.running) continue;
@@ -135,10 +136,20 @@ absl::Status Scheduler::Start() {
     absl::MutexLock lock(&commit_mu_);
     commits_closed_ = false;
   }
-  writer_ = std::thread([this] { WriterLoop(); });
+  // Named, so profiles and top -H tell them apart.
+  writer_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "arena-writer");
+    WriterLoop();
+  });
   for (int i = 0; i < std::max(1, options_.max_parallel); ++i)
-    threads_.emplace_back([this] { WorkerLoop(); });
-  threads_.emplace_back([this] { DispatcherLoop(); });
+    threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "arena-worker");
+      WorkerLoop();
+    });
+  threads_.emplace_back([this] {
+    pthread_setname_np(pthread_self(), "arena-dispatch");
+    DispatcherLoop();
+  });
   return absl::OkStatus();
 }
 
@@ -353,7 +364,7 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
     std::optional<RatingRow> r = store_->GetRating(b.id, config.variant());
     c.rating = r ? Rating{r->mu, r->sigma} : model_.Initial();
     c.matches = r ? r->matches : 0;
-    c.in_flight = in_flight_by_bot_.count(b.id) ? in_flight_by_bot_[b.id] : 0;
+    c.in_flight = busy_by_bot_.count(b.id) ? busy_by_bot_[b.id] : 0;
     candidates.push_back(c);
   }
   if (candidates.empty() || (!config.allow_self_play() && static_cast<int>(candidates.size()) < n))
@@ -427,7 +438,6 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
   *spec.mutable_time_control() = config.time_control();
   *spec.mutable_fault_policy() = config.fault_policy();
   job.match.spec = ToJson(spec);
-  if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
   return job;
 }
 
@@ -548,7 +558,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
   }
   {
     absl::MutexLock lock(&mu_);
-    for (Job& j : jobs) queue_.push_back(std::move(j));
+    for (Job& j : jobs) Enqueue(std::move(j));
     metrics_->queue_depth.Set(queue_.size());
   }
   return GetTournament(*tid);
@@ -769,10 +779,15 @@ void Scheduler::DispatcherLoop() {
       Ladder& ladder = it->second;
       const int max = ladder.config.max_matches();
       bool erase = false;
-      while (queued_by_ladder_[ladder.id] < std::max(1, options_.max_parallel)) {
+      // A few matches beyond the slots wait made, so a worker that finishes
+      // finds its next match ready instead of waiting for matchmaking; they
+      // are made (and stored, in one transaction) a few at a time.
+      const int target = LadderQueueTarget();
+      std::vector<Job> made;
+      while (queued_by_ladder_[ladder.id] + static_cast<int>(made.size()) < target) {
         if (max > 0 && ladder.created >= max) {
           // The ladder ends when its last match is done.
-          if (queued_by_ladder_[ladder.id] == 0) {
+          if (queued_by_ladder_[ladder.id] == 0 && made.empty()) {
             store_->SetLadderRunning(ladder.id, false).IgnoreError();
             erase = true;
           }
@@ -780,8 +795,21 @@ void Scheduler::DispatcherLoop() {
         }
         absl::StatusOr<Job> job = MakeLadderJob(ladder);
         if (!job.ok()) break;  // not enough bots yet: try again later
-        ++queued_by_ladder_[ladder.id];
-        queue_.push_back(std::move(*job));
+        // Busy at once, so the next one of this batch is matched around it.
+        for (int64_t b : job->match.bot_ids) ++busy_by_bot_[b];
+        made.push_back(std::move(*job));
+      }
+      if (!made.empty()) {
+        std::vector<MatchRow> rows;
+        for (const Job& j : made) rows.push_back(j.match);
+        const bool stored = store_->InsertMatches(rows).ok();
+        for (Job& j : made) {
+          for (int64_t b : j.match.bot_ids) --busy_by_bot_[b];
+          if (!stored) continue;  // nothing written: made again at the next round
+          ++queued_by_ladder_[ladder.id];
+          Enqueue(std::move(j));
+        }
+        if (!stored) ladder.created -= static_cast<int64_t>(made.size());
       }
       it = erase ? ladders_.erase(it) : std::next(it);
     }
@@ -792,6 +820,15 @@ void Scheduler::DispatcherLoop() {
                          }, this),
                          absl::Milliseconds(100));
   }
+}
+
+int Scheduler::LadderQueueTarget() const {
+  return 2 * std::max(1, options_.max_parallel);
+}
+
+void Scheduler::Enqueue(Job job) {
+  for (int64_t b : job.match.bot_ids) ++busy_by_bot_[b];
+  queue_.push_back(std::move(job));
 }
 
 void Scheduler::WorkerLoop() {
@@ -805,7 +842,6 @@ void Scheduler::WorkerLoop() {
       job = std::move(queue_.front());
       queue_.pop_front();
       in_flight_[job.match.id] = InFlight{"", job.match.attempts};
-      for (int64_t b : job.match.bot_ids) ++in_flight_by_bot_[b];
       metrics_->queue_depth.Set(queue_.size());
       metrics_->running.Set(in_flight_.size());
     }
@@ -823,10 +859,12 @@ void Scheduler::WorkerLoop() {
     }
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
-    for (int64_t b : bots) --in_flight_by_bot_[b];
+    for (int64_t b : bots) --busy_by_bot_[b];
     if (ladder) {
-      --queued_by_ladder_[ladder];
-      refill_ = true;  // the dispatcher tops the ladder up at once
+      // The dispatcher tops the ladder up when its spare matches are gone (and
+      // every 100 ms anyway).
+      if (--queued_by_ladder_[ladder] <= LadderQueueTarget() - std::max(1, options_.max_parallel) / 2)
+        refill_ = true;
     }
     metrics_->running.Set(in_flight_.size());
   }

@@ -17,7 +17,7 @@
 // committed runs again), and running ladders resume.
 //
 // Matchmaking (ladders): the next match is built around the bot the ratings
-// know least (fewest in-flight matches, then highest sigma, then fewest rated
+// know least (fewest queued or running matches, then highest sigma, then fewest rated
 // matches), and filled with the bots that teach the most about it: uncertain
 // bots close to it in mu. A bot never holds two seats unless the ladder allows
 // self-play; with separate_owners, bots of one owner are kept apart when there
@@ -130,6 +130,10 @@ class Scheduler {
   };
   struct Metrics;
 
+  // Matches a running ladder keeps queued or running: the slots and a few spares.
+  int LadderQueueTarget() const;
+  // Queues a job for the workers (and counts its bots busy for matchmaking).
+  void Enqueue(Job job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WorkerLoop();
   void DispatcherLoop();
   void WriterLoop();
@@ -140,6 +144,8 @@ class Scheduler {
   void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
   std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next match of a ladder (not yet stored), or FAILED_PRECONDITION when
+  // too few bots play its variant.
   absl::StatusOr<Job> MakeLadderJob(Ladder& ladder) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckAdmin(const std::string& token) const;
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
@@ -155,7 +161,7 @@ class Scheduler {
   absl::Mutex mu_;
   std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, InFlight> in_flight_ ABSL_GUARDED_BY(mu_);  // by match id
-  std::map<int64_t, int> in_flight_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches
+  std::map<int64_t, int> busy_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches queued or running
   std::map<int64_t, int> queued_by_ladder_ ABSL_GUARDED_BY(mu_);  // queued or in flight
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);    // running, by variant
   std::map<std::string, absl::Time> resting_until_ ABSL_GUARDED_BY(mu_);  // by referee

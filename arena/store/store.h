@@ -167,8 +167,9 @@ class Store {
   // `rate` gets the match, its result and the current ratings of the seats'
   // bots (nullopt: never rated in this variant) and returns the new ones, one
   // per distinct bot; it runs inside the transaction so ratings update in
-  // completion order. Returns false (and changes nothing) when the match is
-  // already done.
+  // completion order, and may run more than once for a match (see
+  // CommitMatches), so it must have no side effects. Returns false (and
+  // changes nothing) when the match is already done.
   using RateFn = std::function<std::vector<RatingRow>(
       const MatchRow& match, const MatchResultRow& result,
       const std::vector<std::optional<RatingRow>>& current)>;
@@ -176,8 +177,8 @@ class Store {
                                    const RateFn& rate);
   // Commits several finished matches, in order, in one transaction (one disk
   // write of the pages they share): each exactly as CommitMatch would, each
-  // all or nothing on its own (a match that fails is rolled back alone). One
-  // outcome per match, in order.
+  // all or nothing on its own (when one fails, the batch is rolled back and
+  // committed match by match). One outcome per match, in order.
   std::vector<CommitOutcome> CommitMatches(const std::vector<MatchCommit>& batch,
                                            const RateFn& rate);
   absl::StatusOr<MatchRow> GetMatch(const std::string& id);
