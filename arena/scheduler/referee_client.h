@@ -22,10 +22,14 @@ class RefereeClient {
   // UNAVAILABLE (or another transport error) when the referee cannot be reached
   // or dies mid-match; the referee's own errors (INVALID_ARGUMENT for a bad
   // spec, FAILED_PRECONDITION for an unreachable bot) come back unchanged.
-  // Setting `*cancel` abandons the call with CANCELLED.
+  // Setting `*cancel` and then calling CancelAll() abandons the call with
+  // CANCELLED (an implementation may also notice the flag on its own).
   virtual absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address,
                                                      const v1::MatchSpec& spec,
                                                      const std::atomic<bool>* cancel) = 0;
+  // Cancels the calls in flight whose cancel flag is set (the scheduler's
+  // Stop). The default relies on implementations checking the flag themselves.
+  virtual void CancelAll() {}
 };
 
 }  // namespace tarock::arena

@@ -3,7 +3,6 @@
 #include <grpcpp/grpcpp.h>
 
 #include <optional>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "referee/server/grpc_status.h"
@@ -28,22 +27,11 @@ std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& a
   return c;
 }
 
-GrpcRefereeClient::~GrpcRefereeClient() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  if (watcher_.joinable()) watcher_.join();
-}
-
-void GrpcRefereeClient::WatchLoop() {
+void GrpcRefereeClient::CancelAll() {
+  // Under mu_: a call unregisters (under mu_) before its context dies.
   absl::MutexLock lock(&mu_);
-  while (!stopping_) {
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(50));
-    // TryCancel under mu_: a call unregisters (under mu_) before its context dies.
-    for (auto& [context, cancel] : calls_)
-      if (cancel->load()) context->TryCancel();
-  }
+  for (auto& [context, cancel] : calls_)
+    if (cancel->load()) context->TryCancel();
 }
 
 absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string& address,
@@ -53,12 +41,14 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
   grpc::ClientContext context;
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
-  if (cancel != nullptr) {
-    absl::MutexLock lock(&mu_);
-    calls_[&context] = cancel;
-    if (!watcher_.joinable()) watcher_ = std::thread([this] { WatchLoop(); });
-  }
   auto reader = stub->RunMatch(&context, spec);
+  if (cancel != nullptr) {
+    // Registered once the call has started (TryCancel needs a started call);
+    // a flag set before that means CancelAll has come and gone.
+    absl::MutexLock lock(&mu_);
+    if (cancel->load()) context.TryCancel();
+    calls_[&context] = cancel;
+  }
   v1::MatchEvent event;
   std::optional<v1::MatchFinished> finished;
   while (reader->Read(&event)) {
