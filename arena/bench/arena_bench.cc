@@ -12,21 +12,26 @@
 //  1. Through the arena ("tournament"): a round-robin tournament of --matches
 //     matches of --hands hands among the bots, asked for over the Arena gRPC
 //     service; timed from the RunTournament request until Status counts every
-//     match done or failed (polled every --poll_ms).
-//  2. Directly ("direct"): exactly the same matches (the same specs: seats,
-//     seeds, time control, read back from the arena) on the same referees, from
-//     --max_parallel threads of this process calling Referee.RunMatch, match k
-//     on referee k mod K (the arena's round robin), no arena. The bots are
-//     seeded (--seed), so the replayed matches are the same games: the report
-//     counts how many ended with the arena's totals.
-//  3. The arena's overhead, 1 - (arena matches/s / direct matches/s), from the
-//     medians over --repetitions rounds (each round: tournament, then the direct
-//     replay of its matches, then the optional phases). The bar: under 5%.
+//     match done or failed (polled every --poll_ms, every 2 ms once no match
+//     is left waiting for a referee).
+//  2. Directly ("direct"): the same matches (the same specs: seats, seeds,
+//     time control, result_only, read back from the arena) on the same
+//     referees, from --max_parallel threads of this process calling
+//     Referee.RunMatch, match k on referee k mod K (the arena's round robin),
+//     no arena. The bots are seeded (--seed), so the replayed matches are the
+//     same games: the report counts how many ended with the arena's totals.
+//  3. The arena's overhead, 1 - (arena matches/s / direct matches/s), over
+//     --repetitions rounds. Odd rounds run the tournament first and then the
+//     direct replay of its matches; even rounds run the direct phases first
+//     (replaying the previous tournament) and then a new tournament, so a drift
+//     of the machine's speed weighs on both sides. The headline pools every
+//     round (all matches over all wall time of each kind); the report adds the
+//     per-round paired overheads with their mean's 95% interval, and the
+//     overhead of the medians. The bar: under 5%.
 //     Optional phases (--phases) that show where the arena's time goes:
 //     "client" replays the same matches directly again, but through the arena's
-//     own GrpcRefereeClient (its per-call watcher thread) instead of a bare
-//     stub; "ladder" runs a ladder with max_matches = --matches (the
-//     dispatcher's matchmaking and refill).
+//     own GrpcRefereeClient instead of a bare stub; "ladder" runs a ladder with
+//     max_matches = --matches (the dispatcher's matchmaking and refill).
 //  4. Rating and storage cost per match: RatingModel::Update for a table of the
 //     variant's seats (a timed loop, median of 5 rounds of
 //     --rating_iterations), and the arena's writes of one match on a temp
@@ -569,9 +574,10 @@ void WaitForArena(Setup& s, int64_t baseline, int64_t target, Clock::time_point 
       if (out->first_running_s < 0 && (st->running() > 0 || finished > 0))
         out->first_running_s = SecondsSince(t0);
       if (finished >= target) break;
-      // The last matches are running: poll fast, so the poll interval does
-      // not add to the arena's time.
-      if (target - finished <= s.parallel) {
+      // Nothing left waiting for a referee (the last matches run or wait for
+      // their commit): poll fast, so the poll interval does not add to the
+      // arena's time.
+      if (st->queue_depth() == 0 && finished > 0) {
         absl::SleepFor(std::min(s.poll, absl::Milliseconds(2)));
         continue;
       }

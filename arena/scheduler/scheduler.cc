@@ -742,6 +742,10 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
 
 v1::StatusResponse Scheduler::GetStatus() {
   v1::StatusResponse out;
+  // The store first, without mu_: a commit can hold the store for
+  // milliseconds, and workers need mu_ to start their next match.
+  out.set_matches_done(store_->CountMatches("done"));
+  out.set_matches_failed(store_->CountMatches("failed"));
   absl::MutexLock lock(&mu_);
   out.set_queue_depth(static_cast<int>(queue_.size()));
   out.set_running(static_cast<int>(in_flight_.size()));
@@ -750,8 +754,6 @@ v1::StatusResponse Scheduler::GetStatus() {
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
   out.set_referees_available(available);
   out.set_referees_total(static_cast<int>(options_.referees.size()));
-  out.set_matches_done(store_->CountMatches("done"));
-  out.set_matches_failed(store_->CountMatches("failed"));
   return out;
 }
 
