@@ -350,35 +350,33 @@ v1::ListLaddersResponse Scheduler::ListLadders() {
   return out;
 }
 
-absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
+std::vector<Scheduler::LadderCandidate> Scheduler::LadderCandidates(const std::string& variant) {
+  std::vector<LadderCandidate> out;
+  for (const BotRow& b : store_->ListBots(false)) {
+    if (std::find(b.variants.begin(), b.variants.end(), variant) == b.variants.end()) continue;
+    LadderCandidate c;
+    c.bot = b;
+    std::optional<RatingRow> r = store_->GetRating(b.id, variant);
+    c.rating = r ? Rating{r->mu, r->sigma} : model_.Initial();
+    c.matches = r ? r->matches : 0;
+    out.push_back(c);
+  }
+  return out;
+}
+
+absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder,
+                                                        std::vector<LadderCandidate> candidates) {
   const v1::LadderConfig& config = ladder.config;
   absl::StatusOr<VariantInfo> info = Registry::Global().Info(config.variant());
   if (!info.ok()) return info.status();
   const int n = info->num_seats;
-  struct Candidate {
-    BotRow bot;
-    Rating rating;
-    int matches = 0;
-    int in_flight = 0;
-  };
-  std::vector<Candidate> candidates;
-  for (const BotRow& b : store_->ListBots(false)) {
-    if (std::find(b.variants.begin(), b.variants.end(), config.variant()) == b.variants.end())
-      continue;
-    Candidate c;
-    c.bot = b;
-    std::optional<RatingRow> r = store_->GetRating(b.id, config.variant());
-    c.rating = r ? Rating{r->mu, r->sigma} : model_.Initial();
-    c.matches = r ? r->matches : 0;
-    c.in_flight = busy_by_bot_.count(b.id) ? busy_by_bot_[b.id] : 0;
-    candidates.push_back(c);
-  }
   if (candidates.empty() || (!config.allow_self_play() && static_cast<int>(candidates.size()) < n))
     return absl::FailedPreconditionError(absl::StrCat(
         "the ", config.variant(), " ladder needs ", n, " bots, ", candidates.size(), " play it"));
   // The anchor: least known, least busy.
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.in_flight != b.in_flight) return a.in_flight < b.in_flight;
+  std::sort(candidates.begin(), candidates.end(), [](const LadderCandidate& a,
+                                                     const LadderCandidate& b) {
+    if (a.busy != b.busy) return a.busy < b.busy;
     if (a.rating.sigma != b.rating.sigma) return a.rating.sigma > b.rating.sigma;
     if (a.matches != b.matches) return a.matches < b.matches;
     return a.bot.name < b.bot.name;
@@ -402,9 +400,9 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder) {
         const bool taken = std::find(chosen.begin(), chosen.end(), i) != chosen.end();
         if (taken && pass < 2) continue;
         if (pass == 0 && owner_taken(candidates[i].bot.owner)) continue;
-        const Candidate& c = candidates[i];
+        const LadderCandidate& c = candidates[i];
         double score = c.rating.sigma - 0.25 * std::fabs(c.rating.mu - anchor.mu) -
-                       2.0 * c.in_flight - 0.01 * c.matches;
+                       2.0 * c.busy - 0.01 * c.matches;
         if (score > best_score) {
           best_score = score;
           best = i;
@@ -780,53 +778,80 @@ std::string Scheduler::PickReferee() {
 }
 
 void Scheduler::DispatcherLoop() {
+  // What one round does for a ladder, decided under mu_ and carried out
+  // (matchmaking reads, the insert) without it: workers need mu_ to start
+  // their next match, and the store can be busy with a commit.
+  struct Refill {
+    Ladder ladder;  // a copy; `created` advances as matches are made
+    int wanted = 0;
+    bool ended = false;  // max_matches made and all done: mark it stopped
+    std::vector<Job> made;
+  };
   for (;;) {
-    absl::MutexLock lock(&mu_);
-    if (stopping_) return;
-    for (auto it = ladders_.begin(); it != ladders_.end();) {
-      Ladder& ladder = it->second;
-      const int max = ladder.config.max_matches();
-      bool erase = false;
+    std::vector<Refill> refills;
+    std::map<int64_t, int> busy;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      refill_ = false;  // a worker that frees a slot from here on wakes the next round
       // A few matches beyond the slots wait made, so a worker that finishes
-      // finds its next match ready instead of waiting for matchmaking; they
-      // are made (and stored, in one transaction) a few at a time.
+      // finds its next match ready instead of waiting for matchmaking.
       const int target = LadderQueueTarget();
-      std::vector<Job> made;
-      while (queued_by_ladder_[ladder.id] + static_cast<int>(made.size()) < target) {
-        if (max > 0 && ladder.created >= max) {
-          // The ladder ends when its last match is done.
-          if (queued_by_ladder_[ladder.id] == 0 && made.empty()) {
-            store_->SetLadderRunning(ladder.id, false).IgnoreError();
-            erase = true;
-          }
-          break;
-        }
-        absl::StatusOr<Job> job = MakeLadderJob(ladder);
+      for (auto& [variant, ladder] : ladders_) {
+        Refill r;
+        r.ladder = ladder;
+        const int queued = queued_by_ladder_[ladder.id];
+        const int max = ladder.config.max_matches();
+        r.wanted = target - queued;
+        if (max > 0) r.wanted = static_cast<int>(std::min<int64_t>(r.wanted, max - ladder.created));
+        r.ended = max > 0 && ladder.created >= max && queued == 0;
+        if (r.wanted > 0 || r.ended) refills.push_back(std::move(r));
+      }
+      busy = busy_by_bot_;
+    }
+    for (Refill& r : refills) {
+      if (r.ended) {
+        store_->SetLadderRunning(r.ladder.id, false).IgnoreError();
+        continue;
+      }
+      std::vector<LadderCandidate> candidates = LadderCandidates(r.ladder.config.variant());
+      for (int i = 0; i < r.wanted; ++i) {
+        for (LadderCandidate& c : candidates) c.busy = busy.count(c.bot.id) ? busy[c.bot.id] : 0;
+        absl::StatusOr<Job> job = MakeLadderJob(r.ladder, candidates);
         if (!job.ok()) break;  // not enough bots yet: try again later
-        // Busy at once, so the next one of this batch is matched around it.
-        for (int64_t b : job->match.bot_ids) ++busy_by_bot_[b];
-        made.push_back(std::move(*job));
+        // Busy at once, so the next one of this round is matched around it.
+        for (int64_t b : job->match.bot_ids) ++busy[b];
+        r.made.push_back(std::move(*job));
       }
-      if (!made.empty()) {
-        std::vector<MatchRow> rows;
-        for (const Job& j : made) rows.push_back(j.match);
-        const bool stored = store_->InsertMatches(rows).ok();
-        for (Job& j : made) {
-          for (int64_t b : j.match.bot_ids) --busy_by_bot_[b];
-          if (!stored) continue;  // nothing written: made again at the next round
-          ++queued_by_ladder_[ladder.id];
-          Enqueue(std::move(j));
-        }
-        if (!stored) ladder.created -= static_cast<int64_t>(made.size());
+      if (r.made.empty()) continue;
+      std::vector<MatchRow> rows;
+      for (const Job& j : r.made) rows.push_back(j.match);
+      if (!store_->InsertMatches(rows).ok()) r.made.clear();  // nothing written: next round
+    }
+    absl::MutexLock lock(&mu_);
+    for (Refill& r : refills) {
+      auto it = ladders_.find(r.ladder.config.variant());
+      const bool current = it != ladders_.end() && it->second.id == r.ladder.id;
+      if (r.ended) {
+        if (current) ladders_.erase(it);
+        continue;
       }
-      it = erase ? ladders_.erase(it) : std::next(it);
+      if (r.made.empty()) continue;
+      // Only the dispatcher makes ladder matches, so nothing else moved `created`.
+      if (current) it->second.created = r.ladder.created;
+      // Stored: they run even if the ladder was stopped meanwhile (as the
+      // ones already queued do), and after a restart anyway.
+      for (Job& j : r.made) {
+        ++queued_by_ladder_[r.ladder.id];
+        Enqueue(std::move(j));
+      }
     }
     metrics_->queue_depth.Set(queue_.size());
-    refill_ = false;
-    mu_.AwaitWithTimeout(absl::Condition(+[](Scheduler* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                           return s->stopping_ || s->refill_;
-                         }, this),
-                         absl::Milliseconds(100));
+    if (!refill_)
+      mu_.AwaitWithTimeout(absl::Condition(+[](Scheduler* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                             return s->stopping_ || s->refill_;
+                           }, this),
+                           absl::Milliseconds(100));
   }
 }
 

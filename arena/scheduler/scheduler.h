@@ -144,9 +144,18 @@ class Scheduler {
   void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
   std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The next match of a ladder (not yet stored), or FAILED_PRECONDITION when
-  // too few bots play its variant.
-  absl::StatusOr<Job> MakeLadderJob(Ladder& ladder) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A bot a ladder match may seat, as matchmaking sees it.
+  struct LadderCandidate {
+    BotRow bot;
+    Rating rating;
+    int matches = 0;  // rated
+    int busy = 0;     // matches queued or running
+  };
+  // The active bots that play `variant`, with their ratings (reads the store).
+  std::vector<LadderCandidate> LadderCandidates(const std::string& variant);
+  // The next match of `ladder` among `candidates` (advances ladder.created;
+  // not stored yet), or FAILED_PRECONDITION when too few bots play it.
+  absl::StatusOr<Job> MakeLadderJob(Ladder& ladder, std::vector<LadderCandidate> candidates);
   absl::Status CheckAdmin(const std::string& token) const;
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
   // The per-bot gauges from a rating row.

@@ -193,6 +193,47 @@ TEST_F(SchedulerTest, StopCommitsWhatFinishedAndARestartRunsTheRest) {
   EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
 }
 
+TEST_F(SchedulerTest, ALadderMakesItsMatchesAheadAndEndsAtItsLimit) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  AddBot("r3", "random");
+  v1::StartLadderRequest request;
+  request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_hands_per_match(6);
+  request.mutable_config()->set_max_matches(25);
+  absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
+  auto running = [&] {
+    const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+    for (const v1::LadderInfo& l : ladders.ladders())
+      if (l.id() == ladder->id()) return l.running();
+    return false;
+  };
+  while (running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_FALSE(running());
+  EXPECT_EQ(store_->CountLadderMatches(ladder->id(), "done"), 25);
+  EXPECT_EQ(store_->CountMatches("done"), 25);  // no more were made
+  int seats = 0;
+  for (const MatchRow& m : store_->ListMatches("slovenian-3p", 0, 100)) {
+    std::set<int64_t> bots(m.bot_ids.begin(), m.bot_ids.end());
+    EXPECT_EQ(bots.size(), 3u) << m.id;  // never a bot against itself
+    seats += static_cast<int>(m.bot_ids.size());
+  }
+  EXPECT_EQ(seats, 75);
+  // Matchmaking spreads the matches: every bot plays (4 bots, 3 seats).
+  for (const char* name : {"h1", "r1", "r2", "r3"}) {
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    ASSERT_TRUE(b.ok());
+    std::optional<RatingRow> r = store_->GetRating(b->id, "slovenian-3p");
+    ASSERT_TRUE(r.has_value()) << name;
+    EXPECT_GE(r->matches, 10) << name;
+  }
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+}
+
 TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
   referees_.SetDown("ref-a:1");
   options_.max_parallel = 1;
