@@ -592,15 +592,22 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
     if (m.status != "done") continue;
     ++done;
     std::vector<SeatRow> seats = store_->SeatsOf(m.id);
-    absl::StatusOr<std::string> record = store_->RecordOf(m.id);
-    json rec = record.ok() ? json::parse(*record, nullptr, false) : json();
+    // Per-hand scores as stored with the seats; results stored before schema
+    // version 2 have them only in the record.
+    json rec;
+    if (std::any_of(seats.begin(), seats.end(), [](const SeatRow& s) { return !s.hand_scores; })) {
+      absl::StatusOr<std::string> record = store_->RecordOf(m.id);
+      if (record.ok()) rec = json::parse(*record, nullptr, false);
+    }
     for (const SeatRow& s : seats) {
       Tally& x = tally[s.bot];
       x.total += s.total;
       x.faults += s.faults;
       x.rank_sum += s.rank;
       ++x.matches;
-      if (rec.is_object() && rec.contains("deals")) {
+      if (s.hand_scores) {
+        x.per_hand.insert(x.per_hand.end(), s.hand_scores->begin(), s.hand_scores->end());
+      } else if (rec.is_object() && rec.contains("deals")) {
         for (const json& deal : rec["deals"]) {
           if (deal.value("redeal", false) || !deal.contains("scores")) continue;
           x.per_hand.push_back(deal["scores"][s.seat].get<double>());
@@ -804,7 +811,11 @@ void Scheduler::DispatcherLoop() {
         const int max = ladder.config.max_matches();
         r.wanted = target - queued;
         if (max > 0) r.wanted = static_cast<int>(std::min<int64_t>(r.wanted, max - ladder.created));
-        r.ended = max > 0 && ladder.created >= max && queued == 0;
+        // Ended once its last result is committed, not just played.
+        r.ended = max > 0 && ladder.created >= max && queued == 0 &&
+                  std::none_of(in_flight_.begin(), in_flight_.end(), [&](const auto& f) {
+                    return f.second.ladder_id == ladder.id;
+                  });
         if (r.wanted > 0 || r.ended) refills.push_back(std::move(r));
       }
       busy = busy_by_bot_;
@@ -874,7 +885,7 @@ void Scheduler::WorkerLoop() {
       if (stopping_) return;
       job = std::move(queue_.front());
       queue_.pop_front();
-      in_flight_[job.match.id] = InFlight{"", job.match.attempts};
+      in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
       metrics_->queue_depth.Set(queue_.size());
       metrics_->running.Set(in_flight_.size());
     }
@@ -917,7 +928,7 @@ bool Scheduler::RunJob(Job job) {
         continue;
       }
       ++attempts;
-      in_flight_[job.match.id] = InFlight{referee, attempts};
+      in_flight_[job.match.id] = InFlight{referee, attempts, job.match.ladder_id};
     }
     absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
     if (finished.ok()) {
@@ -1008,7 +1019,10 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     }
   }
   absl::MutexLock lock(&mu_);
-  for (const Finished& f : batch) in_flight_.erase(f.job.match.id);
+  for (const Finished& f : batch) {
+    in_flight_.erase(f.job.match.id);
+    if (f.job.match.ladder_id) refill_ = true;  // a ladder may have ended: the dispatcher looks
+  }
   metrics_->running.Set(in_flight_.size());
 }
 
@@ -1036,6 +1050,9 @@ MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vecto
     seat.faults = finished.seats(s).faults();
     seat.forfeited = forfeited[s];
     seat.rank = ranks[s];
+    seat.hand_scores.emplace();
+    for (const v1::HandFinished& h : finished.hand_results())
+      if (!h.redeal() && s < h.scores_size()) seat.hand_scores->push_back(h.scores(s));
     result.seats.push_back(seat);
   }
   if (std::optional<std::vector<std::string_view>> deals =

@@ -121,6 +121,7 @@ class Scheduler {
   struct InFlight {
     std::string referee;  // empty until a referee is picked
     int attempts = 0;
+    int64_t ladder_id = 0;
   };
   struct Ladder {
     int64_t id = 0;

@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "bots/heuristic/heuristic_bot.h"
+#include "nlohmann/json.hpp"
 #include "referee/core/in_process_connector.h"
 #include "referee/core/match_runner.h"
 
@@ -146,11 +147,24 @@ TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   EXPECT_EQ(done.matches_failed(), 0);
   ASSERT_EQ(done.standings_size(), 3);
   EXPECT_EQ(done.standings(0).bot(), "h1");  // the heuristic beats random players
+  // Per-hand scores come from the seats (schema 2): every bot sat in every
+  // match, 3 played hands each.
+  for (const v1::TournamentStanding& s : done.standings()) EXPECT_EQ(s.hands(), 36) << s.bot();
   std::set<int64_t> seqs;
   for (const MatchRow& m : store_->TournamentMatches(t->id())) {
     EXPECT_EQ(m.status, "done");
     seqs.insert(m.seq);
-    EXPECT_EQ(store_->SeatsOf(m.id).size(), 3u);
+    const std::vector<SeatRow> seats = store_->SeatsOf(m.id);
+    ASSERT_EQ(seats.size(), 3u);
+    // The stored per-hand scores are the record's.
+    const nlohmann::json record = nlohmann::json::parse(*store_->RecordOf(m.id));
+    for (const SeatRow& seat : seats) {
+      std::vector<int64_t> from_record;
+      for (const nlohmann::json& deal : record["deals"])
+        if (!deal.value("redeal", false)) from_record.push_back(deal["scores"][seat.seat]);
+      ASSERT_TRUE(seat.hand_scores.has_value());
+      EXPECT_EQ(*seat.hand_scores, from_record) << m.id << " seat " << seat.seat;
+    }
   }
   EXPECT_EQ(seqs.size(), 12u);  // one completion number each
   absl::StatusOr<BotRow> h1 = store_->FindBot("h1");

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 
 namespace tarock::arena {
@@ -103,6 +104,11 @@ CREATE TABLE rating_history (
   PRIMARY KEY (match_seq, bot_id)
 );
 )sql",
+    // 1 -> 2: each seat's score in every played hand, so tournament standings
+    // need not parse the records. '' on rows from version 1 (unknown).
+    R"sql(
+ALTER TABLE match_seats ADD COLUMN hand_scores TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -186,6 +192,19 @@ std::vector<int64_t> SplitIds(const std::string& s) {
   std::vector<int64_t> out;
   for (absl::string_view p : absl::StrSplit(s, ',', absl::SkipEmpty())) {
     out.push_back(std::stoll(std::string(p)));
+  }
+  return out;
+}
+
+// "[3,-1,0]" -> {3, -1, 0}; "" (a row from schema version 1) -> nullopt.
+std::optional<std::vector<int64_t>> ParseScores(const std::string& text) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return std::nullopt;
+  std::vector<int64_t> out;
+  for (absl::string_view p :
+       absl::StrSplit(absl::string_view(text).substr(1, text.size() - 2), ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(p, &v)) return std::nullopt;
+    out.push_back(v);
   }
   return out;
 }
@@ -548,10 +567,12 @@ CommitOutcome Store::CommitLocked(const MatchCommit& commit, const RateFn& rate)
   }
   for (const SeatRow& seat : result.seats) {
     Stmt s(db_, &statements_,
-           "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?)");
+           "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank, "
+           "hand_scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    const std::string scores =
+        seat.hand_scores ? absl::StrCat("[", absl::StrJoin(*seat.hand_scores, ","), "]") : "";
     s.Bind(1, id).Bind(2, seat.seat).Bind(3, seat.bot_id).Bind(4, seat.total)
-        .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank);
+        .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank).Bind(8, scores);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert seat"));
   }
   {
@@ -602,8 +623,9 @@ absl::StatusOr<MatchRow> Store::GetMatch(const std::string& id) {
 std::vector<SeatRow> Store::SeatsOf(const std::string& id) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_, &statements_,
-         "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank FROM "
-         "match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? ORDER BY s.seat");
+         "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank, "
+         "s.hand_scores FROM match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? "
+         "ORDER BY s.seat");
   s.Bind(1, id);
   std::vector<SeatRow> out;
   while (s.Step() == SQLITE_ROW) {
@@ -615,6 +637,7 @@ std::vector<SeatRow> Store::SeatsOf(const std::string& id) {
     r.faults = static_cast<int>(s.Int(4));
     r.forfeited = s.Int(5) != 0;
     r.rank = static_cast<int>(s.Int(6));
+    r.hand_scores = ParseScores(s.Text(7));
     out.push_back(r);
   }
   return out;

@@ -67,6 +67,9 @@ struct SeatRow {
   int faults = 0;
   bool forfeited = false;
   int rank = 0;
+  // The seat's score in each played hand (void deals left out); nullopt on
+  // results stored before schema version 2.
+  std::optional<std::vector<int64_t>> hand_scores;
 };
 
 struct MatchRow {
@@ -129,7 +132,7 @@ using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating if needed) the database at `path` and migrates it.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);

@@ -3,6 +3,7 @@
 #include "arena/store/store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -70,6 +71,7 @@ class StoreTest : public ::testing::Test {
       seat.bot_id = bots_[s];
       seat.total = 10 - s;
       seat.rank = s;
+      seat.hand_scores = std::vector<int64_t>{7 - s, 3};
       c.result.seats.push_back(seat);
     }
     return c;
@@ -158,6 +160,60 @@ TEST_F(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
   EXPECT_TRUE(store_->UnfinishedMatches().empty());
   ASSERT_TRUE(store_->MarkFailed("P", "late").ok());
   EXPECT_EQ(store_->GetMatch("P")->status, "done");  // a done match never fails
+}
+
+TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
+  Insert("H");
+  MatchCommit c = Result("H");
+  c.result.seats[2].hand_scores = std::vector<int64_t>{};  // no hand played
+  ASSERT_TRUE(store_->CommitMatch("H", c.result, Rate).ok());
+  std::vector<SeatRow> seats = store_->SeatsOf("H");
+  ASSERT_EQ(seats.size(), 3u);
+  ASSERT_TRUE(seats[0].hand_scores.has_value());
+  EXPECT_EQ(*seats[0].hand_scores, (std::vector<int64_t>{7, 3}));
+  EXPECT_EQ(*seats[1].hand_scores, (std::vector<int64_t>{6, 3}));
+  ASSERT_TRUE(seats[2].hand_scores.has_value());
+  EXPECT_TRUE(seats[2].hand_scores->empty());
+  EXPECT_EQ(seats[1].bot, "bot1");
+}
+
+TEST_F(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
+  Insert("OLD");
+  ASSERT_TRUE(store_->CommitMatch("OLD", Result("OLD").result, Rate).ok());
+  store_.reset();
+  // Take the database back to schema version 1, as an arena of the previous
+  // release left it.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE match_seats DROP COLUMN hand_scores; "
+                         "DELETE FROM schema_version WHERE version > 1;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  Open();
+  EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
+  std::vector<SeatRow> seats = store_->SeatsOf("OLD");
+  ASSERT_EQ(seats.size(), 3u);
+  EXPECT_FALSE(seats[0].hand_scores.has_value());  // unknown: in the record only
+  EXPECT_EQ(seats[0].total, 10);
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 1);
+  // New results get their scores again.
+  Insert("NEW");
+  ASSERT_TRUE(store_->CommitMatch("NEW", Result("NEW").result, Rate).ok());
+  EXPECT_TRUE(store_->SeatsOf("NEW")[0].hand_scores.has_value());
+}
+
+TEST_F(StoreTest, ANewerDatabaseIsRefused) {
+  store_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99);", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+  EXPECT_TRUE(absl::IsFailedPrecondition(s.status())) << s.status();
 }
 
 TEST_F(StoreTest, RecordsAndHandRecordsAreStored) {

@@ -188,6 +188,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
   int64_t request_id = 0;
   int64_t decisions_total = 0;
   int hands_played = 0;
+  std::vector<v1::HandFinished> hand_results;
   absl::Status failure;
 
   while (!progress.Finished()) {
@@ -352,6 +353,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     for (int x : result.scores) hf->add_scores(x);
     hf->set_redeal(result.redeal);
     hf->set_decisions(action_index);
+    hand_results.push_back(*hf);
     on_event(event);
     if (absl::Status s = progress.Record(result); !s.ok()) {
       failure = s;
@@ -410,6 +412,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
                                {"mean_decision_ms", summary->mean_decision_ms()},
                                {"max_decision_ms", seat.max_ms}});
   }
+  for (v1::HandFinished& h : hand_results) *finished.add_hand_results() = std::move(h);
   finished.set_hands(hands_played);
   finished.set_decisions(decisions_total);
   finished.set_duration_s(absl::ToDoubleSeconds(absl::Now() - started));
