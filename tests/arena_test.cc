@@ -395,6 +395,31 @@ TEST(ArenaTest, TournamentsRunEveryMatchAndReportStandings) {
   EXPECT_EQ(info.matches_done(), 9);
   for (const auto& s : info.standings())
     if (s.bot() == "h") EXPECT_EQ(s.hands(), 9 * 3);
+
+  // Export: every finished match's record, one JSON line each, oldest first.
+  v1::ExportRecordsRequest export_request;
+  export_request.set_variant("slovenian-3p");
+  auto export_context = Ctx();
+  auto reader = a.stub->ExportRecords(export_context.get(), export_request);
+  v1::ExportedRecord line;
+  int lines = 0;
+  while (reader->Read(&line)) {
+    ++lines;
+    EXPECT_EQ(line.json_line().find('\n'), std::string::npos);
+    json record = json::parse(line.json_line(), nullptr, false);
+    ASSERT_TRUE(record.is_object()) << line.json_line().substr(0, 200);
+    EXPECT_EQ(record["variant"], "slovenian-3p");
+    EXPECT_GE(record["deals"].size(), 3u);
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(lines, 12 + 9);
+  export_request.set_variant("slovenian-4p");  // nothing played there
+  auto empty_context = Ctx();
+  auto empty = a.stub->ExportRecords(empty_context.get(), export_request);
+  int none = 0;
+  while (empty->Read(&line)) ++none;
+  ASSERT_TRUE(empty->Finish().ok());
+  EXPECT_EQ(none, 0);
   fs::remove_all(dir);
 }
 
