@@ -329,6 +329,22 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StopLadder(const v1::StopLadderRequest
   if (it == ladders_.end())
     return absl::NotFoundError(absl::StrCat("no ladder is running for '", request.variant(), "'"));
   if (absl::Status s = store_->SetLadderRunning(it->second.id, false); !s.ok()) return s;
+  // Its matches made ahead and not yet started go: a stopped ladder plays
+  // only what is already running.
+  const int64_t ladder_id = it->second.id;
+  std::vector<std::string> spares;
+  for (auto j = queue_.begin(); j != queue_.end();) {
+    if (j->match.ladder_id != ladder_id) {
+      ++j;
+      continue;
+    }
+    spares.push_back(j->match.id);
+    for (int64_t b : j->match.bot_ids) --busy_by_bot_[b];
+    --queued_by_ladder_[ladder_id];
+    j = queue_.erase(j);
+  }
+  metrics_->queue_depth.Set(queue_.size());
+  store_->DeletePendingMatches(spares).IgnoreError();  // left over, they would run after a restart
   v1::LadderInfo out;
   out.set_id(it->second.id);
   *out.mutable_config() = it->second.config;
@@ -848,10 +864,15 @@ void Scheduler::DispatcherLoop() {
         continue;
       }
       if (r.made.empty()) continue;
+      if (!current) {
+        // Stopped while these were made: they go, as StopLadder's spares did.
+        std::vector<std::string> ids;
+        for (const Job& j : r.made) ids.push_back(j.match.id);
+        store_->DeletePendingMatches(ids).IgnoreError();
+        continue;
+      }
       // Only the dispatcher makes ladder matches, so nothing else moved `created`.
-      if (current) it->second.created = r.ladder.created;
-      // Stored: they run even if the ladder was stopped meanwhile (as the
-      // ones already queued do), and after a restart anyway.
+      it->second.created = r.ladder.created;
       for (Job& j : r.made) {
         ++queued_by_ladder_[r.ladder.id];
         Enqueue(std::move(j));

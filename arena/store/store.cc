@@ -465,6 +465,21 @@ absl::Status Store::InsertMatches(const std::vector<MatchRow>& matches) {
   return Exec("COMMIT;");
 }
 
+absl::Status Store::DeletePendingMatches(const std::vector<std::string>& ids) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+  for (const std::string& id : ids) {
+    Stmt s(db_, &statements_, "DELETE FROM matches WHERE id = ? AND status = 'pending'");
+    s.Bind(1, id);
+    if (s.Step() != SQLITE_DONE) {
+      absl::Status e = SqlError(db_, "delete match");
+      Exec("ROLLBACK;").IgnoreError();
+      return e;
+    }
+  }
+  return Exec("COMMIT;");
+}
+
 absl::Status Store::RecordAttempt(const std::string& id, const std::string& referee,
                                   int attempts) {
   absl::MutexLock lock(&mu_);

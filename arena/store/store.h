@@ -157,6 +157,9 @@ class Store {
   absl::Status InsertMatch(const MatchRow& match);
   // Several matches in one transaction (all or none).
   absl::Status InsertMatches(const std::vector<MatchRow>& matches);
+  // Deletes the given matches that never ran (status pending; others are
+  // left alone), in one transaction: the spare matches of a stopped ladder.
+  absl::Status DeletePendingMatches(const std::vector<std::string>& ids);
   // Records a referee failure: the match stays pending, with the referee it
   // last tried and the attempts so far (so retries are bounded across restarts).
   absl::Status RecordAttempt(const std::string& id, const std::string& referee, int attempts);
