@@ -102,6 +102,7 @@
 #include "referee/core/stats.h"
 #include "referee/engine/registry.h"
 #include "referee/server/grpc_status.h"
+#include "referee/tools/bench_util.h"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/arena.grpc.pb.h"
 #include "tarock/v1/tarock.grpc.pb.h"
@@ -153,47 +154,6 @@ void OnSignal(int sig) {
 
 double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-// CPU seconds (user + system) of this process, every thread.
-double SelfCpuSeconds() {
-  rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-// CPU seconds (user + system) of another process, from /proc; 0 when unknown.
-double ProcessCpuSeconds(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string line;
-  if (!std::getline(in, line)) return 0;
-  size_t paren = line.rfind(')');
-  if (paren == std::string::npos) return 0;
-  std::istringstream rest(line.substr(paren + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  // Fields after the command: state(3) ... utime(14) stime(15).
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
-    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-std::string LoadAverage() {
-  double l[3] = {0, 0, 0};
-  if (getloadavg(l, 3) != 3) return "?";
-  return absl::StrFormat("%.2f %.2f %.2f", l[0], l[1], l[2]);
 }
 
 std::string FileSystemType(const std::string& path) {
@@ -258,34 +218,6 @@ class TempDir {
   std::string path_;
   bool keep_;
 };
-
-// A helper process listening on a loopback port.
-struct Server {
-  std::unique_ptr<Subprocess> process;
-  std::string endpoint;
-};
-
-// Starts `argv` plus a listen flag on a free port and waits for the port to
-// accept; retries on another port when the process dies (a port taken in between).
-absl::StatusOr<Server> StartServer(const std::vector<std::string>& argv,
-                                   const std::string& listen_flag,
-                                   const std::string& stdout_path = "") {
-  std::string last_error = "no attempt";
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    absl::StatusOr<int> port = FreeLoopbackPort();
-    if (!port.ok()) return port.status();
-    std::vector<std::string> args = argv;
-    args.push_back(absl::StrCat(listen_flag, "=127.0.0.1:", *port));
-    absl::StatusOr<std::unique_ptr<Subprocess>> p = Subprocess::Start(args, stdout_path);
-    if (!p.ok()) return p.status();
-    if (WaitForPort("127.0.0.1", *port, absl::Now() + absl::Seconds(60)) && (*p)->Running()) {
-      return Server{std::move(*p), absl::StrCat("127.0.0.1:", *port)};
-    }
-    (*p)->Stop();
-    last_error = absl::StrCat(argv[0], " did not listen on port ", *port);
-  }
-  return absl::UnavailableError(last_error);
-}
 
 double CpuOf(const std::vector<Server>& servers) {
   double s = 0;
