@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <httplib.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -135,25 +136,14 @@ struct HttpReply {
 };
 
 HttpReply HttpGet(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(20);
   HttpReply out;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return out;
+  if (httplib::Result res = client.Get(path)) {
+    out.status = res->status;
+    out.body = res->body;
   }
-  std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  (void)!write(fd, req.data(), req.size());
-  std::string raw;
-  char buf[8192];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) raw.append(buf, n);
-  close(fd);
-  if (raw.size() > 12) out.status = std::atoi(raw.c_str() + 9);
-  size_t body = raw.find("\r\n\r\n");
-  if (body != std::string::npos) out.body = raw.substr(body + 4);
   return out;
 }
 

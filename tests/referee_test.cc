@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <httplib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -288,23 +289,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, SpyTest,
                            return n;
                          });
 
+// The body of GET `path` on 127.0.0.1:PORT ("" when the request fails).
 std::string HttpGet(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return "";
-  }
-  std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, n);
-  close(fd);
-  return out;
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(20);
+  httplib::Result res = client.Get(path);
+  return res ? res->body : "";
 }
 
 TEST(RefereeProcessTest, RefereeServiceRunsAMatchAndExportsMetrics) {
