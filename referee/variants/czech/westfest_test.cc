@@ -29,30 +29,20 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/variants/variant_test_util.h"
 
 namespace tarock::czech {
 namespace {
 
+using variant_test::C;
+using variant_test::CardList;
+using variant_test::Cards;
+using variant_test::Do;
+using variant_test::HistoryText;
+using variant_test::Legal;
+
 // ---------------------------------------------------------------------------
 // Helpers.
-
-Card C(absl::string_view name) {
-  absl::StatusOr<Card> c = ParseCard(name);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? *c : kNoCard;
-}
-
-std::vector<Card> CardList(absl::string_view text) {
-  std::vector<Card> out;
-  for (absl::string_view name : absl::StrSplit(text, ' ', absl::SkipEmpty())) out.push_back(C(name));
-  return out;
-}
-
-CardSet Cards(absl::string_view text) {
-  CardSet out;
-  for (Card c : CardList(text)) out.Add(c);
-  return out;
-}
 
 // A deck whose `tap 12` deal gives hands[seat] to each seat (hands per seat
 // index) and `talon` as the talon (top first).
@@ -98,33 +88,6 @@ Table Start(const Deal& deal, int dealer, const Options& options = {}) {
   EXPECT_TRUE(state.ok()) << state.status();
   if (state.ok()) t.state = std::move(*state);
   return t;
-}
-
-std::string HistoryText(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.History()) out.push_back(s.game().ActionToString(a));
-  return absl::StrJoin(out, ", ");
-}
-
-::testing::AssertionResult Do(State& s, absl::string_view script) {
-  int i = 0;
-  for (absl::string_view a : absl::StrSplit(script, ',', absl::SkipWhitespace())) {
-    a = absl::StripAsciiWhitespace(a);
-    absl::Status st = s.ApplyText(a);
-    if (!st.ok())
-      return ::testing::AssertionFailure() << "script action " << i << " '" << a << "': " << st
-                                           << "\nhistory: " << HistoryText(s);
-    ++i;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-std::string Legal(const State& s) {
-  ActionList legal;
-  s.LegalActions(&legal);
-  std::vector<std::string> out;
-  for (Action a : legal) out.push_back(s.game().ActionToString(a));
-  return absl::StrJoin(out, ", ");
 }
 
 // Plays to the end: in the play phase each seat plays the first legal card of
