@@ -147,11 +147,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr double kBarPercent = 5.0;
 
-void OnSignal(int sig) {
-  KillAllChildren();
-  _exit(128 + sig);
-}
-
 double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -443,6 +438,25 @@ Outcome RunOneDirect(Setup& s, size_t k, const v1::MatchSpec& spec, bool via_cli
   return out;
 }
 
+// The CPU seconds of every process of the run at one moment.
+struct CpuMark {
+  double arena = 0, referees = 0, bots = 0, self = 0;
+};
+
+CpuMark MarkCpu(const Setup& s) {
+  return {ProcessCpuSeconds(s.arena.process->pid()), CpuOf(s.referees), CpuOf(s.bots),
+          SelfCpuSeconds()};
+}
+
+// Charges the phase with what each process spent since `since`.
+void ChargeCpu(const Setup& s, const CpuMark& since, PhaseResult* out) {
+  const CpuMark now = MarkCpu(s);
+  out->arena_cpu_s = now.arena - since.arena;
+  out->referees_cpu_s = now.referees - since.referees;
+  out->bots_cpu_s = now.bots - since.bots;
+  out->self_cpu_s = now.self - since.self;
+}
+
 PhaseResult RunDirect(Setup& s, const std::string& kind, int round,
                       const std::vector<v1::MatchSpec>& specs, std::string* record) {
   PhaseResult out;
@@ -453,8 +467,7 @@ PhaseResult RunDirect(Setup& s, const std::string& kind, int round,
   const bool via_client = kind == "client";
   std::atomic<size_t> next{0};
   std::mutex mu;
-  const double arena0 = ProcessCpuSeconds(s.arena.process->pid());
-  const double referees0 = CpuOf(s.referees), bots0 = CpuOf(s.bots), self0 = SelfCpuSeconds();
+  const CpuMark cpu0 = MarkCpu(s);
   const Clock::time_point t0 = Clock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < s.parallel; ++t) {
@@ -476,10 +489,7 @@ PhaseResult RunDirect(Setup& s, const std::string& kind, int round,
   }
   for (std::thread& t : threads) t.join();
   out.wall_s = SecondsSince(t0);
-  out.arena_cpu_s = ProcessCpuSeconds(s.arena.process->pid()) - arena0;
-  out.referees_cpu_s = CpuOf(s.referees) - referees0;
-  out.bots_cpu_s = CpuOf(s.bots) - bots0;
-  out.self_cpu_s = SelfCpuSeconds() - self0;
+  ChargeCpu(s, cpu0, &out);
   return out;
 }
 
@@ -623,8 +633,7 @@ PhaseResult RunTournament(Setup& s, int round, int matches, uint64_t seed,
     return out;
   }
   const int64_t baseline = st0->matches_done() + st0->matches_failed();
-  const double arena0 = ProcessCpuSeconds(s.arena.process->pid());
-  const double referees0 = CpuOf(s.referees), bots0 = CpuOf(s.bots), self0 = SelfCpuSeconds();
+  const CpuMark cpu0 = MarkCpu(s);
   const Clock::time_point t0 = Clock::now();
   absl::StatusOr<v1::TournamentInfo> info = Unary<v1::TournamentInfo>(
       s.arena_stub.get(), &v1::Arena::Stub::RunTournament, req, s.phase_timeout);
@@ -640,10 +649,7 @@ PhaseResult RunTournament(Setup& s, int round, int matches, uint64_t seed,
                                    matches));
   }
   WaitForArena(s, baseline, info->matches_total(), t0, &out);
-  out.arena_cpu_s = ProcessCpuSeconds(s.arena.process->pid()) - arena0;
-  out.referees_cpu_s = CpuOf(s.referees) - referees0;
-  out.bots_cpu_s = CpuOf(s.bots) - bots0;
-  out.self_cpu_s = SelfCpuSeconds() - self0;
+  ChargeCpu(s, cpu0, &out);
   // Not timed: the check and the specs.
   v1::GetTournamentRequest g;
   g.set_id(info->id());
@@ -678,8 +684,7 @@ PhaseResult RunLadder(Setup& s, int round, int matches) {
     return out;
   }
   const int64_t baseline = st0->matches_done() + st0->matches_failed();
-  const double arena0 = ProcessCpuSeconds(s.arena.process->pid());
-  const double referees0 = CpuOf(s.referees), bots0 = CpuOf(s.bots), self0 = SelfCpuSeconds();
+  const CpuMark cpu0 = MarkCpu(s);
   const Clock::time_point t0 = Clock::now();
   absl::StatusOr<v1::LadderInfo> info =
       Unary<v1::LadderInfo>(s.arena_stub.get(), &v1::Arena::Stub::StartLadder, req);
@@ -690,10 +695,7 @@ PhaseResult RunLadder(Setup& s, int round, int matches) {
     return out;
   }
   WaitForArena(s, baseline, matches, t0, &out);
-  out.arena_cpu_s = ProcessCpuSeconds(s.arena.process->pid()) - arena0;
-  out.referees_cpu_s = CpuOf(s.referees) - referees0;
-  out.bots_cpu_s = CpuOf(s.bots) - bots0;
-  out.self_cpu_s = SelfCpuSeconds() - self0;
+  ChargeCpu(s, cpu0, &out);
   // Not timed: the ladder ends (so the next round may start one) and the check.
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
   bool stopped = false;
@@ -1068,18 +1070,7 @@ int Main() {
 
   std::string bin_dir = absl::GetFlag(FLAGS_bin_dir);
   if (bin_dir.empty()) bin_dir = SelfDir();
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGPIPE, SIG_IGN);
-  if (const int watchdog_s = absl::GetFlag(FLAGS_watchdog_s); watchdog_s > 0) {
-    std::thread([watchdog_s] {
-      std::this_thread::sleep_for(std::chrono::seconds(watchdog_s));
-      std::fprintf(stderr, "arena_bench: still running after %d s (--watchdog_s): giving up\n",
-                   watchdog_s);
-      KillAllChildren();
-      _exit(3);
-    }).detach();
-  }
+  GuardBenchmark("arena_bench", absl::GetFlag(FLAGS_watchdog_s));
 
   const std::string load_start = LoadAverage();
   absl::StatusOr<std::unique_ptr<TempDir>> dir =

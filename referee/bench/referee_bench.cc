@@ -119,11 +119,6 @@ using json = nlohmann::json;
 
 constexpr double kBar = 1.5;
 
-void OnSignal(int sig) {
-  KillAllChildren();
-  _exit(128 + sig);
-}
-
 v1::MatchSpec BaseSpec(const std::string& variant, const std::vector<Server>& bots, int hands) {
   v1::MatchSpec spec;
   spec.set_variant(variant);
@@ -1019,18 +1014,7 @@ int Main() {
   }
   std::string bin_dir = absl::GetFlag(FLAGS_bin_dir);
   if (bin_dir.empty()) bin_dir = SelfDir();
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGPIPE, SIG_IGN);
-  if (const int watchdog_s = absl::GetFlag(FLAGS_watchdog_s); watchdog_s > 0) {
-    std::thread([watchdog_s] {
-      std::this_thread::sleep_for(std::chrono::seconds(watchdog_s));
-      std::fprintf(stderr, "referee_bench: still running after %d s (--watchdog_s): giving up\n",
-                   watchdog_s);
-      KillAllChildren();
-      _exit(3);
-    }).detach();
-  }
+  GuardBenchmark("referee_bench", absl::GetFlag(FLAGS_watchdog_s));
   if (!absl::GetFlag(FLAGS_absl_deadlock_detection))
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 

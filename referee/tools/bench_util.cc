@@ -5,9 +5,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -40,6 +44,27 @@ absl::StatusOr<Server> StartServer(const std::vector<std::string>& argv,
     if (exited && attempt > 0) break;  // twice: not a port race
   }
   return absl::UnavailableError(last_error);
+}
+
+namespace {
+void StopEverything(int sig) {
+  KillAllChildren();
+  _exit(128 + sig);
+}
+}  // namespace
+
+void GuardBenchmark(const char* program, int watchdog_s) {
+  std::signal(SIGINT, StopEverything);
+  std::signal(SIGTERM, StopEverything);
+  std::signal(SIGPIPE, SIG_IGN);
+  if (watchdog_s <= 0) return;
+  std::thread([program, watchdog_s] {
+    std::this_thread::sleep_for(std::chrono::seconds(watchdog_s));
+    std::fprintf(stderr, "%s: still running after %d s (--watchdog_s): giving up\n", program,
+                 watchdog_s);
+    KillAllChildren();
+    _exit(3);
+  }).detach();
 }
 
 std::string SelfDir() {

@@ -34,6 +34,12 @@ absl::StatusOr<Server> StartServer(const std::vector<std::string>& argv,
                                    const std::string& listen_flag,
                                    const std::string& stdout_path = "");
 
+// What every benchmark program does first: SIGINT and SIGTERM stop every
+// process it started (KillAllChildren) and exit with 128 + the signal;
+// SIGPIPE is ignored; with `watchdog_s` > 0 a watchdog says so on stderr as
+// `program`, stops every process and exits with status 3 after that long.
+void GuardBenchmark(const char* program, int watchdog_s);
+
 // The directory of the running executable ("." when unknown).
 std::string SelfDir();
 
