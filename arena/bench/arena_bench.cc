@@ -496,6 +496,18 @@ PhaseResult RunDirect(Setup& s, const std::string& kind, int round,
 // ---------------------------------------------------------------------------
 // Through the arena.
 
+// The arena's count of matches done or failed, or nullopt (noted in `out`)
+// when Status fails.
+std::optional<int64_t> MatchesEnded(Setup& s, PhaseResult* out) {
+  absl::StatusOr<v1::StatusResponse> st = ArenaStatus(s);
+  if (!st.ok()) {
+    ++out->problems.errors;
+    out->problems.Note(absl::StrCat("Status failed: ", st.status().ToString()));
+    return std::nullopt;
+  }
+  return st->matches_done() + st->matches_failed();
+}
+
 // Waits until the arena counts `target` more matches done or failed than
 // `baseline`; fills the timing of `out`.
 void WaitForArena(Setup& s, int64_t baseline, int64_t target, Clock::time_point t0,
@@ -626,13 +638,8 @@ PhaseResult RunTournament(Setup& s, int round, int matches, uint64_t seed,
   req.set_hands_per_match(s.hands);
   req.set_seed(seed);
   req.mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
-  absl::StatusOr<v1::StatusResponse> st0 = ArenaStatus(s);
-  if (!st0.ok()) {
-    ++out.problems.errors;
-    out.problems.Note(absl::StrCat("Status failed: ", st0.status().ToString()));
-    return out;
-  }
-  const int64_t baseline = st0->matches_done() + st0->matches_failed();
+  const std::optional<int64_t> baseline = MatchesEnded(s, &out);
+  if (!baseline) return out;
   const CpuMark cpu0 = MarkCpu(s);
   const Clock::time_point t0 = Clock::now();
   absl::StatusOr<v1::TournamentInfo> info = Unary<v1::TournamentInfo>(
@@ -648,7 +655,7 @@ PhaseResult RunTournament(Setup& s, int round, int matches, uint64_t seed,
     out.problems.Note(absl::StrCat("the tournament has ", info->matches_total(), " matches, not ",
                                    matches));
   }
-  WaitForArena(s, baseline, info->matches_total(), t0, &out);
+  WaitForArena(s, *baseline, info->matches_total(), t0, &out);
   ChargeCpu(s, cpu0, &out);
   // Not timed: the check and the specs.
   v1::GetTournamentRequest g;
@@ -677,13 +684,8 @@ PhaseResult RunLadder(Setup& s, int round, int matches) {
   c->set_hands_per_match(s.hands);
   c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
   c->set_max_matches(matches);
-  absl::StatusOr<v1::StatusResponse> st0 = ArenaStatus(s);
-  if (!st0.ok()) {
-    ++out.problems.errors;
-    out.problems.Note(absl::StrCat("Status failed: ", st0.status().ToString()));
-    return out;
-  }
-  const int64_t baseline = st0->matches_done() + st0->matches_failed();
+  const std::optional<int64_t> baseline = MatchesEnded(s, &out);
+  if (!baseline) return out;
   const CpuMark cpu0 = MarkCpu(s);
   const Clock::time_point t0 = Clock::now();
   absl::StatusOr<v1::LadderInfo> info =
@@ -694,7 +696,7 @@ PhaseResult RunLadder(Setup& s, int round, int matches) {
     out.problems.Note(absl::StrCat("StartLadder failed: ", info.status().ToString()));
     return out;
   }
-  WaitForArena(s, baseline, matches, t0, &out);
+  WaitForArena(s, *baseline, matches, t0, &out);
   ChargeCpu(s, cpu0, &out);
   // Not timed: the ladder ends (so the next round may start one) and the check.
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
