@@ -1073,7 +1073,8 @@ MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vecto
     seat.rank = ranks[s];
     seat.hand_scores.emplace();
     for (const v1::HandFinished& h : finished.hand_results())
-      if (!h.redeal() && s < h.scores_size()) seat.hand_scores->push_back(h.scores(s));
+      if ((!h.redeal() || h.counts_as_hand()) && s < h.scores_size())
+        seat.hand_scores->push_back(h.scores(s));
     result.seats.push_back(seat);
   }
   if (std::optional<std::vector<std::string_view>> deals =

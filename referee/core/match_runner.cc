@@ -325,11 +325,12 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     json hand_json = json::parse(hand_record_json);
     hand_json["hand_index"] = next.hand_index;
     if (result.redeal) hand_json["redeal"] = true;
+    if (result.redeal && result.counts_as_hand) hand_json["counts_as_hand"] = true;
     hand_json["decision_ms"] = std::move(decision_ms);
     hand_json["faults"] = std::move(hand_faults);
     record["deals"].push_back(std::move(hand_json));
     if (metrics_) metrics_->hands.Add({{"variant", spec.variant()}}).Increment();
-    if (!result.redeal) ++hands_played;
+    if (!result.redeal || result.counts_as_hand) ++hands_played;
 
     // The same HandResult for every seat: built once.
     v1::RefereeMessage hand_result;
@@ -342,6 +343,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
       hr->set_contract(result.contract);
       hr->set_partner(result.partner);
       hr->set_redeal(result.redeal);
+      hr->set_counts_as_hand(result.redeal && result.counts_as_hand);
       hr->set_record_json(hand_record_json);
     }
     for (int s = 0; s < n; ++s) {
@@ -352,6 +354,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     hf->set_hand_index(next.hand_index);
     for (int x : result.scores) hf->add_scores(x);
     hf->set_redeal(result.redeal);
+    hf->set_counts_as_hand(result.redeal && result.counts_as_hand);
     hf->set_decisions(action_index);
     hand_results.push_back(*hf);
     on_event(event);
@@ -369,6 +372,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
       for (int64_t t : totals) mr->add_totals(t);
       for (const Seat& t : seats) mr->add_faults(t.faults);
       mr->set_forfeited(false);
+      mr->set_ended_early(progress.ended_early());
       seats[s].connection->Send(m);
     }
   }
@@ -389,6 +393,11 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
   v1::MatchFinished finished;
   for (int64_t t : totals) finished.add_totals(t);
   record["totals"] = totals;
+  record["hands_played"] = hands_played;
+  if (!progress.ended_early().empty()) {
+    record["ended_early"] = progress.ended_early();
+    finished.set_ended_early(progress.ended_early());
+  }
   record["faults"] = std::move(all_faults);
   record["seats"] = json::array();
   for (int s = 0; s < n; ++s) {

@@ -96,6 +96,20 @@ struct OptionSpec {
 // Option values are text; a Game receives the complete set (defaults filled in).
 using Options = std::map<std::string, std::string>;
 
+// A named set of option values that a club plays by (its house rules), chosen
+// with the reserved option `house=NAME`. The set's values apply first; options
+// named explicitly beside it override them. The complete options a Game
+// receives (and a record keeps) carry the expanded values, never `house`.
+struct OptionSet {
+  std::string name;    // e.g. "real-play"
+  std::string help;    // one line: who plays this way
+  Options values;      // option name -> value, each valid for the variant
+};
+
+// The reserved option name that selects an OptionSet.
+inline constexpr char kHouseOption[] = "house";
+
+
 struct VariantInfo {
   std::string name;          // registry key, e.g. "slovenian-4p"
   std::string title;         // human-readable name
@@ -109,6 +123,7 @@ struct VariantInfo {
   bool zero_total_forces_klop = false;  // a running total of exactly 0 forces a Klop next
   int starting_account = 0;             // each seat's chip account at the start of a match (004: 100)
   std::vector<OptionSpec> options;
+  std::vector<OptionSet> option_sets;  // `house=NAME` presets
   std::vector<std::string> contracts;  // names, lowest first
   std::vector<std::string> bonuses;
 };
@@ -155,6 +170,11 @@ struct Penalty {
 
 struct HandResult {
   bool redeal = false;            // the deal was void (e.g. a hand without tarocks)
+  // For a void deal: true when it still counts as one of the match's hands (a
+  // deal thrown in by the players' own bids: every seat scores 0, the deal
+  // passes on and the next hand uses the next deal of the match); false when
+  // the match deals this hand again (chance voided it: a hand without tarocks).
+  bool counts_as_hand = false;
   bool next_forced_klop = false;  // the next hand must be a forced Klop
   std::vector<int> scores;        // per seat, radli applied
   std::vector<int> radli;         // per seat, after the hand

@@ -18,6 +18,8 @@ absl::StatusOr<MatchProgress> MatchProgress::Start(const Game& game, const Match
     return absl::InvalidArgumentError(absl::StrCat("a match of ", game.info().name, " needs a positive multiple of ",
                                                    n, " hands (every seat deals equally), not ",
                                                    options.num_hands));
+  if (options.max_redeals <= 0)
+    return absl::InvalidArgumentError("max_redeals must be positive");
   if (options.first_dealer < 0 || options.first_dealer >= n)
     return absl::InvalidArgumentError(absl::StrCat("first dealer ", options.first_dealer, " is not a seat"));
   return MatchProgress(game, options);
@@ -42,11 +44,12 @@ absl::Status MatchProgress::Record(const HandResult& result) {
   if (static_cast<int>(result.scores.size()) != num_seats_ ||
       static_cast<int>(result.radli.size()) != num_seats_)
     return absl::InvalidArgumentError("a hand result must have a score and radli for every seat");
-  if (result.redeal) {
-    if (++attempt_ > options_.max_redeals)
-      return absl::ResourceExhaustedError(absl::StrCat(attempt_, " void deals in a row"));
-    ++redeals_total_;
+  if (result.redeal) ++redeals_total_;
+  if (result.redeal && !result.counts_as_hand) {
     forced_klop_next_ = result.next_forced_klop;
+    if (++attempt_ >= options_.max_redeals)
+      ended_early_ = absl::StrCat(attempt_, " void deals in a row (the limit is ",
+                                  options_.max_redeals, ")");
     return absl::OkStatus();
   }
   bool zero = false;

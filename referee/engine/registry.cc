@@ -36,18 +36,51 @@ absl::StatusOr<Options> Registry::CompleteOptions(const std::string& name,
   const VariantInfo& info = it->second.info;
   Options complete;
   for (const OptionSpec& spec : info.options) complete[spec.name] = spec.default_value;
-  for (const auto& [key, value] : options) {
+  auto option_names = [&info] {
+    std::vector<std::string> names;
+    for (const OptionSpec& s : info.options) names.push_back(s.name);
+    if (!info.option_sets.empty()) names.push_back(kHouseOption);
+    return names.empty() ? std::string("it has none") : absl::StrJoin(names, ", ");
+  };
+  // Checks one name=value against the variant's option specs.
+  auto check = [&](const std::string& key, const std::string& value) -> absl::Status {
     const OptionSpec* spec = nullptr;
     for (const OptionSpec& s : info.options)
       if (s.name == key) spec = &s;
     if (spec == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat("variant '", name, "' has no option '", key, "'"));
+      return absl::InvalidArgumentError(absl::StrCat("variant '", name, "' has no option '", key,
+                                                     "' (options: ", option_names(), ")"));
     bool allowed = spec->choices.empty();
     for (const std::string& c : spec->choices) allowed |= (c == value);
     if (!allowed)
       return absl::InvalidArgumentError(absl::StrCat("option ", key, "=", value, " of variant '", name,
                                                      "' is not one of: ",
                                                      absl::StrJoin(spec->choices, ", ")));
+    return absl::OkStatus();
+  };
+  // The house set first, so that options named beside it override its values.
+  if (auto house = options.find(kHouseOption); house != options.end()) {
+    const OptionSet* set = nullptr;
+    for (const OptionSet& s : info.option_sets)
+      if (s.name == house->second) set = &s;
+    if (set == nullptr) {
+      std::vector<std::string> sets;
+      for (const OptionSet& s : info.option_sets) sets.push_back(s.name);
+      return absl::InvalidArgumentError(
+          sets.empty() ? absl::StrCat("variant '", name, "' has no option sets (house=",
+                                      house->second, ")")
+                       : absl::StrCat("option house=", house->second, " of variant '", name,
+                                      "' is not one of: ", absl::StrJoin(sets, ", ")));
+    }
+    for (const auto& [key, value] : set->values) {
+      if (absl::Status s = check(key, value); !s.ok())
+        return absl::InternalError(absl::StrCat("option set house=", set->name, ": ", s.message()));
+      complete[key] = value;
+    }
+  }
+  for (const auto& [key, value] : options) {
+    if (key == kHouseOption) continue;
+    if (absl::Status s = check(key, value); !s.ok()) return s;
     complete[key] = value;
   }
   return complete;

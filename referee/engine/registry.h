@@ -28,7 +28,9 @@
 namespace tarock {
 
 // Bumped whenever game.h changes incompatibly.
-inline constexpr int kPluginAbiVersion = 2;  // 2: Deal::deck, VariantInfo::starting_account, BonusResult::seat
+// 2: Deal::deck, VariantInfo::starting_account, BonusResult::seat.
+// 3: VariantInfo::option_sets, HandResult::counts_as_hand.
+inline constexpr int kPluginAbiVersion = 3;
 
 // Creates a game from complete, validated options.
 using GameFactory = std::function<std::unique_ptr<Game>(const Options& options)>;
@@ -39,11 +41,13 @@ class Registry {
 
   // Registers a variant; fails if the name is taken.
   absl::Status Register(VariantInfo info, GameFactory factory);
-  // Creates a game. `options` may name any subset of the variant's options;
-  // unknown names and values outside an option's choices are errors.
+  // Creates a game. `options` may name any subset of the variant's options,
+  // and `house=NAME` for one of its option sets (expanded first; explicit
+  // options override it). Unknown names and values outside an option's choices
+  // are one-line InvalidArgument errors that list the valid ones.
   absl::StatusOr<std::unique_ptr<Game>> Create(const std::string& name,
                                                const Options& options = {}) const;
-  // Fills in defaults and validates, without creating the game.
+  // Fills in defaults, expands `house`, and validates, without creating the game.
   absl::StatusOr<Options> CompleteOptions(const std::string& name, const Options& options) const;
   // The registered variants, sorted by name.
   std::vector<VariantInfo> List() const;

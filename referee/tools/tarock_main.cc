@@ -199,7 +199,8 @@ int Demo() {
     const HandResult r = state->Result();
     std::cout << "summary: ";
     if (r.redeal) {
-      std::cout << "void deal (e.g. all passed in tapp-tarock-classic): dealt again";
+      std::cout << (r.counts_as_hand ? "thrown in (all passed): every seat scores 0, the deal passes on"
+                                     : "void deal: dealt again by the same dealer");
     } else if (r.contract == "klop") {
       std::cout << "Klop, everyone for himself";
     } else if (r.declarer < 0 || r.card_thirds.empty()) {
@@ -247,10 +248,13 @@ int Selfplay() {
     }
     const HandResult r = (*state)->Result();
     if (!r.redeal) ++contracts[r.contract];
+    else if (r.counts_as_hand) ++contracts["(thrown in)"];
     if (absl::Status s = match->Record(r); !s.ok()) return Fail(s.message());
   }
   std::cout << variant << ": " << mo.num_hands << " hands, seed " << mo.seed << ", "
-            << match->redeals() << " void deals dealt again\ncontracts:";
+            << match->redeals() << " void deals";
+  if (!match->ended_early().empty()) std::cout << ", ended early: " << match->ended_early();
+  std::cout << "\ncontracts:";
   for (const auto& [c, k] : contracts) std::cout << " " << c << "=" << k;
   std::cout << "\nseat  total  radli left\n";
   const std::vector<int64_t> totals = match->Totals();

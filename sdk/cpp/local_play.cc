@@ -75,7 +75,7 @@ absl::StatusOr<LocalMatchResult> PlayLocalMatch(const std::string& variant,
     HandResult result = state->Result();
     out.records.push_back(RecordOf(*game, *state, next.seed));
     out.records.back().scores = result.scores;
-    if (!result.redeal) out.hand_scores.push_back(result.scores);
+    if (!result.redeal || result.counts_as_hand) out.hand_scores.push_back(result.scores);
     for (int s = 0; s < n; ++s) {
       v1::RefereeMessage m;
       v1::HandResult* hr = m.mutable_hand_result();
@@ -86,6 +86,7 @@ absl::StatusOr<LocalMatchResult> PlayLocalMatch(const std::string& variant,
       hr->set_contract(result.contract);
       hr->set_partner(result.partner);
       hr->set_redeal(result.redeal);
+      hr->set_counts_as_hand(result.redeal && result.counts_as_hand);
       sessions[s].Handle(m);
     }
     RETURN_IF_ERROR(progress.Record(result));

@@ -23,7 +23,7 @@ namespace tarock::sdk {
 
 struct LocalMatchResult {
   std::vector<int64_t> totals;                 // per seat
-  std::vector<std::vector<int>> hand_scores;   // per hand (void deals excluded), per seat
+  std::vector<std::vector<int>> hand_scores;   // per hand of the match (thrown-in deals included, deals dealt again not), per seat
   std::vector<HandRecord> records;             // per hand, void deals included
   int64_t decisions = 0;
 };
