@@ -63,7 +63,10 @@ constexpr char kUsage[] =
     "tarock COMMAND [FLAGS]\n"
     "  variants                    list the variants and their options\n"
     "  deal --variant V --seed N   print a hand record with the deal and no actions\n"
-    "  replay FILE|-               replay a hand or match record and print the result\n"
+    "  replay [--option K=V] FILE|-\n"
+    "                              replay a hand or match record and print the result;\n"
+    "                              --option fills in options the record does not name\n"
+    "                              (old records: --option house=real-play replays them the old way)\n"
     "  demo [--seed N]             play one hand of every variant with random players\n"
     "  selfplay --variant V [--hands N] [--seed S]\n"
     "                              a whole match between random players: totals per seat\n"
@@ -149,6 +152,16 @@ int ReplayCommand(const std::string& path) {
   }
   absl::StatusOr<std::vector<HandRecord>> records = ParseRecords(text);
   if (!records.ok()) return Fail(records.status().message());
+  // --option fills in options a record does not name: a record written before
+  // an option existed replays under that option's default unless told, e.g.
+  // `--option house=real-play` for the readings older versions played by.
+  absl::StatusOr<Options> fill = ParseOptions();
+  if (!fill.ok()) return Fail(fill.status().message());
+  for (HandRecord& r : *records) {
+    Options merged = *fill;
+    for (const auto& [k, v] : r.options) merged[k] = v;
+    r.options = std::move(merged);
+  }
   const int indent = absl::GetFlag(FLAGS_pretty) ? 2 : -1;
   const bool many = records->size() > 1;
   for (size_t i = 0; i < records->size(); ++i) {

@@ -18,6 +18,9 @@
 //             seat), and exits with status 3 (writing --leak_file) if a request
 //             ever names a card of another seat that is still hidden
 //   good      plays legally (first legal action)
+//   pass      passes whenever pass is legal, else the first legal action (the
+//             first bot a student writes; in tapp-tarock-classic every deal is
+//             thrown in)
 //
 // The spy knows the true deal: it is given --seed and the variant comes in
 // MatchStart, so it recomputes every seat's hand with the engine (the deal is
@@ -148,6 +151,10 @@ class FaultyBot final : public v1::Bot::Service {
       v1::Decision* d = reply.mutable_decision();
       d->set_request_id(r.request_id());
       d->set_action(r.legal_actions(0));
+      if (mode == "pass") {  // the first bot a student writes: pass whenever it may
+        for (const std::string& a : r.legal_actions())
+          if (a == "pass") d->set_action(a);
+      }
       if (mode == "spy") {
         spy.Check(r);
         d->set_action(r.legal_actions(rng.Below(r.legal_actions_size())));
