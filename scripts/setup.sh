@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev libssl-dev
   python3-grpcio python3-protobuf python3-pytest
+  chromium chromium-driver python3-selenium
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/numbers.h"
+#include "arena/web/web.h"
 #include "nlohmann/json.hpp"
 
 namespace tarock::arena {
@@ -94,6 +95,7 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
   server->Get("/api/status", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::StatusResponse>(scheduler->GetStatus()));
   });
+  RegisterWebPages(scheduler, server);
 }
 
 }  // namespace tarock::arena

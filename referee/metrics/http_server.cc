@@ -24,6 +24,7 @@ httplib::Server::Handler Wrap(HttpServer::Handler handler) {
     r.body = req.body;
     HttpResponse out = handler(r);
     res.status = out.status;
+    for (const auto& [name, value] : out.headers) res.set_header(name.c_str(), value);
     res.set_content(out.body, out.content_type.c_str());
   };
 }
@@ -55,6 +56,17 @@ void HttpServer::ServeMetrics(const Registry* registry) {
     r.body = registry->Serialize();
     return r;
   });
+}
+
+void HttpServer::SetNotFound(Handler handler) {
+  // cpp-httplib calls the error handler for every response of status >= 400;
+  // only an empty one (no route matched) gets the page.
+  impl_->server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [wrapped = Wrap(std::move(handler))](const httplib::Request& req, httplib::Response& res) {
+        if (res.status != 404 || !res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        wrapped(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
 }
 
 absl::StatusOr<int> HttpServer::Start(const std::string& host, int port) {

@@ -33,6 +33,7 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
 };
 
 // "HOST:PORT" -> {HOST, PORT}; the port is 0 when missing or not a number.
@@ -49,6 +50,9 @@ class HttpServer {
   void Post(const std::string& pattern, Handler handler);
   // Serves `registry` at GET /metrics in the Prometheus text format.
   void ServeMetrics(const Registry* registry);
+  // Answers requests no route matched (instead of an empty 404); the handler
+  // sets its own status.
+  void SetNotFound(Handler handler);
 
   // Binds HOST:PORT (port 0 picks a free one) and serves on a background thread.
   // Returns the bound port.

@@ -1,0 +1,1 @@
+window.tarock.nav('home');
