@@ -88,7 +88,7 @@ TEST(MatchTest, RandomMatchesAddUp) {
       auto state = *game->NewHand(h.deal, h.setup);
       PlayOutRandomly(*state, rng);
       const HandResult r = state->Result();
-      if (!r.redeal) {
+      if (!r.redeal || r.counts_as_hand) {  // a thrown-in deal that counts scores 0
         ++deals[h.setup.dealer];
         for (int s = 0; s < n; ++s) sums[s] += r.scores[s];
       }
@@ -97,6 +97,52 @@ TEST(MatchTest, RandomMatchesAddUp) {
     for (int s = 0; s < n; ++s) {
       EXPECT_EQ(deals[s], 300) << info.name;
       EXPECT_EQ(m.Totals()[s], sums[s] - int64_t{info.radl_penalty} * m.radli()[s]) << info.name;
+    }
+  }
+}
+
+// Issue 18: three players who pass every bid in tapp-tarock-classic. Under
+// thrown_in=hand (the default) every deal is thrown in and counts as one of the
+// match's hands (scores 0, the deal passes on, hand i gets HandSeed(seed, i)):
+// the match ends with exactly num_hands hands and totals 0. Under
+// thrown_in=redeal the first hand is dealt again and again until max_redeals
+// ends the match early, with the reason in ended_early().
+TEST(MatchTest, AllPassClassicMatchEndsWithItsHandsOrEarlyUnderRedeal) {
+  for (const char* mode : {"hand", "redeal"}) {
+    auto game = *Registry::Global().Create("tapp-tarock-classic", {{"thrown_in", mode}});
+    MatchProgress m = *MatchProgress::Start(*game, {.num_hands = 6, .seed = 11, .max_redeals = 7});
+    int played = 0;
+    std::vector<int> dealers;
+    std::vector<uint64_t> seeds;
+    while (!m.Finished()) {
+      MatchProgress::NextHand h = m.Next();
+      dealers.push_back(h.setup.dealer);
+      seeds.push_back(h.seed);
+      auto state = *game->NewHand(h.deal, h.setup);
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(state->ApplyText("pass").ok()) << mode;
+      ASSERT_TRUE(state->IsTerminal()) << mode;
+      const HandResult r = state->Result();
+      EXPECT_TRUE(r.redeal) << mode;
+      EXPECT_EQ(r.counts_as_hand, std::string(mode) == "hand");
+      EXPECT_EQ(r.scores, (std::vector<int>{0, 0, 0})) << mode;
+      ASSERT_TRUE(m.Record(r).ok()) << mode;
+      ASSERT_LT(++played, 1000) << mode;
+    }
+    EXPECT_EQ(m.Totals(), (std::vector<int64_t>{0, 0, 0})) << mode;
+    if (std::string(mode) == "hand") {
+      EXPECT_EQ(played, 6);
+      EXPECT_EQ(m.hand_index(), 6);
+      EXPECT_TRUE(m.ended_early().empty()) << m.ended_early();
+      EXPECT_EQ(m.redeals(), 6);
+      for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(dealers[i], i % 3) << i;               // the deal passes on
+        EXPECT_EQ(seeds[i], HandSeed(11, i)) << i;        // the match's deal sequence
+      }
+    } else {
+      EXPECT_EQ(played, 7);
+      EXPECT_EQ(m.hand_index(), 0);
+      for (int d : dealers) EXPECT_EQ(d, 0);  // the same hand, the same dealer
+      EXPECT_EQ(m.ended_early(), "7 void deals in a row (the limit is 7)");
     }
   }
 }

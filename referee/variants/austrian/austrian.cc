@@ -368,6 +368,7 @@ void AustrianState::FinishTrick() {
       if (trick_[i] == kPagat) {
         pagat_last_seat_ = static_cast<int8_t>(trick_seat_[i]);
         pagat_last_won_ = i == wi;
+        pagat_last_taker_ = static_cast<int8_t>(winner);
       }
     }
     phase_ = Phase::kDone;
@@ -411,7 +412,12 @@ void AustrianState::ScorePlayerBonuses(HandResult* r, const std::array<int, kSea
       bool achieved = false;
       switch (b) {
         case kPagatUltimo:
-          achieved = pagat_last_won_ && pagat_last_seat_ == s;
+          // 001 Bonus Values: "Win the Pagat (1) in the last trick": the player
+          // who takes the last trick with the Pagat in it (her own Pagat or
+          // another's). Option pagat_ultimo=pagat-wins: her Pagat must itself
+          // win the last trick. For the Pagat's holder the two agree.
+          achieved = rl.pagat_ultimo_pagat_wins ? pagat_last_won_ && pagat_last_seat_ == s
+                                                : pagat_last_taker_ == s;
           break;
         case kTrull:
           achieved = pile(s).ContainsAll(kTrulaSet);
@@ -420,8 +426,12 @@ void AustrianState::ScorePlayerBonuses(HandResult* r, const std::array<int, kSea
           achieved = pile(s).ContainsAll(kKingSet);
           break;
         case kAbsolut:
-          // 40-49 points; an announced Absolut is also made with 50 or more.
-          achieved = points[s] >= 40 && (points[s] < 50 || announcer == s);
+          // 001 Bonus Values: "Win with 40-49 points", silent and announced
+          // alike: an announced Absolut is missed with 50 or more (the player
+          // then wins the silent Grandpointe). Option absolut=at-least-40: an
+          // announced Absolut is also made with 50 or more.
+          achieved = points[s] >= 40 &&
+                     (points[s] < 50 || (announcer == s && rl.announced_absolut_open_ended));
           break;
         case kGrandpointe:
           achieved = points[s] >= 50;
@@ -504,7 +514,13 @@ HandResult AustrianState::Result() const {
   r.scores.assign(kSeats, 0);
   r.radli.assign(kSeats, 0);
   if (thrown_in_) {
-    r.redeal = true;  // 002: all passed; the cards are dealt again
+    // 002 is silent on an all-pass: the deal is thrown in, every seat scores 0.
+    // By default (thrown_in=hand) it counts as one of the match's hands: the
+    // deal passes on and the next hand gets the next deal of the match, so the
+    // bots' bids can neither stall a match nor shift a duplicate set's deals.
+    // thrown_in=redeal: the same hand is dealt again (MatchProgress bounds it).
+    r.redeal = true;
+    r.counts_as_hand = rl.thrown_in_counts_as_hand;
     return r;
   }
   for (int s = 0; s < kSeats; ++s) r.tricks.push_back(tricks_won_[s]);
@@ -754,6 +770,10 @@ Rules MakeRules(const std::string& variant, const Options& options) {
     r.bonus_model = BonusModel::kPlayers;
     auto it = options.find("counting");
     r.simplified_counting = it != options.end() && it->second == "simplified";
+    it = options.find("absolut");
+    r.announced_absolut_open_ended = it != options.end() && it->second == "at-least-40";
+    it = options.find("pagat_ultimo");
+    r.pagat_ultimo_pagat_wins = it != options.end() && it->second == "pagat-wins";
   } else if (variant == "tapp-tarock-classic") {
     // 002 Bidding: Three cards (talon exposed, first or last three), Bottom 3
     // and Top 3 (unexposed), Solo; bonus 3, 4, 5, 8 from each defender.
@@ -770,6 +790,8 @@ Rules MakeRules(const std::string& variant, const Options& options) {
     };
     r.first_bid_lowest = false;
     r.all_pass = AllPass::kThrowIn;
+    auto it = options.find("thrown_in");
+    r.thrown_in_counts_as_hand = it == options.end() || it->second != "redeal";
     r.talon_rest = TalonRest::kToDefenders;
     r.all_discards_shown = true;
     r.bonus_model = BonusModel::kDeclarer;
@@ -810,12 +832,32 @@ VariantInfo InfoTapp() {
                           "traditional: count in packs of three, minus 2 per pack (70 in all); "
                           "simplified: add the card values, one-pointers count 0 (71 in all); "
                           "36 wins either way (001 Trick Points)"});
+  info.options.push_back({"absolut", "40-49", {"40-49", "at-least-40"},
+                          "40-49: an Absolut is won with 40-49 points, silent or announced; an "
+                          "announced Absolut is missed with 50 or more (001 Bonus Values: \"Win with "
+                          "40-49 points\"); at-least-40: an announced Absolut is also made with 50 or "
+                          "more (the rules page's former reading)"});
+  info.options.push_back({"pagat_ultimo", "takes-pagat", {"takes-pagat", "pagat-wins"},
+                          "takes-pagat: Pagat Ultimo is won by the player who takes the last trick "
+                          "with the Pagat in it, also another player's Pagat (001 Bonus Values: \"Win "
+                          "the Pagat (1) in the last trick\"); pagat-wins: the Pagat itself must win "
+                          "the last trick (002, 000, 003; the former reading)"});
+  // The engine's former readings of 001, both the traditional Austrian ones.
+  info.option_sets.push_back({"traditional",
+                              "the Pagat must itself win the last trick and an announced Absolut is "
+                              "made with 40 or more, as at traditional Austrian tables",
+                              {{"absolut", "at-least-40"}, {"pagat_ultimo", "pagat-wins"}}});
   return info;
 }
 
 VariantInfo InfoClassic() {
-  return MakeInfo("tapp-tarock-classic", "Tapp-Tarock for three (Austrian, encyclopedia rules)", "002",
-                  "referee/variants/austrian/rules-tapp-tarock-classic.md");
+  VariantInfo info = MakeInfo("tapp-tarock-classic", "Tapp-Tarock for three (Austrian, encyclopedia rules)",
+                              "002", "referee/variants/austrian/rules-tapp-tarock-classic.md");
+  info.options.push_back({"thrown_in", "hand", {"hand", "redeal"},
+                          "all three pass (002 is silent): hand: the deal is thrown in and counts as "
+                          "one of the match's hands, every seat scores 0, the next hand gets the next "
+                          "deal; redeal: the same hand is dealt again with a new seed"});
+  return info;
 }
 
 TAROCK_REGISTER_VARIANT(tapp_tarock, InfoTapp(), Factory("tapp-tarock", &InfoTapp));

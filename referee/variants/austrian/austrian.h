@@ -92,6 +92,18 @@ struct Rules {
   bool all_discards_shown = false;      // 002: all discards shown; 001: only tarocks
   BonusModel bonus_model = BonusModel::kPlayers;
   bool simplified_counting = false;     // 001 option: add card values, no counting in threes
+  // 001 option absolut=at-least-40: an announced Absolut is made with 40 or
+  // more (default, 001 Bonus Values "Win with 40-49 points": 40-49 announced too).
+  bool announced_absolut_open_ended = false;
+  // 001 option pagat_ultimo=pagat-wins: the Pagat itself must win the last
+  // trick (002's and the tradition's meaning). Default (takes-pagat), 001 Bonus
+  // Values "Win the Pagat (1) in the last trick": the player who takes the
+  // last trick with the Pagat in it wins the bonus.
+  bool pagat_ultimo_pagat_wins = false;
+  // 002, all pass (AllPass::kThrowIn): the thrown-in deal counts as one of the
+  // match's hands (option thrown_in=hand, the default), or is dealt again
+  // (thrown_in=redeal).
+  bool thrown_in_counts_as_hand = true;
 };
 
 class AustrianGame;
@@ -192,6 +204,7 @@ class AustrianState final : public State {
   uint8_t tricks_played_ = 0;
   int8_t pagat_last_seat_ = -1;  // seat that played the Pagat in the last trick
   bool pagat_last_won_ = false;
+  int8_t pagat_last_taker_ = -1;  // seat that took the last trick with the Pagat in it
   // The deal, kept in fixed arrays so a State never allocates.
   std::array<CardSet, kSeats> dealt_{};
   std::array<Card, kTalonSize> talon_{};

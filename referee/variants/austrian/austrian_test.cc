@@ -320,9 +320,29 @@ TEST(AustrianVariants, BothAreRegisteredWithTheirContractsBonusesAndOptions) {
   EXPECT_EQ(tapp->talon_size, 6);
   EXPECT_EQ(absl::StrJoin(tapp->contracts, " "), "three two one solo bridscher");
   EXPECT_EQ(absl::StrJoin(tapp->bonuses, " "), "pagat-ultimo trull four-kings absolut grandpointe");
-  ASSERT_EQ(tapp->options.size(), 1u);
+  ASSERT_EQ(tapp->options.size(), 3u);
   EXPECT_EQ(tapp->options[0].name, "counting");
   EXPECT_EQ(tapp->options[0].default_value, "traditional");
+  EXPECT_EQ(tapp->options[1].name, "absolut");
+  EXPECT_EQ(tapp->options[1].default_value, "40-49");
+  EXPECT_EQ(absl::StrJoin(tapp->options[1].choices, " "), "40-49 at-least-40");
+  EXPECT_EQ(tapp->options[2].name, "pagat_ultimo");
+  EXPECT_EQ(tapp->options[2].default_value, "takes-pagat");
+  EXPECT_EQ(absl::StrJoin(tapp->options[2].choices, " "), "takes-pagat pagat-wins");
+  // house=traditional: the engine's former readings of 001, together.
+  ASSERT_EQ(tapp->option_sets.size(), 1u);
+  EXPECT_EQ(tapp->option_sets[0].name, "traditional");
+  absl::StatusOr<std::unique_ptr<Game>> house = Registry::Global().Create("tapp-tarock", {{"house", "traditional"}});
+  ASSERT_TRUE(house.ok()) << house.status();
+  EXPECT_EQ((*house)->options().at("absolut"), "at-least-40");
+  EXPECT_EQ((*house)->options().at("pagat_ultimo"), "pagat-wins");
+  EXPECT_EQ((*house)->options().count("house"), 0u);
+  const Rules& hr = static_cast<const AustrianGame&>(**house).rules();
+  EXPECT_TRUE(hr.announced_absolut_open_ended);
+  EXPECT_TRUE(hr.pagat_ultimo_pagat_wins);
+  const Rules dr = MakeRules("tapp-tarock", *Registry::Global().CompleteOptions("tapp-tarock", {}));
+  EXPECT_FALSE(dr.announced_absolut_open_ended);
+  EXPECT_FALSE(dr.pagat_ultimo_pagat_wins);
   EXPECT_EQ(tapp->rules_page, "referee/variants/austrian/rules-tapp-tarock.md");
 
   absl::StatusOr<VariantInfo> classic = Registry::Global().Info("tapp-tarock-classic");
@@ -330,12 +350,30 @@ TEST(AustrianVariants, BothAreRegisteredWithTheirContractsBonusesAndOptions) {
   EXPECT_EQ(classic->num_seats, 3);
   EXPECT_EQ(absl::StrJoin(classic->contracts, " "), "three bottom-three top-three solo");
   EXPECT_EQ(absl::StrJoin(classic->bonuses, " "), "pagat-ultimo valat");
-  EXPECT_TRUE(classic->options.empty());
+  ASSERT_EQ(classic->options.size(), 1u);
+  EXPECT_EQ(classic->options[0].name, "thrown_in");
+  EXPECT_EQ(classic->options[0].default_value, "hand");
+  EXPECT_EQ(absl::StrJoin(classic->options[0].choices, " "), "hand redeal");
   EXPECT_EQ(classic->rules_page, "referee/variants/austrian/rules-tapp-tarock-classic.md");
   // Match-level: no radli, no forced Klop.
   EXPECT_EQ(classic->radl_penalty, 0);
   EXPECT_FALSE(tapp->zero_total_forces_klop);
   EXPECT_FALSE(Registry::Global().Create("tapp-tarock", {{"counting", "roman"}}).ok());
+  // An unknown value is an error that names the valid ones, and creates nothing.
+  for (const auto& [variant, option] : std::vector<std::pair<std::string, std::string>>{
+           {"tapp-tarock", "absolut"}, {"tapp-tarock", "pagat_ultimo"}, {"tapp-tarock-classic", "thrown_in"}}) {
+    absl::StatusOr<std::unique_ptr<Game>> bad = Registry::Global().Create(variant, {{option, "bogus"}});
+    ASSERT_FALSE(bad.ok()) << variant;
+    const std::string msg(bad.status().message());
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, "bogus")) << msg;
+    const std::vector<std::string> valid =
+        option == "absolut"        ? std::vector<std::string>{"40-49", "at-least-40"}
+        : option == "pagat_ultimo" ? std::vector<std::string>{"takes-pagat", "pagat-wins"}
+                                   : std::vector<std::string>{"hand", "redeal"};
+    for (const std::string& v : valid)
+      EXPECT_TRUE(absl::StrContains(msg, v)) << msg;
+  }
 }
 
 TEST(AustrianDeal, TappFirstThenFourPacketsOfFourFromForehand) {
@@ -752,6 +790,94 @@ TEST(TappScoring, AnnouncedPagatUltimoWonAndAMissedAnnouncementPaysEachOtherPlay
   EXPECT_EQ(r.scores, (std::vector<int>{20, 50, -70}));
 }
 
+// Deal I: deal C with seat 0 keeping T12 (and a fourth heart) for the last
+// trick, so that seat 1's Pagat, led to the last trick, is taken by seat 0.
+Deal DealI() {
+  return MakeDeal({"T12 T13 T14 T15 T16 T17 T18 T19 T20 T21 T22 H1 H2 H3 H4 S7",
+                   "T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 HK HQ HN HJ SK",
+                   "DK DQ DN DJ D1 D2 CK CQ CN CJ C10 C9 SQ SN SJ S10"},
+                  "S8 S9 D4 D3 C7 C8");
+}
+constexpr const char* kDealIThree = "bid three, pass, pass, talon 0, discard S8, discard S9, discard D4";
+const std::vector<std::string> kDealIPrefs = {
+    "T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 H1 H2 H3 H4 S7 T12", kDealCPrefs[1], kDealCPrefs[2]};
+// Play of deal I, seat 0 declaring Three (pack 0 [S8 S9 D4] taken and laid away):
+//   tricks 1-10  s0 T22..T13; s1 T2..T11; s2 DK CK DQ CQ DN DJ CJ D1 D2 C10 -> s0
+//   trick 11     s0 H1, s1 HK, s2 C9          -> s1 (1+13+1 = 15)
+//   trick 12     s1 HQ, s2 CN, s0 H2          -> s1 (10+7+1 = 18)
+//   trick 13     s1 HN, s2 S10, s0 H3         -> s1 (7+1+1 = 9)
+//   trick 14     s1 HJ, s2 SJ, s0 H4          -> s1 (4+4+1 = 9)
+//   trick 15     s1 SK, s2 SN, s0 S7          -> s1 (13+7+1 = 21)
+//   trick 16     s1 T1, s2 SQ, s0 T12         -> s0 takes the Pagat in the last trick (13+10+1 = 24)
+// Seat 0: discards 3 + tricks 1-10 (her T22 T21 26, T20..T13 8, T2..T11 10, s2's
+// DK CK DQ CQ DN DJ CJ D1 D2 C10 64: 108) + trick 16 (24) = 135 thirds = 45
+// points, with T22 T21 T1 (the trull). Seat 1: 72 + pack 1 (D3 C7 C8: 3) = 75.
+
+TEST(TappScoring, PagatUltimoIsWonByWhoeverTakesThePagatInTheLastTrick) {
+  // 001 Bonus Values: Pagat Ultimo "Win the Pagat (1) in the last trick",
+  // silent 10 / announced 20. Seat 0 takes seat 1's Pagat in trick 16:
+  //   Three won               +20 -10 -10   (seats 0, 1, 2)
+  //   Pagat Ultimo, silent    +20 -10 -10   (seat 0 won the Pagat in the last trick)
+  //   Trull, silent           +20 -10 -10   (T22 T21 T1 in her pile)
+  //   Absolut, silent         +20 -10 -10   (45 points)
+  //   total                   +80 -40 -40
+  Table t = Start("tapp-tarock", DealI(), Dealt(2));
+  ASSERT_TRUE(Do(t.s(), kDealIThree));
+  ASSERT_TRUE(PlayOut(t.s(), kDealIPrefs));
+  const std::vector<std::string> tricks = Tricks(t.s());
+  ASSERT_EQ(tricks.size(), 16u);
+  EXPECT_EQ(tricks[13], "HJ SJ H4");
+  EXPECT_EQ(tricks[15], "T1 SQ T12");
+  HandResult r = t.s().Result();
+  EXPECT_EQ(r.card_thirds, (std::vector<int>{135, 75}));  // 45 : 25
+  EXPECT_EQ(r.tricks, (std::vector<int>{11, 5, 0}));
+  const BonusResult* pagat = FindBonus(r, "pagat-ultimo", true);
+  ASSERT_NE(pagat, nullptr) << BonusText(r);
+  EXPECT_EQ(pagat->seat, 0);
+  EXPECT_EQ(pagat->announcer, -1);
+  EXPECT_EQ(pagat->value, 10);
+  EXPECT_NE(FindBonus(r, "trull", true), nullptr) << BonusText(r);
+  EXPECT_NE(FindBonus(r, "absolut", true), nullptr) << BonusText(r);
+  EXPECT_EQ(r.bonuses.size(), 3u) << BonusText(r);
+  EXPECT_EQ(r.scores, (std::vector<int>{80, -40, -40}));
+  EXPECT_TRUE(RoundTrip(*t.game, t.s()));
+
+  // Seat 1 announced it (he holds the Pagat): he misses it and pays 20 to each;
+  // seat 0 still wins it silently: (80, -40, -40) + (20, -40, 20) = (100, -80, -20).
+  Table a = Start("tapp-tarock", DealI(), Dealt(2));
+  ASSERT_TRUE(Do(a.s(), std::string(kDealIThree) + ", pass, announce pagat-ultimo, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(a.s(), kDealIPrefs));
+  r = a.s().Result();
+  const BonusResult* missed = FindBonus(r, "pagat-ultimo", false);
+  ASSERT_NE(missed, nullptr) << BonusText(r);
+  EXPECT_EQ(missed->seat, 1);
+  EXPECT_EQ(missed->value, -20);
+  EXPECT_EQ(r.scores, (std::vector<int>{100, -80, -20}));
+
+  // Option pagat_ultimo=pagat-wins (the former reading, 002's "wins the last
+  // trick with Trump I"): a captured Pagat is nobody's Pagat Ultimo:
+  //   (20 + 20 + 20, -30, -30) = (60, -30, -30); announced by seat 1: + (20, -40, 20).
+  Table o = Start("tapp-tarock", DealI(), Dealt(2), {{"pagat_ultimo", "pagat-wins"}});
+  ASSERT_TRUE(Do(o.s(), kDealIThree));
+  ASSERT_TRUE(PlayOut(o.s(), kDealIPrefs));
+  r = o.s().Result();
+  EXPECT_EQ(FindBonus(r, "pagat-ultimo", true), nullptr) << BonusText(r);
+  EXPECT_EQ(r.scores, (std::vector<int>{60, -30, -30}));
+  Table oa = Start("tapp-tarock", DealI(), Dealt(2), {{"pagat_ultimo", "pagat-wins"}});
+  ASSERT_TRUE(Do(oa.s(), std::string(kDealIThree) + ", pass, announce pagat-ultimo, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(oa.s(), kDealIPrefs));
+  EXPECT_EQ(oa.s().Result().scores, (std::vector<int>{80, -70, -10}));
+
+  // Deal C (001's row 4): the holder's own Pagat wins the last trick: both
+  // readings give seat 1 the silent Pagat Ultimo: (10, 10, -20).
+  for (const char* v : {"takes-pagat", "pagat-wins"}) {
+    Table c = Start("tapp-tarock", DealC(), Dealt(2), {{"pagat_ultimo", v}});
+    ASSERT_TRUE(Do(c.s(), "bid three, pass, pass, talon 0, discard H4, discard D4, discard D3"));
+    ASSERT_TRUE(PlayOut(c.s(), kDealCPrefs));
+    EXPECT_EQ(c.s().Result().scores, (std::vector<int>{10, 10, -20})) << v;
+  }
+}
+
 TEST(TappScoring, AbsolutSilentAndAnAnnouncedGrandpointeMissed) {
   // Deal A, seat 2 throwing SQ SN DN HN CN D1 D2 C10 (41) and keeping C9 C8 S10 S9:
   //   trick 13 s0 H1, s1 HK, s2 C9; 14 s1 HQ, s2 C8, s0 H2; 15 s1 DQ, s2 S10, s0 S7;
@@ -792,17 +918,146 @@ TEST(TappScoring, SoloWithTrullFourKingsAndGrandpointe) {
   EXPECT_EQ(r.card_thirds, (std::vector<int>{204, 6}));
   EXPECT_EQ(r.bonuses.size(), 3u) << BonusText(r);
   EXPECT_EQ(r.scores, (std::vector<int>{180, -90, -90}));
-  // Announced Grandpointe (40) and Absolut: an announced Absolut is made with 50
-  // or more too (20): 100 + 20 + 20 + 80 + 40 = 260.
+  // Announced Grandpointe (40) and Absolut: 001 Bonus Values, Absolut "Win with
+  // 40-49 points": with 68 the announced Absolut is missed, she pays 20 to each:
+  // Solo 100 + Trull 20 + Four Kings 20 + Grandpointe 80 - Absolut 40 = 180.
   Table u = Start("tapp-tarock", DealD(), Dealt(1));
   ASSERT_TRUE(Do(u.s(), "bid three, bid solo, announce grandpointe, pass, pass, announce absolut, pass, pass, pass"));
   ASSERT_EQ(u.s().PhaseName(), "play");
   ASSERT_TRUE(PlayOut(u.s(), {"T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9 T8 T7"}));
   r = u.s().Result();
+  const BonusResult* missed = FindBonus(r, "absolut", false);
+  ASSERT_NE(missed, nullptr) << BonusText(r);
+  EXPECT_EQ(missed->value, -20);
+  EXPECT_EQ(r.scores, (std::vector<int>{180, -90, -90}));
+  // Option absolut=at-least-40 (the former reading): an announced Absolut is
+  // made with 50 or more too (20 from each): 100 + 20 + 20 + 80 + 40 = 260.
+  Table w = Start("tapp-tarock", DealD(), Dealt(1), {{"absolut", "at-least-40"}});
+  ASSERT_TRUE(Do(w.s(), "bid three, bid solo, announce grandpointe, pass, pass, announce absolut, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(w.s(), {"T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9 T8 T7"}));
+  r = w.s().Result();
   const BonusResult* absolut = FindBonus(r, "absolut", true);
   ASSERT_NE(absolut, nullptr) << BonusText(r);
   EXPECT_EQ(absolut->value, 20);
   EXPECT_EQ(r.scores, (std::vector<int>{260, -130, -130}));
+}
+
+// Deal H (issue 19's worked example). Dealer 1: forehand seat 2 declares Three,
+// takes pack 0 [D2 D3 D4] and lays it away; pack 1 [T1 C7 C8] is the
+// defenders' (nobody's own pile: no Trull for anyone).
+Deal DealH() {
+  return MakeDeal({"T2 T3 T4 T5 HQ SQ HK DK CK SK DQ CQ DN CN H1 H2",
+                   "T6 T7 T8 HN SN HJ DJ CJ SJ H3 D1 C9 C10 S8 S9 S10",
+                   "T9 T10 T11 T12 T13 T14 T15 T16 T17 T18 T19 T20 T21 T22 H4 S7"},
+                  "D2 D3 D4 T1 C7 C8");
+}
+constexpr const char* kDealHThree = "bid three, pass, pass, talon 0, discard D2, discard D3, discard D4";
+const std::vector<std::string> kDealHPrefs = {
+    "T2 T3 T4 T5 HK DK CK SK DQ CQ DN CN H1 H2 HQ SQ",
+    "T6 T7 T8 HJ DJ CJ SJ H3 D1 C9 C10 S8 S9 S10 HN SN",
+    "T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9 H4 S7"};
+// Play of deal H (seat 2 leads):
+//   tricks 1-3   s2 T22 T21 T20; s0 T2 T3 T4; s1 T6 T7 T8                  -> s2
+//   trick 4      s2 T19, s0 T5, s1 HJ                                      -> s2
+//   tricks 5-14  s2 T18..T9; s0 HK DK CK SK DQ CQ DN CN H1 H2;
+//                s1 DJ CJ SJ H3 D1 C9 C10 S8 S9 S10                        -> s2
+//   trick 15     s2 H4, s0 HQ, s1 HN                                       -> s0
+//   trick 16     s0 SQ, s1 SN, s2 S7                                       -> s0
+// Seat 2's pile in thirds: discards D2 D3 D4 (3) + her tarocks T22 T21 (26) and
+// T9..T20 (12) + T2..T8 (7) + the kings (52), DQ CQ (20), DN CN (14), the jacks
+// (16), H1 H2 H3 D1 C9 C10 S8 S9 S10 (9) = 159 thirds = 53 points, with the
+// four kings. Defenders: HQ SQ HN SN (34) + H4 S7 (2) + pack 1 (T1 C7 C8: 15)
+// = 51 = 17 points; 159 + 51 = 210.
+
+TEST(TappScoring, AnnouncedAbsolutMissedWithFiftyThreeIssue19) {
+  // 001 Bonus Values: Absolut "Win with 40-49 points", silent 10, announced 20;
+  // Grandpointe "Win with 50 or more points", silent 20. Seat 2 wins Three with
+  // 53 points and announced Absolut; she holds the four kings in her tricks:
+  //   Three won                  +20 -10 -10   (seat 2, seat 0, seat 1)
+  //   Absolut announced, missed  -40 +20 +20   (53 is not 40-49: 20 to each)
+  //   Grandpointe silent         +40 -20 -20
+  //   Four Kings silent          +20 -10 -10
+  //   total: seat 0 -20, seat 1 -20, seat 2 +40.
+  Table t = Start("tapp-tarock", DealH(), Dealt(1));
+  ASSERT_TRUE(Do(t.s(), std::string(kDealHThree) + ", announce absolut, pass, pass, pass"));
+  ASSERT_EQ(t.s().PhaseName(), "play");
+  ASSERT_TRUE(PlayOut(t.s(), kDealHPrefs));
+  const std::vector<std::string> tricks = Tricks(t.s());
+  ASSERT_EQ(tricks.size(), 16u);
+  EXPECT_EQ(tricks[3], "T19 T5 HJ");
+  EXPECT_EQ(tricks[14], "H4 HQ HN");
+  EXPECT_EQ(tricks[15], "SQ SN S7");
+  const HandResult r = t.s().Result();
+  EXPECT_EQ(r.declarer, 2);
+  EXPECT_TRUE(r.declarer_won);
+  EXPECT_EQ(r.card_thirds, (std::vector<int>{159, 51}));  // 53 : 17
+  EXPECT_EQ(Thirds(t.st().DeclarerPile()), 159);
+  EXPECT_EQ(r.tricks, (std::vector<int>{2, 0, 14}));
+  const BonusResult* absolut = FindBonus(r, "absolut", false);
+  ASSERT_NE(absolut, nullptr) << BonusText(r);
+  EXPECT_EQ(absolut->seat, 2);
+  EXPECT_EQ(absolut->announcer, 2);
+  EXPECT_EQ(absolut->value, -20);
+  EXPECT_EQ(FindBonus(r, "absolut", true), nullptr) << BonusText(r);
+  const BonusResult* grand = FindBonus(r, "grandpointe", true);
+  ASSERT_NE(grand, nullptr) << BonusText(r);
+  EXPECT_EQ(grand->announcer, -1);
+  EXPECT_EQ(grand->value, 20);
+  const BonusResult* kings = FindBonus(r, "four-kings", true);
+  ASSERT_NE(kings, nullptr) << BonusText(r);
+  EXPECT_EQ(kings->value, 10);
+  EXPECT_EQ(r.bonuses.size(), 3u) << BonusText(r);
+  EXPECT_EQ(r.scores, (std::vector<int>{-20, -20, 40}));
+  EXPECT_TRUE(RoundTrip(*t.game, t.s()));
+
+  // Option absolut=at-least-40 restores the former reading: the announced
+  // Absolut is made with 53 (+40 -20 -20):
+  //   +20 +40 +40 +20 = seat 2 +120; seats 0, 1: -10 -20 -20 -10 = -60.
+  Table u = Start("tapp-tarock", DealH(), Dealt(1), {{"absolut", "at-least-40"}});
+  ASSERT_TRUE(Do(u.s(), std::string(kDealHThree) + ", announce absolut, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(u.s(), kDealHPrefs));
+  const HandResult ru = u.s().Result();
+  EXPECT_EQ(ru.card_thirds, (std::vector<int>{159, 51}));
+  const BonusResult* made = FindBonus(ru, "absolut", true);
+  ASSERT_NE(made, nullptr) << BonusText(ru);
+  EXPECT_EQ(made->value, 20);
+  EXPECT_EQ(ru.scores, (std::vector<int>{-60, -60, 120}));
+  EXPECT_TRUE(RoundTrip(*u.game, u.s()));
+
+  // Unannounced, both readings agree: Absolut is not won with 53 (silent 40-49):
+  // +20 +40 +20 = +80, -40, -40.
+  for (const char* v : {"40-49", "at-least-40"}) {
+    Table w = Start("tapp-tarock", DealH(), Dealt(1), {{"absolut", v}});
+    ASSERT_TRUE(Do(w.s(), kDealHThree));
+    ASSERT_TRUE(PlayOut(w.s(), kDealHPrefs));
+    const HandResult rw = w.s().Result();
+    EXPECT_EQ(FindBonus(rw, "absolut", true), nullptr) << v << ": " << BonusText(rw);
+    EXPECT_EQ(rw.scores, (std::vector<int>{-40, -40, 80})) << v;
+  }
+}
+
+TEST(TappScoring, AnnouncedAbsolutMadeWithFortyEight) {
+  // Deal A played as in AbsolutSilentAndAnAnnouncedGrandpointeMissed: seat 0
+  // wins Three with 144 thirds = 48 points, now announcing Absolut (40-49: made).
+  //   Three won                +20 -10 -10
+  //   Absolut announced, made  +40 -20 -20
+  //   total                    +60 -30 -30, under either value of the option.
+  const std::vector<std::string> prefs = {kDealAPrefs[0], kDealAPrefs[1],
+                                          "T7 T8 T9 T10 SQ SN DN HN CN D1 D2 C10 C9 C8 S10 S9"};
+  for (const char* v : {"40-49", "at-least-40"}) {
+    Table t = Start("tapp-tarock", DealA(), Dealt(2), {{"absolut", v}});
+    ASSERT_TRUE(Do(t.s(), std::string(kDealAThree) + ", announce absolut, pass, pass, pass"));
+    ASSERT_TRUE(PlayOut(t.s(), prefs));
+    const HandResult r = t.s().Result();
+    EXPECT_EQ(r.card_thirds, (std::vector<int>{144, 66})) << v;
+    const BonusResult* absolut = FindBonus(r, "absolut", true);
+    ASSERT_NE(absolut, nullptr) << v << ": " << BonusText(r);
+    EXPECT_EQ(absolut->seat, 0);
+    EXPECT_EQ(absolut->announcer, 0);
+    EXPECT_EQ(absolut->value, 20);
+    EXPECT_EQ(r.bonuses.size(), 1u) << BonusText(r);
+    EXPECT_EQ(r.scores, (std::vector<int>{60, -30, -30})) << v;
+  }
 }
 
 TEST(TappScoring, ADefendersBonusesArePaidByTheOtherDefenderToo) {
@@ -896,8 +1151,20 @@ TEST(ClassicBidding, AnyOpeningBidEachBidHigherSoloEndsAllPassThrowsIn) {
   ASSERT_TRUE(p.s().IsTerminal());
   const HandResult r = p.s().Result();
   EXPECT_TRUE(r.redeal);
+  // Option thrown_in=hand (the default): the thrown-in deal is one of the
+  // match's hands, every seat scoring 0.
+  EXPECT_TRUE(r.counts_as_hand);
   EXPECT_FALSE(r.next_forced_klop);
   EXPECT_EQ(r.scores, (std::vector<int>{0, 0, 0}));
+  EXPECT_TRUE(RoundTrip(*p.game, p.s()));
+  // thrown_in=redeal (the former behaviour): the hand is dealt again.
+  Table q = Start("tapp-tarock-classic", DealA(), Dealt(0), {{"thrown_in", "redeal"}});
+  ASSERT_TRUE(Do(q.s(), "pass, pass, pass"));
+  ASSERT_TRUE(q.s().IsTerminal());
+  const HandResult rq = q.s().Result();
+  EXPECT_TRUE(rq.redeal);
+  EXPECT_FALSE(rq.counts_as_hand);
+  EXPECT_EQ(rq.scores, (std::vector<int>{0, 0, 0}));
 }
 
 TEST(ClassicExchange, ThreeCardsExposesTheTalonAndAllDiscardsAreShown) {
@@ -1190,7 +1457,7 @@ TEST(AustrianRecord, HandWrittenRecordOfPayOutRow4) {
   EXPECT_TRUE(absl::StrContains(rb.status().message(), "action 4 ('discard T22')")) << rb.status();
 }
 
-TEST(AustrianMatch, AGameIsAMultipleOfThreeHandsAndThrownInDealsAreDealtAgain) {
+TEST(AustrianMatch, AGameIsAMultipleOfThreeHandsAndThrownInDealsCountAsHands) {
   auto game = *Registry::Global().Create("tapp-tarock");
   MatchOptions mo;
   mo.num_hands = 4;
@@ -1222,9 +1489,10 @@ TEST(AustrianMatch, AGameIsAMultipleOfThreeHandsAndThrownInDealsAreDealtAgain) {
     const std::vector<int64_t> totals = m->Totals();
     EXPECT_EQ(totals[0] + totals[1] + totals[2], 0) << variant;
     if (std::string(variant) == "tapp-tarock-classic") {
-      EXPECT_GT(m->redeals(), 0);
+      EXPECT_GT(m->redeals(), 0);  // thrown in, and still one of the 30 hands
     }
-    EXPECT_EQ(hands, 30 + m->redeals());
+    EXPECT_EQ(hands, 30) << variant;
+    EXPECT_TRUE(m->ended_early().empty()) << m->ended_early();
   }
 }
 
