@@ -1,0 +1,31 @@
+// The arena's `Bot` service (tarock.proto): the endpoint a referee dials for a
+// seat that the arena relays (a person in the browser; later a bot that
+// connected out to the arena). One callback-API reactor per stream; the first
+// message (MatchStart) picks the seat's consumer in the SeatRelay, every later
+// message goes to it, and its answers go back on the stream in order. A
+// stream for a seat nobody holds ends with NOT_FOUND.
+//
+// Thread-safety: thread-safe (gRPC runs the reactors).
+
+#ifndef TAROCK_ARENA_PLAY_BOT_RELAY_SERVICE_H_
+#define TAROCK_ARENA_PLAY_BOT_RELAY_SERVICE_H_
+
+#include "arena/play/seat_relay.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+namespace tarock::arena::play {
+
+class BotRelayService final : public v1::Bot::CallbackService {
+ public:
+  explicit BotRelayService(SeatRelay* relay) : relay_(relay) {}
+
+  grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage>* Play(
+      grpc::CallbackServerContext* context) override;
+
+ private:
+  SeatRelay* relay_;
+};
+
+}  // namespace tarock::arena::play
+
+#endif  // TAROCK_ARENA_PLAY_BOT_RELAY_SERVICE_H_
