@@ -121,6 +121,12 @@ int Variants() {
       if (!o.choices.empty()) std::cout << "  {" << absl::StrJoin(o.choices, "|") << "}";
       std::cout << "\n        " << o.help << "\n";
     }
+    for (const OptionSet& set : v.option_sets) {  // selected with --option=house=NAME
+      std::vector<std::string> values;
+      for (const auto& [k, val] : set.values) values.push_back(absl::StrCat(k, "=", val));
+      std::cout << "    option set house=" << set.name << "  {" << absl::StrJoin(values, ",") << "}\n"
+                << "        " << set.help << "\n";
+    }
   }
   return 0;
 }

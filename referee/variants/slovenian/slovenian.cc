@@ -154,7 +154,10 @@ bool SlovenianState::BonusesAllowed() const {
 }
 
 bool SlovenianState::MondPenaltyApplies() const {
-  if (contract_ == kKlop) return false;
+  // 003 §4.6.2 "bis und mit Solo Einer": Klop is the lowest of those bids (§3);
+  // option mondfang_in_klop=no leaves it out. 000's Lost 21 needs an "other
+  // team", which Klop does not have.
+  if (contract_ == kKlop) return rules().mondfang_in_klop && rules().mond_rule == MondRule::kMondfang;
   if (rules().mond_rule == MondRule::kMondfang) return contract_ <= kSoloOne;
   return true;
 }
@@ -286,7 +289,9 @@ void SlovenianState::LegalAnnouncements(ActionList* out) const {
   // target, even levels (rekontra, mordkontra) to the side that owns it. Per
   // target t (bit t; 0 the game, 1 + b bonus b): even level <=> bit in
   // kontra_even_, owned by the declarer side <=> bit in kontra_owner_.
-  const unsigned mine = kontra_owner_ ^ (0u - side);  // side ? ~kontra_owner_ : kontra_owner_
+  // With kontra_game_by_seat (003 §4.5.2) the partner stands with the
+  // defenders for the game's chain only: bit 0 of `mine` flips for him.
+  const unsigned mine = (kontra_owner_ ^ (0u - side)) ^ (partner_kontra_flip_ & (s == partner_));
   const unsigned targets = ~(kontra_even_ ^ mine) & kontra_open_;
   std::memcpy(items + n, kBitActions[1][targets].data(), sizeof(kBitActions[1][0]));
   n += std::popcount(targets);
@@ -529,7 +534,11 @@ void SlovenianState::StartAnnouncements() {
     return;
   }
   phase_ = Phase::kAnnounce;
-  to_act_ = static_cast<uint8_t>(declarer_);
+  // 003 §4.5 "Angefangen beim Geber"; in 5p the sitting-out dealer's role falls
+  // to the last playing seat, as for his other roles. Option
+  // announce_first=declarer (and 000 for tapp): the declarer.
+  to_act_ = static_cast<uint8_t>(rules().announce_dealer_first ? DealerRole() : declarer_);
+  partner_kontra_flip_ = rules().kontra_game_by_seat && partner_ >= 0;
   consecutive_passes_ = 0;
   upgrade_possible_ = rules().colour_valat_upgrade && contract_ >= kSoloThree && contract_ <= kSoloOne;
   // Which bonuses each side may announce (index 1: the declarer side). King
@@ -547,7 +556,9 @@ void SlovenianState::StartAnnouncements() {
 
 void SlovenianState::ApplyAnnouncement(Action a) {
   const int s = to_act_;
-  upgrade_possible_ = false;
+  // The colour valat raise is open until the declarer's first action, even
+  // when others (the dealer opening, 003 §4.5) spoke before him.
+  if (s == declarer_) upgrade_possible_ = false;
   switch (VerbOf(a)) {
     case Verb::kPass:
       if (++consecutive_passes_ == rules().num_active) {
@@ -703,10 +714,18 @@ void SlovenianState::ScoreBonuses(HandResult* r, int* team) const {
     const bool own = valat_announced && OnDeclarerSide(announcer_[kValatBonus]) == decl_side;
     int v = own ? kAnnouncedValue[kValatBonus] << kontra_[1 + kValatBonus] : kSilentValue[kValatBonus];
     if (!decl_side) v = -v;
-    r->bonuses.push_back({"valat", side_name(decl_side), own ? announcer_[kValatBonus] : -1, true,
-                          own ? kontra_[1 + kValatBonus] : 0, v});
-    *team = v;
-    if (valat_announced && !own) {  // the other side announced it and failed
+    // The other side announced valat and failed. As for every announced
+    // bonus, the announcement decides and the opposing silent success of the
+    // same bonus is not counted (003 §3.1, §5 are silent on this corner);
+    // option failed_valat_charge=both charges both.
+    const bool failed_announcement = valat_announced && !own;
+    *team = 0;
+    if (!failed_announcement || rules().failed_valat_both) {
+      r->bonuses.push_back({"valat", side_name(decl_side), own ? announcer_[kValatBonus] : -1, true,
+                            own ? kontra_[1 + kValatBonus] : 0, v});
+      *team = v;
+    }
+    if (failed_announcement) {
       const bool announcer_side = !decl_side;
       int lost = kAnnouncedValue[kValatBonus] << kontra_[1 + kValatBonus];
       if (announcer_side) lost = -lost;  // a loss of the declarer side
@@ -832,9 +851,20 @@ HandResult SlovenianState::Result() const {
     }
     int team = (won ? base : -base) << kontra_[kKontraGame];
     if (BonusesAllowed()) ScoreBonuses(&r, &team);
-    if (radli_[declarer_] > 0) {
-      team *= 2;  // 003 §5.1: the declarer's radl doubles the side's score
-      if (team > 0) --r.radli[declarer_];
+    // 003 §5.1: a player's radl doubles "seine erreichte Punktzahl (und die
+    // seines ev. Partners)", so the declarer's or the partner's radl doubles
+    // the side's one score (option radl=declarer-only: the declarer's alone).
+    // Both holding one: doubled once (§5.1 speaks of one doubling of the score;
+    // both score the same amount, §5). Positive: each holder strikes one radl;
+    // negative: each radl stays beside its holder's name, the partner's too.
+    const bool decl_radl = radli_[declarer_] > 0;
+    const bool part_radl = rl.partner_radl && partner_ >= 0 && radli_[partner_] > 0;
+    if (decl_radl || part_radl) {
+      team *= 2;
+      if (team > 0) {
+        if (decl_radl) --r.radli[declarer_];
+        if (part_radl) --r.radli[partner_];
+      }
     }
     r.scores[declarer_] = team;
     if (partner_ >= 0) r.scores[partner_] = team;
@@ -1080,10 +1110,11 @@ absl::StatusOr<std::unique_ptr<State>> SlovenianGame::NewHand(const Deal& deal,
 
 namespace {
 
-std::vector<OptionSpec> CommonOptions(const char* rounding_default) {
+std::vector<OptionSpec> CommonOptions(const char* pips_default, const char* rounding_default) {
   return {
-      {"red_pip_order", "traditional", {"traditional", "numeric"},
-       "traditional: red pips rank 1 > 2 > 3 > 4 as in real play; numeric: 4 > 3 > 2 > 1 as 003 §2 lists them"},
+      {"red_pip_order", pips_default, {"numeric", "traditional"},
+       "numeric: red pips rank 4 > 3 > 2 > 1 as 003 §2 lists them; traditional: 1 > 2 > 3 > 4 as in "
+       "real play (and 000's 10 > 9 > 8 > 7)"},
       {"difference_rounding", rounding_default, {"5", "1"},
        "round the card-point difference to the nearest 5 (common in Slovenian play) or not at all"},
       {"imperator", "on", {"on", "off"}, "Skis, Mond and Pagat in one trick: the Pagat wins it"},
@@ -1144,7 +1175,19 @@ Rules MakeRules(const std::string& variant, const Options& options) {
     auto it = options.find(key);
     return it == options.end() ? std::string(fallback) : it->second;
   };
-  r.red_pips_numeric = opt("red_pip_order", "traditional") == "numeric";
+  // 003 §2 lists the red pips "4, 3, 2, 1" (numeric); 000's 10 > 9 > 8 > 7
+  // are our 1 > 2 > 3 > 4 (traditional).
+  const bool doc003 = variant != "slovenian-tapp";
+  r.red_pips_numeric = opt("red_pip_order", doc003 ? "numeric" : "traditional") == "numeric";
+  if (doc003) {
+    r.announce_dealer_first = opt("announce_first", "dealer") == "dealer";
+    r.mondfang_in_klop = opt("mondfang_in_klop", "yes") == "yes";
+    r.failed_valat_both = opt("failed_valat_charge", "announcement") == "both";
+  }
+  if (r.king_call) {  // a partner exists only where a king is called (4p, 5p)
+    r.partner_radl = opt("radl", "declarer-and-partner") == "declarer-and-partner";
+    r.kontra_game_by_seat = opt("game_kontra", "any-but-declarer") == "any-but-declarer";
+  }
   r.difference_rounding = opt("difference_rounding", variant == "slovenian-tapp" ? "1" : "5") == "5" ? 5 : 1;
   r.imperator = opt("imperator", "on") == "on";
   if (r.radli) r.radl_for_beggar = opt("radl_for_beggar", "no") == "yes";
@@ -1168,10 +1211,46 @@ VariantInfo MakeInfo(const std::string& name, std::string title, std::string sou
     info.radl_penalty = 100;             // 003 §5.1
     info.zero_total_forces_klop = true;  // 003 §4.2.1
   }
-  info.options = CommonOptions(name == "slovenian-tapp" ? "1" : "5");
+  const bool doc003 = name != "slovenian-tapp";
+  info.options = CommonOptions(doc003 ? "numeric" : "traditional", doc003 ? "5" : "1");
   if (r.radli)
     info.options.push_back({"radl_for_beggar", "no", {"no", "yes"},
                             "also give radli for a Beggar (003 §5.1 gives them for Klop and bids above Beggar)"});
+  if (doc003) {
+    // Issue 11: 003's clear text is the default; the earlier readings are options.
+    info.options.push_back({"announce_first", "dealer", {"dealer", "declarer"},
+                            "who opens the announcements: the dealer (003 §4.5; in 5p the last playing "
+                            "seat) or the declarer (real play)"});
+    info.options.push_back({"mondfang_in_klop", "yes", {"yes", "no"},
+                            "Mondfang also in Klop (003 §4.6.2 \"bis und mit Solo Einer\") or only in "
+                            "Three..Solo One (real play)"});
+  }
+  if (r.king_call) {
+    info.options.push_back({"radl", "declarer-and-partner", {"declarer-and-partner", "declarer-only"},
+                            "whose radl doubles the side's score: the declarer's or the partner's (003 "
+                            "§5.1), or the declarer's only (real play)"});
+    info.options.push_back({"game_kontra", "any-but-declarer", {"any-but-declarer", "side-against-side"},
+                            "Kontra/Subkontra on the game by any player but the declarer, partner included, "
+                            "Rekontra/Mordkontra by the declarer (003 §4.5.2), or side against side (real play)"});
+  }
+  if (doc003) {
+    info.options.push_back({"failed_valat_charge", "announcement", {"announcement", "both"},
+                            "one side takes every trick after the other announced valat: only the failed "
+                            "announcement counts, or also the silent valat (the engine before issue 11)"});
+    // The house rules of clubs that play the pre-issue-11 "real play" readings.
+    OptionSet real{"real-play", "the common house rules: every reading where real play departs from 003's text", {}};
+    real.values["announce_first"] = "declarer";
+    real.values["mondfang_in_klop"] = "no";
+    real.values["red_pip_order"] = "traditional";
+    if (r.king_call) {
+      real.values["radl"] = "declarer-only";
+      real.values["game_kontra"] = "side-against-side";
+    }
+    OptionSet legacy{"legacy", "every reading of the engine before issue 11 (real-play and failed_valat_charge=both)",
+                     real.values};
+    legacy.values["failed_valat_charge"] = "both";
+    info.option_sets = {std::move(real), std::move(legacy)};
+  }
   info.contracts = Names(r.offered);
   info.bonuses = {"trula", "kings"};
   if (r.king_ultimo) info.bonuses.push_back("king-ultimo");

@@ -77,6 +77,24 @@ struct Rules {
   bool pagat_kept_when_announced = false;  // 000: an announced Pagat must be kept
   bool imperator = true;
   bool red_pips_numeric = false;
+  // Where 003 is clear, its reading is the default and the earlier "real play"
+  // reading an option (issue 11; the rules pages cite the sections).
+  // 003 §4.5 "Angefangen beim Geber": the dealer (5p: the last playing seat)
+  // opens the announcements; false: the declarer (000 says so for tapp).
+  bool announce_dealer_first = false;
+  // 003 §4.6.2 "bis und mit Solo Einer" includes Klop (§3 lists it first).
+  bool mondfang_in_klop = false;
+  // 003 §5.1 "(und die seines ev. Partners)": the partner's radl doubles the
+  // side's score too (and is struck when it is positive).
+  bool partner_radl = false;
+  // 003 §4.5.2: Kontra (and Subkontra) on the game by any player but the
+  // declarer, the partner included; Rekontra and Mordkontra by the declarer.
+  // false: side against side (the partner says the even levels).
+  bool kontra_game_by_seat = false;
+  // The defenders take every trick against an announced valat (or the other
+  // way round): true charges the silent valat and the failed announcement;
+  // false only the announcement, as for every other announced bonus.
+  bool failed_valat_both = false;
   int difference_rounding = 5;  // 1: exact; 5: to the nearest 5
   int klop_lose_thirds = 107;   // a Klop player with at least this many thirds loses
 };
@@ -187,6 +205,7 @@ class SlovenianState final : public State {
   uint8_t kontra_even_ = 0;   // targets at an even kontra level
   uint8_t consecutive_passes_ = 0;
   bool upgrade_possible_ = false;
+  bool partner_kontra_flip_ = false;  // Rules::kontra_game_by_seat and a partner exists
   // Play.
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<CardSet, kMaxSeats> won_{};

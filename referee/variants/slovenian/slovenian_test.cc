@@ -216,6 +216,9 @@ Deal DealA() {
 //   trick 12     s0 S7, s1 SK, s2 CK, s3 DK           -> s1
 // Defenders: trick 12 (1+13+13+13 = 40) and the unchosen group T1 D4 D3 (13+1+1 =
 // 15) = 55 thirds; seat 0's side 210-55 = 155 thirds = 51 2/3, rounded 52.
+// The Kontra chain on the game side against side (the pre-issue-11 reading).
+const Options kSideAgainstSide = {{"game_kontra", "side-against-side"}};
+
 constexpr const char* kDealAThree = "pass, pass, pass, bid three, call H, talon 0, discard H4, discard H3, discard T11";
 
 // Deal B (4p, dealer 0): the mirror image, the defender seat 1 holds the tarocks.
@@ -687,7 +690,8 @@ Deal DealOT() {
 }
 
 TEST(Play, KlopMustBeatTheHighestCardOnTheTable) {
-  Table t = Start("slovenian-4p", DealOT(), Dealt(0));
+  // The play below was traced with red pips 1 > 2 > 3 > 4 (the real-play order).
+  Table t = Start("slovenian-4p", DealOT(), Dealt(0), {{"red_pip_order", "traditional"}});
   ASSERT_TRUE(Do(t.s(), "pass, pass, pass, bid klop"));
   ASSERT_TRUE(Do(t.s(), "play H2"));
   // Seat 2 must follow hearts and beat H2 (red pips: 1 > 2 > 3 > 4): not H3.
@@ -749,7 +753,8 @@ Deal DealBG() {
 }
 
 TEST(Play, BeggarMustBeatAndTheDeclarerLeads) {
-  Table t = Start("slovenian-4p", DealBG(), Dealt(3));
+  // The script lets the declarer open the announcements (announce_first=declarer).
+  Table t = Start("slovenian-4p", DealBG(), Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(t.s(), "bid beggar, pass, pass, pass"));
   EXPECT_EQ(t.s().PhaseName(), "announce");  // kontra on the game is possible
   EXPECT_EQ(Legal(t.s()), "pass");           // no bonuses in Beggar; not his own kontra
@@ -841,7 +846,7 @@ TEST(Play, KlopPagatMustBeatMondAndSkisAndThenHoldsTheTrick) {
   // Deal CV as Klop, dealer 3: seat 0 leads the Skis, seat 1 cannot beat it and
   // may play the Mond; seat 2 must then play the Pagat (the Imperator beats
   // them); seat 3 may play any tarock, nothing beats the Imperator.
-  Table t = Start("slovenian-4p", DealCV(), Dealt(3));
+  Table t = Start("slovenian-4p", DealCV(), Dealt(3), {{"mondfang_in_klop", "no"}});
   ASSERT_TRUE(Do(t.s(), "pass, pass, pass, bid klop, play T22"));
   EXPECT_EQ(Legal(t.s()), "play T15, play T16, play T17, play T21");
   ASSERT_TRUE(Do(t.s(), "play T21"));
@@ -851,18 +856,30 @@ TEST(Play, KlopPagatMustBeatMondAndSkisAndThenHoldsTheTrick) {
   ASSERT_TRUE(Do(t.s(), "play T5"));
   EXPECT_EQ(t.s().CurrentSeat(), 2);  // the Pagat took the trick
   EXPECT_EQ(t.s().Observe(0).tricks_won, (std::vector<int>{0, 0, 1, 0}));
-  // Mond and Skis fell together, but there is no Mondfang in Klop.
+  // Mond and Skis fell together; with mondfang_in_klop=no that costs nothing
+  // (MondfangInKlop below has the default).
   ASSERT_TRUE(PlayOut(t.s()));
   EXPECT_TRUE(t.s().Result().penalties.empty());
   EXPECT_EQ(t.s().Result().scores, ExpectedKlop(t.st(), 4, 107));
 }
 
-TEST(Play, NumericRedPipOrderOption) {
-  // Deal OT as Klop: seat 1 leads H2; seat 2 (H3 H1 HN HK) must beat it. With
-  // red_pip_order=numeric 4 > 3 > 2 > 1, so H3 beats H2 and H1 does not.
-  Table t = Start("slovenian-4p", DealOT(), Dealt(0), {{"red_pip_order", "numeric"}});
+TEST(Play, RedPipsRankAs003ListsThemByDefault) {
+  // 003 §2: "Reihenfolge der roten 'Farben': König, Dame, Ritter, Bube, 4, 3, 2,
+  // 1". Deal OT as Klop: seat 1 leads H2; seat 2 (H3 H1 HN HK) must beat it
+  // (§4.6.3.1): H3 beats H2 (3 stands before 2), H1 does not (1 is the lowest).
+  Table t = Start("slovenian-4p", DealOT(), Dealt(0));
   ASSERT_TRUE(Do(t.s(), "pass, pass, pass, bid klop, play H2"));
   EXPECT_EQ(Legal(t.s()), "play H3, play HN, play HK");
+  for (const char* variant : {"slovenian-4p", "slovenian-3p", "slovenian-5p"}) {
+    absl::StatusOr<Options> o = Registry::Global().CompleteOptions(variant, {});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->at("red_pip_order"), "numeric") << variant;
+  }
+  // The real-play order 1 > 2 > 3 > 4 as an option: KlopMustBeatTheHighestCardOnTheTable.
+  // slovenian-tapp keeps 1 > 2 > 3 > 4: 000's red 10 > 9 > 8 > 7 are our 1 2 3 4.
+  absl::StatusOr<Options> tapp = Registry::Global().CompleteOptions("slovenian-tapp", {});
+  ASSERT_TRUE(tapp.ok());
+  EXPECT_EQ(tapp->at("red_pip_order"), "traditional");
 }
 
 // ---------------------------------------------------------------------------
@@ -924,8 +941,10 @@ TEST(Scoring, SoloThreeHasNoPartner) {
 }
 
 TEST(Scoring, KontraChainMultipliesTheGame) {
-  // Deal A, Three worth 25 (see ThreeWonDifferenceRoundedToFive).
-  Table t = Start("slovenian-4p", DealA(), Dealt(0));
+  // Deal A, Three worth 25 (see ThreeWonDifferenceRoundedToFive). The chain side
+  // against side (game_kontra=side-against-side); GameKontraByAnyoneButTheDeclarer
+  // has 003 §4.5.2's default.
+  Table t = Start("slovenian-4p", DealA(), Dealt(0), kSideAgainstSide);
   ASSERT_TRUE(Do(t.s(), kDealAThree));
   EXPECT_EQ(Legal(t.s()), "pass, announce trula, announce kings, announce king-ultimo, announce valat");
   ASSERT_TRUE(Do(t.s(), "pass"));
@@ -934,7 +953,7 @@ TEST(Scoring, KontraChainMultipliesTheGame) {
   EXPECT_FALSE(absl::StrContains(Legal(t.s()), "kontra game"));  // seat 2: rekontra is not his
   ASSERT_TRUE(Do(t.s(), "pass"));
   EXPECT_TRUE(absl::StrContains(Legal(t.s()), "kontra game"));  // seat 3, the partner
-  Table k1 = Start("slovenian-4p", DealA(), Dealt(0));
+  Table k1 = Start("slovenian-4p", DealA(), Dealt(0), kSideAgainstSide);
   ASSERT_TRUE(Do(k1.s(), HistoryText(t.s())));
   ASSERT_TRUE(Do(k1.s(), "pass, pass, pass"));  // kontra only: 25 x 2
   ASSERT_TRUE(PlayOut(k1.s()));
@@ -971,8 +990,9 @@ TEST(Scoring, AnnouncedTrulaLostAndKontraOnTheBonus) {
   ASSERT_TRUE(Do(k.s(), "announce trula"));
   EXPECT_TRUE(absl::StrContains(Legal(k.s()), "kontra trula"));  // seat 1 may
   ASSERT_TRUE(Do(k.s(), "kontra trula, pass"));
-  // Seat 3 (partner) may rekontra the trula, not kontra his side's game.
-  EXPECT_EQ(Legal(k.s()), "pass, announce kings, announce king-ultimo, announce valat, kontra trula");
+  // Seat 3 (partner) may rekontra the trula; 003 §4.5.2 lets him (any player but
+  // the declarer) kontra the game too.
+  EXPECT_EQ(Legal(k.s()), "pass, announce kings, announce king-ultimo, announce valat, kontra game, kontra trula");
   ASSERT_TRUE(Do(k.s(), "pass, pass, pass"));
   ASSERT_TRUE(PlayOut(k.s()));
   r = k.s().Result();
@@ -1063,7 +1083,8 @@ TEST(Scoring, OwnKingAloneAndADefendersFailedSilentPagat) {
   // difference 28 -> 30: Two = 20 + 30 = 50. Silent trula +10 and kings +10 (all
   // his); seat 1's Pagat lost the last trick: a failed silent Pagat Ultimo of the
   // defenders, +25 for the declarer. 50 + 10 + 10 + 25 = 95, seat 0 only.
-  Table t = Start("slovenian-4p", DealF(), Dealt(3));
+  // The scripts let the declarer open the announcements (announce_first=declarer).
+  Table t = Start("slovenian-4p", DealF(), Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(t.s(), kDealFTwo));
   ASSERT_TRUE(PlayOut(t.s(), kDealFPrefs));
   HandResult r = t.s().Result();
@@ -1076,7 +1097,7 @@ TEST(Scoring, OwnKingAloneAndADefendersFailedSilentPagat) {
   EXPECT_EQ(r.scores, (std::vector<int>{95, 0, 0, 0}));
 
   // Announced by seat 1 (the holder) and lost: +50 for the declarer: 120.
-  Table a = Start("slovenian-4p", DealF(), Dealt(3));
+  Table a = Start("slovenian-4p", DealF(), Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(a.s(), kDealFTwo));
   ASSERT_TRUE(Do(a.s(), "pass, announce pagat-ultimo, pass, pass, pass, pass"));
   ASSERT_TRUE(PlayOut(a.s(), kDealFPrefs));
@@ -1185,15 +1206,32 @@ TEST(Scoring, DefendersValatAndAFailedAnnouncedValat) {
   ASSERT_EQ(r.bonuses.size(), 1u);
   EXPECT_EQ(r.bonuses[0].side, "defenders");
   EXPECT_EQ(r.scores, (std::vector<int>{-250, 0, -250, 0}));
-  // The declarer announced valat: it fails as well: -250 - 500 = -750; the radl
-  // still doubles: -1500.
+  // The declarer announced valat (dealer 0 = declarer opens the announcements)
+  // and the defenders take every trick. 003 is silent on this corner; we charge
+  // the failed announcement only, as for every announced bonus (an opposing
+  // silent success of the same bonus is not counted): -500; §3.1's valat still
+  // cancels the game and the trula. The radl doubles (§5.1): -1000, and stays
+  // (negative).
   Table a = Start("slovenian-4p", d, Dealt(0, {1, 0, 0, 0}));
   ASSERT_TRUE(Do(a.s(), script));
   ASSERT_TRUE(Do(a.s(), "announce valat, pass, pass, pass, pass"));
   ASSERT_TRUE(PlayOut(a.s()));
   r = a.s().Result();
-  EXPECT_EQ(r.scores, (std::vector<int>{-1500, 0, -1500, 0}));
+  ASSERT_EQ(r.bonuses.size(), 1u);
+  EXPECT_EQ(r.bonuses[0].side, "declarer");
+  EXPECT_FALSE(r.bonuses[0].won);
+  EXPECT_EQ(r.bonuses[0].value, -500);
+  EXPECT_EQ(r.scores, (std::vector<int>{-1000, 0, -1000, 0}));
   EXPECT_EQ(r.radli, (std::vector<int>{1, 0, 0, 0}));
+  // failed_valat_charge=both (the engine before issue 11): the defenders' silent
+  // valat and the failed announcement: -250 - 500 = -750, doubled -1500.
+  Table b = Start("slovenian-4p", d, Dealt(0, {1, 0, 0, 0}), {{"failed_valat_charge", "both"}});
+  ASSERT_TRUE(Do(b.s(), script));
+  ASSERT_TRUE(Do(b.s(), "announce valat, pass, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(b.s()));
+  r = b.s().Result();
+  EXPECT_EQ(r.bonuses.size(), 2u);
+  EXPECT_EQ(r.scores, (std::vector<int>{-1500, 0, -1500, 0}));
 }
 
 // Deal SW (4p, dealer 3): Solo Without by seat 0 with T10..T20 and SN; the four
@@ -1408,7 +1446,8 @@ TEST(Scoring, KlopEveryoneLosesHisRoundedPoints) {
 TEST(Scoring, KlopPlayerWithoutATrickAloneScores70) {
   // DealKlopNoTrick, first-legal play: seat 1 takes no trick (+70); the others
   // hold 52, 92 and 66 thirds, none more than 35 points, and score nothing.
-  Table t = Start("slovenian-4p", DealKlopNoTrick(), Dealt(0));
+  // Traced with red pips 1 > 2 > 3 > 4 (red_pip_order=traditional).
+  Table t = Start("slovenian-4p", DealKlopNoTrick(), Dealt(0), {{"red_pip_order", "traditional"}});
   ASSERT_TRUE(Do(t.s(), "pass, pass, pass, bid klop"));
   ASSERT_TRUE(PlayOut(t.s()));
   const HandResult r = t.s().Result();
@@ -1459,7 +1498,7 @@ TEST(Scoring, BeggarLostEndsAtTheDeclarersFirstTrick) {
   Deal d = DealBG();  // seat 0 gets T22 for T5
   d.hands[0] = Cards("T2 T3 T4 T22 H4 H3 H2 D4 D3 D2 C7 S7");
   d.talon = CardList("T5 T20 T21 CK SQ SK");
-  Table t = Start("slovenian-4p", d, Dealt(3));
+  Table t = Start("slovenian-4p", d, Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(t.s(), "bid beggar, pass, pass, pass, pass, pass, pass, pass, play T22"));
   EXPECT_EQ(Legal(t.s()), "play T6, play T7, play T8, play T9");  // cannot beat the Skis
   ASSERT_TRUE(Do(t.s(), "play T6, play T10, play T15"));
@@ -1468,7 +1507,7 @@ TEST(Scoring, BeggarLostEndsAtTheDeclarersFirstTrick) {
   EXPECT_EQ(r.tricks, (std::vector<int>{1, 0, 0, 0}));
   EXPECT_EQ(r.scores, (std::vector<int>{-70, 0, 0, 0}));
   // With a kontra on the game: -140.
-  Table k = Start("slovenian-4p", d, Dealt(3));
+  Table k = Start("slovenian-4p", d, Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(k.s(), "bid beggar, pass, pass, pass, pass, kontra game, pass, pass, pass, pass"));
   ASSERT_TRUE(Do(k.s(), "play T22, play T6, play T10, play T15"));
   EXPECT_EQ(k.s().Result().scores, (std::vector<int>{-140, 0, 0, 0}));
@@ -1488,7 +1527,7 @@ TEST(Scoring, ValatContractWonOrLostAtTheFirstLostTrick) {
   Deal d = DealA();
   d.hands[0] = Cards("T11 T12 T13 T14 T15 T16 T17 T18 T19 T20 T21 T22");
   d.talon = CardList("S7 H4 H3 T1 D4 D3");
-  Table t = Start("slovenian-4p", d, Dealt(3));
+  Table t = Start("slovenian-4p", d, Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(t.s(), "bid valat, pass, pass, pass"));
   ASSERT_TRUE(PlayOut(t.s()));
   HandResult r = t.s().Result();
@@ -1496,7 +1535,7 @@ TEST(Scoring, ValatContractWonOrLostAtTheFirstLostTrick) {
   EXPECT_EQ(r.scores, (std::vector<int>{500, 0, 0, 0}));
   EXPECT_EQ(r.radli, (std::vector<int>{1, 1, 1, 1}));
   // Deal A itself: seat 0 leads S7 and loses the first trick; kontra'd: -1000.
-  Table l = Start("slovenian-4p", DealA(), Dealt(3));
+  Table l = Start("slovenian-4p", DealA(), Dealt(3), {{"announce_first", "declarer"}});
   ASSERT_TRUE(Do(l.s(), "bid valat, pass, pass, pass, pass, kontra game, pass, pass, pass, pass"));
   EXPECT_EQ(l.s().CurrentSeat(), 0);  // the declarer leads Valat
   ASSERT_TRUE(Do(l.s(), "play S7, play SK, play T5, play T8"));
@@ -1518,12 +1557,59 @@ TEST(Radl, DeclarersRadlDoublesAndIsStruckWhenPositive) {
   const HandResult r = t.s().Result();
   EXPECT_EQ(r.scores, (std::vector<int>{50, 0, 0, 50}));
   EXPECT_EQ(r.radli, (std::vector<int>{0, 0, 2, 0}));
-  // The partner's radl alone does not double.
-  Table p = Start("slovenian-4p", DealA(), Dealt(0, {0, 0, 0, 1}));
+  // With radl=declarer-only (the pre-issue-11 reading) the partner's radl alone
+  // does not double and is not struck.
+  Table p = Start("slovenian-4p", DealA(), Dealt(0, {0, 0, 0, 1}), {{"radl", "declarer-only"}});
   ASSERT_TRUE(Do(p.s(), kDealAThree));
   ASSERT_TRUE(PlayOut(p.s()));
   EXPECT_EQ(p.s().Result().scores, (std::vector<int>{25, 0, 0, 25}));
   EXPECT_EQ(p.s().Result().radli, (std::vector<int>{0, 0, 0, 1}));
+}
+
+TEST(Radl, PartnersRadlDoublesTheSideAsWell) {
+  // 003 §5.1: "Hat ein Spieler ein Radl neben seinem Namen, wird ... seine
+  // erreichte Punktzahl (und die seines ev. Partners) verdoppelt. Ist die
+  // Punktzahl negativ verbleibt das Radl, bei positiver Punktzahl wird es
+  // gestrichen." Deal A, Three by seat 0 with seat 3 (HK) as partner, worth 25
+  // (ThreeWonDifferenceRoundedToFive). Seat 3 holds the radl: his score and his
+  // partner's, 25, are doubled: 50 each; positive, so seat 3's radl is struck.
+  Table t = Start("slovenian-4p", DealA(), Dealt(0, {0, 0, 0, 1}));
+  ASSERT_TRUE(Do(t.s(), kDealAThree));
+  ASSERT_TRUE(PlayOut(t.s()));
+  EXPECT_EQ(t.s().Result().scores, (std::vector<int>{50, 0, 0, 50}));
+  EXPECT_EQ(t.s().Result().radli, (std::vector<int>{0, 0, 0, 0}));
+  // Both hold one: the side's one score is doubled once (§5.1 speaks of one
+  // doubling; both score the same amount, §5): 50; each strikes his radl.
+  Table b = Start("slovenian-4p", DealA(), Dealt(0, {1, 0, 0, 1}));
+  ASSERT_TRUE(Do(b.s(), kDealAThree));
+  ASSERT_TRUE(PlayOut(b.s()));
+  EXPECT_EQ(b.s().Result().scores, (std::vector<int>{50, 0, 0, 50}));
+  EXPECT_EQ(b.s().Result().radli, (std::vector<int>{0, 0, 0, 0}));
+}
+
+TEST(Radl, PartnersRadlStaysWithHimWhenTheScoreIsNegative) {
+  // Deal B, Three by seat 0 with seat 2 (CK) as partner, lost: -45
+  // (NegativeScoreKeepsTheRadl). Seat 2's radl doubles the side: -90 each. The
+  // score is negative, so "verbleibt das Radl" (§5.1): it stays where it is,
+  // beside seat 2's name; the declarer gets none.
+  const char* script = "pass, pass, pass, bid three, call C, talon 0, discard H4, discard H3, discard H2";
+  Table t = Start("slovenian-4p", DealB(), Dealt(0, {0, 0, 1, 0}));
+  ASSERT_TRUE(Do(t.s(), script));
+  ASSERT_TRUE(PlayOut(t.s()));
+  EXPECT_EQ(t.s().Result().scores, (std::vector<int>{-90, 0, -90, 0}));
+  EXPECT_EQ(t.s().Result().radli, (std::vector<int>{0, 0, 1, 0}));
+  // Both hold one: -90 once, both radli stay.
+  Table b = Start("slovenian-4p", DealB(), Dealt(0, {1, 0, 1, 0}));
+  ASSERT_TRUE(Do(b.s(), script));
+  ASSERT_TRUE(PlayOut(b.s()));
+  EXPECT_EQ(b.s().Result().scores, (std::vector<int>{-90, 0, -90, 0}));
+  EXPECT_EQ(b.s().Result().radli, (std::vector<int>{1, 0, 1, 0}));
+  // radl=declarer-only: the partner's radl plays no part: -45.
+  Table o = Start("slovenian-4p", DealB(), Dealt(0, {0, 0, 1, 0}), {{"radl", "declarer-only"}});
+  ASSERT_TRUE(Do(o.s(), script));
+  ASSERT_TRUE(PlayOut(o.s()));
+  EXPECT_EQ(o.s().Result().scores, (std::vector<int>{-45, 0, -45, 0}));
+  EXPECT_EQ(o.s().Result().radli, (std::vector<int>{0, 0, 1, 0}));
 }
 
 TEST(Radl, NegativeScoreKeepsTheRadl) {
@@ -1569,6 +1655,206 @@ TEST(Radl, NewRadliAfterContractsAboveBeggarAndOptionallyBeggar) {
   r = b.s().Result();
   EXPECT_EQ(r.scores, (std::vector<int>{70, 0, 0, 0}));
   EXPECT_EQ(r.radli, (std::vector<int>{1, 1, 1, 1}));
+}
+
+// ---------------------------------------------------------------------------
+// 5d. Where 003 is clear, its text is the default (issue 11). Each earlier
+// reading is an option; house=real-play sets them all.
+
+TEST(Document003, TheDealerOpensTheAnnouncements) {
+  // 003 §4.5: "Angefangen beim Geber kann jeder Spieler seine Ankündigungen
+  // abgeben ... Erst wenn alle Spieler passen, sind die Ankündigungen beendet."
+  // Deal BG, dealer 3: seat 0 bids Beggar, seats 1-3 pass. The dealer, seat 3 (a
+  // defender), speaks first and may kontra the game; then seat 0 (the declarer:
+  // Rekontra), 1, 2; four passes in a row end the phase.
+  Table t = Start("slovenian-4p", DealBG(), Dealt(3));
+  ASSERT_TRUE(Do(t.s(), "bid beggar, pass, pass, pass"));
+  EXPECT_EQ(t.s().PhaseName(), "announce");
+  EXPECT_EQ(t.s().CurrentSeat(), 3);
+  EXPECT_EQ(Legal(t.s()), "pass, kontra game");
+  ASSERT_TRUE(Do(t.s(), "kontra game"));
+  EXPECT_EQ(t.s().CurrentSeat(), 0);
+  EXPECT_EQ(Legal(t.s()), "pass, kontra game");  // Rekontra
+  ASSERT_TRUE(Do(t.s(), "pass, pass, pass"));
+  EXPECT_EQ(t.s().PhaseName(), "announce");  // seat 3 has not passed yet
+  ASSERT_TRUE(Do(t.s(), "pass"));
+  EXPECT_EQ(t.s().PhaseName(), "play");
+  EXPECT_EQ(t.s().CurrentSeat(), 0);  // the declarer leads Beggar (§4.6)
+  // announce_first=declarer restores the earlier reading: the declarer first,
+  // with nothing to say but pass (no bonuses in Beggar, no kontra on his game).
+  Table d = Start("slovenian-4p", DealBG(), Dealt(3), {{"announce_first", "declarer"}});
+  ASSERT_TRUE(Do(d.s(), "bid beggar, pass, pass, pass"));
+  EXPECT_EQ(d.s().CurrentSeat(), 0);
+  EXPECT_EQ(Legal(d.s()), "pass");
+}
+
+TEST(Document003, TheDealersRoleOpensIn5pAndTheDealerIn3p) {
+  // 5p (003 §6): the dealer, seat 4, sits out; his positional roles fall to the
+  // last playing seat, seat 3 (as for the Klop/Three choice and the Colour Valat
+  // lead). Seat 0 bids Solo Without, seats 1-3 pass: seat 3 opens.
+  Deal d = DealA();
+  d.hands.push_back(CardSet());
+  Table five = Start("slovenian-5p", d, Dealt(4));
+  ASSERT_TRUE(Do(five.s(), "bid solo-without, pass, pass, pass"));
+  EXPECT_EQ(five.s().CurrentSeat(), 3);
+  Table five_d = Start("slovenian-5p", d, Dealt(4), {{"announce_first", "declarer"}});
+  ASSERT_TRUE(Do(five_d.s(), "bid solo-without, pass, pass, pass"));
+  EXPECT_EQ(five_d.s().CurrentSeat(), 0);
+  // 3p (003 §7): deal T, dealer 0: seat 1 bids Two, seats 2 and 0 pass; after
+  // the talon the dealer, seat 0, opens.
+  Table three = Start("slovenian-3p", DealT(), Dealt(0));
+  ASSERT_TRUE(Do(three.s(), "bid two, pass, pass"));
+  ASSERT_TRUE(Do(three.s(), "talon 0"));
+  while (three.s().PhaseName() == "discard") {
+    ActionList legal;
+    three.s().LegalActions(&legal);
+    three.s().Apply(legal.items[0]);
+  }
+  EXPECT_EQ(three.s().PhaseName(), "announce");
+  EXPECT_EQ(three.s().CurrentSeat(), 0);
+}
+
+TEST(Document003, ColourValatRaiseStaysOpenUntilTheDeclarerSpeaks) {
+  // 003 §5.2.3: the Solo declarer may raise to Colour Valat after the exchange.
+  // Deal A, dealer 3: seat 0 bids Solo Three; the dealer opens (§4.5) and
+  // passes; the declarer's first turn still offers the raise.
+  Table t = Start("slovenian-4p", DealA(), Dealt(3));
+  ASSERT_TRUE(Do(t.s(), "bid solo-three, pass, pass, pass, talon 0, discard H4, discard H3, discard T11"));
+  EXPECT_EQ(t.s().CurrentSeat(), 3);
+  ASSERT_TRUE(Do(t.s(), "pass"));
+  EXPECT_TRUE(absl::StrContains(Legal(t.s()), "bid colour-valat")) << Legal(t.s());
+  ASSERT_TRUE(Do(t.s(), "announce trula"));
+  ASSERT_TRUE(Do(t.s(), "pass, pass, pass"));
+  EXPECT_EQ(t.s().CurrentSeat(), 0);
+  EXPECT_FALSE(absl::StrContains(Legal(t.s()), "colour-valat")) << Legal(t.s());
+}
+
+TEST(Document003, MondfangAppliesInKlop) {
+  // 003 §4.6.2: "Diese Zusatzregel kommt nur in den Geboten bis und mit Solo
+  // Einer zur Geltung. Falls Škis und Mond (XXI) gleichzeitig auf dem Tisch
+  // liegen, erhält der Spieler, der den Mond (XXI) ausgespielt hat einen
+  // Punktabzug von 20 Punkten. Dieser Abzug ist unabhängig davon, wer den Stich
+  // gewinnt". Klop is the lowest bid of §3, so it is among those "bis und mit
+  // Solo Einer". Deal CV as Klop, dealer 3: trick 1 is s0 T22, s1 T21, s2 T1
+  // (forced to beat: the Imperator), s3 T5 -> s2. Seat 1's Mond lay on the table
+  // with the Skis: -20 for seat 1, although seat 2 took the trick.
+  // The Klop itself (§5.2.1): seat 0 takes more than 35 points: -70; seats 1
+  // and 3 take no trick: +70 each; seat 2 scores 0 because others scored ±70.
+  // Seat 1: 70 - 20 = 50 (§5 Ausnahme 2: the deduction is his alone).
+  const char* script = "pass, pass, pass, bid klop, play T22, play T21, play T1, play T5";
+  Table t = Start("slovenian-4p", DealCV(), Dealt(3));
+  ASSERT_TRUE(Do(t.s(), script));
+  ASSERT_TRUE(PlayOut(t.s()));
+  HandResult r = t.s().Result();
+  EXPECT_EQ(r.tricks[1], 0) << Tricks(t.s());
+  EXPECT_EQ(r.tricks[3], 0) << Tricks(t.s());
+  ASSERT_EQ(r.penalties.size(), 1u);
+  EXPECT_EQ(r.penalties[0].seat, 1);
+  EXPECT_EQ(r.penalties[0].points, -20);
+  EXPECT_EQ(r.penalties[0].reason, "mondfang");
+  EXPECT_EQ(r.scores, (std::vector<int>{-70, 50, 0, 70})) << Tricks(t.s());
+  // mondfang_in_klop=no: no deduction in Klop.
+  Table o = Start("slovenian-4p", DealCV(), Dealt(3), {{"mondfang_in_klop", "no"}});
+  ASSERT_TRUE(Do(o.s(), script));
+  ASSERT_TRUE(PlayOut(o.s()));
+  r = o.s().Result();
+  EXPECT_TRUE(r.penalties.empty());
+  EXPECT_EQ(r.scores, (std::vector<int>{-70, 70, 0, 70}));
+}
+
+TEST(Document003, GameKontraByAnyoneButTheDeclarer) {
+  // 003 §4.5.2: "Während den Ankündigungen kann jeder Spieler ausser dem
+  // Ausrufer ein Kontra ankündigen ... Der Ausrufer kann einem Kontra ein
+  // Rekontra entgegen halten ... Ein Subkontra erhöht den Faktor auf 8 und sollte
+  // der Ausrufer schliesslich ein Mordkontra ankündigen ...". Deal A, Three by
+  // seat 0 (the dealer, who opens) with seat 3 (HK) as partner, worth 25.
+  Table t = Start("slovenian-4p", DealA(), Dealt(0));
+  ASSERT_TRUE(Do(t.s(), kDealAThree));
+  ASSERT_TRUE(Do(t.s(), "pass, pass, pass"));  // seats 0, 1, 2
+  // Seat 3, the partner, is a player other than the declarer: Kontra is his too.
+  EXPECT_TRUE(absl::StrContains(Legal(t.s()), "kontra game")) << Legal(t.s());
+  ASSERT_TRUE(Do(t.s(), "kontra game"));  // x2
+  EXPECT_TRUE(absl::StrContains(Legal(t.s()), "kontra game"));  // seat 0: Rekontra
+  ASSERT_TRUE(Do(t.s(), "kontra game"));  // x4
+  EXPECT_TRUE(absl::StrContains(Legal(t.s()), "kontra game"));  // seat 1: Subkontra
+  ASSERT_TRUE(Do(t.s(), "pass, pass, pass, pass"));  // seats 1, 2, 3, 0
+  EXPECT_EQ(t.s().PhaseName(), "play");
+  ASSERT_TRUE(PlayOut(t.s()));
+  // 25 x 2^2 = 100 for seats 0 and 3.
+  EXPECT_EQ(t.s().Result().game_kontra_level, 2);
+  EXPECT_EQ(t.s().Result().scores, (std::vector<int>{100, 0, 0, 100}));
+  // Rekontra is the declarer's: after seat 1's Kontra the partner may not.
+  Table r = Start("slovenian-4p", DealA(), Dealt(0));
+  ASSERT_TRUE(Do(r.s(), kDealAThree));
+  ASSERT_TRUE(Do(r.s(), "pass, kontra game, pass"));
+  EXPECT_EQ(r.s().CurrentSeat(), 3);
+  EXPECT_FALSE(absl::StrContains(Legal(r.s()), "kontra game")) << Legal(r.s());
+  // game_kontra=side-against-side: the partner rekontras with his side, and may
+  // not kontra his own side's game.
+  Table s = Start("slovenian-4p", DealA(), Dealt(0), kSideAgainstSide);
+  ASSERT_TRUE(Do(s.s(), kDealAThree));
+  ASSERT_TRUE(Do(s.s(), "pass, kontra game, pass"));
+  EXPECT_TRUE(absl::StrContains(Legal(s.s()), "kontra game")) << Legal(s.s());
+  Table s2 = Start("slovenian-4p", DealA(), Dealt(0), kSideAgainstSide);
+  ASSERT_TRUE(Do(s2.s(), kDealAThree));
+  ASSERT_TRUE(Do(s2.s(), "pass, pass, pass"));
+  EXPECT_FALSE(absl::StrContains(Legal(s2.s()), "kontra game")) << Legal(s2.s());
+}
+
+TEST(Document003, RealPlayOptionSetRestoresEveryEarlierReading) {
+  const Registry& reg = Registry::Global();
+  absl::StatusOr<Options> real = reg.CompleteOptions("slovenian-4p", {{"house", "real-play"}});
+  ASSERT_TRUE(real.ok()) << real.status();
+  EXPECT_EQ(real->count("house"), 0u);
+  EXPECT_EQ(real->at("announce_first"), "declarer");
+  EXPECT_EQ(real->at("mondfang_in_klop"), "no");
+  EXPECT_EQ(real->at("radl"), "declarer-only");
+  EXPECT_EQ(real->at("game_kontra"), "side-against-side");
+  EXPECT_EQ(real->at("red_pip_order"), "traditional");
+  EXPECT_EQ(real->at("failed_valat_charge"), "announcement");
+  absl::StatusOr<Options> legacy = reg.CompleteOptions("slovenian-5p", {{"house", "legacy"}});
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_EQ(legacy->at("failed_valat_charge"), "both");
+  EXPECT_EQ(legacy->at("radl"), "declarer-only");
+  // An option named beside the set overrides it.
+  absl::StatusOr<Options> mixed =
+      reg.CompleteOptions("slovenian-4p", {{"house", "real-play"}, {"announce_first", "dealer"}});
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(mixed->at("announce_first"), "dealer");
+  // 3p has no partner: no radl or game_kontra option.
+  absl::StatusOr<Options> three = reg.CompleteOptions("slovenian-3p", {{"house", "real-play"}});
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_EQ(three->at("announce_first"), "declarer");
+  EXPECT_EQ(three->count("radl"), 0u);
+  // The set in play: the declarer opens (BG as in TheDealerOpensTheAnnouncements).
+  Table t = Start("slovenian-4p", DealBG(), Dealt(3), {{"house", "real-play"}});
+  ASSERT_TRUE(Do(t.s(), "bid beggar, pass, pass, pass"));
+  EXPECT_EQ(t.s().CurrentSeat(), 0);
+}
+
+TEST(Document003, BadOptionsAreOneLineErrorsNamingTheValidOnes) {
+  const Registry& reg = Registry::Global();
+  struct Case {
+    const char* variant;
+    Options options;
+    const char* names;
+  };
+  const Case cases[] = {
+      {"slovenian-4p", {{"announce_first", "forehand"}}, "dealer, declarer"},
+      {"slovenian-5p", {{"radl", "everyone"}}, "declarer-and-partner, declarer-only"},
+      {"slovenian-3p", {{"mondfang_in_klop", "maybe"}}, "yes, no"},
+      {"slovenian-4p", {{"game_kontra", "x"}}, "any-but-declarer, side-against-side"},
+      {"slovenian-4p", {{"house", "club"}}, "real-play, legacy"},
+      {"slovenian-3p", {{"radl", "declarer-only"}}, "announce_first"},
+      {"slovenian-tapp", {{"announce_first", "dealer"}}, "red_pip_order"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Options> o = reg.CompleteOptions(c.variant, c.options);
+    ASSERT_FALSE(o.ok()) << c.variant;
+    EXPECT_TRUE(absl::StrContains(o.status().message(), c.names)) << o.status();
+    EXPECT_FALSE(absl::StrContains(o.status().message(), "\n")) << o.status();
+    EXPECT_FALSE(reg.Create(c.variant, c.options).ok());
+  }
 }
 
 // ---------------------------------------------------------------------------
