@@ -64,6 +64,32 @@ out=$(timeout 60 "$tarock" match --variant slovenian-tapp --hands 6 --seed 8 --q
 [ $? -eq 0 ] && ok || bad "remote-referee match failed: $out"
 "$tarock" replay "$tmp/r.json" >/dev/null && ok || bad "replay of the remote match record failed"
 
+# Every match ends (issue 18): three bots that pass every bid in tapp-tarock-classic.
+# Each thrown-in deal is one of the match's hands (0 each); under thrown_in=redeal the
+# match ends early, normally, with its reason, and the record still replays.
+printf '#!/bin/sh\nexec "%s" --mode pass "$@"\n' "$bin/faulty_bot" > "$tmp/pass-bot"
+chmod +x "$tmp/pass-bot"
+out=$(timeout 60 "$tarock" match --variant tapp-tarock-classic --hands 6 --seed 3 --quiet --json \
+      --record "$tmp/pass.json" a="$tmp/pass-bot" b="$tmp/pass-bot" c="$tmp/pass-bot")
+[ $? -eq 0 ] && ok || bad "always-pass match failed: $out"
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["hands"] == 6 and d["totals"] == [0, 0, 0] and d["ended_early"] == "", d
+' && ok || bad "always-pass match summary: $out"
+"$tarock" replay "$tmp/pass.json" >/dev/null && ok || bad "replay of the always-pass record failed"
+out=$(timeout 120 "$tarock" match --variant tapp-tarock-classic --hands 3 --seed 3 --quiet \
+      --option thrown_in=redeal --record "$tmp/redeal.json" \
+      a="$tmp/pass-bot" b="$tmp/pass-bot" c="$tmp/pass-bot")
+[ $? -eq 0 ] && ok || bad "thrown_in=redeal match failed: $out"
+case "$out" in *"ended early: 100 void deals in a row"*) ok ;; *) bad "no ended-early line: $out" ;; esac
+grep -q '"ended_early":"100 void deals in a row' "$tmp/redeal.json" && ok || bad "record lacks ended_early"
+[ "$("$tarock" replay "$tmp/redeal.json" | wc -l)" -eq 100 ] && ok || bad "replay of the ended-early record"
+expect_error "bad thrown_in" "is not one of: hand, redeal" "$tarock" match --variant tapp-tarock-classic \
+  --option thrown_in=never --quiet a="$tmp/pass-bot" b="$tmp/pass-bot" c="$tmp/pass-bot"
+expect_error "unknown option" "has no option 'thrown_on' (options: " "$tarock" match \
+  --variant tapp-tarock-classic --option thrown_on=hand --quiet a="$tmp/pass-bot" b="$tmp/pass-bot" c="$tmp/pass-bot"
+
 # Errors are one line.
 expect_error "wrong seat count" "needs 4" "$tarock" match --variant slovenian-4p a="$random"
 expect_error "bad seat" "neither an executable" "$tarock" match --variant slovenian-3p a=nothing b=x c=y

@@ -141,18 +141,19 @@ TEST_F(MatchEndTest, ADealPassedOutAtOneTableKeepsLaterDealsIdenticalAtBoth) {
     ASSERT_TRUE(b.ok()) << b.status();
     // The cards of each hand index as finally played (the last deal under that
     // index: a deal dealt again replaces the thrown-in one).
-    auto deals_by_hand = [](const std::string& record_json) {
+    const json ra = json::parse(a->record_json()), rb = json::parse(b->record_json());
+    auto deals_by_hand = [](const json& record) {
       std::map<int, json> by_hand;
-      for (const json& d : json::parse(record_json)["deals"])
-        by_hand[d["hand_index"].get<int>()] = d["hands"];
+      for (const json& d : record["deals"]) by_hand[d["hand_index"].get<int>()] = d["hands"];
       return by_hand;
     };
-    std::map<int, json> da = deals_by_hand(a->record_json());
-    std::map<int, json> db = deals_by_hand(b->record_json());
+    std::map<int, json> da = deals_by_hand(ra);
+    std::map<int, json> db = deals_by_hand(rb);
+    // The first deal of hand 3 at each table.
     json a3, b3;
-    for (const json& d : json::parse(a->record_json())["deals"])
+    for (const json& d : ra["deals"])
       if (d["hand_index"] == 3 && !a3.is_object()) a3 = d;
-    for (const json& d : json::parse(b->record_json())["deals"])
+    for (const json& d : rb["deals"])
       if (d["hand_index"] == 3 && !b3.is_object()) b3 = d;
     ASSERT_TRUE(a3.is_object() && b3.is_object());
     // Table A passed deal 3 out, table B played it, from the same cards.

@@ -180,7 +180,8 @@ int Run() {
           return;
         }
         decisions[k] += r->decisions;
-        // hand_scores skips void deals, so hand h here is hand h of the block.
+        // hand_scores has every hand of the block (thrown-in deals score 0;
+        // deals dealt again are left out), so hand h here is hand h of the block.
         for (int h = 0; h < n && h < static_cast<int>(r->hand_scores.size()); ++h) {
           // The dealer of hand h is seat h (first dealer 0); in a variant where
           // the dealer sits out his record hand is empty.

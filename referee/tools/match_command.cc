@@ -63,13 +63,14 @@ class Progress {
  public:
   Progress(int hands, bool quiet) : hands_(hands), quiet_(quiet), tty_(isatty(2)) {}
   void Hand(const v1::HandFinished& h) {
-    if (h.redeal()) ++redeals_;
+    // A thrown-in deal is one of the match's hands; a deal dealt again is not.
+    if (h.redeal() && !h.counts_as_hand()) ++redeals_;
     else ++done_;
     if (quiet_) return;
     if (tty_) {
       std::fprintf(stderr, "\rhand %d/%d  faults %d  redeals %d   ", done_, hands_, faults_,
                    redeals_);
-    } else if (done_ % std::max(1, hands_ / 10) == 0 && !h.redeal()) {
+    } else if (done_ % std::max(1, hands_ / 10) == 0 && (!h.redeal() || h.counts_as_hand())) {
       std::fprintf(stderr, "hand %d/%d  faults %d\n", done_, hands_, faults_);
     }
   }
@@ -117,7 +118,7 @@ json Summarize(const v1::MatchFinished& finished) {
         row["decision_ms_sum"].get<double>() + seat.mean_decision_ms() * seat.decisions();
   }
   for (const json& deal : record["deals"]) {
-    if (deal.value("redeal", false)) continue;
+    if (deal.value("redeal", false) && !deal.value("counts_as_hand", false)) continue;
     const json& scores = deal["scores"];
     for (int s = 0; s < n && s < static_cast<int>(scores.size()); ++s)
       per_hand[finished.seats(s).name()].push_back(scores[s].get<double>());
@@ -140,6 +141,9 @@ json Summarize(const v1::MatchFinished& finished) {
 void PrintTable(const v1::MatchFinished& finished, const json& rows, const std::string& variant) {
   std::printf("%s: %d hands, %lld decisions in %.1f s\n", variant.c_str(), finished.hands(),
               static_cast<long long>(finished.decisions()), finished.duration_s());
+  if (!finished.ended_early().empty())
+    std::printf("the match ended early: %s; the totals are those of the hands played\n",
+                finished.ended_early().c_str());
   std::printf("%-16s %-8s %9s %10s %9s %7s %9s %9s\n", "bot", "seats", "total", "mean/hand",
               "95% CI", "faults", "decisions", "mean ms");
   for (const json& r : rows) {
@@ -248,6 +252,7 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
   if (options.json) {
     json out = {{"variant", options.variant},
                 {"hands", finished->hands()},
+                {"ended_early", finished->ended_early()},
                 {"decisions", finished->decisions()},
                 {"duration_s", finished->duration_s()},
                 {"totals", json(std::vector<int64_t>(finished->totals().begin(),
