@@ -381,7 +381,14 @@ void WestfestState::StartPovinnostDraw() {
   talon_seen_[povinnost_] |= 0x0F;
   talon_taken_ |= 0x0F;
   draw_step_ = 0;
-  if (called_ != kNoCard && drawn.Contains(called_)) {
+  // 004 ¶7: it "can decline to play the hand if he draws the XIX or any
+  // descending card, no lower than XV": the card it called (the XIX, or the
+  // descending card called in its place). Option throw_in=xix-to-xv: any of
+  // the XIX..XV drawn.
+  bool may_throw_in = called_ != kNoCard && drawn.Contains(called_);
+  if (game_->throw_in_any_xix_to_xv())
+    for (int n = 19; n >= 15; --n) may_throw_in |= drawn.Contains(Tarock(n));
+  if (may_throw_in) {
     phase_ = Phase::kThrowIn;  // it drew its own partner card: it may throw the hand in
   } else {
     phase_ = Phase::kDiscard;
@@ -652,6 +659,8 @@ WestfestGame::WestfestGame(VariantInfo info, Options options)
   // red_pip_order=traditional. Card rank indices are 4,3,2,1,J,N,Q,K in red.
   auto it = options_.find("red_pip_order");
   const bool traditional = it != options_.end() && it->second == "traditional";
+  it = options_.find("throw_in");
+  throw_in_any_xix_to_xv_ = it != options_.end() && it->second == "xix-to-xv";
   for (int c = 0; c < kNumCards; ++c) {
     const Card card = static_cast<Card>(c);
     int st = RankOf(card);
@@ -743,6 +752,10 @@ VariantInfo WestfestInfo() {
   info.options = {
       {"red_pip_order", "document", {"document", "traditional"},
        "document: red suits rank 1 (ace) > 4 > 3 > 2 as 004 writes; traditional: 1 > 2 > 3 > 4"},
+      {"throw_in", "called-tarock", {"called-tarock", "xix-to-xv"},
+       "called-tarock: the povinnost may throw the hand in only after drawing the tarock it called "
+       "(its partner card); xix-to-xv: after drawing any of the XIX..XV, the other reading of 004's "
+       "\"the XIX or any descending card, no lower than XV\""},
   };
   info.contracts = {kContractNames[0], kContractNames[1]};
   for (const char* n : kBonusNames) info.bonuses.push_back(n);

@@ -217,6 +217,11 @@ class WestfestGame final : public Game {
   // the lead) holds every card.
   const std::array<CardSet, kNumCards + 1>& beaters() const { return beaters_; }
 
+  // Option throw_in=xix-to-xv: the povinnost may throw in after drawing any of
+  // T19..T15 (004 ¶7 read card by card); default called-tarock: only after
+  // drawing its called tarock.
+  bool throw_in_any_xix_to_xv() const { return throw_in_any_xix_to_xv_; }
+
   // 004 "Counting Of Score": (|points - 53| + 10) x 2, then tens rounded half up.
   static int GameChips(int points);
   // 004 "Calculating Prever Score": the same with x 3.
@@ -230,6 +235,7 @@ class WestfestGame final : public Game {
   ActionCodec codec_;
   std::array<uint8_t, kNumCards> strength_{};
   std::array<CardSet, kNumCards + 1> beaters_{};
+  bool throw_in_any_xix_to_xv_ = false;
 };
 
 VariantInfo WestfestInfo();

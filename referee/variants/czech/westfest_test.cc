@@ -420,10 +420,39 @@ TEST(Povinnost, DrawingTheCalledTarockAllowsAThrowInThatCostsTwoChipsEach) {
 }
 
 TEST(Povinnost, NoThrowInWithoutDrawingTheCalledTarock) {
+  // Deal V: seat 1 calls the XIX (held by seat 2) and draws T1 T15 H1 H2: it
+  // drew the XV, not its called tarock, so it keeps its partner and plays.
   Table t = Start(DeckDeal(0, kDealV, kTalonV), 0);
   ASSERT_TRUE(Do(t.s(), "tap 12, pass, pass, pass, pass"));
+  EXPECT_EQ(CardName(t.st().called()), "T19");
   EXPECT_EQ(t.s().PhaseName(), "discard");
   EXPECT_EQ(t.s().CurrentSeat(), 1);
+}
+
+TEST(Povinnost, OptionThrowInXixToXvAllowsAThrowInAfterDrawingAnyOfThem) {
+  // 004 ¶7 read card by card ("if he draws the XIX or any descending card, no
+  // lower than XV"): with throw_in=xix-to-xv the XV drawn in deal V is enough.
+  // Thrown in: seat 1 pays 2 to each other player: (+2, -6, +2, +2).
+  Table t = Start(DeckDeal(0, kDealV, kTalonV), 0, {{"throw_in", "xix-to-xv"}});
+  ASSERT_TRUE(Do(t.s(), "tap 12, pass, pass, pass, pass"));
+  EXPECT_EQ(t.s().PhaseName(), "throw-in");
+  EXPECT_EQ(Legal(t.s()), "pass, throw-in");
+  Table thrown = Start(DeckDeal(0, kDealV, kTalonV), 0, {{"throw_in", "xix-to-xv"}});
+  ASSERT_TRUE(Do(thrown.s(), "tap 12, pass, pass, pass, pass, throw-in"));
+  ASSERT_TRUE(thrown.s().IsTerminal());
+  const HandResult r = thrown.s().Result();
+  EXPECT_EQ(r.scores, (std::vector<int>{2, -6, 2, 2}));
+  EXPECT_FALSE(r.redeal);  // a thrown-in hand is scored, one of the match's hands
+  // Playing on, it keeps its partner: seat 2 holds the called XIX.
+  ASSERT_TRUE(Do(t.s(), "pass"));
+  EXPECT_EQ(t.s().PhaseName(), "discard");
+  ASSERT_TRUE(PlayOut(t.s(), kPrefsV));
+  EXPECT_EQ(t.s().Result().partner, 2);
+  // The default keeps the throw-in for the called tarock; a bad value is refused.
+  EXPECT_EQ((*Registry::Global().Create("westfest"))->options().at("throw_in"), "called-tarock");
+  absl::StatusOr<std::unique_ptr<Game>> bad = Registry::Global().Create("westfest", {{"throw_in", "bogus"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "called-tarock, xix-to-xv")) << bad.status();
 }
 
 // ---------------------------------------------------------------------------
@@ -872,7 +901,9 @@ TEST(Observation, NoSeatEverSeesAnotherSeatsHiddenCardsAndThePartnerIsHidden) {
       if (legal.Contains(MakeAction(Verb::kPlay, c))) { pick = MakeAction(Verb::kPlay, c); break; }
     t.s().Apply(pick);
     ASSERT_TRUE(NoLeaks(t.st()));
-    if (t.st().hand(0).Contains(C("T19"))) EXPECT_EQ(t.s().Observe(2).partner, -1);
+    if (t.st().hand(0).Contains(C("T19"))) {
+      EXPECT_EQ(t.s().Observe(2).partner, -1);
+    }
   }
   EXPECT_EQ(t.s().Observe(2).partner, 0);  // the XIX fell in trick 6
   // Random hands, every seat at every step.
