@@ -74,11 +74,20 @@ struct Tally {
   int redeals = 0;
 };
 
-void RunVariant(const std::string& variant, int hands, Tally* tally) {
-  absl::StatusOr<std::unique_ptr<Game>> game_or = Registry::Global().Create(variant);
+void RunVariant(const std::string& variant, const Options& options, int hands, Tally* tally) {
+  absl::StatusOr<std::unique_ptr<Game>> game_or = Registry::Global().Create(variant, options);
   ASSERT_TRUE(game_or.ok()) << game_or.status();
   const auto& game = static_cast<const slovenian::SlovenianGame&>(**game_or);
   const int n = game.num_seats();
+  // The complete options say which readings of issue 11 are in force.
+  const Options& opts = game.options();
+  auto opt = [&opts](const char* key) {
+    auto it = opts.find(key);
+    return it == opts.end() ? std::string() : it->second;
+  };
+  const bool has_radli = game.info().radl_penalty > 0;
+  const bool partner_radl = opt("radl") == "declarer-and-partner";
+  const bool dealer_opens = opt("announce_first") == "dealer";
   for (int h = 0; h < hands; ++h) {
     const uint64_t seed = HandSeed(0xC0FFEE, h);
     Rng rng(seed ^ 0x5555);
@@ -100,6 +109,7 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
     CardSet played, hidden_discards;
     // The talon becomes public when a contract exposes it, or in Klop.
     bool talon_exposed = false;
+    bool announcements_seen = false;
     int steps = 0;
     const std::string where = absl::StrCat(variant, " hand ", h);
     while (!st.IsTerminal()) {
@@ -107,6 +117,13 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
       ActionList legal;
       st.LegalActions(&legal);
       ASSERT_GT(legal.size, 0) << where << ": no legal action before the end";
+      if (st.phase() == slovenian::Phase::kAnnounce && !announcements_seen) {
+        // 003 §4.5: the dealer (5p: the last playing seat) opens the
+        // announcements; announce_first=declarer and 000: the declarer.
+        announcements_seen = true;
+        const int dealer_role = n == 5 ? (setup.dealer + 4) % 5 : setup.dealer;
+        ASSERT_EQ(st.CurrentSeat(), dealer_opens ? dealer_role : st.declarer()) << where;
+      }
       talon_exposed |= st.phase() == slovenian::Phase::kTalon ||
                        (st.phase() == slovenian::Phase::kPlay && st.contract() == slovenian::kKlop);
       if (watch) {
@@ -145,7 +162,9 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
       ASSERT_EQ(thirds, 210) << where;
       for (int s = 0; s < n; ++s) {
         const int radl = setup.radli.empty() ? 0 : setup.radli[s];
-        const int base = radl > 0 ? r.scores[s] / 2 : r.scores[s];
+        // Mondfang (also in Klop under 003 §4.6.2) is not doubled by the radl.
+        const int own = r.scores[s] - penalty[s];
+        const int base = radl > 0 ? own / 2 : own;
         // -36 is possible where only MORE than 35 2/3 loses (slovenian-tapp).
         ASSERT_TRUE(base == 70 || base == -70 || (base <= 0 && base >= -36))
             << where << " seat " << s << " scores " << r.scores[s];
@@ -159,6 +178,21 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
       }
       if (r.partner >= 0) {
         ASSERT_EQ(r.scores[r.declarer] - penalty[r.declarer], r.scores[r.partner] - penalty[r.partner]) << where;
+      }
+      if (has_radli && !setup.radli.empty()) {
+        // 003 §5.1: the radl of the declarer, or (radl=declarer-and-partner) of
+        // the partner, doubles the side's score; a positive score strikes one
+        // from each such holder, a negative one leaves them where they are.
+        const int team = r.scores[r.declarer] - penalty[r.declarer];
+        const bool gives = r.contract == "solo-without" || r.contract == "open-beggar" ||
+                           r.contract == "colour-valat" || r.contract == "valat";
+        for (int s = 0; s < n; ++s) {
+          const bool active = n != 5 || s != setup.dealer;
+          const bool counts = setup.radli[s] > 0 &&
+                              (s == r.declarer || (s == r.partner && partner_radl));
+          const int want = setup.radli[s] - (counts && team > 0 ? 1 : 0) + (gives && active ? 1 : 0);
+          ASSERT_EQ(r.radli[s], want) << where << " seat " << s;
+        }
       }
     }
     if (variant == "slovenian-5p") {
@@ -178,25 +212,37 @@ void RunVariant(const std::string& variant, int hands, Tally* tally) {
 
 class PropertyTest : public testing::TestWithParam<std::string> {};
 
+// A parameter is a variant, optionally followed by ":NAME=VALUE" options.
 TEST_P(PropertyTest, RandomHandsKeepTheInvariants) {
   Tally tally;
   const int hands = HandsPerVariant();
-  RunVariant(GetParam(), hands, &tally);
+  const std::string param = GetParam();
+  const std::string variant = param.substr(0, param.find(':'));
+  Options options;
+  if (param.find(':') != std::string::npos) {
+    const std::string kv = param.substr(param.find(':') + 1);
+    options[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  }
+  RunVariant(variant, options, hands, &tally);
   std::string summary;
   for (const auto& [c, k] : tally.contracts) absl::StrAppend(&summary, " ", c, "=", k);
   std::printf("%s: %d hands, %d void deals;%s\n", GetParam().c_str(), hands, tally.redeals, summary.c_str());
   // Every contract the variant offers came up.
-  const VariantInfo info = *Registry::Global().Info(GetParam());
+  const VariantInfo info = *Registry::Global().Info(variant);
   if (hands >= 20000) {
     for (const std::string& c : info.contracts) EXPECT_GT(tally.contracts[c], 0) << c << " never played";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Slovenian, PropertyTest,
-                         testing::Values("slovenian-4p", "slovenian-3p", "slovenian-5p", "slovenian-tapp"),
+                         // The defaults follow 003's text (issue 11); house=real-play
+                         // sets every earlier reading at once.
+                         testing::Values("slovenian-4p", "slovenian-3p", "slovenian-5p", "slovenian-tapp",
+                                         "slovenian-4p:house=real-play", "slovenian-3p:house=real-play",
+                                         "slovenian-5p:house=real-play"),
                          [](const auto& info) {
                            std::string n = info.param;
-                           for (char& ch : n) if (ch == '-') ch = '_';
+                           for (char& ch : n) if (ch == '-' || ch == ':' || ch == '=') ch = '_';
                            return n;
                          });
 
@@ -476,7 +522,9 @@ TEST(WestfestPropertyTest, RandomHandsKeepTheInvariants) {
       int tricks = 0;
       for (int t : r.tricks) tricks += t;
       ASSERT_EQ(tricks, 12) << where;
-      if (r.contract == "prever") ASSERT_EQ(r.partner, -1) << where;
+      if (r.contract == "prever") {
+        ASSERT_EQ(r.partner, -1) << where;
+      }
     }
     const std::string json = HandRecordToJson(RecordOf(game, st, seed));
     absl::StatusOr<HandRecord> parsed = ParseHandRecord(json);

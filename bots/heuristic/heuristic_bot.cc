@@ -248,6 +248,7 @@ class Ctx {
   const v1::Observation& obs;
   RankTable ranks;
   bool imperator = true;
+  bool mondfang_in_klop = false;  // 003 §4.6.2 (issue 11's default): the Mond costs 20 in Klop too
   std::string variant;
   bool tapp = false;
   Rules rules = Rules::kSlovenian;
@@ -364,9 +365,16 @@ class Ctx {
 
 Ctx::Ctx(const sdk::Situation& sit) : s(sit), obs(sit.observation()) {
   const Options& opts = s.match().options;
-  auto opt = [&](const char* k, const char* d) {
+  auto opt = [&](const char* k, const char* d) -> std::string {
     auto it = opts.find(k);
-    return it == opts.end() ? std::string(d) : it->second;
+    if (it != opts.end()) return it->second;
+    // An option the match did not name has the variant's default, which the
+    // game knows (003's red pips, for one, default to numeric since issue 11).
+    if (s.game() != nullptr) {
+      auto g = s.game()->options().find(k);
+      if (g != s.game()->options().end()) return g->second;
+    }
+    return d;
   };
   ranks = RankTable::Make(opt("red_pip_order", "traditional") == "numeric");
   imperator = opt("imperator", "on") == "on";
@@ -374,6 +382,7 @@ Ctx::Ctx(const sdk::Situation& sit) : s(sit), obs(sit.observation()) {
   tapp = variant == "slovenian-tapp";
   rules = RulesOf(variant);
   if (rules != Rules::kSlovenian) imperator = false;  // 001, 002, 004: the highest tarock wins
+  mondfang_in_klop = rules == Rules::kSlovenian && !tapp && opt("mondfang_in_klop", "no") == "yes";
   if (rules == Rules::kTapp001) simplified = opt("counting", "traditional") == "simplified";
   if (rules == Rules::kWestfest) {
     // 004: red pips 1 > 4 > 3 > 2 unless red_pip_order=traditional (1 2 3 4).
@@ -1108,6 +1117,7 @@ std::string PlayNegative(Ctx& c, CardSet playable) {
       cost = 100.0;  // Beggar: any trick loses the game
     }
     double score = -p_win * cost;
+    if (klop && !bridscher && c.mondfang_in_klop) score -= c.MondRisk(card);  // each for himself
     // Shed the cards that would win later: onto someone else's trick, or when
     // following into a trick that is mine whatever I play.
     if (!leading && p_win > 0.999) {

@@ -399,6 +399,9 @@ TEST(HeuristicAnnounce, AnnouncesTrulaOnlyWhenItHoldsIt) {
     if (!absl::StartsWith(a, "discard ")) break;
     t.Apply({a});
   }
+  // 003 §4.5: the dealer (seat 3) opens the announcements; he passes here.
+  ASSERT_EQ(t.seat(), 3);
+  t.Apply({"pass"});
   ASSERT_EQ(t.seat(), 0);
   EXPECT_EQ(t.Ask(), "announce trula");
   t.Apply({"announce trula"});
@@ -478,6 +481,16 @@ TEST(HeuristicKlop, ShedsPointsOntoSomeoneElsesTrick) {
   t.Apply({"pass", "pass", "pass", "bid klop", "play HK"});
   ASSERT_EQ(t.seat(), 1);  // cannot beat the king: free to drop the queen
   EXPECT_EQ(t.Ask(), "play HQ");
+}
+
+TEST(HeuristicKlop, KeepsTheMondOffTheSkisForMondfang) {
+  // 003 §4.6.2 (Mondfang also in Klop since issue 11): the Mond falling with the
+  // Skis costs 20: with T21 and T20, both about as dangerous to keep, the bot
+  // sheds T20 under the Skis rather than the Mond.
+  Table t("slovenian-4p", 3, {"T22", "T21 T20 H4 H3 D4 D3 C7 C8 S7 S8 S9 C9"});
+  t.Apply({"pass", "pass", "pass", "bid klop", "play T22"});
+  ASSERT_EQ(t.seat(), 1);
+  EXPECT_EQ(t.Ask(), "play T20");
 }
 
 TEST(HeuristicKlop, BeatsAsLowAsItCanWhenItMustBeat) {

@@ -333,6 +333,12 @@ absl::Status Determinizer::Init(const SlovenianGame& game, const v1::Observation
       if (!active(h) || h == seat_) continue;
       const int partner = h == declarer_ ? -1 : h;
       auto side = [&](int s) { return s == declarer_ || s == partner; };
+      // 003 §4.5.2 (game_kontra=any-but-declarer, issue 11's default): on the
+      // game the partner says the odd levels with the defenders and the
+      // declarer alone the even ones, so a game Kontra shows nothing of the partner.
+      auto kontra_side = [&](int s, int t) {
+        return t == slovenian::kKontraGame && rules.kontra_game_by_seat ? s == declarer_ : side(s);
+      };
       std::array<int, slovenian::kNumKontraTargets> level{};
       std::array<int, slovenian::kNumBonuses> owner{};  // 1: the declarer side
       bool ok = true;
@@ -346,7 +352,7 @@ absl::Status Determinizer::Init(const SlovenianGame& game, const v1::Observation
           const int t = ArgOf(a);
           const bool owned = t == slovenian::kKontraGame ? true : owner[t - 1] != 0;
           const bool odd = (++level[t] & 1) != 0;
-          if (odd == (side(s) == owned)) ok = false;
+          if (odd == (kontra_side(s, t) == owned)) ok = false;
         }
       }
       // The seat's own legal actions show which Kontras are open to its side.
@@ -356,7 +362,7 @@ absl::Status Determinizer::Init(const SlovenianGame& game, const v1::Observation
           if (!open) continue;
           const bool owned = t == slovenian::kKontraGame ? true : owner[t - 1] != 0;
           const bool odd_next = (level[t] & 1) == 0;
-          const bool mine = odd_next == (side(seat_) != owned);
+          const bool mine = odd_next == (kontra_side(seat_, t) != owned);
           if (mine != legal_kontra[t]) ok = false;
         }
       }

@@ -132,10 +132,21 @@ void CheckPosition(const SlovenianGame& game, const SlovenianState& real, int se
   }
 }
 
+// A parameter is a variant, optionally followed by ":NAME=VALUE" (an option).
+absl::StatusOr<std::unique_ptr<Game>> CreateFromParam(const std::string& param) {
+  Options options;
+  const size_t colon = param.find(':');
+  if (colon != std::string::npos) {
+    const std::string kv = param.substr(colon + 1);
+    options[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  }
+  return Registry::Global().Create(param.substr(0, colon), options);
+}
+
 class DeterminizeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeterminizeTest, SamplesMatchTheObservationInRandomPlay) {
-  absl::StatusOr<std::unique_ptr<Game>> g = Registry::Global().Create(GetParam());
+  absl::StatusOr<std::unique_ptr<Game>> g = CreateFromParam(GetParam());
   ASSERT_TRUE(g.ok()) << g.status();
   const auto& game = static_cast<const SlovenianGame&>(**g);
   const int n = game.num_seats();
@@ -179,7 +190,7 @@ TEST_P(DeterminizeTest, SamplesMatchTheObservationInRandomPlay) {
 
 // The decision request a bot receives works the same as the engine observation.
 TEST_P(DeterminizeTest, WorksFromTheDecisionRequest) {
-  absl::StatusOr<std::unique_ptr<Game>> g = Registry::Global().Create(GetParam());
+  absl::StatusOr<std::unique_ptr<Game>> g = CreateFromParam(GetParam());
   ASSERT_TRUE(g.ok()) << g.status();
   const auto& game = static_cast<const SlovenianGame&>(**g);
   Rng rng(5);
@@ -201,7 +212,7 @@ TEST_P(DeterminizeTest, WorksFromTheDecisionRequest) {
 
 // Sampling is fast: a few microseconds each (generous bounds: a shared machine).
 TEST_P(DeterminizeTest, SamplingIsFast) {
-  absl::StatusOr<std::unique_ptr<Game>> g = Registry::Global().Create(GetParam());
+  absl::StatusOr<std::unique_ptr<Game>> g = CreateFromParam(GetParam());
   ASSERT_TRUE(g.ok());
   const auto& game = static_cast<const SlovenianGame&>(**g);
   Rng rng(11);
@@ -237,11 +248,14 @@ TEST_P(DeterminizeTest, SamplingIsFast) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, DeterminizeTest,
-                         ::testing::Values("slovenian-4p", "slovenian-3p", "slovenian-5p", "slovenian-tapp"),
+                         // 003's defaults (issue 11: the partner may kontra the game)
+                         // and the real-play readings (side against side).
+                         ::testing::Values("slovenian-4p", "slovenian-3p", "slovenian-5p", "slovenian-tapp",
+                                           "slovenian-4p:house=real-play", "slovenian-5p:house=real-play"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name)
-                             if (c == '-') c = '_';
+                             if (c == '-' || c == ':' || c == '=') c = '_';
                            return name;
                          });
 
