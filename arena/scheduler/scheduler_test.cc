@@ -37,6 +37,16 @@ class RandomBot : public sdk::Bot {
   std::mt19937_64 rng_;
 };
 
+// Passes whenever it may: the first bot a student writes.
+class AlwaysPassBot : public sdk::Bot {
+ public:
+  std::string Decide(const sdk::Situation& s) override {
+    for (const std::string& a : s.legal())
+      if (a == "pass") return a;
+    return s.legal().front();
+  }
+};
+
 // Referees in this process: every address runs the match on the calling
 // thread, except the addresses marked down, which answer UNAVAILABLE.
 class InProcessReferees : public RefereeClient {
@@ -44,6 +54,7 @@ class InProcessReferees : public RefereeClient {
   InProcessReferees() : runner_(RefereeOptions(), &connector_, nullptr) {
     connector_.Register("random", [] { return std::make_unique<RandomBot>(); });
     connector_.Register("heuristic", [] { return std::make_unique<bots::HeuristicBot>(); });
+    connector_.Register("pass", [] { return std::make_unique<AlwaysPassBot>(); });
   }
   absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address, const v1::MatchSpec& spec,
                                              const std::atomic<bool>* cancel) override {
@@ -96,12 +107,13 @@ class SchedulerTest : public ::testing::Test {
     scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
     ASSERT_TRUE(scheduler_->Start().ok());
   }
-  void AddBot(const std::string& name, const std::string& kind) {
+  void AddBot(const std::string& name, const std::string& kind,
+              const std::string& variant = "slovenian-3p") {
     v1::AddBotRequest r;
     r.set_name(name);
     r.set_endpoint(absl::StrCat("inproc:", kind));
     r.set_owner(name);
-    r.add_variants("slovenian-3p");
+    r.add_variants(variant);
     ASSERT_TRUE(scheduler_->AddBot(r).ok());
   }
   // Waits (bounded) until the tournament has no match left to run.
@@ -161,7 +173,8 @@ TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
     for (const SeatRow& seat : seats) {
       std::vector<int64_t> from_record;
       for (const nlohmann::json& deal : record["deals"])
-        if (!deal.value("redeal", false)) from_record.push_back(deal["scores"][seat.seat]);
+        if (!deal.value("redeal", false) || deal.value("counts_as_hand", false))
+          from_record.push_back(deal["scores"][seat.seat]);
       ASSERT_TRUE(seat.hand_scores.has_value());
       EXPECT_EQ(*seat.hand_scores, from_record) << m.id << " seat " << seat.seat;
     }
@@ -286,6 +299,92 @@ TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   // A new ladder for the variant can start.
   request.mutable_config()->set_max_matches(2);
   EXPECT_TRUE(scheduler_->StartLadder(request).ok());
+}
+
+// Every match ends, whatever the bots do: three bots that pass every bid in
+// tapp-tarock-classic throw in every deal. By default each thrown-in deal is
+// one of the match's hands (0 each); under thrown_in=redeal the match ends
+// early at the bound on deals dealt again. Either way every match is done,
+// stored with its result, rated, and never retried.
+TEST_F(SchedulerTest, ALadderOfAlwaysPassBotsCompletesEveryMatch) {
+  StartScheduler();
+  for (const char* name : {"p1", "p2", "p3"}) AddBot(name, "pass", "tapp-tarock-classic");
+  for (const char* thrown_in : {"hand", "redeal"}) {
+    SCOPED_TRACE(thrown_in);
+    v1::StartLadderRequest request;
+    request.mutable_config()->set_variant("tapp-tarock-classic");
+    (*request.mutable_config()->mutable_options())["thrown_in"] = thrown_in;
+    request.mutable_config()->set_hands_per_match(6);
+    request.mutable_config()->set_max_matches(4);
+    absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+    ASSERT_TRUE(ladder.ok()) << ladder.status();
+    const absl::Time deadline = absl::Now() + absl::Seconds(120);
+    while (store_->CountLadderMatches(ladder->id(), "done") +
+                   store_->CountLadderMatches(ladder->id(), "failed") <
+               4 &&
+           absl::Now() < deadline)
+      absl::SleepFor(absl::Milliseconds(10));
+    EXPECT_EQ(store_->CountLadderMatches(ladder->id(), "done"), 4);
+    EXPECT_EQ(store_->CountLadderMatches(ladder->id(), "failed"), 0);
+    for (const MatchRow& m : store_->ListMatches("tapp-tarock-classic", 0, 100)) {
+      if (m.ladder_id != ladder->id()) continue;
+      EXPECT_EQ(m.attempts, 1) << m.id << ": never retried";
+      EXPECT_EQ(m.hands, std::string(thrown_in) == "hand" ? 6 : 0) << m.id;
+      absl::StatusOr<std::string> record_json = store_->RecordOf(m.id);
+      ASSERT_TRUE(record_json.ok()) << m.id << ": " << record_json.status();
+      const nlohmann::json record = nlohmann::json::parse(*record_json);
+      if (std::string(thrown_in) == "redeal")
+        EXPECT_NE(record.value("ended_early", "").find("void deals in a row"), std::string::npos);
+      else
+        EXPECT_FALSE(record.contains("ended_early"));
+      for (const SeatRow& seat : store_->SeatsOf(m.id)) EXPECT_EQ(seat.total, 0);
+    }
+    // Wait for the ladder to stop before starting the next one for the variant.
+    auto running = [&] {
+      const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+      for (const v1::LadderInfo& l : ladders.ladders())
+        if (l.id() == ladder->id()) return l.running();
+      return false;
+    };
+    while (running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+  }
+  // The leaderboard counts them like any other match.
+  absl::StatusOr<v1::LeaderboardResponse> board = scheduler_->Leaderboard("tapp-tarock-classic");
+  ASSERT_TRUE(board.ok());
+  ASSERT_EQ(board->entries_size(), 3);
+  for (const v1::LeaderboardEntry& e : board->entries()) EXPECT_EQ(e.rating().matches(), 8);
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+}
+
+// Bad options in arena requests: one line naming the valid ones, and nothing
+// stored or started.
+TEST_F(SchedulerTest, UnknownOptionsInLaddersAndTournamentsChangeNothing) {
+  StartScheduler();
+  for (const char* name : {"p1", "p2", "p3"}) AddBot(name, "pass", "tapp-tarock-classic");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"thrown_in", "never"}, {"thrown_on", "hand"}, {"house", "nowhere"}};
+  for (const auto& [key, value] : bad) {
+    SCOPED_TRACE(key + "=" + value);
+    v1::StartLadderRequest ladder;
+    ladder.mutable_config()->set_variant("tapp-tarock-classic");
+    (*ladder.mutable_config()->mutable_options())[key] = value;
+    absl::StatusOr<v1::LadderInfo> l = scheduler_->StartLadder(ladder);
+    ASSERT_FALSE(l.ok());
+    EXPECT_EQ(l.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(l.status().message()).find('\n'), std::string::npos);
+    if (key == "thrown_in") EXPECT_NE(l.status().message().find("hand, redeal"), absl::string_view::npos);
+    if (key == "thrown_on") EXPECT_NE(l.status().message().find("thrown_in"), absl::string_view::npos);
+    v1::RunTournamentRequest t;
+    t.set_variant("tapp-tarock-classic");
+    for (const char* b : {"p1", "p2", "p3"}) t.add_bots(b);
+    (*t.mutable_options())[key] = value;
+    absl::StatusOr<v1::TournamentInfo> ti = scheduler_->RunTournament(t);
+    ASSERT_FALSE(ti.ok());
+    EXPECT_EQ(ti.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(store_->ListLadders().empty());
+  EXPECT_EQ(store_->CountMatches("pending") + store_->CountMatches("done"), 0);
+  EXPECT_EQ(scheduler_->ListLadders().ladders_size(), 0);
 }
 
 TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
