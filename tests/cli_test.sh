@@ -79,6 +79,29 @@ printf '%s' "$a" | sed 's/"actions":\[\]/"actions":["pass","bid klop"]/' > "$tmp
 expect_error illegal "action 1 ('bid klop'): illegal action 'bid klop' for seat 2" "$tarock" replay "$tmp/i.json"
 expect_error unknown-variant "unknown variant 'whist'" "$tarock" deal --variant whist --seed 1
 expect_error bad-option "is not one of" "$tarock" deal --variant slovenian-4p --option=imperator=maybe
+expect_error bad-house "option house=nowhere of variant 'slovenian-4p' is not one of: " \
+  "$tarock" deal --variant slovenian-4p --option=house=nowhere
+expect_error unknown-option "has no option 'bogus' (options: red_pip_order, " \
+  "$tarock" deal --variant slovenian-4p --option=bogus=1
+printf '%s' "$a" | sed 's/"options":{/"options":{"bogus":"1",/' > "$tmp/o.json"
+expect_error record-option "has no option 'bogus'" "$tarock" replay "$tmp/o.json"
+
+# A record written before issue 11 (its options lack the new ones) replays under
+# today's defaults, and the old way with --option house=legacy.
+"$tarock" match --variant slovenian-4p --hands 8 --seed 4 --quiet --option house=legacy \
+  --record "$tmp/legacy.json" a="$1/bin/tarock-bot-random" b="$1/bin/tarock-bot-random" \
+  c="$1/bin/tarock-bot-random" d="$1/bin/tarock-bot-random" >/dev/null && ok || bad "legacy match"
+/usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+before = {"red_pip_order", "difference_rounding", "imperator", "radl_for_beggar"}
+for d in [r] + r["deals"]:
+    d["options"] = {k: v for k, v in d["options"].items() if k in before}
+json.dump(r, open(sys.argv[2], "w"))
+' "$tmp/legacy.json" "$tmp/old.json" && ok || bad "making an old record"
+expect_error old-record-new-rules "tarock: hand " "$tarock" replay "$tmp/old.json"
+"$tarock" replay --option house=legacy "$tmp/old.json" >/dev/null && ok || bad "old record, house=legacy"
+
 expect_error no-plugin "cannot load plugin" "$tarock" --plugin=/nonexistent.so variants
 expect_error bad-command "unknown command" "$tarock" fly
 
