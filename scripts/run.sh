@@ -4,7 +4,8 @@
 # local data directory), one tarock-referee and the bundled bots (random twice,
 # heuristic, search). It registers the bots, runs a rating ladder with a
 # progress display, prints the leaderboard as it changes and tells where the
-# metrics and the JSON API are. Ctrl-C stops everything it started.
+# web pages (their address first), the metrics and the JSON API are. Ctrl-C
+# stops everything it started.
 #
 #   ./scripts/run.sh [--matches N] [--variant V] [--data DIR] [--hands H]
 #
@@ -79,6 +80,7 @@ start arena "$arena_port" "$bin/tarock-arena" --listen "127.0.0.1:$arena_port" \
   --http_listen "127.0.0.1:$http_port" --data_dir "$data" --referees "127.0.0.1:$referee_port" \
   --max_parallel 2
 cli=("$bin/tarock-arena-cli" --arena "127.0.0.1:$arena_port")
+echo "== web: http://127.0.0.1:$http_port/   <- open this in a browser"
 
 echo "== registering the bots"
 for bot in random heuristic search random-b; do
@@ -102,6 +104,7 @@ ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "run
 
 cat <<INFO
 == the arena is running
+   web:         http://127.0.0.1:$http_port/   (home, leaderboards, bots, matches, viewer, tournaments)
    ladder:      $variant, $hands hands a match$( [ "$matches" -gt 0 ] && echo ", $matches matches" )
    JSON API:    http://127.0.0.1:$http_port/api/leaderboard?variant=$variant
                 http://127.0.0.1:$http_port/api/matches   (and /api/matches/ID, /api/bots)
@@ -117,7 +120,7 @@ while :; do
   status=$("${cli[@]}" status)
   ladder_done=$("${cli[@]}" ladder list | awk -v id="$ladder_id" '$2 == id {print $5}')
   echo
-  echo "== $(date +%T)  ladder matches: ${ladder_done:-0}  |  $status"
+  echo "== $(date +%T)  web: http://127.0.0.1:$http_port/  ladder matches: ${ladder_done:-0}  |  $status"
   "${cli[@]}" leaderboard --variant "$variant"
   if [ "$matches" -gt 0 ] && [ "${ladder_done:-0}" -ge "$matches" ]; then
     echo "== $matches matches done"

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/record_split.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/stats.h"
@@ -667,10 +668,16 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
     double display;
   };
   std::vector<Row> rows;
-  for (const RatingRow& r : store_->RatingsOfVariant(variant)) {
-    absl::StatusOr<BotRow> b = store_->BotById(r.bot_id);
-    if (!b.ok() || b->retired) continue;
-    rows.push_back({*b, r, model_.Display({r.mu, r.sigma})});
+  std::map<std::string, double> trend;
+  // One query (bots joined, each bot's rating 10 rated matches ago).
+  for (LeaderRow& l : store_->LeaderboardRows(variant, 10)) {
+    const double display = model_.Display({l.rating.mu, l.rating.sigma});
+    const Rating before = l.earlier ? Rating{l.earlier->first, l.earlier->second} : model_.Initial();
+    trend[l.name] = display - model_.Display(before);
+    BotRow b;
+    b.name = std::move(l.name);
+    b.owner = std::move(l.owner);
+    rows.push_back({std::move(b), l.rating, display});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     if (a.display != b.display) return a.display > b.display;
@@ -707,6 +714,63 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
       m->referee = it->second.referee;
       m->attempts = it->second.attempts;
     }
+    e->set_trend(trend[rows[i].bot.name]);
+  }
+  return out;
+}
+
+v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {
+  v1::ListTournamentsResponse out;
+  for (const TournamentSummaryRow& t : store_->ListTournaments(limit)) {
+    v1::TournamentInfo* info = out.add_tournaments();
+    info->set_id(t.tournament.id);
+    info->set_name(t.tournament.name);
+    info->set_variant(t.tournament.variant);
+    info->set_format(t.tournament.format);
+    info->set_matches_total(t.matches);
+    info->set_matches_done(t.done);
+    info->set_matches_failed(t.failed);
+    info->set_finished(t.done + t.failed == t.matches);
+    info->set_created_at(t.created_at);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(name);
+  if (!bot.ok()) return bot.status();
+  v1::BotStatsResponse out;
+  out.set_bot(bot->name);
+  std::map<std::string, int> faults;
+  int64_t decisions = 0;
+  double decision_ms = 0;
+  for (const BotVariantStatsRow& r : store_->BotStats(bot->id)) {
+    v1::VariantStats* v = out.add_variants();
+    v->set_variant(r.variant);
+    v->set_matches(r.matches);
+    v->set_wins(r.wins);
+    v->set_mean_rank(r.matches ? r.rank_sum / r.matches : 0);
+    v->set_total(r.total);
+    v->set_hands(r.hands);
+    v->set_declarer_hands(r.sums.declarer_hands);
+    v->set_declarer_won(r.sums.declarer_won);
+    v->set_declarer_score(r.sums.declarer_score);
+    v->set_defender_hands(r.sums.defender_hands);
+    v->set_defender_won(r.sums.defender_won);
+    v->set_defender_score(r.sums.defender_score);
+    v->set_decisions(r.sums.decisions);
+    v->set_mean_decision_ms(r.sums.decisions ? r.sums.decision_ms / r.sums.decisions : 0);
+    v->set_faults(r.sums.faults);
+    decisions += r.sums.decisions;
+    decision_ms += r.sums.decision_ms;
+    for (const auto& [k, c] : r.fault_kinds) faults[k] += c;
+  }
+  out.set_decisions(decisions);
+  out.set_mean_decision_ms(decisions ? decision_ms / decisions : 0);
+  for (const auto& [k, c] : faults) {
+    v1::FaultCount* f = out.add_faults();
+    f->set_kind(k);
+    f->set_count(c);
   }
   v1::ArenaMatch out;
   out.set_id(m->id);
@@ -737,6 +801,9 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
     seat->set_faults(s.faults);
     seat->set_forfeited(s.forfeited);
     seat->set_rank(s.rank);
+  out.set_ladder_id(m->ladder_id);
+  out.set_tournament_id(m->tournament_id);
+  out.set_finished_at(m->finished_at);
   }
   if (with_record && m->status == "done") {
     absl::StatusOr<std::string> record = store_->RecordOf(m->id);
@@ -754,7 +821,12 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   }
   if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
   v1::ListMatchesResponse out;
-  for (const MatchRow& m : store_->ListMatches(r.variant(), bot_id, r.limit() ? r.limit() : 50)) {
+  int64_t total = 0;
+  out.set_offset(r.offset());
+  std::vector<MatchRow> page =
+      store_->ListMatchesPage(filter, r.offset(), r.limit() ? r.limit() : 50, &total);
+  out.set_total(total);
+  for (const MatchRow& m : page) {
     absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);
     if (match.ok()) *out.add_matches() = *match;
   }
@@ -770,6 +842,8 @@ v1::StatusResponse Scheduler::GetStatus() {
   absl::MutexLock lock(&mu_);
   out.set_queue_depth(static_cast<int>(queue_.size()));
   out.set_running(static_cast<int>(in_flight_.size()));
+  if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
+  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status()};
   int available = 0;
   for (const std::string& r : options_.referees)
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
@@ -784,6 +858,8 @@ v1::StatusResponse Scheduler::GetStatus() {
 std::string Scheduler::PickReferee() {
   const absl::Time now = absl::Now();
   const size_t n = options_.referees.size();
+  out.set_matches_per_minute(store_->CountDoneSince(300) / 5.0);
+  for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
   int available = 0;
   std::string pick;
   for (size_t i = 0; i < n; ++i) {
@@ -1169,3 +1245,4 @@ void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
 }
 
 }  // namespace tarock::arena
+  AddSeatStats(finished, &result);  // declarer/defender, decisions, faults by kind

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/numbers.h"
+#include "arena/web/hand_replay.h"
 #include "arena/web/web.h"
 #include "nlohmann/json.hpp"
 
@@ -72,6 +73,22 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
         return Error(400, "limit must be a non-negative integer");
       r.set_limit(limit);
     }
+    if (auto it = req.query.find("offset"); it != req.query.end() && !it->second.empty()) {
+      int offset;
+      if (!absl::SimpleAtoi(it->second, &offset) || offset < 0)
+        return Error(400, "offset must be a non-negative integer");
+      r.set_offset(offset);
+    }
+    if (auto it = req.query.find("kind"); it != req.query.end()) r.set_kind(it->second);
+    if (auto it = req.query.find("status"); it != req.query.end()) r.set_status(it->second);
+    for (const char* key : {"ladder", "tournament"}) {
+      auto it = req.query.find(key);
+      if (it == req.query.end() || it->second.empty()) continue;
+      int64_t id;
+      if (!absl::SimpleAtoi(it->second, &id) || id < 0)
+        return Error(400, std::string(key) + " must be an id");
+      if (std::string(key) == "ladder") r.set_ladder_id(id); else r.set_tournament_id(id);
+    }
     return Json(scheduler->ListMatches(r));
   });
   server->Get(R"(/api/matches/([A-Za-z0-9_.-]+))", [scheduler](const HttpRequest& req) {
@@ -85,6 +102,40 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
     HttpResponse out;
     out.body = body.dump();
     return out;
+  });
+  // The viewer's replay of one hand (arena/web/hand_replay.h).
+  server->Get(R"(/api/matches/([A-Za-z0-9_.-]+)/hands/([0-9]+)/replay)",
+              [scheduler](const HttpRequest& req) {
+    absl::StatusOr<v1::ArenaMatch> m = scheduler->GetMatch(req.matches[1], true);
+    if (!m.ok()) return FromStatus(m.status());
+    json record = json::parse(m->record_json(), nullptr, false);
+    size_t k = 0;
+    if (!record.is_object() || !record.contains("deals") || !absl::SimpleAtoi(req.matches[2], &k) ||
+        k >= record["deals"].size())
+      return Error(404, "no such hand in this match");
+    absl::StatusOr<std::string> replay = HandReplayJson(record["deals"][k].dump());
+    if (!replay.ok()) return FromStatus(replay.status());
+    HttpResponse out;
+    out.body = std::move(*replay);
+    return out;
+  });
+  server->Get("/api/tournaments", [scheduler](const HttpRequest& req) {
+    int limit = 100;
+    if (auto it = req.query.find("limit"); it != req.query.end() &&
+        (!absl::SimpleAtoi(it->second, &limit) || limit < 1 || limit > 1000))
+      return Error(400, "limit must be 1..1000");
+    return Json(absl::StatusOr<v1::ListTournamentsResponse>(scheduler->ListTournaments(limit)));
+  });
+  server->Get(R"(/api/tournaments/([0-9]+))", [scheduler](const HttpRequest& req) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(req.matches[1], &id)) return Error(400, "bad tournament id");
+    return Json(scheduler->GetTournament(id));
+  });
+  server->Get("/api/ladders", [scheduler](const HttpRequest&) {
+    return Json(absl::StatusOr<v1::ListLaddersResponse>(scheduler->ListLadders()));
+  });
+  server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/stats)", [scheduler](const HttpRequest& req) {
+    return Json(scheduler->BotStats(req.matches[1]));
   });
   server->Get("/api/bots", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::ListBotsResponse>(scheduler->ListBots({})));

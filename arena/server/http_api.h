@@ -1,9 +1,14 @@
-// The arena's JSON HTTP API (for the web page that comes later) and /metrics:
-//   GET /api/leaderboard?variant=V     the ratings of a variant, best first
-//   GET /api/matches[?variant=V&bot=B&limit=N]   newest first
+// The arena's JSON HTTP API (read by the web pages, arena/web) and /metrics:
+//   GET /api/leaderboard?variant=V     the ratings of a variant, best first, with trends
+//   GET /api/matches[?variant=V&bot=B&kind=K&ladder=ID&tournament=ID&status=S
+//                    &limit=N&offset=N]  newest first, with the total that pass the filters
 //   GET /api/matches/{id}              one match, with its record as JSON
+//   GET /api/matches/{id}/hands/{k}/replay   hand k replayed step by step (hand_replay.h)
 //   GET /api/bots, /api/bots/{name}    bots (with ratings and history)
-//   GET /api/status                    queue, referees, counts
+//   GET /api/bots/{name}/stats         per variant, declarer/defender, decisions, faults
+//   GET /api/tournaments[?limit=N], /api/tournaments/{id}   list; standings
+//   GET /api/ladders                   every ladder
+//   GET /api/status                    queue, referees, counts, matches per minute, variants
 //   GET /metrics                       Prometheus text format
 // Bodies are protobuf's JSON mapping of the arena.proto messages (field names
 // as in the proto). Errors: {"error": "..."} with 400, 403, 404 or 500.

@@ -109,6 +109,26 @@ CREATE TABLE rating_history (
     R"sql(
 ALTER TABLE match_seats ADD COLUMN hand_scores TEXT NOT NULL DEFAULT '';
 )sql",
+    // 2 -> 3: what the web pages read. Each seat's hands as declarer's side and
+    // as defender, decisions and faults by kind (0 / '' on older rows), and
+    // indexes for the match list filters, a bot's rating history and the
+    // matches per minute.
+    R"sql(
+ALTER TABLE match_seats ADD COLUMN declarer_hands INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN declarer_won INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN declarer_score INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN defender_hands INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN defender_won INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN defender_score INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN decisions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN decision_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN fault_kinds TEXT NOT NULL DEFAULT '';
+CREATE INDEX matches_variant ON matches(variant);
+CREATE INDEX matches_kind ON matches(kind);
+CREATE INDEX matches_ladder ON matches(ladder_id);
+CREATE INDEX matches_finished ON matches(finished_at);
+CREATE INDEX rating_history_bot ON rating_history(bot_id, variant, match_seq);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -224,7 +244,7 @@ constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash,
 
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
-    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids";
+    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, '')";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -242,6 +262,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.hands = static_cast<int>(s.Int(12));
   m.seed = static_cast<uint64_t>(s.Int(13));
   m.bot_ids = SplitIds(s.Text(14));
+  m.finished_at = s.Text(15);
   return m;
 }
 
@@ -583,11 +604,16 @@ CommitOutcome Store::CommitLocked(const MatchCommit& commit, const RateFn& rate)
   for (const SeatRow& seat : result.seats) {
     Stmt s(db_, &statements_,
            "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank, "
-           "hand_scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+           "hand_scores, declarer_hands, declarer_won, declarer_score, defender_hands, "
+           "defender_won, defender_score, decisions, decision_ms, fault_kinds) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     const std::string scores =
         seat.hand_scores ? absl::StrCat("[", absl::StrJoin(*seat.hand_scores, ","), "]") : "";
     s.Bind(1, id).Bind(2, seat.seat).Bind(3, seat.bot_id).Bind(4, seat.total)
-        .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank).Bind(8, scores);
+        .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank).Bind(8, scores)
+        .Bind(9, seat.declarer_hands).Bind(10, seat.declarer_won).Bind(11, seat.declarer_score)
+        .Bind(12, seat.defender_hands).Bind(13, seat.defender_won).Bind(14, seat.defender_score)
+        .Bind(15, seat.decisions).Bind(16, seat.decision_ms).Bind(17, seat.fault_kinds);
     if (s.Step() != SQLITE_DONE) return fail(SqlError(db_, "insert seat"));
   }
   {
@@ -722,6 +748,131 @@ std::vector<MatchRow> Store::TournamentMatches(int64_t tournament_id) {
   s.Bind(1, tournament_id);
   std::vector<MatchRow> out;
   while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+std::vector<MatchRow> Store::ListMatchesPage(const MatchFilter& f, int offset, int limit,
+                                            int64_t* total) {
+  // One SQL text per combination of filters, so each uses its index (a
+  // "? = '' OR" form would defeat the planner); values are always bound.
+  std::string where = "1";
+  if (!f.variant.empty()) absl::StrAppend(&where, " AND variant = ?1");
+  if (!f.kind.empty()) absl::StrAppend(&where, " AND kind = ?2");
+  if (f.ladder_id) absl::StrAppend(&where, " AND ladder_id = ?3");
+  if (f.tournament_id) absl::StrAppend(&where, " AND tournament_id = ?4");
+  if (!f.status.empty()) absl::StrAppend(&where, " AND status = ?5");
+  if (f.bot_id)
+    absl::StrAppend(&where, " AND id IN (SELECT match_id FROM match_seats WHERE bot_id = ?6)");
+  auto bind = [&](Stmt& s) {
+    if (!f.variant.empty()) s.Bind(1, f.variant);
+    if (!f.kind.empty()) s.Bind(2, f.kind);
+    if (f.ladder_id) s.Bind(3, f.ladder_id);
+    if (f.tournament_id) s.Bind(4, f.tournament_id);
+    if (!f.status.empty()) s.Bind(5, f.status);
+    if (f.bot_id) s.Bind(6, f.bot_id);
+  };
+  absl::MutexLock lock(&mu_);
+  if (total != nullptr) {
+    Stmt s(db_, &statements_, absl::StrCat("SELECT COUNT(*) FROM matches WHERE ", where));
+    bind(s);
+    *total = s.Step() == SQLITE_ROW ? s.Int(0) : 0;
+  }
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE ", where,
+                                         " ORDER BY rowid DESC LIMIT ?7 OFFSET ?8"));
+  bind(s);
+  s.Bind(7, limit).Bind(8, offset);
+  std::vector<MatchRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+int64_t Store::CountDoneSince(int seconds) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT COUNT(*) FROM matches WHERE finished_at >= datetime('now', ?) AND status = 'done'");
+  s.Bind(1, absl::StrCat("-", seconds, " seconds"));
+  return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
+}
+
+std::vector<TournamentSummaryRow> Store::ListTournaments(int limit) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT t.id, t.name, t.variant, t.format, t.config, t.created_at, "
+         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id), "
+         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'done'), "
+         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'failed') "
+         "FROM tournaments t ORDER BY t.id DESC LIMIT ?");
+  s.Bind(1, limit);
+  std::vector<TournamentSummaryRow> out;
+  while (s.Step() == SQLITE_ROW) {
+    TournamentSummaryRow r;
+    r.tournament = TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};
+    r.created_at = s.Text(5);
+    r.matches = static_cast<int>(s.Int(6));
+    r.done = static_cast<int>(s.Int(7));
+    r.failed = static_cast<int>(s.Int(8));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<LeaderRow> Store::LeaderboardRows(const std::string& variant, int trend_matches) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT b.name, b.owner, r.bot_id, r.variant, r.mu, r.sigma, r.matches, r.faults, "
+         "h.mu, h.sigma FROM ratings r JOIN bots b ON b.id = r.bot_id "
+         "LEFT JOIN rating_history h ON h.rowid = (SELECT rowid FROM rating_history "
+         "WHERE bot_id = r.bot_id AND variant = r.variant ORDER BY match_seq DESC "
+         "LIMIT 1 OFFSET ?2) WHERE r.variant = ?1 AND b.retired = 0");
+  s.Bind(1, variant).Bind(2, trend_matches);
+  std::vector<LeaderRow> out;
+  while (s.Step() == SQLITE_ROW) {
+    LeaderRow r;
+    r.name = s.Text(0);
+    r.owner = s.Text(1);
+    r.rating = RatingRow{s.Int(2), s.Text(3), s.Double(4), s.Double(5),
+                         static_cast<int>(s.Int(6)), static_cast<int>(s.Int(7))};
+    if (!s.Text(8).empty()) r.earlier = std::make_pair(s.Double(8), s.Double(9));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<BotVariantStatsRow> Store::BotStats(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT m.variant, COUNT(*), SUM(s.rank = 0), SUM(s.rank), SUM(s.total), "
+         "SUM(m.hands), SUM(s.declarer_hands), SUM(s.declarer_won), SUM(s.declarer_score), "
+         "SUM(s.defender_hands), SUM(s.defender_won), SUM(s.defender_score), SUM(s.decisions), "
+         "SUM(s.decision_ms), SUM(s.faults), group_concat(s.fault_kinds, ',') "
+         "FROM match_seats s JOIN matches m ON m.id = s.match_id "
+         "WHERE s.bot_id = ? AND m.status = 'done' GROUP BY m.variant ORDER BY m.variant");
+  s.Bind(1, bot_id);
+  std::vector<BotVariantStatsRow> out;
+  while (s.Step() == SQLITE_ROW) {
+    BotVariantStatsRow r;
+    r.variant = s.Text(0);
+    r.matches = static_cast<int>(s.Int(1));
+    r.wins = static_cast<int>(s.Int(2));
+    r.rank_sum = s.Double(3);
+    r.total = s.Int(4);
+    r.hands = static_cast<int>(s.Int(5));
+    r.sums.declarer_hands = static_cast<int>(s.Int(6));
+    r.sums.declarer_won = static_cast<int>(s.Int(7));
+    r.sums.declarer_score = s.Int(8);
+    r.sums.defender_hands = static_cast<int>(s.Int(9));
+    r.sums.defender_won = static_cast<int>(s.Int(10));
+    r.sums.defender_score = s.Int(11);
+    r.sums.decisions = s.Int(12);
+    r.sums.decision_ms = s.Double(13);
+    r.sums.faults = static_cast<int>(s.Int(14));
+    for (absl::string_view kv : absl::StrSplit(s.Text(15), ',', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits(':', 1));
+      int n = 0;
+      if (absl::SimpleAtoi(p.second, &n)) r.fault_kinds[p.first] += n;
+    }
+    out.push_back(std::move(r));
+  }
   return out;
 }
 

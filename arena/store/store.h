@@ -70,6 +70,18 @@ struct SeatRow {
   // The seat's score in each played hand (void deals left out); nullopt on
   // results stored before schema version 2.
   std::optional<std::vector<int64_t>> hand_scores;
+  // The seat's hands as declarer's side and as defender (schema version 3;
+  // computed when the match is committed, see arena/scheduler/match_stats.h),
+  // its decisions and their summed time, its faults by kind ("timeout:2,illegal:1").
+  int declarer_hands = 0;
+  int declarer_won = 0;
+  int64_t declarer_score = 0;
+  int defender_hands = 0;
+  int defender_won = 0;
+  int64_t defender_score = 0;
+  int64_t decisions = 0;
+  double decision_ms = 0;
+  std::string fault_kinds;
 };
 
 struct MatchRow {
@@ -88,6 +100,7 @@ struct MatchRow {
   int hands = 0;
   uint64_t seed = 0;
   std::vector<int64_t> bot_ids;  // by seat
+  std::string finished_at;       // UTC "YYYY-MM-DD HH:MM:SS", "" until done or failed
 };
 
 struct LadderRow {
@@ -103,6 +116,45 @@ struct TournamentRow {
   std::string variant;
   std::string format;
   std::string config;  // the request in protobuf JSON
+};
+
+// Filters of a match list (empty / 0: any).
+struct MatchFilter {
+  std::string variant;
+  int64_t bot_id = 0;
+  std::string kind;
+  int64_t ladder_id = 0;
+  int64_t tournament_id = 0;
+  std::string status;
+};
+
+struct TournamentSummaryRow {
+  TournamentRow tournament;
+  std::string created_at;
+  int matches = 0;
+  int done = 0;
+  int failed = 0;
+};
+
+// A leaderboard line: the bot, its rating, and its rating 10 rated matches ago
+// (nullopt when it has played fewer).
+struct LeaderRow {
+  std::string name;
+  std::string owner;
+  RatingRow rating;
+  std::optional<std::pair<double, double>> earlier;  // mu, sigma
+};
+
+// A bot's done matches in one variant, summed over its seats.
+struct BotVariantStatsRow {
+  std::string variant;
+  int matches = 0;
+  int wins = 0;
+  double rank_sum = 0;
+  int64_t total = 0;
+  int hands = 0;
+  SeatRow sums;  // declarer_*, defender_*, decisions, decision_ms, faults summed
+  std::map<std::string, int> fault_kinds;
 };
 
 // A finished match as the scheduler hands it to CommitMatch.
@@ -132,7 +184,7 @@ using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating if needed) the database at `path` and migrates it.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
@@ -199,6 +251,16 @@ class Store {
   int64_t CountMatches(const std::string& status);
   int64_t CountLadderMatches(int64_t ladder_id, const std::string& status);
   std::vector<MatchRow> TournamentMatches(int64_t tournament_id);
+  // A page of matches, newest first, and how many pass the filters.
+  std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
+                                        int64_t* total);
+  // Matches done within the last `seconds`.
+  int64_t CountDoneSince(int seconds);
+  std::vector<TournamentSummaryRow> ListTournaments(int limit);
+  // The active bots rated in `variant`, with their ratings 10 matches ago.
+  std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches);
+  // A bot's done matches per variant (by variant name).
+  std::vector<BotVariantStatsRow> BotStats(int64_t bot_id);
 
   // Ladders and tournaments.
   absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder);

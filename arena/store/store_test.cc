@@ -177,6 +177,99 @@ TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
+// What schema version 3 added (the web pages' statistics and indexes).
+#define kDropVersion3                                                                        \
+  "DROP INDEX matches_variant; DROP INDEX matches_kind; DROP INDEX matches_ladder; "        \
+  "DROP INDEX matches_finished; DROP INDEX rating_history_bot; "                            \
+  "ALTER TABLE match_seats DROP COLUMN declarer_hands; "                                    \
+  "ALTER TABLE match_seats DROP COLUMN declarer_won; "                                      \
+  "ALTER TABLE match_seats DROP COLUMN declarer_score; "                                    \
+  "ALTER TABLE match_seats DROP COLUMN defender_hands; "                                    \
+  "ALTER TABLE match_seats DROP COLUMN defender_won; "                                      \
+  "ALTER TABLE match_seats DROP COLUMN defender_score; "                                    \
+  "ALTER TABLE match_seats DROP COLUMN decisions; "                                         \
+  "ALTER TABLE match_seats DROP COLUMN decision_ms; "                                       \
+  "ALTER TABLE match_seats DROP COLUMN fault_kinds; "
+
+TEST_F(StoreTest, AVersionTwoDatabaseIsMigratedAndItsSeatsHaveNoStatistics) {
+  Insert("OLD");
+  MatchCommit c = Result("OLD");
+  c.result.seats[0].declarer_hands = 2;
+  ASSERT_TRUE(store_->CommitMatch("OLD", c.result, Rate).ok());
+  store_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, kDropVersion3 "DELETE FROM schema_version WHERE version > 2;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  Open();
+  EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
+  std::vector<BotVariantStatsRow> stats = store_->BotStats(bots_[0]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 1);
+  EXPECT_EQ(stats[0].wins, 1);
+  EXPECT_EQ(stats[0].sums.declarer_hands, 0);  // unknown before version 3
+}
+
+TEST_F(StoreTest, MatchPagesFilterCountAndPage) {
+  for (int i = 0; i < 7; ++i) Insert(absl::StrCat("M", i));
+  MatchCommit c = Result("M1");
+  c.result.seats[1].fault_kinds = "timeout:2,illegal:1";
+  c.result.seats[1].faults = 3;
+  c.result.seats[1].declarer_hands = 1;
+  c.result.seats[1].declarer_won = 1;
+  c.result.seats[1].declarer_score = 40;
+  ASSERT_TRUE(store_->CommitMatch("M1", c.result, Rate).ok());
+  ASSERT_TRUE(store_->CommitMatch("M2", Result("M2").result, Rate).ok());
+  ASSERT_TRUE(store_->MarkFailed("M3", "boom").ok());
+  int64_t total = 0;
+  std::vector<MatchRow> page = store_->ListMatchesPage({}, 0, 3, &total);
+  EXPECT_EQ(total, 7);
+  ASSERT_EQ(page.size(), 3u);
+  EXPECT_EQ(page[0].id, "M6");  // newest first
+  page = store_->ListMatchesPage({}, 6, 3, &total);
+  ASSERT_EQ(page.size(), 1u);
+  EXPECT_EQ(page[0].id, "M0");
+  MatchFilter done;
+  done.status = "done";
+  page = store_->ListMatchesPage(done, 0, 50, &total);
+  EXPECT_EQ(total, 2);
+  EXPECT_FALSE(page[0].finished_at.empty());
+  MatchFilter failed;
+  failed.status = "failed";
+  failed.variant = "slovenian-3p";
+  failed.kind = "tournament";
+  page = store_->ListMatchesPage(failed, 0, 50, &total);
+  ASSERT_EQ(total, 1);
+  EXPECT_EQ(page[0].id, "M3");
+  MatchFilter by_bot;
+  by_bot.bot_id = bots_[1];
+  store_->ListMatchesPage(by_bot, 0, 50, &total);
+  EXPECT_EQ(total, 2);  // seats exist for done matches
+  MatchFilter other;
+  other.variant = "westfest";
+  EXPECT_TRUE(store_->ListMatchesPage(other, 0, 50, &total).empty());
+  EXPECT_EQ(total, 0);
+  EXPECT_EQ(store_->CountDoneSince(300), 2);
+  std::vector<BotVariantStatsRow> stats = store_->BotStats(bots_[1]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 2);
+  EXPECT_EQ(stats[0].sums.declarer_hands, 1);
+  EXPECT_EQ(stats[0].sums.declarer_score, 40);
+  EXPECT_EQ(stats[0].fault_kinds["timeout"], 2);
+  EXPECT_EQ(stats[0].fault_kinds["illegal"], 1);
+  std::vector<LeaderRow> board = store_->LeaderboardRows("slovenian-3p", 1);
+  ASSERT_EQ(board.size(), 3u);
+  for (const LeaderRow& r : board) {
+    ASSERT_TRUE(r.earlier.has_value());  // 2 rated matches: the one before the last
+    EXPECT_EQ(r.rating.matches, 2);
+  }
+  std::vector<TournamentSummaryRow> none = store_->ListTournaments(10);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST_F(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   Insert("OLD");
   ASSERT_TRUE(store_->CommitMatch("OLD", Result("OLD").result, Rate).ok());
@@ -187,6 +280,7 @@ TEST_F(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "ALTER TABLE match_seats DROP COLUMN hand_scores; "
+                         kDropVersion3
                          "DELETE FROM schema_version WHERE version > 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK)

@@ -1,0 +1,264 @@
+// The match viewer: every hand of a match record step by step, as the engine
+// replays it (GET /api/matches/ID/hands/K/replay), so no rule is reimplemented
+// here. /matches/ID?hand=K&action=N opens it at hand K (0-based) after N actions.
+// Keys: Right/Left step, Home/End start/end of the hand, Up/Down previous/next
+// trick, PageUp/PageDown (or [ and ]) previous/next hand.
+(function () {
+  'use strict';
+  const T = window.tarock;
+  const { el, clear, api, signed, num, botLink, badge } = T;
+
+  const VERB = { pass: 'passes', bid: 'bids', call: 'calls', talon: 'takes talon group', discard: 'discards',
+    announce: 'announces', kontra: 'kontra on', play: 'plays' };
+
+  async function matchViewer(main, id) {
+    T.nav('matches');
+    let match;
+    try { match = await api('/api/matches/' + encodeURIComponent(id)); } catch (e) {
+      if (e.status === 404) { T.notFound(main, 'There is no match ' + id + '.'); return; }
+      throw e;
+    }
+    document.title = 'Match ' + match.id + ' \u00b7 Tarock Arena';
+    const rec = match.record;
+    const seats = (match.seats || []).slice().sort((a, b) => a.seat - b.seat);
+    const names = seats.map((s) => s.bot);
+    clear(main);
+    main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
+      el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
+        ' \u00b7 seed ' + match.seed + ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : ''))),
+    el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
+      'seat ' + s.seat + ': ', botLink(s.bot), match.status === 'done' ? ' ' + signed(s.total) + ' \u00b7 place ' + (s.rank + 1) : '',
+      s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
+    if (!rec || !Array.isArray(rec.deals)) {
+      main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
+        : 'This match has no record yet (status ' + match.status + ').'));
+      return;
+    }
+    const deals = rec.deals;
+    const q = T.params();
+    let hand = Math.min(Math.max(0, Number(q.get('hand')) || 0), deals.length - 1);
+    let pos = Number(q.get('action'));
+    let replay = null;
+    const cache = {};
+
+    const tabs = el('div', { class: 'hand-tabs', id: 'hand-tabs' });
+    const btn = (label, title, fn, idAttr) => el('button', { type: 'button', class: 'secondary', title, onclick: fn, id: idAttr }, label);
+    const posInfo = el('span', { class: 'pos', id: 'pos' });
+    const link = el('a', { id: 'permalink', href: '#' }, 'link to this moment');
+    const controls = el('div', { class: 'controls' },
+      btn('\u23ee', 'start of the hand (Home)', () => go(0), 'btn-start'),
+      btn('\u21e4 trick', 'previous trick (Up)', () => go(trickJump(-1)), 'btn-prev-trick'),
+      btn('\u25c0', 'back (Left)', () => go(pos - 1), 'btn-back'),
+      btn('\u25b6', 'forward (Right)', () => go(pos + 1), 'btn-forward'),
+      btn('trick \u21e5', 'next trick (Down)', () => go(trickJump(1)), 'btn-next-trick'),
+      btn('\u23ed', 'end of the hand (End)', () => go(replay.steps.length), 'btn-end'),
+      btn('\u2190 hand', 'previous hand (PageUp or [)', () => openHand(hand - 1, 0), 'btn-prev-hand'),
+      btn('hand \u2192', 'next hand (PageDown or ])', () => openHand(hand + 1, 0), 'btn-next-hand'),
+      posInfo, link);
+    const seatBox = el('div', { class: 'seats', id: 'seats' });
+    const felt = el('div', { class: 'table-felt', id: 'felt' });
+    const log = el('div', { class: 'actions-log', id: 'log' });
+    const score = el('div', { class: 'scoreline', id: 'scoreline' });
+    main.append(el('div', { class: 'panel' }, tabs, controls,
+      el('div', { class: 'viewer' }, el('div', null, felt, seatBox),
+        el('div', null, el('h3', null, 'Actions'), log))),
+    el('div', { class: 'panel' }, el('h2', null, 'Scoring'), score),
+    el('p', { class: 'legend' }, 'Keys: ', el('span', { class: 'kbd' }, '\u2190'), ' ', el('span', { class: 'kbd' }, '\u2192'), ' step, ',
+      el('span', { class: 'kbd' }, 'Home'), ' ', el('span', { class: 'kbd' }, 'End'), ' start and end of the hand, ',
+      el('span', { class: 'kbd' }, '\u2191'), ' ', el('span', { class: 'kbd' }, '\u2193'), ' trick, ',
+      el('span', { class: 'kbd' }, '['), ' ', el('span', { class: 'kbd' }, ']'), ' hand. Every hand is shown face up, as spectators see it after the game; ',
+      'a dashed card is a discard the other players did not see; red marks a fault and the fallback action the referee played.'));
+
+    // Hand tabs with the running totals.
+    deals.forEach((d, k) => {
+      const hasFault = (d.faults || []).length > 0;
+      const label = (d.redeal ? 'void ' : 'Hand ') + (k + 1);
+      tabs.appendChild(el('a', { href: '?hand=' + k, class: hasFault ? 'has-fault' : null, dataset: { hand: String(k) },
+        title: hasFault ? (d.faults.length + ' faults') : null,
+        onclick: (e) => { e.preventDefault(); openHand(k, 0); } }, label, hasFault ? ' \u26a0' : ''));
+    });
+
+    document.addEventListener('keydown', (e) => {
+      if (e.target && /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) return;
+      if (!replay) return;
+      const keys = { ArrowRight: () => go(pos + 1), ArrowLeft: () => go(pos - 1), Home: () => go(0),
+        End: () => go(replay.steps.length), ArrowUp: () => go(trickJump(-1)), ArrowDown: () => go(trickJump(1)),
+        PageUp: () => openHand(hand - 1, 0), PageDown: () => openHand(hand + 1, 0), '[': () => openHand(hand - 1, 0), ']': () => openHand(hand + 1, 0) };
+      if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    });
+
+    function trickJump(dir) {
+      const steps = replay.steps;
+      if (dir > 0) {
+        for (let i = pos + 1; i <= steps.length; i++) if (steps[i - 1].trick_done) return i;
+        return steps.length;
+      }
+      for (let i = pos - 1; i >= 1; i--) if (steps[i - 1].trick_done) return i;
+      return 0;
+    }
+
+    async function openHand(k, at) {
+      if (k < 0 || k >= deals.length) return;
+      hand = k;
+      Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
+      try {
+        replay = cache[k] || (cache[k] = await api('/api/matches/' + encodeURIComponent(match.id) + '/hands/' + k + '/replay'));
+      } catch (e) {
+        clear(log).appendChild(T.errorBox('This hand does not replay: ' + e.message));
+        return;
+      }
+      renderLog();
+      go(at === undefined || Number.isNaN(at) ? replay.steps.length : at);
+      renderScore();
+    }
+
+    function seatName(s) { return s >= 0 && s < names.length ? names[s] : 'seat ' + s; }
+    function faultAt(i) { return (deals[hand].faults || []).filter((f) => f.action_index === i); }
+
+    function renderLog() {
+      const d = deals[hand];
+      const ol = el('ol', { start: '1' });
+      replay.steps.forEach((st, i) => {
+        const fs = faultAt(i);
+        const parts = st.action.split(' ');
+        const verb = VERB[parts[0]] || parts[0];
+        const arg = parts.slice(1).join(' ');
+        const ms = d.decision_ms && d.decision_ms[i] !== undefined ? d.decision_ms[i] + ' ms' : '';
+        const li = el('li', { class: [fs.length ? 'fault' : '', st.trick_done ? 'trick-end' : ''].join(' ').trim() || null,
+          dataset: { i: String(i + 1) }, title: ms ? 'decision time ' + ms : null, onclick: () => go(i + 1) },
+        el('strong', null, seatName(st.seat)), ' ', verb, ' ',
+        parts[0] === 'play' || parts[0] === 'discard' ? T.cardElement(arg, { small: true, mark: st.hidden ? 'hidden-discard' : null })
+          : parts[0] === 'talon' ? String(Number(arg) + 1) : arg,
+        st.hidden ? el('span', { class: 'muted' }, ' (hidden)') : null,
+        fs.map((f) => el('div', { class: 'bad' }, '\u26a0 ' + f.kind + (f.detail ? ': ' + f.detail : '') + ' \u2014 fallback ' + f.fallback_action)),
+        st.trick_done ? el('div', { class: 'muted' }, 'trick ' + (countTricks(i) ) + ' won by ' + seatName(st.trick_done.winner)) : null);
+        ol.appendChild(li);
+      });
+      clear(log).appendChild(ol);
+    }
+    function countTricks(i) { let n = 0; for (let k = 0; k <= i; k++) if (replay.steps[k].trick_done) n++; return n; }
+
+    function go(p) {
+      if (!replay) return;
+      pos = Math.max(0, Math.min(replay.steps.length, Number.isFinite(p) ? p : replay.steps.length));
+      const st = pos === 0 ? replay.initial : replay.steps[pos - 1];
+      const url = '/matches/' + encodeURIComponent(match.id) + '?hand=' + hand + '&action=' + pos;
+      link.href = url;
+      history.replaceState(null, '', url);
+      posInfo.textContent = 'hand ' + (hand + 1) + ' of ' + deals.length + ' \u00b7 action ' + pos + ' of ' + replay.steps.length +
+        ' \u00b7 ' + st.phase;
+      Array.from(log.querySelectorAll('li')).forEach((li, i) => {
+        li.classList.toggle('current', i === pos - 1);
+        li.classList.toggle('future', i >= pos);
+      });
+      const cur = log.querySelector('li.current');
+      if (cur) cur.scrollIntoView({ block: 'nearest' });
+      renderTable(st);
+    }
+
+    function roleOf(s, st) {
+      const r = [];
+      if (s === replay.dealer) r.push('dealer');
+      if (st.declarer === s) r.push('declarer' + (st.contract ? ' (' + st.contract + ')' : ''));
+      if (pos === replay.steps.length && replay.report.partner === s && replay.report.partner >= 0) r.push('partner');
+      return r.join(', ');
+    }
+
+    function renderTable(st) {
+      const lastAction = pos > 0 ? replay.steps[pos - 1] : null;
+      // The felt: the trick in play (or the trick this action completed), the talon.
+      clear(felt);
+      let trickCards = st.trick || [];
+      let leader = st.trick_leader;
+      let winner = -1;
+      if (lastAction && lastAction.trick_done) {
+        trickCards = lastAction.trick_done.cards;
+        leader = lastAction.trick_done.leader;
+        winner = lastAction.trick_done.winner;
+      }
+      const n = replay.num_seats;
+      if (trickCards.length) {
+        felt.appendChild(el('div', { class: 'label', style: { width: '100%' } }, winner >= 0 ? 'Trick won by ' + seatName(winner) : 'Trick'));
+        trickCards.forEach((c, i) => {
+          const s = (leader + i) % n;
+          felt.appendChild(el('div', { class: 'slot' }, T.cardElement(c, { mark: s === winner ? 'winner' : null }), seatName(s)));
+        });
+      } else {
+        const d = deals[hand];
+        const talon = d.talon || [];
+        const taken = replay.steps.slice(0, pos).find((x) => x.action.startsWith('talon '));
+        let groups = 0;
+        if (taken) {
+          const idx = replay.steps.indexOf(taken);
+          const before = idx === 0 ? replay.initial : replay.steps[idx - 1];
+          groups = (before.legal || []).filter((a) => a.startsWith('talon ')).length;
+        }
+        felt.appendChild(el('div', { class: 'label', style: { width: '100%' } },
+          talon.length ? 'Talon' + (taken ? ' \u2014 ' + seatName(taken.seat) + ' took group ' + (Number(taken.action.split(' ')[1]) + 1) + (groups ? ' of ' + groups : '') : '') : (st.phase === 'over' ? 'Hand over' : 'Phase: ' + st.phase)));
+        const size = groups ? Math.max(1, Math.round(talon.length / groups)) : talon.length;
+        for (let g = 0; g * size < talon.length; g++) {
+          const chosen = taken && Number(taken.action.split(' ')[1]) === g;
+          felt.appendChild(el('div', { class: 'slot' }, el('div', { class: 'cards' }, talon.slice(g * size, (g + 1) * size).map((c) =>
+            T.cardElement(c, { small: true, mark: chosen ? 'current' : null }))), groups ? 'group ' + (g + 1) + (chosen ? ' (taken)' : '') : ''));
+        }
+      }
+      // Seats with their hands at this moment.
+      clear(seatBox);
+      for (let s = 0; s < n; s++) {
+        const cards = T.sortCards(st.hands[s] || []);
+        const role = roleOf(s, st);
+        seatBox.appendChild(el('div', { class: 'seat' + (st.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
+          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, 'Seat ' + s + ' \u00b7 ', botLink(seatName(s))),
+            role ? el('span', { class: 'role badge' }, role) : null,
+            el('span', { class: 'muted' }, (st.tricks_won ? st.tricks_won[s] : 0) + ' tricks'),
+            st.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
+          el('div', { class: 'cards' }, cards.length ? cards.map((c) => T.cardElement(c, {
+            mark: lastAction && lastAction.seat === s && lastAction.action === 'play ' + c ? 'current' : null })) : el('span', { class: 'muted' }, 'no cards'))));
+      }
+    }
+
+    function renderScore() {
+      const r = replay.report;
+      const d = deals[hand];
+      clear(score);
+      if (!r.finished) { score.appendChild(el('p', { class: 'muted' }, 'This hand did not finish.')); return; }
+      const rows = [];
+      const row = (k, ...v) => rows.push(el('tr', null, el('th', null, k), el('td', { class: 'wrap' }, v)));
+      if (r.redeal) row('Deal', 'void deal' + (d.counts_as_hand ? ' (counts as a hand)' : ' (dealt again)'));
+      row('Contract', r.contract || '\u2013', r.declarer >= 0 ? ' by ' + seatName(r.declarer) : '',
+        r.partner >= 0 ? ', partner ' + seatName(r.partner) : '', r.declarer >= 0 ? (r.declarer_won ? ' \u2014 won' : ' \u2014 lost') : '');
+      const cp = r.card_points || [];
+      if (cp.length === 2 && r.declarer >= 0) {
+        row('Card points', 'declarer\u2019s side ' + cp[0] + ', defenders ' + cp[1]);
+        row('Difference', signed(cp[0] - (cp[0] + cp[1]) / 2, 0) + ' (from half of ' + (cp[0] + cp[1]) + ')');
+      } else if (cp.length) {
+        row('Card points', cp.map((p, s) => seatName(s) + ' ' + p).join(', '));
+      }
+      if (r.game_kontra_level) row('Kontra on the game', 'level ' + r.game_kontra_level + ' (\u00d7' + Math.pow(2, r.game_kontra_level) + ')');
+      if ((r.bonuses || []).length) {
+        row('Bonuses', el('div', null, r.bonuses.map((b) => el('div', null, b.name + ' \u2014 ' + (b.seat !== undefined ? seatName(b.seat) : b.side) +
+          (b.announcer >= 0 ? ', announced by ' + seatName(b.announcer) : ', silent') + (b.won ? ', won' : ', lost') +
+          (b.kontra_level ? ', kontra \u00d7' + Math.pow(2, b.kontra_level) : '') + ': ' + signed(b.value)))));
+      }
+      (r.penalties || []).forEach((p) => row('Penalty', seatName(p.seat) + ': ' + p.reason + ' ' + signed(p.points)));
+      if ((r.radli || []).some((x) => x) || (d.radli || []).some((x) => x)) {
+        row('Radli', 'before ' + (d.radli || []).join(' / ') + ', after ' + (r.radli || []).join(' / '));
+      }
+      if (r.tricks) row('Tricks', r.tricks.map((t, s) => seatName(s) + ' ' + t).join(', '));
+      score.appendChild(el('table', { class: 'grid' }, el('tbody', null, rows)));
+      // Scores of the hand and the running totals.
+      const totals = new Array(replay.num_seats).fill(0);
+      for (let k = 0; k <= hand; k++) (deals[k].scores || []).forEach((v, s) => { totals[s] += v; });
+      score.appendChild(el('h3', null, 'Scores'));
+      score.appendChild(el('div', { class: 'table-wrap' }, el('table', { class: 'grid', id: 'hand-scores' },
+        el('thead', null, el('tr', null, el('th', null, ''), names.map((nm) => el('th', { class: 'num' }, nm)))),
+        el('tbody', null,
+          el('tr', null, el('th', null, 'This hand'), (r.scores || []).map((v) => el('td', { class: 'num' }, el('strong', null, signed(v))))),
+          el('tr', null, el('th', null, 'Match total after it'), totals.map((v) => el('td', { class: 'num' }, signed(v))))))));
+    }
+
+    await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : undefined);
+  }
+
+  T.matchViewer = matchViewer;
+})();

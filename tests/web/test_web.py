@@ -1,0 +1,262 @@
+"""The arena's web pages in headless Chromium against a real arena, referee and
+bot processes (fixtures in conftest.py): the leaderboard and the tournament
+page after a small tournament, the match viewer stepping through a hand to its
+scores (which agree with `tarock replay`), the live leaderboard while a ladder
+runs, escaping of what entrants choose, 404 pages and the static files.
+
+Set TAROCK_SCREENSHOTS=DIR to also save screenshots of the main pages there.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import BIN, wait_until
+
+TOURNAMENT_BOTS = ["heuristic", "random-a", "random-b", "random-c"]
+
+
+@pytest.fixture(scope="module")
+def played(arena):
+    """A small duplicate tournament of slovenian-3p (12 matches of 3 hands)."""
+    arena.run_tournament("slovenian-3p", TOURNAMENT_BOTS, deals=1, hands=3, timeout=120)
+    tours = arena.api("/api/tournaments")["tournaments"]
+    assert tours and tours[0]["finished"], tours
+    return tours[0]
+
+
+def by_css(driver, css):
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, css)
+
+
+def texts(driver, css):
+    return [e.text for e in by_css(driver, css)]
+
+
+def no_alert(driver):
+    from selenium.common.exceptions import NoAlertPresentException
+    try:
+        driver.switch_to.alert
+    except NoAlertPresentException:
+        return True
+    return False
+
+
+def test_leaderboard_shows_the_bots_after_a_tournament(arena, played, browser):
+    browser.get(arena.url("/leaderboard/slovenian-3p"))
+    wait_until(browser, lambda d: len(by_css(d, "#board tbody tr td a.bot")) >= 4, what="leaderboard rows")
+    names = texts(browser, "#board tbody tr td a.bot")
+    assert sorted(names) == sorted(TOURNAMENT_BOTS)
+    headers = texts(browser, "#board thead th")
+    for h in ("RANK", "BOT", "OWNER", "RATING", "MU", "SIGMA", "MATCHES", "FAULTS", "TREND"):
+        assert any(h in x.upper() for x in headers), (h, headers)
+    # The API's order is the page's order, and each bot played the 9 matches of its groups.
+    api = arena.api("/api/leaderboard?variant=slovenian-3p")["entries"]
+    assert names == [e["bot"] for e in api]
+    assert all(e["rating"]["matches"] == 9 for e in api), api
+    # Sorting by a column header.
+    sigma = [h for h in by_css(browser, "#board thead th") if h.text.upper().startswith("SIGMA")][0]
+    sigma.click()
+    wait_until(browser, lambda d: "sorted" in sigma.get_attribute("class"), what="sorted column")
+    shown = [float(x) for x in texts(browser, "#board tbody tr td:nth-child(6)")]
+    assert shown == sorted(shown)
+
+
+def test_tournament_page(arena, played, browser):
+    browser.get(arena.url("/tournaments/%s" % played["id"]))
+    wait_until(browser, lambda d: len(by_css(d, "table.grid tbody tr td a.bot")) >= 4, what="standings")
+    body = browser.find_element("css selector", "main").text
+    assert "Standings" in body and "95% CI" in body
+    standings = arena.api("/api/tournaments/%s" % played["id"])["standings"]
+    first_table_bots = [r.find_element("css selector", "td a.bot").text
+                        for r in by_css(browser, ".panel:nth-of-type(1) table.grid tbody tr")][:4]
+    assert first_table_bots == [s["bot"] for s in standings]
+    # Its matches are listed on the page (12 of them).
+    wait_until(browser, lambda d: len(by_css(d, "a.mono")) >= 12, what="the tournament's matches")
+
+
+def test_match_viewer_steps_to_the_scores_of_tarock_replay(arena, played, browser, tmp_path):
+    matches = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"]
+    match_id = matches[0]["id"]
+    record = arena.api("/api/matches/%s" % match_id)["record"]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    out = subprocess.run([os.path.join(BIN, "tarock"), "replay", str(path)], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    replays = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert len(replays) == len(record["deals"])
+    hand = len(record["deals"]) - 1
+    n_actions = len(record["deals"][hand]["actions"])
+
+    browser.get(arena.url("/matches/%s?hand=%d&action=0" % (match_id, hand)))
+    wait_until(browser, lambda d: "action 0 of %d" % n_actions in d.find_element("id", "pos").text,
+               what="the viewer at the deal")
+    # At the deal every seat holds its cards, face up.
+    seats = by_css(browser, "#seats .seat")
+    assert len(seats) == 3
+    assert all(len(s.find_elements("css selector", ".card")) >= 10 for s in seats)
+    body = browser.find_element("tag name", "body")
+    from selenium.webdriver.common.keys import Keys
+    for i in range(1, 6):
+        body.send_keys(Keys.ARROW_RIGHT)
+        wait_until(browser, lambda d: "action %d of" % i in d.find_element("id", "pos").text,
+                   what="step %d" % i)
+    assert "action=5" in browser.current_url
+    body.send_keys(Keys.ARROW_LEFT)
+    wait_until(browser, lambda d: "action 4 of" in d.find_element("id", "pos").text, what="a step back")
+    # Trick by trick to the end of the hand (button), then its scores.
+    for _ in range(30):
+        if "action %d of" % n_actions in browser.find_element("id", "pos").text:
+            break
+        browser.find_element("id", "btn-next-trick").click()
+    wait_until(browser, lambda d: "action %d of %d" % (n_actions, n_actions) in d.find_element("id", "pos").text,
+               what="the end of the hand")
+    cells = [c.text for c in by_css(browser, "#hand-scores tbody tr:first-child td")]
+    shown = [int(c.replace("\u2212", "-").replace("+", "")) for c in cells]
+    assert shown == replays[hand]["scores"], (shown, replays[hand])
+    score_text = browser.find_element("id", "scoreline").text
+    assert "Contract" in score_text
+    # The permalink opens the viewer at that hand and action.
+    browser.get(arena.url("/matches/%s?hand=0&action=3" % match_id))
+    wait_until(browser, lambda d: "hand 1 of" in d.find_element("id", "pos").text
+               and "action 3 of" in d.find_element("id", "pos").text, what="the permalink")
+    assert len(by_css(browser, "#log li.current")) == 1
+
+
+def test_viewer_plays_every_variant_record(arena):
+    """The replay endpoint the viewer reads works for a match of every variant."""
+    import conftest
+    for variant in conftest.VARIANTS:
+        info = subprocess.run([os.path.join(BIN, "tarock"), "selfplay", "--variant", variant,
+                               "--hands", "2", "--seed", "3"], capture_output=True, text=True,
+                              timeout=60)
+        assert info.returncode == 0, info.stderr
+    # The arena's own matches: every hand of a done match replays to its recorded scores.
+    for m in arena.api("/api/matches?status=done&limit=3")["matches"]:
+        rec = arena.api("/api/matches/%s" % m["id"])["record"]
+        for k, deal in enumerate(rec["deals"]):
+            r = arena.api("/api/matches/%s/hands/%d/replay" % (m["id"], k))
+            assert len(r["steps"]) == len(deal["actions"])
+            assert r["report"]["scores"] == deal["scores"]
+
+
+def test_live_leaderboard_and_home_while_a_ladder_runs(arena, browser):
+    browser.get(arena.url("/leaderboard/slovenian-4p"))
+    wait_until(browser, lambda d: "no ladder running" in d.find_element("id", "live").text
+               or "ladder running" in d.find_element("id", "live").text, what="the leaderboard")
+    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--hands", "4", "--max_matches", "8")
+    try:
+        # Rows appear and their match counts grow without a reload.
+        wait_until(browser, lambda d: len(by_css(d, "#board tbody tr td a.bot")) >= 4, timeout=60,
+                   what="ladder rows")
+        marker = browser.execute_script("window.__notReloaded = 1; return 1;")
+        first = sum(int(x) for x in texts(browser, "#board tbody tr td:nth-child(7)"))
+        wait_until(browser, lambda d: sum(int(x) for x in texts(d, "#board tbody tr td:nth-child(7)")) > first,
+                   timeout=60, what="the match counts to grow")
+        assert browser.execute_script("return window.__notReloaded;") == marker
+        # The home page lists the running ladder and the matches done grow live.
+        browser.get(arena.url("/"))
+        wait_until(browser, lambda d: "running" in d.find_element("id", "variants").text, what="home")
+        done = int(browser.find_element("id", "done").text)
+        wait_until(browser, lambda d: d.find_element("id", "done").text.isdigit()
+                   and int(d.find_element("id", "done").text) > done, timeout=60, what="live home")
+        assert len(by_css(browser, "#recent tbody tr a.mono")) >= 1
+    finally:
+        try:
+            arena.cli("ladder", "stop", "--variant", "slovenian-4p")
+        except RuntimeError:
+            pass  # ended by max_matches
+
+
+def test_values_chosen_by_entrants_are_text(arena, played, browser):
+    evil = "<script>alert(1)</script>"
+    # Bot names are restricted to [A-Za-z0-9._-] by the arena; the owner is free text.
+    for path in ("/leaderboard/slovenian-3p", "/bots/random-c", "/bots"):
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: evil in d.find_element("tag name", "main").text,
+                   what="the owner shown as text on " + path)
+        assert no_alert(browser)
+        scripts = browser.execute_script(
+            "return Array.from(document.scripts).map(s => s.src || s.textContent)")
+        assert all("alert(1)" not in s for s in scripts), scripts
+    # The JSON API gives it back unchanged.
+    assert arena.api("/api/bots/random-c")["owner"] == evil
+
+
+def test_missing_bot_or_match_is_a_404_page(arena, browser):
+    for path in ("/bots/no-such-bot", "/matches/no-such-match", "/no/such/page"):
+        status, body, headers = arena.get(path)
+        assert status == 404, path
+        assert headers.get("Content-Type", "").startswith("text/html")
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: "404" in d.find_element("tag name", "main").text, what="404 page")
+    status, body, _ = arena.get("/api/bots/no-such-bot")
+    assert status == 404 and json.loads(body)["error"]
+
+
+def test_static_files_and_pages(arena):
+    status, body, headers = arena.get("/static/style.css")
+    assert status == 200 and headers["Content-Type"].startswith("text/css")
+    assert "max-age" in headers.get("Cache-Control", "")
+    status, body, headers = arena.get("/static/common.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert b"cardElement" in body
+    for path in ("/", "/leaderboard", "/matches", "/tournaments", "/bots", "/leaderboard/westfest"):
+        status, body, headers = arena.get(path)
+        assert status == 200 and b"/static/app.js" in body, path
+    assert arena.get("/static/nope.js")[0] == 404
+
+
+def test_cards_are_drawn_for_all_54(arena, browser):
+    browser.get(arena.url("/bots"))
+    wait_until(browser, lambda d: d.execute_script("return !!(window.tarock && window.tarock.cardElement)"),
+               what="common.js")
+    cards = ["T%d" % i for i in range(1, 23)]
+    for s in "HD":
+        cards += [s + r for r in ("K", "Q", "N", "J", "1", "2", "3", "4")]
+    for s in "CS":
+        cards += [s + r for r in ("K", "Q", "N", "J", "10", "9", "8", "7")]
+    assert len(cards) == 54
+    got = browser.execute_script("""
+        return arguments[0].map(c => { const e = window.tarock.cardElement(c);
+          document.body.appendChild(e);
+          return [e.className, e.textContent, getComputedStyle(e).color]; });""", cards)
+    for name, (cls, text, color) in zip(cards, got):
+        assert "card-back" not in cls, name
+        if name.startswith("T"):
+            assert "card-tarock" in cls and name[1:] in text, (name, text)
+        else:
+            red = name[0] in "HD"
+            assert ("card-red" in cls) == red, (name, cls)
+            assert {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}[name[0]] in text
+            assert name[1:] in text
+
+
+@pytest.mark.skipif(not os.environ.get("TAROCK_SCREENSHOTS"), reason="TAROCK_SCREENSHOTS not set")
+def test_screenshots(arena, played, browser):
+    out = os.environ["TAROCK_SCREENSHOTS"]
+    os.makedirs(out, exist_ok=True)
+    done = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]
+    pages = [("home", "/", "#recent tbody tr"), ("leaderboard", "/leaderboard/slovenian-3p", "#board tbody tr"),
+             ("bot", "/bots/heuristic", "#chart svg"), ("matches", "/matches", "#list tbody tr"),
+             ("viewer", "/matches/%s?hand=0&action=40" % done["id"], "#seats .seat"),
+             ("tournament", "/tournaments/%s" % played["id"], "table.grid tbody tr")]
+    for width, suffix in ((1366, ""), (390, "-phone")):
+        browser.set_window_size(width, 900)
+        for name, path, css in pages:
+            if suffix and name not in ("viewer", "leaderboard", "home"):
+                continue
+            browser.get(arena.url(path))
+            wait_until(browser, lambda d: len(by_css(d, css)) > 0, what=name)
+            time.sleep(0.3)
+            h = browser.execute_script("return document.documentElement.scrollHeight")
+            browser.set_window_size(width, min(max(h, 700), 2400))
+            time.sleep(0.2)
+            browser.save_screenshot(os.path.join(out, name + suffix + ".png"))
+            browser.set_window_size(width, 900)
+    browser.set_window_size(1280, 900)
