@@ -33,6 +33,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "referee/server/grpc_status.h"
+#include "referee/tools/program_usage.h"
 #include "tarock/v1/arena.grpc.pb.h"
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena");
@@ -137,7 +138,24 @@ void PrintMatch(const v1::ArenaMatch& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("tarock-arena-cli [--arena=HOST:PORT] COMMAND ... (see the source header)");
+  tarock::SetProgramUsage(
+      "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
+      "The command line of a running tarock-arena (its gRPC API).\n"
+      "  bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the bot's token)\n"
+      "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
+      "  bots retire NAME --token=T\n"
+      "  bots list [--all]            bots show NAME\n"
+      "  ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]\n"
+      "               [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]\n"
+      "  ladder stop --variant=V      ladder list\n"
+      "  tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]\n"
+      "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
+      "  tournament show ID\n"
+      "  leaderboard --variant=V [--watch=SECONDS]\n"
+      "  matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]\n"
+      "  export [--variant=V]         every finished match record, one JSON line each\n"
+      "  status\n"
+      "--json prints the response in protobuf's JSON mapping instead of a table.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
   if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status");

@@ -47,6 +47,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -278,9 +279,11 @@ int Run() {
 }  // namespace tarock
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  tarock::SetProgramUsage(
       "tarock-strength --variant V --hands N --seed S --a BOT --b BOT [--threads T] [--json]\n"
-      "Duplicate matches of bot A against bot B in process; see bots/strength/strength_main.cc.");
+      "Duplicate matches of bot A against bot B in process: every deal is played once per\n"
+      "seating of the two bots, so the luck of the cards cancels; prints the mean score per hand\n"
+      "of each and of the difference with 95% confidence intervals. BOT: random, heuristic, search.");
   absl::ParseCommandLine(argc, argv);
   return tarock::Run();
 }

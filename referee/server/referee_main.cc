@@ -27,6 +27,7 @@
 #include "referee/metrics/http_server.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
+#include "referee/tools/program_usage.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:0",
@@ -44,7 +45,14 @@ void OnSignal(int) { g_stop.store(true); }
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("tarock-referee --listen=HOST:PORT: the Tarock Arena referee");
+  tarock::SetProgramUsage(
+      "tarock-referee [--listen=HOST:PORT] [--metrics_listen=HOST:PORT] [FLAGS]\n"
+      "The Tarock Arena referee: serves the Referee gRPC service (RunMatch runs a match from a\n"
+      "MatchSpec between bots it dials over gRPC, enforcing the rules, the time control and the\n"
+      "fault policy, and streams the progress and the match record) and Prometheus metrics at\n"
+      "http://METRICS_LISTEN/metrics. Port 0 picks a free port; the bound addresses are printed.\n"
+      "SIGINT or SIGTERM stop it (running matches are cancelled).\n"
+      "  tarock-referee --listen=127.0.0.1:7701 --metrics_listen=127.0.0.1:9701");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
   // lock graph on every acquisition: a real cost on the hot path of a server

@@ -37,6 +37,7 @@
 #include "referee/engine/registry.h"
 #include "referee/tools/check_bot.h"
 #include "referee/tools/match_command.h"
+#include "referee/tools/program_usage.h"
 
 ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the deal");
@@ -66,7 +67,7 @@ constexpr char kUsage[] =
     "  replay [--option K=V] FILE|-\n"
     "                              replay a hand or match record and print the result;\n"
     "                              --option fills in options the record does not name\n"
-    "                              (old records: --option house=real-play replays them the old way)\n"
+    "                              (old records: --option house=legacy replays them the old way)\n"
     "  demo [--seed N]             play one hand of every variant with random players\n"
     "  selfplay --variant V [--hands N] [--seed S]\n"
     "                              a whole match between random players: totals per seat\n"
@@ -314,7 +315,7 @@ int MatchCommand(const std::vector<std::string>& seats) {
 }  // namespace tarock
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(tarock::kUsage);
+  tarock::SetProgramUsage(tarock::kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (absl::Status s = tarock::LoadPlugins(); !s.ok()) return tarock::Fail(s.message());
   if (args.size() < 2) {

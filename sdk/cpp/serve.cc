@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "absl/strings/str_cat.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -74,7 +75,12 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
 }
 
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) {
-  absl::SetProgramUsageMessage(absl::StrCat(name, " --listen=HOST:PORT: a Tarock Arena bot"));
+  SetProgramUsage(absl::StrCat(
+      name, " --listen=HOST:PORT [FLAGS]\n",
+      "A Tarock Arena bot: serves the Bot gRPC service at HOST:PORT for a referee to dial\n"
+      "(tarock match starts it with --listen 127.0.0.1:PORT; register it in an arena with\n"
+      "tarock-arena-cli bots add NAME --endpoint=HOST:PORT). Port 0 picks a free port; the\n"
+      "bound address is printed. SIGINT or SIGTERM stop it."));
   absl::ParseCommandLine(argc, argv);
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);

@@ -28,6 +28,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sdk/stdio/stdio_bot.h"
@@ -87,7 +88,7 @@ class BridgeService final : public v1::Bot::Service {
 };
 
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  SetProgramUsage(
       "tarock-stdio-bridge --listen HOST:PORT [--log FILE] [--name NAME] [--events] -- COMMAND...\n"
       "Serves the Bot service for a program that reads one JSON request per line and writes\n"
       "one action per line (see sdk/stdio/README.md).");
