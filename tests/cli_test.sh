@@ -102,6 +102,16 @@ json.dump(r, open(sys.argv[2], "w"))
 expect_error old-record-new-rules "tarock: hand " "$tarock" replay "$tmp/old.json"
 "$tarock" replay --option house=legacy "$tmp/old.json" >/dev/null && ok || bad "old record, house=legacy"
 
+# --help of every program says what it does and lists its own flags (source-tree paths).
+for prog in tarock:--option tarock-referee:--metrics_listen tarock-arena:--http_listen \
+            tarock-arena-cli:--admin_token tarock-stdio-bridge:--listen tarock-strength:--threads \
+            tarock-bot-random:--listen tarock-bot-heuristic:--listen tarock-bot-search:--listen; do
+  name=${prog%%:*} flag=${prog#*:}
+  help=$("$1/bin/$name" --help 2>&1)
+  case "$help" in *"No flags matched"*|*"/work/"*|*"$(pwd)"/*) bad "$name --help: $help" ;;
+                  *"$flag ("*) ok ;; *) bad "$name --help lacks $flag: $help" ;; esac
+done
+
 expect_error no-plugin "cannot load plugin" "$tarock" --plugin=/nonexistent.so variants
 expect_error bad-command "unknown command" "$tarock" fly
 
