@@ -114,6 +114,11 @@ absl::Status Scheduler::Start() {
     stopping_ = false;
     cancel_.store(false);
     for (const MatchRow& m : store_->UnfinishedMatches()) {
+      if (m.kind == "play") {
+        // The person's seat lived in this process's memory: it cannot resume.
+        store_->MarkFailed(m.id, "the arena restarted during the play session").IgnoreError();
+        continue;
+      }
       if (m.status == "running") store_->MarkPending(m.id).IgnoreError();
       Job job{m, FromJson<v1::MatchSpec>(m.spec)};
       job.match.status = "pending";
@@ -169,6 +174,13 @@ void Scheduler::Stop() {
   client_->CancelAll();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  std::map<std::string, std::thread> play;
+  {
+    absl::MutexLock lock(&mu_);
+    play.swap(play_threads_);
+    play_ended_.clear();
+  }
+  for (auto& [id, t] : play) t.join();
   // The workers are done: the writer commits what they finished, then ends.
   {
     absl::MutexLock lock(&commit_mu_);
@@ -190,6 +202,9 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   if (!ValidBotName(request.name()))
     return absl::InvalidArgumentError(
         "a bot name is 1-64 characters of letters, digits, '-', '_' and '.'");
+  if (request.name() == kHumanBotName)
+    return absl::InvalidArgumentError(
+        absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
   if (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos)
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
@@ -1045,6 +1060,120 @@ bool Scheduler::RunJob(Job job) {
   return false;
 }
 
+// ---------------------------------------------------------------------------
+// Play matches: one seat relayed to a person (arena/play).
+
+absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest& r) {
+  if (r.match_id.empty() || r.match_id.size() > 64 || !ValidBotName(r.match_id))
+    return absl::InvalidArgumentError("a play match id is 1-64 of [A-Za-z0-9._-]");
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(r.variant);
+  if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", r.variant, "'"));
+  absl::StatusOr<Options> options =
+      Registry::Global().CompleteOptions(r.variant, Options(r.options.begin(), r.options.end()));
+  if (!options.ok()) return absl::InvalidArgumentError(options.status().message());
+  const int n = info->num_seats;
+  if (static_cast<int>(r.seats.size()) != n)
+    return absl::InvalidArgumentError(absl::StrCat(r.variant, " has ", n, " seats"));
+  if (std::count(r.seats.begin(), r.seats.end(), "") != 1)
+    return absl::InvalidArgumentError("exactly one seat is the person's");
+  if (r.relay_endpoint.find(':') == std::string::npos)
+    return absl::InvalidArgumentError("the relay endpoint must be HOST:PORT");
+  const int hands = r.num_hands ? r.num_hands : n;
+  if (hands < 0 || hands % n != 0 || hands > 100 * n)
+    return absl::InvalidArgumentError(absl::StrCat("hands must be a multiple of ", n, " (at most ",
+                                                   100 * n, ")"));
+  // The person's seat is stored as the reserved, retired bot "human".
+  absl::StatusOr<BotRow> human = store_->FindBot(kHumanBotName);
+  if (!human.ok()) {
+    BotRow row;
+    row.name = kHumanBotName;
+    row.endpoint = "(browser)";
+    row.owner = "arena";
+    row.token_hash = HashToken(NewToken());  // nobody holds it
+    human = store_->AddBot(row);
+    if (!human.ok()) human = store_->FindBot(kHumanBotName);  // made meanwhile
+    if (!human.ok()) return human.status();
+  }
+  if (!human->retired) {  // AddBot stores every bot active
+    human->retired = true;
+    if (absl::Status s = store_->UpdateBot(*human); !s.ok()) return s;
+  }
+  Job job;
+  job.match.id = r.match_id;
+  job.match.variant = r.variant;
+  job.match.kind = "play";
+  job.match.seed = r.seed;
+  v1::MatchSpec& spec = job.spec;
+  spec.set_match_id(r.match_id);
+  spec.set_variant(r.variant);
+  for (const auto& [k, v] : r.options) (*spec.mutable_options())[k] = v;
+  for (const std::string& name : r.seats) {
+    v1::SeatSpec* seat = spec.add_seats();
+    if (name.empty()) {
+      seat->set_name(kHumanBotName);
+      seat->set_endpoint(r.relay_endpoint);
+      job.match.bot_ids.push_back(human->id);
+      continue;
+    }
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    if (!b.ok()) return absl::InvalidArgumentError(b.status().message());
+    if (b->retired) return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' is retired"));
+    if (std::find(b->variants.begin(), b->variants.end(), r.variant) == b->variants.end())
+      return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' does not play ", r.variant));
+    seat->set_name(b->name);
+    seat->set_endpoint(b->endpoint);
+    job.match.bot_ids.push_back(b->id);
+  }
+  spec.set_num_hands(hands);
+  spec.set_seed(r.seed);
+  spec.set_result_only(true);
+  *spec.mutable_time_control() = r.time_control;
+  *spec.mutable_fault_policy() = r.fault_policy;
+  job.match.spec = ToJson(spec);
+  std::vector<std::thread> ended;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return absl::UnavailableError("the arena is stopping");
+    for (const std::string& id : play_ended_) {
+      auto it = play_threads_.find(id);
+      if (it == play_threads_.end()) continue;
+      ended.push_back(std::move(it->second));
+      play_threads_.erase(it);
+    }
+    play_ended_.clear();
+    if (static_cast<int>(play_threads_.size()) >= std::max(1, options_.max_play_matches))
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the arena runs ", play_threads_.size(), " play matches already; try again later"));
+    if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
+    in_flight_[job.match.id] = InFlight{"", 0, 0};
+    metrics_->running.Set(in_flight_.size());
+    const std::string id = job.match.id;
+    play_threads_[id] = std::thread([this, job = std::move(job)]() mutable {
+      pthread_setname_np(pthread_self(), "arena-play");
+      RunPlayJob(std::move(job));
+    });
+  }
+  for (std::thread& t : ended) t.join();
+  return GetMatch(r.match_id, false);
+}
+
+void Scheduler::RunPlayJob(Job job) {
+  const std::string id = job.match.id;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    ++jobs_running_;
+  }
+  const bool committing = RunJob(std::move(job));
+  if (!committing) {
+    absl::MutexLock lock(&commit_mu_);
+    --jobs_running_;
+  }
+  absl::MutexLock lock(&mu_);
+  if (!committing) in_flight_.erase(id);  // else the writer does, once committed
+  play_ended_.push_back(id);
+  metrics_->running.Set(in_flight_.size());
+}
+
 void Scheduler::EnqueueCommit(Finished finished) {
   absl::MutexLock lock(&commit_mu_);
   auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
@@ -1088,6 +1217,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
   Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
                               const std::vector<std::optional<RatingRow>>& current) {
+    if (match.kind == "play") return std::vector<RatingRow>{};  // never rated
     return RateMatch(model_, match.variant, result.seats, current);
   };
   const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
@@ -1205,6 +1335,7 @@ std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& va
 absl::Status VerifyRatings(Store& store, const RatingModel& model) {
   std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
   store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
+    if (m.kind == "play") return;  // never rated
     std::vector<std::optional<RatingRow>> current;
     for (const SeatRow& s : seats) {
       auto it = rebuilt.find({s.bot_id, m.variant});

@@ -67,7 +67,27 @@ struct SchedulerOptions {
   absl::Duration commit_delay = absl::Milliseconds(50);
   int max_commit_batch = 32;
   RatingOptions rating;
+  int max_play_matches = 16;          // play matches (a person's seat) at once
 };
+
+// A match with one seat played through the arena's seat relay
+// (arena/play/seat_relay.h): a person in the browser. See StartPlayMatch.
+struct PlayMatchRequest {
+  std::string match_id;  // chosen by the caller, who keys the relay by it; [A-Za-z0-9_.-]
+  std::string variant;
+  std::map<std::string, std::string> options;
+  std::vector<std::string> seats;  // bot names in seat order; "" for the relayed seat
+  std::string relay_endpoint;      // HOST:PORT of the arena's own Bot service
+  int num_hands = 0;               // a multiple of the seats; 0: one per seat
+  uint64_t seed = 0;
+  v1::TimeControl time_control;
+  v1::FaultPolicy fault_policy;
+};
+
+// The bot row that stands for a person's seat in stored play matches
+// (retired, so no ladder, tournament or leaderboard sees it; the name is
+// reserved).
+inline constexpr char kHumanBotName[] = "human";
 
 class Scheduler {
  public:
@@ -169,6 +189,8 @@ class Scheduler {
   // The next match of `ladder` among `candidates` (advances ladder.created;
   // not stored yet), or FAILED_PRECONDITION when too few bots play it.
   absl::StatusOr<Job> MakeLadderJob(Ladder& ladder, std::vector<LadderCandidate> candidates);
+  // Runs a play match to its end on the calling thread (see StartPlayMatch).
+  void RunPlayJob(Job job);
   absl::Status CheckAdmin(const std::string& token) const;
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
   // The per-bot gauges from a rating row.
@@ -204,6 +226,10 @@ class Scheduler {
   int jobs_running_ ABSL_GUARDED_BY(commit_mu_) = 0;
   std::thread writer_;
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
+  // Play matches running, one thread each, by match id; a finished one joins
+  // at the next StartPlayMatch or at Stop().
+  std::map<std::string, std::thread> play_threads_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> play_ended_ ABSL_GUARDED_BY(mu_);
 };
 
 // Names are 1-64 of [A-Za-z0-9._-].

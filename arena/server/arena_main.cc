@@ -23,6 +23,9 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "arena/play/bot_relay_service.h"
+#include "arena/play/play_api.h"
+#include "arena/play/seat_relay.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/arena_service.h"
 #include "arena/server/grpc_referee_client.h"
@@ -40,6 +43,11 @@ ABSL_FLAG(int, commit_delay_ms, 50,
           "a finished match is committed within this time, with the others that finished "
           "meanwhile in one transaction (0: each at once); a kill in between re-runs them");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
+ABSL_FLAG(std::string, public_address, "",
+          "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
+          "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
+ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat in play matches");
+ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -93,6 +101,11 @@ int main(int argc, char** argv) {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
+  // The Bot service referees dial for seats this arena relays (a person in
+  // the browser): arena/play.
+  tarock::arena::play::SeatRelay relay;
+  tarock::arena::play::BotRelayService relay_service(&relay);
+  builder.RegisterService(&relay_service);
   // One thread waiting for requests (more are started while requests run):
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.
@@ -100,10 +113,22 @@ int main(int argc, char** argv) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
 
+  tarock::arena::play::PlayOptions play_options;
+  play_options.relay_endpoint = absl::GetFlag(FLAGS_public_address);
+  if (play_options.relay_endpoint.empty()) {
+    std::string host = tarock::metrics::SplitHostPort(listen).first;
+    if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") host = "127.0.0.1";
+    play_options.relay_endpoint = absl::StrCat(host, ":", port);
+  }
+  play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
+  play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
+  tarock::arena::play::PlayService play(&scheduler, &relay, play_options);
+
   tarock::metrics::HttpServer http;
   const std::string http_listen = absl::GetFlag(FLAGS_http_listen);
   int http_port = 0;
   if (!http_listen.empty()) {
+    tarock::arena::play::RegisterPlayApi(&play, &http);
     tarock::arena::RegisterHttpApi(&scheduler, &registry, &http);
     auto [host, p] = tarock::metrics::SplitHostPort(http_listen);
     absl::StatusOr<int> bound = http.Start(host, p);

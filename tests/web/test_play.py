@@ -1,0 +1,243 @@
+"""Play against bots, in a real browser against a real arena (conftest.py: a
+tarock-referee, bot processes and tarock-arena on loopback; headless Chromium).
+
+A person picks a variant and opponents on /play, plays one seat of a real
+match on the referee by clicking the legal actions, reloads the page mid-hand
+(the seat resumes), and plays the hand to its end, when the scores show. The
+HTTP API of the play sessions is checked beside it: a whole match played
+through it is stored as an unrated "play" match, and bad requests are refused.
+
+    TAROCK_BUILD_DIR=build python3 -m pytest -q tests/web/test_play.py
+"""
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import SOURCE_DIR, wait_until
+
+SCREENSHOTS = os.path.join(SOURCE_DIR, "docs", "screenshots")
+
+
+def post(arena, path, body, timeout=10):
+    """(status, parsed body) of POST path with a JSON body."""
+    req = urllib.request.Request(arena.url(path), data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def view_of(arena, session):
+    return arena.api("/api/play/" + session)
+
+
+def turn_request(driver):
+    """The request id the page offers actions for ('' when it is not our turn).
+    Read in the page (the page re-renders; element handles go stale)."""
+    return driver.execute_script(
+        "const t = document.getElementById('turn'); return t ? t.dataset.request || '' : '';")
+
+
+def hands_scored(driver):
+    return driver.execute_script(
+        "return document.querySelectorAll('#hand-results tbody tr:not(.total)').length;")
+
+
+def offered_actions(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#turn .action, #hand .action'))"
+        ".map((e) => e.dataset.action);")
+
+
+def hand_cards(driver):
+    return sorted(driver.execute_script(
+        "return Array.from(document.querySelectorAll('#hand .card')).map((e) => e.dataset.card);"))
+
+
+def click_one_action(driver, request_id):
+    """Clicks the first legal action offered (a button or a highlighted card;
+    pass when it may, for short auctions) and waits until the page has moved
+    past that request. Returns the action."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    for _ in range(5):
+        actions = offered_actions(driver)
+        assert actions, "our turn, but no action to click"
+        action = "pass" if "pass" in actions else actions[0]
+        try:
+            driver.find_element(By.CSS_SELECTOR, '[data-action="%s"]' % action).click()
+            break
+        except StaleElementReferenceException:
+            time.sleep(0.1)  # re-rendered under us: find it again
+    wait_until(driver, lambda d: turn_request(d) != request_id, timeout=20,
+               what="the page to take the answer to request %s (%s)" % (request_id, action))
+    return action
+
+
+def test_a_person_plays_a_hand_in_the_browser(arena, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(arena.url("/play"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "variant"), what="the play form")
+    Select(browser.find_element(By.ID, "variant")).select_by_value("slovenian-4p")
+    opponents = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
+    assert len(opponents) == 3
+    # Bots that bid soberly, so the hand is played out (a random bot's wild
+    # Valat ends it at the first trick it loses); a bot may sit twice.
+    for sel, name in zip(opponents, ["heuristic", "heuristic-b", "heuristic"]):
+        Select(sel).select_by_value(name)
+    Select(browser.find_element(By.ID, "seat")).select_by_value("1")
+    Select(browser.find_element(By.ID, "hands")).select_by_value("4")
+    browser.find_element(By.ID, "start").click()
+
+    wait_until(browser, lambda d: "/play/" in d.current_url, what="the table's address")
+    session = browser.current_url.rsplit("/", 1)[1]
+    assert len(session) == 32
+    url = browser.current_url
+
+    v = view_of(arena, session)
+    assert v["seat"] == 1 and v["match_id"].startswith("P-")
+    match_id = v["match_id"]
+    # The match is a real one on the referee, kind "play", the person's seat "human".
+    m = arena.wait_for(lambda: arena.api("/api/matches/" + match_id), timeout=10, what="the match")
+    assert m["kind"] == "play"
+    assert [s["bot"] for s in m["seats"]] == ["heuristic", "human", "heuristic-b", "heuristic"]
+
+    deadline = time.time() + 300
+    clicks = 0
+    reloaded = False
+    shot = False
+    while hands_scored(browser) == 0:
+        assert time.time() < deadline, "the hand did not end within 300 s"
+        rid = wait_until(browser, lambda d: turn_request(d) or (hands_scored(d) > 0 and "scored"),
+                         timeout=60, what="our turn or the hand's end")
+        if rid == "scored":
+            break
+        # What the page offers is what the referee sent this seat, nothing else.
+        v = view_of(arena, session)
+        assert v["request"] and str(v["request"]["request_id"]) == rid
+        offered = sorted(offered_actions(browser))
+        assert offered == sorted(v["request"]["legal_actions"])
+        # The countdown of a generous per-decision limit.
+        countdown = browser.execute_script("return document.getElementById('countdown').textContent;")
+        assert countdown.endswith("left") or countdown == "time is up", countdown
+        assert v["request"]["time_left_ms"] > 60000
+        if not shot and any(a.startswith("play ") for a in offered) and \
+                browser.find_elements(By.CSS_SELECTOR, "#trick .card"):
+            os.makedirs(SCREENSHOTS, exist_ok=True)
+            browser.save_screenshot(os.path.join(SCREENSHOTS, "play.png"))
+            size = browser.get_window_size()
+            browser.set_window_size(412, 915)  # a phone
+            time.sleep(0.3)
+            browser.save_screenshot(os.path.join(SCREENSHOTS, "play-phone.png"))
+            browser.set_window_size(size["width"], size["height"])
+            shot = True
+        if not reloaded and any(a.startswith("play ") for a in offered):
+            # Reloading resumes the seat: same request, same hand, same actions.
+            hand_before = hand_cards(browser)
+            browser.refresh()
+            wait_until(browser, lambda d: turn_request(d) == rid, timeout=20,
+                       what="the reloaded page to offer request %s again" % rid)
+            assert browser.current_url == url
+            hand_after = hand_cards(browser)
+            assert hand_after == hand_before
+            reloaded = True
+        click_one_action(browser, rid)
+        clicks += 1
+        assert clicks < 200
+    assert reloaded, "the hand ended before a card was played by us"
+    assert clicks >= 5
+
+    wait_until(browser, lambda d: hands_scored(d) >= 1, what="the scores of the first hand")
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#hand-results tbody tr:first-child td'))"
+        ".map((td) => td.textContent);")
+    assert cells[0] == "1" and len(cells) == 2 + 4, cells
+    v = view_of(arena, session)
+    assert len(v["hand_results"]) >= 1
+    scores = v["hand_results"][0]["scores"]
+    assert len(scores) == 4
+    shown = [c.replace("\u2212", "-").replace("+", "") for c in cells[2:]]
+    assert [int(x) for x in shown] == scores
+    print("clicks", clicks, "view", json.dumps({k: v[k] for k in ("decisions", "missed", "hand_results")}))
+    assert v["decisions"] >= clicks and v["missed"] == 0  # every click answered in time
+    # Only the seat's own view: no record of the revealed hands before the match ends.
+    assert "record" not in json.dumps(v)
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    browser.save_screenshot(os.path.join(SCREENSHOTS, "play-scores.png"))
+    # Closing the page: the decisions time out under the usual fault policy
+    # (not waited for here: 120 s each).
+    browser.get("about:blank")
+
+
+def test_a_whole_match_through_the_api_is_stored_unrated(arena):
+    status, created = post(arena, "/api/play", {
+        "variant": "slovenian-3p", "opponents": ["random-a", "heuristic"], "seat": -1, "hands": 3})
+    assert status == 200, created
+    session, match_id = created["id"], created["match_id"]
+    assert created["url"] == "/play/" + session
+    deadline = time.time() + 180
+    answered = 0
+    while True:
+        assert time.time() < deadline, "the match did not end within 180 s"
+        v = view_of(arena, session)
+        if v["status"] in ("done", "failed"):
+            break
+        if v["request"]:
+            s, _ = post(arena, "/api/play/%s/action" % session, {
+                "request_id": v["request"]["request_id"], "action": v["request"]["legal_actions"][0]})
+            assert s == 200
+            answered += 1
+            # The same request twice: refused.
+            s, body = post(arena, "/api/play/%s/action" % session, {
+                "request_id": v["request"]["request_id"], "action": v["request"]["legal_actions"][0]})
+            assert s == 409, body
+        else:
+            time.sleep(0.05)
+    assert v["status"] == "done", v.get("error")
+    assert v["result"]["faults"][v["seat"]] == 0
+    assert not v["result"]["forfeited"]
+    assert len(v["hand_results"]) >= 3
+    assert answered > 10
+    m = arena.wait_for(lambda: (lambda m: m if m["status"] == "done" else None)(
+        arena.api("/api/matches/" + match_id)), timeout=20, what="the stored match")
+    assert m["kind"] == "play"
+    assert m["seats"][v["seat"]]["bot"] == "human"
+    assert m["record"]["bots"][v["seat"]] == "human"
+    # Unrated: the person's seat never reaches the leaderboard, nor do the bots'
+    # ratings move for it.
+    board = arena.api("/api/leaderboard?variant=slovenian-3p")
+    assert all(e["bot"] != "human" for e in board["entries"])
+    human = arena.api("/api/bots/human")
+    assert human["retired"], human
+    assert not human["ratings"], human
+    assert all(b["name"] != "human" for b in arena.api("/api/bots")["bots"])
+
+
+def test_bad_play_requests_are_refused(arena):
+    s, body = post(arena, "/api/play", {"variant": "nope", "opponents": []})
+    assert s == 400 and "unknown variant" in body["error"]
+    s, body = post(arena, "/api/play", {"variant": "slovenian-3p", "opponents": ["random-a"]})
+    assert s == 400 and "choose 2 opponents" in body["error"]
+    s, body = post(arena, "/api/play", {"variant": "slovenian-3p", "opponents": ["random-a", "ghost"]})
+    assert s == 400 and "ghost" in body["error"]
+    s, body = post(arena, "/api/play", {"variant": "slovenian-3p", "opponents": ["random-a", "heuristic"],
+                                        "hands": 4})
+    assert s == 400 and "multiple of 3" in body["error"]
+    s, _, _ = arena.get("/api/play/" + "0" * 32)
+    assert s == 404
+    s, _, _ = arena.get("/play/" + "0" * 32)
+    assert s == 404  # the page itself says so
+    s, body = post(arena, "/api/play/%s/action" % ("0" * 32), {"request_id": 1, "action": "pass"})
+    assert s == 404
+    # The reserved name of people's seats.
+    with pytest.raises(RuntimeError):
+        arena.add_bot("human", "127.0.0.1:1")
