@@ -178,19 +178,21 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
     browser.get("about:blank")
 
 
-def test_a_whole_match_through_the_api_is_stored_unrated(arena):
+def play_through_api(arena, variant, opponents, hands, timeout=180):
+    """Plays the person's seat of a new match through the HTTP API (the first
+    legal action every time) to the end; returns (created, final view, answers)."""
     status, created = post(arena, "/api/play", {
-        "variant": "slovenian-3p", "opponents": ["random-a", "heuristic"], "seat": -1, "hands": 3})
+        "variant": variant, "opponents": opponents, "seat": -1, "hands": hands})
     assert status == 200, created
-    session, match_id = created["id"], created["match_id"]
+    session = created["id"]
     assert created["url"] == "/play/" + session
-    deadline = time.time() + 180
+    deadline = time.time() + timeout
     answered = 0
     while True:
-        assert time.time() < deadline, "the match did not end within 180 s"
+        assert time.time() < deadline, "the match did not end within %d s" % timeout
         v = view_of(arena, session)
         if v["status"] in ("done", "failed"):
-            break
+            return created, v, answered
         if v["request"]:
             s, _ = post(arena, "/api/play/%s/action" % session, {
                 "request_id": v["request"]["request_id"], "action": v["request"]["legal_actions"][0]})
@@ -202,6 +204,11 @@ def test_a_whole_match_through_the_api_is_stored_unrated(arena):
             assert s == 409, body
         else:
             time.sleep(0.05)
+
+
+def test_a_whole_match_through_the_api_is_stored_unrated(arena):
+    created, v, answered = play_through_api(arena, "slovenian-3p", ["random-a", "heuristic"], 3)
+    match_id = created["match_id"]
     assert v["status"] == "done", v.get("error")
     assert v["result"]["faults"][v["seat"]] == 0
     assert not v["result"]["forfeited"]
@@ -241,3 +248,18 @@ def test_bad_play_requests_are_refused(arena):
     # The reserved name of people's seats.
     with pytest.raises(RuntimeError):
         arena.add_bot("human", "127.0.0.1:1")
+
+
+def test_the_page_of_a_finished_match(arena, browser):
+    from selenium.webdriver.common.by import By
+    created, v, _ = play_through_api(arena, "tapp-tarock-classic", ["heuristic", "random-b"], 3)
+    assert v["status"] == "done", v.get("error")
+    browser.get(arena.url(created["url"]))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the match's result")
+    link = browser.find_element(By.CSS_SELECTOR, "#result a[href^='/matches/']")
+    assert link.get_attribute("href").endswith("/matches/" + created["match_id"])
+    assert hands_scored(browser) == len(v["hand_results"])
+    browser.save_screenshot(os.path.join(SCREENSHOTS, "play-done.png"))
+    link.click()
+    wait_until(browser, lambda d: "/matches/" + created["match_id"] in d.current_url,
+               what="the match viewer")

@@ -284,7 +284,7 @@
             (h.declarer >= 0 ? ' by ' + seatName(v, h.declarer) : ''),
           ' \u00b7 your score ', el('b', null, T.signed((h.scores || [])[v.seat]))));
       }
-      if (v.observation) {
+      if (v.observation && v.status !== 'done') {
         left.appendChild(seatsPanel(v, o, n));
         left.appendChild(trickPanel(v, o));
         // The turn (countdown, actions) and the hand in one panel, so both
@@ -294,7 +294,7 @@
         left.appendChild(turn);
         right.appendChild(historyPanel(v, o));
       }
-      right.appendChild(scoresPanel(v, n));
+      (v.status === 'done' ? left : right).appendChild(scoresPanel(v, n));
     }
 
     function statusText(v) {
