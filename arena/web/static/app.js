@@ -339,7 +339,7 @@
       s.ci95 >= 0 ? '\u00b1 ' + num(s.ci95, 2) : '\u2013',
       s.ci95 >= 0 ? '[' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' : '\u2013',
       signed(s.total), String(s.hands), s.faults ? el('span', { class: 'bad' }, String(s.faults)) : '0', num(s.mean_rank + 1, 2)] }));
-    main.append(el('div', { class: 'panel' }, el('h2', null, 'Standings'), wrap(table([
+    main.append(el('div', { class: 'panel', id: 'standings' }, el('h2', null, 'Standings'), wrap(table([
       { label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Mean / hand', cls: 'num', sort: (s) => s.mean_per_hand, desc: true },
       { label: '95% CI \u00b1', cls: 'num' }, { label: 'Interval', cls: 'num hide-sm' }, { label: 'Total', cls: 'num', sort: (s) => Number(s.total), desc: true },
       { label: 'Hands', cls: 'num' }, { label: 'Faults', cls: 'num', sort: (s) => s.faults, desc: true },
