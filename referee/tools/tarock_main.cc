@@ -10,6 +10,9 @@
 //                                        a match between bots through the referee
 //   tarock check-bot SPEC                plays every variant against the reference bots and
 //                                        reports the bot's faults and slow answers
+//   tarock compare --variant V --candidate SPEC --baseline SPEC [--h0 0] [--h1 5] ...
+//                                        a sequential test on duplicate deals: is the candidate
+//                                        stronger? exit 0 yes, 1 no, 2 inconclusive, 3 error
 //
 // Global flags: --plugin=PATH[,PATH...] (variant plugins to load), also read from
 // the TAROCK_PLUGINS environment variable (a colon-separated list).
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -36,6 +40,7 @@
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
 #include "referee/tools/check_bot.h"
+#include "referee/tools/compare/compare_command.h"
 #include "referee/tools/match_command.h"
 #include "referee/tools/program_usage.h"
 
@@ -56,6 +61,19 @@ ABSL_FLAG(int, max_faults, 0, "match: faults after which a bot is forfeited (0: 
 ABSL_FLAG(int, connect_timeout_ms, 10000, "match: how long to wait for the bots to come up");
 ABSL_FLAG(bool, quiet, false, "match: no progress on standard error");
 ABSL_FLAG(bool, json, false, "match: print the summary as JSON");
+ABSL_FLAG(std::string, candidate, "", "compare: the candidate bot's SPEC");
+ABSL_FLAG(std::string, baseline, "", "compare: the baseline bot's SPEC");
+// --opponents (SPECs, comma separated) is check-bot's flag (check_bot.cc); compare
+// reads it too: fixed opponents (default: candidate against baseline head to head).
+ABSL_DECLARE_FLAG(std::vector<std::string>, opponents);
+ABSL_FLAG(double, h0, 0, "compare: H0, the candidate is better by at most this per deal");
+ABSL_FLAG(double, h1, 5, "compare: H1, the candidate is better by at least this per deal");
+ABSL_FLAG(double, alpha, 0.05, "compare: the rate of accepting H1 when H0 holds");
+ABSL_FLAG(double, beta, 0.05, "compare: the rate of accepting H0 when H1 holds");
+ABSL_FLAG(int64_t, max_deals, 20000, "compare: inconclusive (exit 2) after this many deals (0: no limit)");
+ABSL_FLAG(int64_t, min_deals, 20, "compare: no decision before this many deals");
+ABSL_FLAG(int, concurrency, 1, "compare: matches played at once");
+ABSL_FLAG(std::string, report, "", "compare: write the whole report (JSON) to this file");
 
 namespace tarock {
 namespace {
@@ -78,7 +96,14 @@ constexpr char kUsage[] =
     "                              reads JSON lines and writes actions) or HOST:PORT of a running bot\n"
     "  check-bot [--variants V,..] [--hands N] [--per_decision_ms MS] SPEC\n"
     "                              plays a few hands of every variant against the reference bots;\n"
-    "                              reports faults and slow answers with the state (exit 1 on faults)";
+    "                              reports faults and slow answers with the state (exit 1 on faults)\n"
+    "  compare --variant V --candidate SPEC --baseline SPEC [--opponents SPEC,...]\n"
+    "          [--h0 0] [--h1 5] [--alpha 0.05] [--beta 0.05] [--max_deals N] [--seed S]\n"
+    "          [--concurrency N] [--referee HOST:PORT,...] [--max_faults N] [--report FILE]\n"
+    "                              a sequential test (SPRT) on duplicate deals, candidate minus\n"
+    "                              baseline per deal; exit 0 H1 accepted (better by at least h1),\n"
+    "                              1 H0 accepted (by at most h0), 2 inconclusive, 3 an error;\n"
+    "                              --max_faults: faults of either bot that fail the run (0: never)";
 
 int Fail(absl::string_view message) {
   std::cerr << "tarock: " << message << "\n";
@@ -311,6 +336,39 @@ int MatchCommand(const std::vector<std::string>& seats) {
   return 0;
 }
 
+int CompareCommand(const std::vector<std::string>& extra) {
+  if (!extra.empty()) return Fail(absl::StrCat("compare takes no positional arguments, got '", extra[0], "'"));
+  absl::StatusOr<Options> options = ParseOptions();
+  if (!options.ok()) {
+    std::cerr << "tarock compare: " << options.status().message() << "\n";
+    return kCompareError;
+  }
+  CompareOptions o;
+  o.variant = absl::GetFlag(FLAGS_variant);
+  o.options = *options;
+  o.candidate = absl::GetFlag(FLAGS_candidate);
+  o.baseline = absl::GetFlag(FLAGS_baseline);
+  o.opponents = absl::GetFlag(FLAGS_opponents);
+  o.sprt.h0 = absl::GetFlag(FLAGS_h0);
+  o.sprt.h1 = absl::GetFlag(FLAGS_h1);
+  o.sprt.alpha = absl::GetFlag(FLAGS_alpha);
+  o.sprt.beta = absl::GetFlag(FLAGS_beta);
+  o.sprt.max_deals = absl::GetFlag(FLAGS_max_deals);
+  o.sprt.min_deals = absl::GetFlag(FLAGS_min_deals);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.concurrency = absl::GetFlag(FLAGS_concurrency);
+  for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_referee), ',', absl::SkipEmpty()))
+    o.referees.emplace_back(r);
+  o.report_path = absl::GetFlag(FLAGS_report);
+  o.per_decision_ms = absl::GetFlag(FLAGS_per_decision_ms);
+  o.bank_ms = absl::GetFlag(FLAGS_bank_ms);
+  o.grace_ms = absl::GetFlag(FLAGS_grace_ms);
+  o.max_faults = absl::GetFlag(FLAGS_max_faults);
+  o.connect_timeout_ms = absl::GetFlag(FLAGS_connect_timeout_ms);
+  o.quiet = absl::GetFlag(FLAGS_quiet);
+  return RunCompareCommand(o);
+}
+
 }  // namespace
 }  // namespace tarock
 
@@ -328,11 +386,13 @@ int main(int argc, char** argv) {
   if (command == "demo") return tarock::Demo();
   if (command == "selfplay") return tarock::Selfplay();
   if (command == "match") return tarock::MatchCommand(std::vector<std::string>(args.begin() + 2, args.end()));
+  if (command == "compare")
+    return tarock::CompareCommand(std::vector<std::string>(args.begin() + 2, args.end()));
   if (command == "check-bot")
     return tarock::RunCheckBotCommand(std::vector<std::string>(args.begin() + 2, args.end()));
   if (command == "replay") {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay, match or check-bot)"));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay, match, check-bot or compare)"));
 }
