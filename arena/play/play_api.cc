@@ -127,6 +127,17 @@ absl::StatusOr<json> PlayService::View(const std::string& id) {
     // in the store only.
     absl::StatusOr<v1::ArenaMatch> m = scheduler_->GetMatch(session->match_id(), false);
     if (m.ok() && m->status() == "failed") session->Fail(m->error());
+    if (m.ok() && m->status() == "done") {
+      // Done in the store, yet no MatchResult came (the referee sends a
+      // forfeited seat nothing more): the stored result, now that it is over.
+      v1::MatchResult result;
+      for (const v1::ArenaSeat& s : m->seats()) {
+        result.add_totals(s.total());
+        result.add_faults(s.faults());
+        if (s.seat() == session->seat()) result.set_forfeited(s.forfeited());
+      }
+      session->Finish(result);
+    }
   }
   return session->View();
 }

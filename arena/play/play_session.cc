@@ -188,6 +188,16 @@ void PlaySession::Fail(const std::string& error) {
   ++version_;
 }
 
+void PlaySession::Finish(const v1::MatchResult& result) {
+  absl::MutexLock lock(&mu_);
+  if (status_ == "done" || status_ == "failed") return;
+  status_ = "done";
+  result_ = result;
+  pending_.reset();
+  ended_at_ = clock_();
+  ++version_;
+}
+
 bool PlaySession::Ended(absl::Time* since) {
   absl::MutexLock lock(&mu_);
   if (since) *since = ended_at_;

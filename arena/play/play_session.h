@@ -55,6 +55,9 @@ class PlaySession final : public SeatConsumer {
   absl::Status Act(int64_t request_id, const std::string& action);
   // The match could not run (e.g. an opponent is unreachable): shown as failed.
   void Fail(const std::string& error);
+  // The match ended without a MatchResult on this seat's stream (the referee
+  // sends a forfeited seat nothing more): the result as the arena stored it.
+  void Finish(const v1::MatchResult& result);
   // Done or failed, and since when.
   bool Ended(absl::Time* since = nullptr);
 

@@ -229,5 +229,32 @@ TEST(PlaySession, AStreamDialledAgainStartsOverAndAGoneStreamRefusesAnswers) {
   EXPECT_TRUE(session->Ended());
 }
 
+TEST(PlaySession, AForfeitedSeatGetsItsResultFromTheStore) {
+  FakeClock clock;
+  auto session = std::make_shared<PlaySession>("secret", "P-1", 0, clock.Fn());
+  auto link = std::make_shared<FakeLink>();
+  session->OnAttach(link);
+  session->OnMessage(Start("P-1", 0));
+  session->OnMessage(Request(1, {"pass"}, 100));
+  session->OnMessage(Request(2, {"pass"}, 100));  // the first timed out
+  // Forfeited: the referee closes the seat's stream without a MatchResult.
+  session->OnDetach(link.get());
+  EXPECT_FALSE(session->Ended());
+  v1::MatchResult stored;
+  for (int t : {-70, 35, 35}) stored.add_totals(t);
+  for (int f : {2, 0, 0}) stored.add_faults(f);
+  stored.set_forfeited(true);
+  session->Finish(stored);
+  nlohmann::json v = session->View();
+  EXPECT_EQ(v["status"], "done");
+  EXPECT_TRUE(v["result"]["forfeited"]);
+  EXPECT_EQ(v["result"]["faults"][0], 2);
+  EXPECT_EQ(v["missed"], 1);
+  EXPECT_TRUE(session->Ended());
+  // A failure after the end changes nothing.
+  session->Fail("late");
+  EXPECT_EQ(session->View()["status"], "done");
+}
+
 }  // namespace
 }  // namespace tarock::arena::play

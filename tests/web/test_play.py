@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from conftest import SOURCE_DIR, wait_until
+from conftest import SOURCE_DIR, ArenaStack, wait_until
 
 SCREENSHOTS = os.path.join(SOURCE_DIR, "docs", "screenshots")
 
@@ -263,3 +263,44 @@ def test_the_page_of_a_finished_match(arena, browser):
     link.click()
     wait_until(browser, lambda d: "/matches/" + created["match_id"] in d.current_url,
                what="the match viewer")
+
+
+class PlayStack(ArenaStack):
+    """A stack whose arena gets extra flags (a short play time limit)."""
+
+    def __init__(self, arena_args, **kw):
+        super().__init__(**kw)
+        self.arena_args = list(arena_args)
+
+    def _start(self, name, argv, port):
+        if name == "arena":
+            argv = argv + self.arena_args
+        return super()._start(name, argv, port)
+
+
+def test_a_closed_page_times_out_and_forfeits_the_seat(browser):
+    from selenium.webdriver.common.by import By
+    bots = [("random-a", "tarock-bot-random", ["--seed", "1"], "arena"),
+            ("random-b", "tarock-bot-random", ["--seed", "2"], "arena")]
+    with PlayStack(["--play_decision_ms", "700", "--play_max_faults", "2"], bots=bots,
+                   variants=["slovenian-3p"]) as stack:
+        status, created = post(stack, "/api/play", {
+            "variant": "slovenian-3p", "opponents": ["random-a", "random-b"], "seat": 0, "hands": 3})
+        assert status == 200, created
+        browser.get(stack.url(created["url"]))
+        wait_until(browser, lambda d: turn_request(d), timeout=20, what="our first turn")
+        v = view_of(stack, created["id"])
+        assert v["per_decision_ms"] == 700
+        browser.get("about:blank")  # the page is closed: nobody answers
+        v = stack.wait_for(lambda: (lambda v: v if v["status"] == "done" else None)(
+            view_of(stack, created["id"])), timeout=120, what="the match to end without us")
+        assert v["result"]["forfeited"]
+        assert v["result"]["faults"][0] == 2
+        assert v["missed"] >= 1
+        m = stack.wait_for(lambda: (lambda m: m if m["status"] == "done" else None)(
+            stack.api("/api/matches/" + created["match_id"])), timeout=20, what="the stored match")
+        assert m["kind"] == "play" and m["seats"][0]["forfeited"] and m["seats"][0]["faults"] == 2
+        # Coming back shows how it ended.
+        browser.get(stack.url(created["url"]))
+        wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the result")
+        assert "forfeited" in browser.find_element(By.ID, "result").text
