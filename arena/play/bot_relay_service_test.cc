@@ -1,0 +1,101 @@
+// The arena's Bot service over real gRPC (in process, loopback): a stream for
+// a seat nobody holds ends with NOT_FOUND, a registered seat gets every
+// message, and its answers come back on the stream in order.
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "arena/play/bot_relay_service.h"
+#include "arena/play/play_session.h"
+#include "arena/play/seat_relay.h"
+#include "tarock/v1/tarock.grpc.pb.h"
+
+namespace tarock::arena::play {
+namespace {
+
+class RelayServer {
+ public:
+  RelayServer() : service_(&relay_) {
+    grpc::ServerBuilder b;
+    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    b.RegisterService(&service_);
+    server_ = b.BuildAndStart();
+    stub_ = v1::Bot::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
+                                                 grpc::InsecureChannelCredentials()));
+  }
+  ~RelayServer() { server_->Shutdown(); }
+  SeatRelay relay_;
+  BotRelayService service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::Bot::Stub> stub_;
+};
+
+v1::RefereeMessage Start(const std::string& match, int seat) {
+  v1::RefereeMessage m;
+  m.mutable_match_start()->set_match_id(match);
+  m.mutable_match_start()->set_seat(seat);
+  m.mutable_match_start()->set_num_seats(3);
+  return m;
+}
+
+v1::RefereeMessage Request(int64_t id) {
+  v1::RefereeMessage m;
+  m.mutable_decision_request()->set_request_id(id);
+  m.mutable_decision_request()->set_time_left_ms(10000);
+  m.mutable_decision_request()->add_legal_actions("pass");
+  m.mutable_decision_request()->add_legal_actions("bid three");
+  return m;
+}
+
+TEST(BotRelayService, AStreamForASeatNobodyHoldsEndsWithNotFound) {
+  RelayServer s;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto stream = s.stub_->Play(&ctx);
+  ASSERT_TRUE(stream->Write(Start("P-x", 1)));
+  v1::BotMessage in;
+  EXPECT_FALSE(stream->Read(&in));
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << status.error_message();
+}
+
+TEST(BotRelayService, RelaysARegisteredSeatBothWays) {
+  RelayServer s;
+  auto session = std::make_shared<PlaySession>("secret", "P-1", 2);
+  ASSERT_TRUE(s.relay_.Register("P-1", 2, session).ok());
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  auto stream = s.stub_->Play(&ctx);
+  ASSERT_TRUE(stream->Write(Start("P-1", 2)));
+  for (int64_t id = 1; id <= 3; ++id) {
+    ASSERT_TRUE(stream->Write(Request(id)));
+    // The browser's answer, once the request has arrived.
+    for (int i = 0; i < 500 && session->View()["request"].is_null(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(session->View()["request"].is_null());
+    ASSERT_TRUE(session->Act(id, id % 2 ? "pass" : "bid three").ok());
+    v1::BotMessage in;
+    ASSERT_TRUE(stream->Read(&in));
+    EXPECT_EQ(in.decision().request_id(), id);
+    EXPECT_EQ(in.decision().action(), id % 2 ? "pass" : "bid three");
+  }
+  v1::RefereeMessage result;
+  result.mutable_match_result()->add_totals(0);
+  ASSERT_TRUE(stream->Write(result));
+  stream->WritesDone();
+  v1::BotMessage in;
+  EXPECT_FALSE(stream->Read(&in));
+  EXPECT_TRUE(stream->Finish().ok());
+  nlohmann::json v = session->View();
+  EXPECT_EQ(v["status"], "done");
+  EXPECT_EQ(v["decisions"], 3);
+  EXPECT_FALSE(v["connected"]);
+}
+
+}  // namespace
+}  // namespace tarock::arena::play
