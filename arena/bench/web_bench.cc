@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -26,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
@@ -37,6 +40,7 @@ namespace {
 int g_bots = 1000;
 int g_matches = 100000;
 std::string g_db;
+std::string g_record;  // --record=PATH: a match record for BM_SeatStats
 std::unique_ptr<Store> g_store;
 std::unique_ptr<Scheduler> g_scheduler;
 std::unique_ptr<metrics::Registry> g_registry;
@@ -219,6 +223,29 @@ void BM_BotStats(benchmark::State& s) { Get(s, "/api/bots/bot-0500/stats"); }
 void BM_Status(benchmark::State& s) { Get(s, "/api/status"); }
 void BM_Tournaments(benchmark::State& s) { Get(s, "/api/tournaments"); }
 
+// What a commit adds for the web pages: the declarer/defender, decision and
+// fault statistics of a real match record (--record=PATH, e.g. from
+// GET /api/matches/ID's "record"), replaying every hand with the engine.
+void BM_SeatStats(benchmark::State& state) {
+  if (g_record.empty()) {
+    state.SkipWithError("give --record=PATH (a match record)");
+    return;
+  }
+  std::ifstream in(g_record);
+  std::stringstream text;
+  text << in.rdbuf();
+  v1::MatchFinished finished;
+  finished.set_record_json(text.str());
+  for (int s = 0; s < 5; ++s) finished.add_seats()->set_decisions(10);
+  for (auto _ : state) {
+    MatchResultRow result;
+    result.seats.resize(5);
+    AddSeatStats(finished, &result);
+    benchmark::DoNotOptimize(result.seats[0].declarer_hands);
+  }
+}
+BENCHMARK(BM_SeatStats)->Unit(benchmark::kMicrosecond);
+
 BENCHMARK(BM_Leaderboard)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MatchesFirstPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MatchesDeepPage)->Unit(benchmark::kMillisecond);
@@ -241,6 +268,7 @@ int main(int argc, char** argv) {
     if (a.rfind("--bots=", 0) == 0) tarock::arena::g_bots = std::atoi(a.c_str() + 7);
     else if (a.rfind("--matches=", 0) == 0) tarock::arena::g_matches = std::atoi(a.c_str() + 10);
     else if (a.rfind("--db=", 0) == 0) tarock::arena::g_db = a.substr(5);
+    else if (a.rfind("--record=", 0) == 0) tarock::arena::g_record = a.substr(9);
     else rest.push_back(argv[i]);
   }
   int n = static_cast<int>(rest.size());

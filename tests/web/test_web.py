@@ -259,26 +259,44 @@ def test_cards_are_drawn_for_all_54(arena, browser):
             assert name[1:] in text
 
 
+def interesting_moment(arena):
+    """A slovenian-4p hand with a talon choice, a few tricks into the play."""
+    for m in arena.api("/api/matches?variant=slovenian-4p&status=done&limit=100")["matches"]:
+        rec = arena.api("/api/matches/%s" % m["id"])["record"]
+        for k, deal in enumerate(rec["deals"]):
+            acts = deal["actions"]
+            if any(a.startswith("talon ") for a in acts) and any(a.startswith("announce") for a in acts):
+                plays = [i for i, a in enumerate(acts) if a.startswith("play ")]
+                return m["id"], k, plays[10] if len(plays) > 10 else len(acts)
+    return None
+
+
 @pytest.mark.skipif(not os.environ.get("TAROCK_SCREENSHOTS"), reason="TAROCK_SCREENSHOTS not set")
 def test_screenshots(arena, played, browser):
     out = os.environ["TAROCK_SCREENSHOTS"]
     os.makedirs(out, exist_ok=True)
-    done = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]
-    pages = [("home", "/", "#recent tbody tr"), ("leaderboard", "/leaderboard/slovenian-3p", "#board tbody tr"),
-             ("bot", "/bots/heuristic", "#chart svg"), ("matches", "/matches", "#list tbody tr"),
-             ("viewer", "/matches/%s?hand=0&action=40" % done["id"], "#seats .seat"),
-             ("tournament", "/tournaments/%s" % played["id"], "table.grid tbody tr")]
-    for width, suffix in ((1366, ""), (390, "-phone")):
-        browser.set_window_size(width, 900)
-        for name, path, css in pages:
-            if suffix and name not in ("viewer", "leaderboard", "home"):
-                continue
-            browser.get(arena.url(path))
-            wait_until(browser, lambda d: len(by_css(d, css)) > 0, what=name)
-            time.sleep(0.3)
-            h = browser.execute_script("return document.documentElement.scrollHeight")
-            browser.set_window_size(width, min(max(h, 700), 2400))
-            time.sleep(0.2)
-            browser.save_screenshot(os.path.join(out, name + suffix + ".png"))
+    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--hands", "8")
+    try:
+        arena.wait_for(lambda: interesting_moment(arena), timeout=60, what="a hand with a talon")
+        match_id, hand, action = interesting_moment(arena)
+        pages = [("home", "/", "#recent tbody tr"), ("leaderboard", "/leaderboard/slovenian-4p", "#board tbody tr"),
+                 ("bot", "/bots/heuristic", "#chart svg"), ("matches", "/matches?variant=slovenian-4p", "#list tbody tr"),
+                 ("viewer", "/matches/%s?hand=%d&action=%d" % (match_id, hand, action), "#seats .seat"),
+                 ("tournament", "/tournaments/%s" % played["id"], "table.grid tbody tr")]
+        for width, suffix in ((1366, ""), (390, "-phone")):
             browser.set_window_size(width, 900)
-    browser.set_window_size(1280, 900)
+            for name, path, css in pages:
+                if suffix and name not in ("viewer", "leaderboard", "home"):
+                    continue
+                browser.get(arena.url(path))
+                wait_until(browser, lambda d: len(by_css(d, css)) > 0, what=name)
+                time.sleep(0.5)
+                h = browser.execute_script("return document.documentElement.scrollHeight")
+                browser.set_window_size(width, min(max(h, 700), 2000))
+                time.sleep(0.3)
+                browser.execute_script("window.scrollTo(0, 0)")
+                browser.save_screenshot(os.path.join(out, name + suffix + ".png"))
+                browser.set_window_size(width, 900)
+    finally:
+        arena.cli("ladder", "stop", "--variant", "slovenian-4p")
+        browser.set_window_size(1280, 900)

@@ -30,9 +30,9 @@
   }
   function seatsCell(m) {
     const seats = (m.seats || []).slice().sort((a, b) => a.seat - b.seat);
-    return el('span', { class: 'seats-cell' }, seats.map((s, i) => [i ? ', ' : '',
+    return el('span', { class: 'seats-cell' }, seats.map((s, i) => [i ? ', ' : '', el('span', { class: 'seat-chip' },
       botLink(s.bot), m.status === 'done' ? el('span', { class: 'muted' }, ' ' + signed(s.total)) : null,
-      s.faults ? el('span', { class: 'bad', title: s.faults + ' faults' }, ' \u26a0' + s.faults) : null]));
+      s.faults ? el('span', { class: 'bad', title: s.faults + ' faults' }, ' \u26a0' + s.faults) : null)]));
   }
   function kindCell(m) {
     let label = m.kind;
@@ -195,7 +195,7 @@
     mk('polygon', { points: band.join(' '), class: 'band' });
     mk('polyline', { points: pts.map((p, i) => x(i) + ',' + y(p.mu)).join(' '), class: 'line' });
     mk('text', { x: L, y: H - 6 }, 'start');
-    mk('text', { x: W - R - 90, y: H - 6 }, points.length + ' rated matches');
+    mk('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, points.length + ' rated matches');
     return svg;
   }
 
@@ -217,7 +217,7 @@
     // Rating history per variant.
     const byVariant = {};
     (bot.history || []).forEach((h) => { (byVariant[h.variant] = byVariant[h.variant] || []).push(h); });
-    const variants = Object.keys(byVariant);
+    const variants = Object.keys(byVariant).sort((a, b) => byVariant[b].length - byVariant[a].length);
     const chartBox = el('div', { id: 'chart' });
     const pick = el('select', { id: 'chart-variant', onchange: () => drawChart(pick.value) }, variants.map((v) => el('option', { value: v }, v)));
     function drawChart(v) { clear(chartBox).appendChild(byVariant[v] ? ratingChart(byVariant[v]) : el('p', { class: 'muted' }, 'No rated match yet.')); }
@@ -227,25 +227,27 @@
     // Ratings and results per variant.
     const statOf = {};
     (stats.variants || []).forEach((v) => { statOf[v.variant] = v; });
+    const pct = (a, b) => (b ? Math.round(100 * a / b) + '%' : '\u2013');
+    const mean = (a, b) => (b ? signed(a / b, 1) : '\u2013');
     const rrows = (bot.ratings || []).map((r) => {
       const s = statOf[r.variant] || {};
-      const pct = (a, b) => (b ? Math.round(100 * a / b) + '%' : '\u2013');
-      const mean = (a, b) => (b ? signed(a / b, 1) : '\u2013');
       return { data: r, cells: [T.variantLink(r.variant), el('strong', null, num(r.display)), num(r.mu), num(r.sigma), int(r.matches),
         int(s.wins) + ' (' + pct(s.wins, s.matches) + ')', s.matches ? num(s.mean_rank + 1, 2) : '\u2013',
-        s.hands ? signed(s.total / s.hands, 1) : '\u2013',
-        int(s.declarer_hands) + ' \u00b7 ' + pct(s.declarer_won, s.declarer_hands) + ' \u00b7 ' + mean(s.declarer_score, s.declarer_hands),
-        int(s.defender_hands) + ' \u00b7 ' + pct(s.defender_won, s.defender_hands) + ' \u00b7 ' + mean(s.defender_score, s.defender_hands),
-        num(s.mean_decision_ms, 2), int(r.faults)] };
+        s.hands ? signed(s.total / s.hands, 1) : '\u2013', num(s.mean_decision_ms, 2), int(r.faults)] };
     });
-    main.append(el('div', { class: 'panel' }, el('h2', null, 'Per variant'), wrap(table([
+    const srows = (stats.variants || []).map((s) => ({ data: s, cells: [T.variantLink(s.variant),
+      int(s.declarer_hands), pct(s.declarer_won, s.declarer_hands), mean(s.declarer_score, s.declarer_hands),
+      int(s.defender_hands), pct(s.defender_won, s.defender_hands), mean(s.defender_score, s.defender_hands)] }));
+    main.append(el('div', { class: 'panel' }, el('h2', null, 'Ratings and results per variant'), wrap(table([
       { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu', cls: 'num' }, { label: 'sigma', cls: 'num' },
       { label: 'Matches', cls: 'num' }, { label: 'Wins', cls: 'num' }, { label: 'Mean place', cls: 'num' },
-      { label: 'Per hand', cls: 'num' },
-      { label: 'As declarer', cls: 'num', title: 'hands on the declarer\u2019s side \u00b7 won \u00b7 mean score' },
-      { label: 'As defender', cls: 'num', title: 'hands defending \u00b7 won \u00b7 mean score' },
-      { label: 'ms/decision', cls: 'num' }, { label: 'Faults', cls: 'num' }], rrows, { empty: 'No rated match yet.' })),
-    el('p', { class: 'legend' }, 'As declarer / as defender: hands \u00b7 share won \u00b7 mean score per hand (Klop and void deals are neither).')));
+      { label: 'Per hand', cls: 'num' }, { label: 'ms / decision', cls: 'num' }, { label: 'Faults', cls: 'num' }], rrows,
+    { empty: 'No rated match yet.' }))),
+    el('div', { class: 'panel', id: 'sides' }, el('h2', null, 'As declarer and as defender'), wrap(table([
+      { label: 'Variant' }, { label: 'Declarer hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' },
+      { label: 'Defender hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' }], srows,
+    { empty: 'No finished match yet.' })),
+    el('p', { class: 'legend' }, 'Declarer hands count the declarer\u2019s side (declarer and partner); a defender wins when the declarer loses. Klop and void deals are neither. Computed from each hand\u2019s result when the match is committed.')));
     // Faults by kind.
     const faults = stats.faults || [];
     const maxF = Math.max(1, ...faults.map((f) => f.count));

@@ -156,8 +156,9 @@
   function signed(x, digits) {
     const n = Number(x);
     if (Number.isNaN(n)) return '\u2013';
-    const s = n.toFixed(digits === undefined ? 0 : digits);
-    return n > 0 ? '+' + s : s.replace('-', '\u2212');
+    let s = n.toFixed(digits === undefined ? 0 : digits);
+    if (/^-?[0.]+$/.test(s)) s = s.replace('-', '');  // no "-0.0"
+    return n > 0 && !/^[0.]+$/.test(s) ? '+' + s : s.replace('-', '\u2212');
   }
   function int(x) { return x === undefined || x === null ? '0' : String(Number(x)); }
   function ago(unixSeconds) {

@@ -46,12 +46,12 @@
     const posInfo = el('span', { class: 'pos', id: 'pos' });
     const link = el('a', { id: 'permalink', href: '#' }, 'link to this moment');
     const controls = el('div', { class: 'controls' },
-      btn('\u23ee', 'start of the hand (Home)', () => go(0), 'btn-start'),
+      btn('\u00ab start', 'start of the hand (Home)', () => go(0), 'btn-start'),
       btn('\u21e4 trick', 'previous trick (Up)', () => go(trickJump(-1)), 'btn-prev-trick'),
       btn('\u25c0', 'back (Left)', () => go(pos - 1), 'btn-back'),
       btn('\u25b6', 'forward (Right)', () => go(pos + 1), 'btn-forward'),
       btn('trick \u21e5', 'next trick (Down)', () => go(trickJump(1)), 'btn-next-trick'),
-      btn('\u23ed', 'end of the hand (End)', () => go(replay.steps.length), 'btn-end'),
+      btn('end \u00bb', 'end of the hand (End)', () => go(replay.steps.length), 'btn-end'),
       btn('\u2190 hand', 'previous hand (PageUp or [)', () => openHand(hand - 1, 0), 'btn-prev-hand'),
       btn('hand \u2192', 'next hand (PageDown or ])', () => openHand(hand + 1, 0), 'btn-next-hand'),
       posInfo, link);
@@ -62,7 +62,7 @@
     main.append(el('div', { class: 'panel' }, tabs, controls,
       el('div', { class: 'viewer' }, el('div', null, felt, seatBox),
         el('div', null, el('h3', null, 'Actions'), log))),
-    el('div', { class: 'panel' }, el('h2', null, 'Scoring'), score),
+    el('div', { class: 'panel' }, el('h2', { id: 'scoring-title' }, 'Scoring'), score),
     el('p', { class: 'legend' }, 'Keys: ', el('span', { class: 'kbd' }, '\u2190'), ' ', el('span', { class: 'kbd' }, '\u2192'), ' step, ',
       el('span', { class: 'kbd' }, 'Home'), ' ', el('span', { class: 'kbd' }, 'End'), ' start and end of the hand, ',
       el('span', { class: 'kbd' }, '\u2191'), ' ', el('span', { class: 'kbd' }, '\u2193'), ' trick, ',
@@ -220,6 +220,7 @@
     function renderScore() {
       const r = replay.report;
       const d = deals[hand];
+      document.getElementById('scoring-title').textContent = 'Scoring of hand ' + (hand + 1);
       clear(score);
       if (!r.finished) { score.appendChild(el('p', { class: 'muted' }, 'This hand did not finish.')); return; }
       const rows = [];
@@ -242,7 +243,8 @@
       }
       (r.penalties || []).forEach((p) => row('Penalty', seatName(p.seat) + ': ' + p.reason + ' ' + signed(p.points)));
       if ((r.radli || []).some((x) => x) || (d.radli || []).some((x) => x)) {
-        row('Radli', 'before ' + (d.radli || []).join(' / ') + ', after ' + (r.radli || []).join(' / '));
+        const before = (d.radli && d.radli.length) ? d.radli : new Array(replay.num_seats).fill(0);
+        row('Radli', 'before ' + before.join(' / ') + ', after ' + (r.radli || []).join(' / '));
       }
       if (r.tricks) row('Tricks', r.tricks.map((t, s) => seatName(s) + ' ' + t).join(', '));
       score.appendChild(el('table', { class: 'grid' }, el('tbody', null, rows)));
@@ -254,7 +256,10 @@
         el('thead', null, el('tr', null, el('th', null, ''), names.map((nm) => el('th', { class: 'num' }, nm)))),
         el('tbody', null,
           el('tr', null, el('th', null, 'This hand'), (r.scores || []).map((v) => el('td', { class: 'num' }, el('strong', null, signed(v))))),
-          el('tr', null, el('th', null, 'Match total after it'), totals.map((v) => el('td', { class: 'num' }, signed(v))))))));
+          el('tr', null, el('th', null, 'Match total after it'), totals.map((v) => el('td', { class: 'num' }, signed(v)))),
+          hand === deals.length - 1 && match.status === 'done' && seats.some((st, i) => Number(st.total) !== totals[i])
+            ? el('tr', null, el('th', { title: 'after the variant\u2019s end-of-match rules, e.g. 100 off per radl left' }, 'Final match total'),
+              seats.map((st) => el('td', { class: 'num' }, el('strong', null, signed(st.total))))) : null))));
     }
 
     await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : undefined);
