@@ -334,7 +334,12 @@ int RunCompareCommand(const CompareOptions& o) {
         break;
       }
     }
-    if (!error.empty()) break;
+    if (!error.empty()) {
+      for (RoleBot& b : bots)
+        if (b.bot.process && !b.bot.process->Running())
+          absl::StrAppend(&error, " (the ", b.role, " bot process ", b.spec, " has exited)");
+      break;
+    }
     std::vector<std::vector<PlayedHand>> hands;
     for (int64_t si = 0; si < per_block; ++si) {
       const MatchOutcome& m = block[si];
