@@ -712,23 +712,6 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
     ri->set_display(rows[i].display);
     ri->set_matches(rows[i].rating.matches);
     ri->set_faults(rows[i].rating.faults);
-  }
-  return out;
-}
-
-absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
-  absl::StatusOr<MatchRow> m = store_->GetMatch(id);
-  if (!m.ok()) return m.status();
-  if (m->status == "pending" || m->status == "running") {
-    // Running is a state in memory (see the header).
-    absl::MutexLock lock(&mu_);
-    auto it = in_flight_.find(id);
-    m->status = "pending";
-    if (it != in_flight_.end() && !it->second.referee.empty()) {
-      m->status = "running";
-      m->referee = it->second.referee;
-      m->attempts = it->second.attempts;
-    }
     e->set_trend(trend[rows[i].bot.name]);
   }
   return out;
@@ -787,6 +770,23 @@ absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name
     f->set_kind(k);
     f->set_count(c);
   }
+  return out;
+}
+
+absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
+  absl::StatusOr<MatchRow> m = store_->GetMatch(id);
+  if (!m.ok()) return m.status();
+  if (m->status == "pending" || m->status == "running") {
+    // Running is a state in memory (see the header).
+    absl::MutexLock lock(&mu_);
+    auto it = in_flight_.find(id);
+    m->status = "pending";
+    if (it != in_flight_.end() && !it->second.referee.empty()) {
+      m->status = "running";
+      m->referee = it->second.referee;
+      m->attempts = it->second.attempts;
+    }
+  }
   v1::ArenaMatch out;
   out.set_id(m->id);
   out.set_variant(m->variant);
@@ -799,6 +799,9 @@ absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name
   out.set_attempts(m->attempts);
   out.set_error(m->error);
   out.set_seed(m->seed);
+  out.set_ladder_id(m->ladder_id);
+  out.set_tournament_id(m->tournament_id);
+  out.set_finished_at(m->finished_at);
   std::vector<SeatRow> seats = store_->SeatsOf(m->id);
   if (seats.empty()) {
     v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
@@ -816,9 +819,6 @@ absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name
     seat->set_faults(s.faults);
     seat->set_forfeited(s.forfeited);
     seat->set_rank(s.rank);
-  out.set_ladder_id(m->ladder_id);
-  out.set_tournament_id(m->tournament_id);
-  out.set_finished_at(m->finished_at);
   }
   if (with_record && m->status == "done") {
     absl::StatusOr<std::string> record = store_->RecordOf(m->id);
@@ -835,6 +835,8 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
     bot_id = b->id;
   }
   if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
+  if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
+  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status()};
   v1::ListMatchesResponse out;
   int64_t total = 0;
   out.set_offset(r.offset());
@@ -854,11 +856,11 @@ v1::StatusResponse Scheduler::GetStatus() {
   // milliseconds, and workers need mu_ to start their next match.
   out.set_matches_done(store_->CountMatches("done"));
   out.set_matches_failed(store_->CountMatches("failed"));
+  out.set_matches_per_minute(store_->CountDoneSince(300) / 5.0);
+  for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
   absl::MutexLock lock(&mu_);
   out.set_queue_depth(static_cast<int>(queue_.size()));
   out.set_running(static_cast<int>(in_flight_.size()));
-  if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
-  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status()};
   int available = 0;
   for (const std::string& r : options_.referees)
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
@@ -873,8 +875,6 @@ v1::StatusResponse Scheduler::GetStatus() {
 std::string Scheduler::PickReferee() {
   const absl::Time now = absl::Now();
   const size_t n = options_.referees.size();
-  out.set_matches_per_minute(store_->CountDoneSince(300) / 5.0);
-  for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
   int available = 0;
   std::string pick;
   for (size_t i = 0; i < n; ++i) {
@@ -1286,6 +1286,7 @@ MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vecto
   if (std::optional<std::vector<std::string_view>> deals =
           TopLevelArrayElements(finished.record_json(), "deals"))
     result.hand_records.assign(deals->begin(), deals->end());
+  AddSeatStats(finished, &result);  // declarer/defender, decisions, faults by kind
   return result;
 }
 
@@ -1376,4 +1377,3 @@ void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
 }
 
 }  // namespace tarock::arena
-  AddSeatStats(finished, &result);  // declarer/defender, decisions, faults by kind

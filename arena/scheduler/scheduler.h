@@ -122,6 +122,18 @@ class Scheduler {
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   v1::StatusResponse GetStatus();
+  // Tournaments, newest first, with their match counts (no standings).
+  v1::ListTournamentsResponse ListTournaments(int limit);
+  // A bot's results per variant, as declarer and defender, decisions, faults by kind.
+  absl::StatusOr<v1::BotStatsResponse> BotStats(const std::string& name);
+
+  // A one-off play match (kind "play", never rated): stored like any other
+  // and run at once on a referee, on a thread of its own (a person takes
+  // minutes; the workers stay with the ladders and tournaments). Unfinished
+  // play matches are marked failed at the next Start() (the person's session
+  // lived in memory). Errors: INVALID_ARGUMENT, RESOURCE_EXHAUSTED (more than
+  // max_play_matches at once), UNAVAILABLE (stopping).
+  absl::StatusOr<v1::ArenaMatch> StartPlayMatch(const PlayMatchRequest& request);
 
   const RatingModel& rating_model() const { return model_; }
 
@@ -142,18 +154,6 @@ class Scheduler {
     std::string referee;  // empty until a referee is picked
     int attempts = 0;
     int64_t ladder_id = 0;
-  // Tournaments, newest first, with their match counts (no standings).
-  v1::ListTournamentsResponse ListTournaments(int limit);
-  // A bot's results per variant, as declarer and defender, decisions, faults by kind.
-  absl::StatusOr<v1::BotStatsResponse> BotStats(const std::string& name);
-
-  // A one-off play match (kind "play", never rated): stored like any other
-  // and run at once on a referee, on a thread of its own (a person takes
-  // minutes; the workers stay with the ladders and tournaments). Unfinished
-  // play matches are marked failed at the next Start() (the person's session
-  // lived in memory). Errors: INVALID_ARGUMENT, RESOURCE_EXHAUSTED (more than
-  // max_play_matches at once), UNAVAILABLE (stopping).
-  absl::StatusOr<v1::ArenaMatch> StartPlayMatch(const PlayMatchRequest& request);
   };
   struct Ladder {
     int64_t id = 0;
