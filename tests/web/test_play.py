@@ -304,3 +304,32 @@ def test_a_closed_page_times_out_and_forfeits_the_seat(browser):
         browser.get(stack.url(created["url"]))
         wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the result")
         assert "forfeited" in browser.find_element(By.ID, "result").text
+
+
+def test_a_play_match_cut_by_an_arena_restart_is_marked_failed():
+    import signal
+    import subprocess
+    from conftest import wait_port
+    bots = [("random-a", "tarock-bot-random", ["--seed", "1"], "arena"),
+            ("random-b", "tarock-bot-random", ["--seed", "2"], "arena")]
+    with PlayStack([], bots=bots, variants=["slovenian-3p"]) as stack:
+        status, created = post(stack, "/api/play", {
+            "variant": "slovenian-3p", "opponents": ["random-a", "random-b"], "seat": 0, "hands": 3})
+        assert status == 200, created
+        stack.wait_for(lambda: view_of(stack, created["id"])["request"], timeout=20,
+                       what="our first turn")
+        argv = stack.arena.args
+        os.killpg(stack.arena.pid, signal.SIGKILL)
+        stack.arena.wait(timeout=10)
+        log = open(os.path.join(stack.dir, "arena2.log"), "wb")
+        stack.arena = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        stack.procs.append(stack.arena)
+        wait_port(stack.http_port, stack.arena)
+        m = stack.wait_for(lambda: (lambda m: m if m["status"] == "failed" else None)(
+            stack.api("/api/matches/" + created["match_id"])), timeout=20, what="the failed match")
+        assert "restarted" in m["error"]
+        # The session lived in the old process: its address is gone.
+        s, _, _ = stack.get("/api/play/" + created["id"])
+        assert s == 404
