@@ -52,14 +52,16 @@ ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, 
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
 ABSL_FLAG(bool, pretty, false, "indent JSON output");
 ABSL_FLAG(std::string, record, "", "match: write the match record (JSON) to this file");
-ABSL_FLAG(std::string, referee, "", "match: HOST:PORT of a tarock-referee (default: in process)");
+ABSL_FLAG(std::string, referee, "", "match, compare: HOST:PORT of a tarock-referee (compare: a comma-separated list, "
+          "matches spread round robin; default: in process)");
 ABSL_FLAG(std::string, match_id, "", "match: the match id (default: from the seed)");
-ABSL_FLAG(int64_t, per_decision_ms, 0, "match: per-decision time limit (0: the referee's 10 s)");
+ABSL_FLAG(int64_t, per_decision_ms, 0, "match, compare: per-decision time limit (0: the referee's 10 s)");
 ABSL_FLAG(int64_t, bank_ms, 0, "match: time bank per bot for the whole match (0: none)");
 ABSL_FLAG(int64_t, grace_ms, 0, "match: grace on every limit (0: the referee's 50 ms)");
-ABSL_FLAG(int, max_faults, 0, "match: faults after which a bot is forfeited (0: never)");
-ABSL_FLAG(int, connect_timeout_ms, 10000, "match: how long to wait for the bots to come up");
-ABSL_FLAG(bool, quiet, false, "match: no progress on standard error");
+ABSL_FLAG(int, max_faults, 0, "match: faults after which a bot is forfeited; compare: faults of the "
+          "candidate or the baseline that fail the run, exit 3 (0: never)");
+ABSL_FLAG(int, connect_timeout_ms, 10000, "match, compare: how long to wait for the bots to come up");
+ABSL_FLAG(bool, quiet, false, "match, compare: no progress on standard error");
 ABSL_FLAG(bool, json, false, "match: print the summary as JSON");
 ABSL_FLAG(std::string, candidate, "", "compare: the candidate bot's SPEC");
 ABSL_FLAG(std::string, baseline, "", "compare: the baseline bot's SPEC");
