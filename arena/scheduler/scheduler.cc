@@ -641,7 +641,9 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
         x.per_hand.insert(x.per_hand.end(), s.hand_scores->begin(), s.hand_scores->end());
       } else if (rec.is_object() && rec.contains("deals")) {
         for (const json& deal : rec["deals"]) {
-          if (deal.value("redeal", false) || !deal.contains("scores")) continue;
+          if ((deal.value("redeal", false) && !deal.value("counts_as_hand", false)) ||
+              !deal.contains("scores"))
+            continue;
           x.per_hand.push_back(deal["scores"][s.seat].get<double>());
         }
       }

@@ -31,6 +31,7 @@
 #include "arena/server/grpc_referee_client.h"
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
+#include "referee/tools/program_usage.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
 ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
@@ -63,7 +64,15 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("tarock-arena --data_dir=DIR --referees=HOST:PORT,...");
+  tarock::SetProgramUsage(
+      "tarock-arena --referees=HOST:PORT,... [--data_dir=DIR] [--listen=HOST:PORT]\n"
+      "             [--http_listen=HOST:PORT] [FLAGS]\n"
+      "The Tarock Arena server: keeps the registered bots, runs rating ladders and tournaments\n"
+      "on a pool of tarock-referee processes, rates the bots, stores every result in SQLite\n"
+      "under --data_dir, and serves the Arena gRPC API (--listen; tarock-arena-cli talks to it),\n"
+      "the web pages, the JSON API and Prometheus /metrics (--http_listen). SIGINT or SIGTERM\n"
+      "stop it; matches in flight run again at the next start.\n"
+      "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
   // lock graph on every acquisition: a real cost on the hot path of a server
