@@ -8,7 +8,8 @@
 #  - heuristic against itself never accepts H1 (exit 1 or 2);
 #  - the report: parameters, per-deal differences, the LLR path, the bots' Hello
 #    names; the decision and the differences do not depend on --concurrency, nor
-#    on the referee being in process or a tarock-referee process;
+#    on the referee being in process or a tarock-referee process (with a dead
+#    referee first in --referee: its matches go to the next);
 #  - the opponents design; errors (exit 3): an unreachable bot, a bad SPEC, bad
 #    hypotheses, a bot that crashes, faults above --max_faults.
 # Usage: compare_test.sh BUILD_DIR
@@ -81,7 +82,7 @@ wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/n
 rp=$(free_port)
 "$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >/dev/null 2>&1 & pids+=($!)
 wait_port "$rp" || bad "referee port never opened"
-for run in "c1:--concurrency 1" "c3:--concurrency 3" "remote:--concurrency 2 --referee 127.0.0.1:$rp"; do
+for run in "c1:--concurrency 1" "c3:--concurrency 3" "remote:--concurrency 2 --referee 127.0.0.1:1,127.0.0.1:$rp"; do
   name=${run%%:*}
   # shellcheck disable=SC2086
   timeout 300 "$tarock" compare --variant slovenian-4p --candidate "$heuristic" --baseline "$tmp/random" \

@@ -270,8 +270,15 @@ int RunCompareCommand(const CompareOptions& o) {
       if (o.referees.empty()) {
         finished = runner.Run(spec, [](const v1::MatchEvent&) {}, [&] { return stop.load(); });
       } else {
-        finished = RunRemote(o.referees[static_cast<size_t>(t) % o.referees.size()], spec,
-                             remote_calls);
+        // Round robin over the referees; a referee that is down (UNAVAILABLE)
+        // hands the same match, same seed, to the next one.
+        const size_t r0 = static_cast<size_t>(t) % o.referees.size();
+        for (size_t a = 0; a < o.referees.size(); ++a) {
+          finished = RunRemote(o.referees[(r0 + a) % o.referees.size()], spec, remote_calls);
+          if (finished.ok() || finished.status().code() != absl::StatusCode::kUnavailable ||
+              stop.load())
+            break;
+        }
       }
       MatchOutcome outcome = OutcomeOf(std::move(finished));
       {
