@@ -39,8 +39,9 @@ ABSL_DECLARE_FLAG(std::vector<std::string>, option);
 ABSL_FLAG(std::vector<std::string>, variants, {},
           "check-bot: the variants to play (default: every variant)");
 ABSL_FLAG(std::vector<std::string>, opponents, {},
-          "check-bot: opponent bot specs, used in turn for seats 1.. (default: the heuristic "
-          "and random reference bots beside tarock)");
+          "opponent bot specs. check-bot: used in turn for seats 1.. (default: the heuristic "
+          "and random reference bots beside tarock); compare: the fixed opponents the candidate "
+          "and then the baseline meet in each seat (default: head to head)");
 ABSL_FLAG(int64_t, slow_ms, 0,
           "check-bot: report answers slower than this (0: half the per-decision limit)");
 ABSL_FLAG(int, show_faults, 3, "check-bot: faults shown in full per variant (the rest are counted)");
