@@ -112,6 +112,14 @@ for prog in tarock:--option tarock-referee:--metrics_listen tarock-arena:--http_
                   *"$flag ("*) ok ;; *) bad "$name --help lacks $flag: $help" ;; esac
 done
 
+# `help COMMAND`: the command's usage and the flags it reads.
+out=$("$tarock" help compare)
+case "$out" in *"compare --variant V --candidate SPEC"*"--h1 (default: 5)"*) ok ;; *) bad "tarock help compare: $out" ;; esac
+out=$("$1/bin/tarock-arena-cli" help ladder)
+case "$out" in *"ladder start --variant=V"*"--max_matches (default: 0)"*) ok ;; *) bad "arena-cli help ladder: $out" ;; esac
+expect_error help-unknown "no command 'fly' (commands: " "$tarock" help fly
+expect_error cli-help-unknown "no command 'fly' (commands: " "$1/bin/tarock-arena-cli" help fly
+
 expect_error no-plugin "cannot load plugin" "$tarock" --plugin=/nonexistent.so variants
 expect_error bad-command "unknown command" "$tarock" fly
 

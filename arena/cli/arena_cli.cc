@@ -24,14 +24,17 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/v1/arena.grpc.pb.h"
@@ -137,28 +140,81 @@ void PrintMatch(const v1::ArenaMatch& m) {
 
 }  // namespace
 
+constexpr char kUsage[] =
+    "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
+    "The command line of a running tarock-arena (its gRPC API).\n"
+    "  bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the bot's token)\n"
+    "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
+    "  bots retire NAME --token=T\n"
+    "  bots list [--all]            bots show NAME\n"
+    "  ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]\n"
+    "               [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]\n"
+    "  ladder stop --variant=V      ladder list\n"
+    "  tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]\n"
+    "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
+    "  tournament show ID\n"
+    "  leaderboard --variant=V [--watch=SECONDS]\n"
+    "  matches [--variant=V] [--bot=B] [--limit=N]\n"
+    "  match show ID [--record]\n"
+    "  export [--variant=V]         every finished match record, one JSON line each\n"
+    "  status\n"
+    "  help [COMMAND]               a command's usage and flags\n"
+    "--json prints the response in protobuf's JSON mapping instead of a table.";
+
+// `tarock-arena-cli help COMMAND`: the command's lines of kUsage and the flags it
+// reads, with their help and defaults.
+int Help(const std::string& command) {
+  static const std::map<std::string, std::vector<std::string>> kFlags = {
+      {"bots", {"endpoint", "variants", "owner", "token", "all"}},
+      {"ladder", {"variant", "hands", "max_matches", "self_play", "separate_owners",
+                  "per_decision_ms", "max_faults", "admin_token"}},
+      {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
+                      "seed", "name", "wait", "per_decision_ms", "max_faults", "admin_token"}},
+      {"leaderboard", {"variant", "watch"}},
+      {"matches", {"variant", "bot", "limit"}},
+      {"match", {"record"}},
+      {"export", {"variant"}},
+      {"status", {}},
+      {"help", {}},
+  };
+  auto it = kFlags.find(command);
+  if (it == kFlags.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, flags] : kFlags) names.push_back(name);
+    return Fail(absl::StrCat("no command '", command, "' (commands: ", absl::StrJoin(names, ", "), ")"));
+  }
+  bool in = false;
+  for (absl::string_view line : absl::StrSplit(kUsage, '\n')) {
+    const bool starts_command = line.size() > 2 && line.substr(0, 2) == "  " && line[2] != ' ';
+    if (starts_command) in = line.substr(2, command.size()) == command &&
+                             (line.size() == 2 + command.size() || line[2 + command.size()] == ' ');
+    if (in) std::cout << line << "\n";
+  }
+  const auto all = absl::GetAllFlags();
+  std::vector<std::string> flags = it->second;
+  for (const char* common : {"arena", "json"}) flags.push_back(common);
+  std::cout << "\nflags:\n";
+  for (const std::string& name : flags) {
+    auto f = all.find(name);
+    if (f == all.end()) continue;
+    std::cout << "  --" << name << " (default: " << f->second->DefaultValue() << ")\n      "
+              << f->second->Help() << "\n";
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  tarock::SetProgramUsage(
-      "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
-      "The command line of a running tarock-arena (its gRPC API).\n"
-      "  bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the bot's token)\n"
-      "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
-      "  bots retire NAME --token=T\n"
-      "  bots list [--all]            bots show NAME\n"
-      "  ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]\n"
-      "               [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]\n"
-      "  ladder stop --variant=V      ladder list\n"
-      "  tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]\n"
-      "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
-      "  tournament show ID\n"
-      "  leaderboard --variant=V [--watch=SECONDS]\n"
-      "  matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]\n"
-      "  export [--variant=V]         every finished match record, one JSON line each\n"
-      "  status\n"
-      "--json prints the response in protobuf's JSON mapping instead of a table.");
+  tarock::SetProgramUsage(kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
-  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status");
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, help");
+  if (a[0] == "help") {
+    if (a.size() == 1) {
+      std::cout << kUsage << "\n(tarock-arena-cli help COMMAND: a command's usage and flags)\n";
+      return 0;
+    }
+    return Help(a[1]);
+  }
   auto stub = Arena::NewStub(grpc::CreateChannel(absl::GetFlag(FLAGS_arena),
                                                  grpc::InsecureChannelCredentials()));
   const bool json = absl::GetFlag(FLAGS_json);

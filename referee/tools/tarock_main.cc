@@ -30,6 +30,7 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -81,7 +82,7 @@ namespace tarock {
 namespace {
 
 constexpr char kUsage[] =
-    "tarock COMMAND [FLAGS]\n"
+    "tarock COMMAND [FLAGS]   (tarock help COMMAND: its usage and flags)\n"
     "  variants                    list the variants and their options\n"
     "  deal --variant V --seed N   print a hand record with the deal and no actions\n"
     "  replay [--option K=V] FILE|-\n"
@@ -372,6 +373,53 @@ int CompareCommand(const std::vector<std::string>& extra) {
 }
 
 }  // namespace
+// `tarock help COMMAND`: the command's usage lines from kUsage and the flags it
+// reads, with their help and defaults.
+int HelpCommand(const std::string& command) {
+  static const std::map<std::string, std::vector<std::string>> kFlags = {
+      {"variants", {}},
+      {"deal", {"variant", "seed", "dealer", "option", "pretty"}},
+      {"replay", {"option", "pretty"}},
+      {"demo", {"seed"}},
+      {"selfplay", {"variant", "hands", "seed", "dealer", "option"}},
+      {"match", {"variant", "hands", "seed", "option", "record", "referee", "match_id",
+                 "per_decision_ms", "bank_ms", "grace_ms", "max_faults", "connect_timeout_ms",
+                 "quiet", "json"}},
+      {"check-bot", {"variants", "opponents", "hands", "per_decision_ms", "slow_ms", "show_faults",
+                     "bot_log"}},
+      {"compare", {"variant", "option", "candidate", "baseline", "opponents", "h0", "h1", "alpha",
+                   "beta", "max_deals", "min_deals", "seed", "concurrency", "referee",
+                   "max_faults", "report", "per_decision_ms", "bank_ms", "grace_ms",
+                   "connect_timeout_ms", "quiet"}},
+      {"help", {}},
+  };
+  auto it = kFlags.find(command);
+  if (it == kFlags.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, flags] : kFlags) names.push_back(name);
+    return Fail(absl::StrCat("no command '", command, "' (commands: ", absl::StrJoin(names, ", "), ")"));
+  }
+  // The command's lines of kUsage: from "  COMMAND" to the next command.
+  bool in = false;
+  for (absl::string_view line : absl::StrSplit(kUsage, '\n')) {
+    const bool starts_command = line.size() > 2 && line.substr(0, 2) == "  " && line[2] != ' ';
+    if (starts_command) in = line.substr(2, command.size()) == command &&
+                             (line.size() == 2 + command.size() || line[2 + command.size()] == ' ');
+    if (in) std::cout << line << "\n";
+  }
+  const auto all = absl::GetAllFlags();
+  std::vector<std::string> flags = it->second;
+  flags.push_back("plugin");
+  std::cout << "\nflags:\n";
+  for (const std::string& name : flags) {
+    auto f = all.find(name);
+    if (f == all.end()) continue;
+    std::cout << "  --" << name << " (default: " << f->second->DefaultValue() << ")\n      "
+              << f->second->Help() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace tarock
 
 int main(int argc, char** argv) {
@@ -392,9 +440,16 @@ int main(int argc, char** argv) {
     return tarock::CompareCommand(std::vector<std::string>(args.begin() + 2, args.end()));
   if (command == "check-bot")
     return tarock::RunCheckBotCommand(std::vector<std::string>(args.begin() + 2, args.end()));
+  if (command == "help") {
+    if (args.size() == 2) {
+      std::cout << tarock::kUsage << "\n(tarock help COMMAND: a command's usage and flags)\n";
+      return 0;
+    }
+    return tarock::HelpCommand(args[2]);
+  }
   if (command == "replay") {
     if (args.size() != 3) return tarock::Fail("replay wants one FILE (or - for standard input)");
     return tarock::ReplayCommand(args[2]);
   }
-  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay, match, check-bot or compare)"));
+  return tarock::Fail(absl::StrCat("unknown command '", command, "' (want variants, deal, replay, demo, selfplay, match, check-bot, compare or help)"));
 }
