@@ -177,30 +177,8 @@ int Help(const std::string& command) {
       {"status", {}},
       {"help", {}},
   };
-  auto it = kFlags.find(command);
-  if (it == kFlags.end()) {
-    std::vector<std::string> names;
-    for (const auto& [name, flags] : kFlags) names.push_back(name);
-    return Fail(absl::StrCat("no command '", command, "' (commands: ", absl::StrJoin(names, ", "), ")"));
-  }
-  bool in = false;
-  for (absl::string_view line : absl::StrSplit(kUsage, '\n')) {
-    const bool starts_command = line.size() > 2 && line.substr(0, 2) == "  " && line[2] != ' ';
-    if (starts_command) in = line.substr(2, command.size()) == command &&
-                             (line.size() == 2 + command.size() || line[2 + command.size()] == ' ');
-    if (in) std::cout << line << "\n";
-  }
-  const auto all = absl::GetAllFlags();
-  std::vector<std::string> flags = it->second;
-  for (const char* common : {"arena", "json"}) flags.push_back(common);
-  std::cout << "\nflags:\n";
-  for (const std::string& name : flags) {
-    auto f = all.find(name);
-    if (f == all.end()) continue;
-    std::cout << "  --" << name << " (default: " << f->second->DefaultValue() << ")\n      "
-              << f->second->Help() << "\n";
-  }
-  return 0;
+  absl::Status s = tarock::PrintCommandHelp(kUsage, command, kFlags, {"arena", "json"});
+  return s.ok() ? 0 : Fail(s.message());
 }
 
 int main(int argc, char** argv) {

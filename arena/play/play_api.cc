@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "arena/server/http_json.h"
 #include "absl/strings/str_cat.h"
 #include "arena/store/store.h"
 #include "arena/web/assets.h"
@@ -16,28 +17,6 @@ using json = nlohmann::json;
 using metrics::HttpRequest;
 using metrics::HttpResponse;
 
-HttpResponse Error(int code, absl::string_view message) {
-  HttpResponse r;
-  r.status = code;
-  r.body = json{{"error", std::string(message)}}.dump();
-  return r;
-}
-
-HttpResponse FromStatus(const absl::Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-      return Error(400, s.message());
-    case absl::StatusCode::kFailedPrecondition:
-      return Error(409, s.message());
-    case absl::StatusCode::kNotFound:
-      return Error(404, s.message());
-    case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kUnavailable:
-      return Error(503, s.message());
-    default:
-      return Error(500, s.message());
-  }
-}
 
 HttpResponse Json(const json& body) {
   HttpResponse r;
@@ -163,9 +142,9 @@ void PlayService::Collect() {
 void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
   server->Post("/api/play", [service](const HttpRequest& req) {
     json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return Error(400, "the body must be JSON");
+    if (body.is_discarded()) return JsonError(400, "the body must be JSON");
     absl::StatusOr<json> created = service->Create(body);
-    if (!created.ok()) return FromStatus(created.status());
+    if (!created.ok()) return JsonFromStatus(created.status());
     return Json(*created);
   });
   // The variants with their seats, for the page's form (before /api/play/ID).
@@ -176,21 +155,21 @@ void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
     return Json(json{{"variants", out}});
   });
   server->Get("/api/play/([^/]+)", [service](const HttpRequest& req) {
-    if (!ValidSessionId(req.matches[1])) return Error(404, "no such play session");
+    if (!ValidSessionId(req.matches[1])) return JsonError(404, "no such play session");
     absl::StatusOr<json> view = service->View(req.matches[1]);
-    if (!view.ok()) return FromStatus(view.status());
+    if (!view.ok()) return JsonFromStatus(view.status());
     return Json(*view);
   });
   server->Post("/api/play/([^/]+)/action", [service](const HttpRequest& req) {
     std::shared_ptr<PlaySession> session =
         ValidSessionId(req.matches[1]) ? service->Find(req.matches[1]) : nullptr;
-    if (!session) return Error(404, "no such play session");
+    if (!session) return JsonError(404, "no such play session");
     json body = json::parse(req.body, nullptr, false);
     if (!body.is_object() || !body.contains("action") || !body["action"].is_string() ||
         !body.contains("request_id") || !body["request_id"].is_number_integer())
-      return Error(400, "send {\"request_id\": N, \"action\": \"...\"}");
+      return JsonError(400, "send {\"request_id\": N, \"action\": \"...\"}");
     absl::Status s = session->Act(body["request_id"].get<int64_t>(), body["action"].get<std::string>());
-    if (!s.ok()) return FromStatus(s);
+    if (!s.ok()) return JsonFromStatus(s);
     return Json(session->View());
   });
   // The page; the session id in the path is read by play.js.

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/numbers.h"
+#include "arena/server/http_json.h"
 #include "arena/web/hand_replay.h"
 #include "arena/web/web.h"
 #include "nlohmann/json.hpp"
@@ -14,26 +15,6 @@ using json = nlohmann::json;
 using metrics::HttpRequest;
 using metrics::HttpResponse;
 
-HttpResponse Error(int code, absl::string_view message) {
-  HttpResponse r;
-  r.status = code;
-  r.body = json{{"error", std::string(message)}}.dump();
-  return r;
-}
-
-HttpResponse FromStatus(const absl::Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kFailedPrecondition:
-      return Error(400, s.message());
-    case absl::StatusCode::kNotFound:
-      return Error(404, s.message());
-    case absl::StatusCode::kPermissionDenied:
-      return Error(403, s.message());
-    default:
-      return Error(500, s.message());
-  }
-}
 
 std::string ProtoJson(const google::protobuf::Message& m) {
   std::string out;
@@ -46,7 +27,7 @@ std::string ProtoJson(const google::protobuf::Message& m) {
 
 template <typename T>
 HttpResponse Json(const absl::StatusOr<T>& r) {
-  if (!r.ok()) return FromStatus(r.status());
+  if (!r.ok()) return JsonFromStatus(r.status());
   HttpResponse out;
   out.body = ProtoJson(*r);
   return out;
@@ -60,7 +41,7 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
   server->Get("/api/leaderboard", [scheduler](const HttpRequest& req) {
     auto it = req.query.find("variant");
     if (it == req.query.end() || it->second.empty())
-      return Error(400, "give the variant: /api/leaderboard?variant=slovenian-4p");
+      return JsonError(400, "give the variant: /api/leaderboard?variant=slovenian-4p");
     return Json(scheduler->Leaderboard(it->second));
   });
   server->Get("/api/matches", [scheduler](const HttpRequest& req) {
@@ -70,13 +51,13 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
     if (auto it = req.query.find("limit"); it != req.query.end()) {
       int limit;
       if (!absl::SimpleAtoi(it->second, &limit) || limit < 0)
-        return Error(400, "limit must be a non-negative integer");
+        return JsonError(400, "limit must be a non-negative integer");
       r.set_limit(limit);
     }
     if (auto it = req.query.find("offset"); it != req.query.end() && !it->second.empty()) {
       int offset;
       if (!absl::SimpleAtoi(it->second, &offset) || offset < 0)
-        return Error(400, "offset must be a non-negative integer");
+        return JsonError(400, "offset must be a non-negative integer");
       r.set_offset(offset);
     }
     if (auto it = req.query.find("kind"); it != req.query.end()) r.set_kind(it->second);
@@ -86,14 +67,14 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
       if (it == req.query.end() || it->second.empty()) continue;
       int64_t id;
       if (!absl::SimpleAtoi(it->second, &id) || id < 0)
-        return Error(400, std::string(key) + " must be an id");
+        return JsonError(400, std::string(key) + " must be an id");
       if (std::string(key) == "ladder") r.set_ladder_id(id); else r.set_tournament_id(id);
     }
     return Json(scheduler->ListMatches(r));
   });
   server->Get(R"(/api/matches/([A-Za-z0-9_.-]+))", [scheduler](const HttpRequest& req) {
     absl::StatusOr<v1::ArenaMatch> m = scheduler->GetMatch(req.matches[1], true);
-    if (!m.ok()) return FromStatus(m.status());
+    if (!m.ok()) return JsonFromStatus(m.status());
     std::string record = m->record_json();
     m->clear_record_json();
     json body = json::parse(ProtoJson(*m));
@@ -107,14 +88,14 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
   server->Get(R"(/api/matches/([A-Za-z0-9_.-]+)/hands/([0-9]+)/replay)",
               [scheduler](const HttpRequest& req) {
     absl::StatusOr<v1::ArenaMatch> m = scheduler->GetMatch(req.matches[1], true);
-    if (!m.ok()) return FromStatus(m.status());
+    if (!m.ok()) return JsonFromStatus(m.status());
     json record = json::parse(m->record_json(), nullptr, false);
     size_t k = 0;
     if (!record.is_object() || !record.contains("deals") || !absl::SimpleAtoi(req.matches[2], &k) ||
         k >= record["deals"].size())
-      return Error(404, "no such hand in this match");
+      return JsonError(404, "no such hand in this match");
     absl::StatusOr<std::string> replay = HandReplayJson(record["deals"][k].dump());
-    if (!replay.ok()) return FromStatus(replay.status());
+    if (!replay.ok()) return JsonFromStatus(replay.status());
     HttpResponse out;
     out.body = std::move(*replay);
     return out;
@@ -123,12 +104,12 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
     int limit = 100;
     if (auto it = req.query.find("limit"); it != req.query.end() &&
         (!absl::SimpleAtoi(it->second, &limit) || limit < 1 || limit > 1000))
-      return Error(400, "limit must be 1..1000");
+      return JsonError(400, "limit must be 1..1000");
     return Json(absl::StatusOr<v1::ListTournamentsResponse>(scheduler->ListTournaments(limit)));
   });
   server->Get(R"(/api/tournaments/([0-9]+))", [scheduler](const HttpRequest& req) {
     int64_t id = 0;
-    if (!absl::SimpleAtoi(req.matches[1], &id)) return Error(400, "bad tournament id");
+    if (!absl::SimpleAtoi(req.matches[1], &id)) return JsonError(400, "bad tournament id");
     return Json(scheduler->GetTournament(id));
   });
   server->Get("/api/ladders", [scheduler](const HttpRequest&) {

@@ -11,7 +11,7 @@
 //   GET /api/status                    queue, referees, counts, matches per minute, variants
 //   GET /metrics                       Prometheus text format
 // Bodies are protobuf's JSON mapping of the arena.proto messages (field names
-// as in the proto). Errors: {"error": "..."} with 400, 403, 404 or 500.
+// as in the proto). Errors: {"error": "..."} with the status of http_json.h.
 //
 // Thread-safety: handlers are thread-safe (the scheduler is).
 

@@ -12,11 +12,19 @@
 #ifndef TAROCK_REFEREE_TOOLS_PROGRAM_USAGE_H_
 #define TAROCK_REFEREE_TOOLS_PROGRAM_USAGE_H_
 
+#include <iostream>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace tarock {
@@ -43,6 +51,42 @@ inline void SetProgramUsage(absl::string_view usage) {
   config.normalize_filename = [](absl::string_view file) { return SourceTreePath(file); };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+}
+
+// `PROGRAM help COMMAND`: prints the lines of `usage` that belong to COMMAND (from
+// the line "  COMMAND ..." to the next line that starts another command) and the
+// flags that command reads, with their defaults and help. `flags_by_command`
+// maps every command to its flags; `common_flags` are added to each. NotFound
+// (naming the commands) for a command not in the map.
+inline absl::Status PrintCommandHelp(absl::string_view usage, const std::string& command,
+                                     const std::map<std::string, std::vector<std::string>>& flags_by_command,
+                                     const std::vector<std::string>& common_flags) {
+  auto it = flags_by_command.find(command);
+  if (it == flags_by_command.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, flags] : flags_by_command) names.push_back(name);
+    return absl::NotFoundError(
+        absl::StrCat("no command '", command, "' (commands: ", absl::StrJoin(names, ", "), ")"));
+  }
+  bool in = false;
+  for (absl::string_view line : absl::StrSplit(usage, '\n')) {
+    const bool starts_command = line.size() > 2 && line.substr(0, 2) == "  " && line[2] != ' ';
+    if (starts_command)
+      in = line.substr(2, command.size()) == command &&
+           (line.size() == 2 + command.size() || line[2 + command.size()] == ' ');
+    if (in) std::cout << line << "\n";
+  }
+  const auto all = absl::GetAllFlags();
+  std::vector<std::string> flags = it->second;
+  flags.insert(flags.end(), common_flags.begin(), common_flags.end());
+  std::cout << "\nflags:\n";
+  for (const std::string& name : flags) {
+    auto f = all.find(name);
+    if (f == all.end()) continue;
+    std::cout << "  --" << name << " (default: " << f->second->DefaultValue() << ")\n      "
+              << f->second->Help() << "\n";
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tarock

@@ -393,31 +393,8 @@ int HelpCommand(const std::string& command) {
                    "connect_timeout_ms", "quiet"}},
       {"help", {}},
   };
-  auto it = kFlags.find(command);
-  if (it == kFlags.end()) {
-    std::vector<std::string> names;
-    for (const auto& [name, flags] : kFlags) names.push_back(name);
-    return Fail(absl::StrCat("no command '", command, "' (commands: ", absl::StrJoin(names, ", "), ")"));
-  }
-  // The command's lines of kUsage: from "  COMMAND" to the next command.
-  bool in = false;
-  for (absl::string_view line : absl::StrSplit(kUsage, '\n')) {
-    const bool starts_command = line.size() > 2 && line.substr(0, 2) == "  " && line[2] != ' ';
-    if (starts_command) in = line.substr(2, command.size()) == command &&
-                             (line.size() == 2 + command.size() || line[2 + command.size()] == ' ');
-    if (in) std::cout << line << "\n";
-  }
-  const auto all = absl::GetAllFlags();
-  std::vector<std::string> flags = it->second;
-  flags.push_back("plugin");
-  std::cout << "\nflags:\n";
-  for (const std::string& name : flags) {
-    auto f = all.find(name);
-    if (f == all.end()) continue;
-    std::cout << "  --" << name << " (default: " << f->second->DefaultValue() << ")\n      "
-              << f->second->Help() << "\n";
-  }
-  return 0;
+  absl::Status s = tarock::PrintCommandHelp(kUsage, command, kFlags, {"plugin"});
+  return s.ok() ? 0 : Fail(s.message());
 }
 
 }  // namespace tarock
