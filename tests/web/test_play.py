@@ -18,9 +18,16 @@ import urllib.request
 
 import pytest
 
-from conftest import SOURCE_DIR, ArenaStack, wait_until
+from conftest import ArenaStack, wait_until
 
-SCREENSHOTS = os.path.join(SOURCE_DIR, "docs", "screenshots")
+# Screenshots only when asked, as in test_web.py: TAROCK_SCREENSHOTS=docs/screenshots.
+SCREENSHOTS = os.environ.get("TAROCK_SCREENSHOTS", "")
+
+
+def screenshot(browser, name):
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        browser.save_screenshot(os.path.join(SCREENSHOTS, name))
 
 
 def post(arena, path, body, timeout=10):
@@ -132,12 +139,11 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
         assert v["request"]["time_left_ms"] > 60000
         if not shot and any(a.startswith("play ") for a in offered) and \
                 browser.find_elements(By.CSS_SELECTOR, "#trick .card"):
-            os.makedirs(SCREENSHOTS, exist_ok=True)
-            browser.save_screenshot(os.path.join(SCREENSHOTS, "play.png"))
+            screenshot(browser, "play.png")
             size = browser.get_window_size()
             browser.set_window_size(412, 915)  # a phone
             time.sleep(0.3)
-            browser.save_screenshot(os.path.join(SCREENSHOTS, "play-phone.png"))
+            screenshot(browser, "play-phone.png")
             browser.set_window_size(size["width"], size["height"])
             shot = True
         if not reloaded and any(a.startswith("play ") for a in offered):
@@ -171,8 +177,7 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
     assert v["decisions"] >= clicks and v["missed"] == 0  # every click answered in time
     # Only the seat's own view: no record of the revealed hands before the match ends.
     assert "record" not in json.dumps(v)
-    os.makedirs(SCREENSHOTS, exist_ok=True)
-    browser.save_screenshot(os.path.join(SCREENSHOTS, "play-scores.png"))
+    screenshot(browser, "play-scores.png")
     # Closing the page: the decisions time out under the usual fault policy
     # (not waited for here: 120 s each).
     browser.get("about:blank")
@@ -259,7 +264,7 @@ def test_the_page_of_a_finished_match(arena, browser):
     link = browser.find_element(By.CSS_SELECTOR, "#result a[href^='/matches/']")
     assert link.get_attribute("href").endswith("/matches/" + created["match_id"])
     assert hands_scored(browser) == len(v["hand_results"])
-    browser.save_screenshot(os.path.join(SCREENSHOTS, "play-done.png"))
+    screenshot(browser, "play-done.png")
     link.click()
     wait_until(browser, lambda d: "/matches/" + created["match_id"] in d.current_url,
                what="the match viewer")
