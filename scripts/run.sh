@@ -105,6 +105,7 @@ ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "run
 cat <<INFO
 == the arena is running
    web:         http://127.0.0.1:$http_port/   (home, leaderboards, bots, matches, viewer, tournaments)
+                http://127.0.0.1:$http_port/play   (play a seat against the bots)
    ladder:      $variant, $hands hands a match$( [ "$matches" -gt 0 ] && echo ", $matches matches" )
    JSON API:    http://127.0.0.1:$http_port/api/leaderboard?variant=$variant
                 http://127.0.0.1:$http_port/api/matches   (and /api/matches/ID, /api/bots)
