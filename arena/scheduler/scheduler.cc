@@ -1006,15 +1006,7 @@ void Scheduler::WorkerLoop() {
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
-    {
-      absl::MutexLock lock(&commit_mu_);
-      ++jobs_running_;
-    }
     const bool committing = RunJob(std::move(job));
-    if (!committing) {
-      absl::MutexLock lock(&commit_mu_);
-      --jobs_running_;  // (EnqueueCommit counts the others down)
-    }
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
     for (int64_t b : bots) --busy_by_bot_[b];
@@ -1029,6 +1021,19 @@ void Scheduler::WorkerLoop() {
 }
 
 bool Scheduler::RunJob(Job job) {
+  {
+    absl::MutexLock lock(&commit_mu_);
+    ++jobs_running_;
+  }
+  const bool committing = RunOnReferees(std::move(job));
+  if (!committing) {
+    absl::MutexLock lock(&commit_mu_);
+    --jobs_running_;  // (EnqueueCommit counts the others down)
+  }
+  return committing;
+}
+
+bool Scheduler::RunOnReferees(Job job) {
   int attempts = job.match.attempts;
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {
@@ -1161,15 +1166,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
 
 void Scheduler::RunPlayJob(Job job) {
   const std::string id = job.match.id;
-  {
-    absl::MutexLock lock(&commit_mu_);
-    ++jobs_running_;
-  }
   const bool committing = RunJob(std::move(job));
-  if (!committing) {
-    absl::MutexLock lock(&commit_mu_);
-    --jobs_running_;
-  }
   absl::MutexLock lock(&mu_);
   if (!committing) in_flight_.erase(id);  // else the writer does, once committed
   play_ended_.push_back(id);

@@ -171,8 +171,10 @@ class Scheduler {
   void DispatcherLoop();
   void WriterLoop();
   // Runs the match on the referees until it finishes (then it is queued for
-  // the writer: returns true), fails, or the scheduler stops.
+  // the writer: returns true), fails, or the scheduler stops; counted in
+  // jobs_running_ meanwhile (the writer commits at once when none runs).
   bool RunJob(Job job);
+  bool RunOnReferees(Job job);  // RunJob without the count
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
