@@ -12,6 +12,8 @@ packages=(
   libsqlite3-dev libcpp-httplib-dev libssl-dev
   python3-grpcio python3-protobuf python3-pytest
   chromium chromium-driver python3-selenium
+  prometheus-cpp-dev prometheus
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 
 missing=()
