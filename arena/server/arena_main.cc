@@ -32,6 +32,7 @@
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
 ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
@@ -43,6 +44,9 @@ ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
 ABSL_FLAG(int, commit_delay_ms, 50,
           "a finished match is committed within this time, with the others that finished "
           "meanwhile in one transaction (0: each at once); a kill in between re-runs them");
+ABSL_FLAG(std::string, referee_token, "",
+          "token sent to the referees with every match (their --referee_token); default "
+          "$TAROCK_REFEREE_TOKEN");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
@@ -71,7 +75,9 @@ int main(int argc, char** argv) {
       "on a pool of tarock-referee processes, rates the bots, stores every result in SQLite\n"
       "under --data_dir, and serves the Arena gRPC API (--listen; tarock-arena-cli talks to it),\n"
       "the web pages, the JSON API and Prometheus /metrics (--http_listen). SIGINT or SIGTERM\n"
-      "stop it; matches in flight run again at the next start.\n"
+      "stop it; matches in flight run again at the next start. Plaintext only on loopback:\n"
+      "elsewhere give --tls_cert/--tls_key (its listeners), --tls_ca (the referees' CA; the\n"
+      "certificate is then also its client certificate), or --allow_plaintext.\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
@@ -95,7 +101,16 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
 
   tarock::metrics::Registry registry;
-  tarock::arena::GrpcRefereeClient client;
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) return Fail(std::string(transport.status().message()));
+  for (const std::string& referee : absl::GetFlag(FLAGS_referees)) {
+    grpc::ChannelArguments unused;
+    auto credentials = transport->ChannelCredentials(referee, &unused);
+    if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
+  }
+  tarock::arena::GrpcRefereeClient client(
+      *transport, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
+                                                   "TAROCK_REFEREE_TOKEN"));
   tarock::arena::SchedulerOptions options;
   options.referees = absl::GetFlag(FLAGS_referees);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
@@ -108,7 +123,9 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  auto credentials = transport->ServerCredentials(listen);
+  if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&service);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.

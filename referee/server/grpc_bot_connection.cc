@@ -290,8 +290,9 @@ absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::Connect(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(endpoint, args);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<grpc::Channel> channel = *std::move(made);
   if (!channel->WaitForConnected(absl::ToChronoTime(deadline))) {
     return absl::UnavailableError(absl::StrCat("no gRPC server answered at ", endpoint));
   }

@@ -54,10 +54,14 @@ class BotService final : public v1::Bot::Service {
 }  // namespace
 
 absl::Status Serve(const ServeOptions& options, BotFactory factory) {
+  absl::StatusOr<Transport> transport = Transport::Create(options.transport);
+  if (!transport.ok()) return transport.status();
+  auto credentials = transport->ServerCredentials(options.listen);
+  if (!credentials.ok()) return credentials.status();
   BotService service(options, std::move(factory));
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -85,6 +89,7 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.name = name;
+  options.transport = TransportOptionsFromFlags();
   absl::Status s = Serve(options, std::move(factory));
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
