@@ -114,5 +114,51 @@ out=$(tmatch --referee_token=wrong) && bad "a wrong token ran a match" || ok
 out=$(tmatch --referee_token=s3cret-token) && ok || bad "the right token was refused: $out"
 grep -rq "s3cret-token" "$tmp"/*.log && bad "a log shows the token" || ok
 
+# A bot tells the arena's referees from strangers: registered, it gets a
+# referee secret; started with it, it plays the arena's matches and refuses a
+# referee the arena did not send (here `tarock match` run by someone else).
+pp=$(free_port); sp=$(free_port); port=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$pp" --metrics_listen= >/dev/null 2>&1 & pids+=($!)
+"$bin/tarock-arena" --referees "127.0.0.1:$pp" --data_dir "$tmp/arena2" --listen "127.0.0.1:$sp" \
+  --http_listen= >"$tmp/arena2.log" 2>&1 & pids+=($!)
+wait_port "$sp" || bad "second arena never opened"
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add guarded \
+      --endpoint="127.0.0.1:$port" --variants=slovenian-4p --owner=t)
+secret=$(echo "$out" | awk '/^referee_secret /{print $2}')
+[ ${#secret} -eq 64 ] && ok || bad "bots add printed no referee secret: $out"
+[ "$(stat -c %a "$tmp/arena2/referee-secret.key")" = 600 ] && ok || bad "the arena's key file is not 0600"
+TAROCK_REFEREE_SECRET=$secret "$bin/tarock-bot-heuristic" --listen "127.0.0.1:$port" \
+  >/dev/null 2>"$tmp/guarded.log" & pids+=($!)
+wait_port "$port" || bad "guarded bot never opened"
+others=()
+for name in r1 r2 r3; do
+  p=$(free_port); others+=("$p")
+  "$bin/tarock-bot-random" --listen "127.0.0.1:$p" >/dev/null 2>&1 & pids+=($!)
+  wait_port "$p" || bad "bot port never opened"
+  timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add "$name" \
+    --endpoint="127.0.0.1:$p" --variants=slovenian-4p --owner=t >/dev/null || bad "bots add $name"
+done
+out=$(timeout 120 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json tournament run \
+      --variant=slovenian-4p --bots=guarded,r1,r2,r3 --deals=1 --hands=4 --wait 2>&1) \
+  && ok || bad "the guarded bot's tournament failed: $out"
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json bots show guarded 2>&1)
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert int(d.get("matches", d.get("rating", {}).get("matches", 0)) or 0) >= 0, d
+' && ok || bad "bots show guarded: $out"
+grep -q "refused" "$tmp/guarded.log" && bad "the guarded bot refused its own arena's referee: $(cat "$tmp/guarded.log")" || ok
+out=$(timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --quiet --json \
+      g="127.0.0.1:$port" a="127.0.0.1:${others[0]}" b="127.0.0.1:${others[1]}" c="127.0.0.1:${others[2]}" 2>&1)
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+g = [b for b in d["bots"] if b["bot"] == "g"][0]
+assert g["faults"] > 0 and g["faults"] == g["decisions"], g  # every decision a fault
+' && ok || bad "a stranger referee got answers from the guarded bot: $out"
+grep -q "refused a stream: the referee presented no proof" "$tmp/guarded.log" && ok \
+  || bad "the guarded bot did not say why it refused: $(cat "$tmp/guarded.log")"
+grep -q "$secret" "$tmp"/*.log && bad "a log shows the referee secret" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

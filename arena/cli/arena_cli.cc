@@ -228,7 +228,13 @@ int main(int argc, char** argv) {
       grpc::Status s = stub->AddBot(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
-      else std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
+      else {
+        std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
+        if (!out.referee_secret().empty())
+          std::cout << "referee_secret " << out.referee_secret()
+                    << "   (the bot's --referee_secret: it then refuses referees this arena did "
+                       "not send)\n";
+      }
       return 0;
     }
     if (sub == "update" || sub == "retire") {

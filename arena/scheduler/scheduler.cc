@@ -17,6 +17,7 @@
 #include "referee/core/stats.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
+#include "tarock/sdk/referee_proof.h"
 
 namespace tarock::arena {
 namespace {
@@ -224,6 +225,8 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
   out.set_token(token);
+  if (!options_.referee_secret_key.empty())
+    out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
 }
 
@@ -1034,6 +1037,14 @@ bool Scheduler::RunJob(Job job) {
 }
 
 bool Scheduler::RunOnReferees(Job job) {
+  if (!options_.referee_secret_key.empty()) {
+    // Computed here, not stored: the stored spec stays free of secrets.
+    for (int s = 0; s < job.spec.seats_size(); ++s) {
+      v1::SeatSpec* seat = job.spec.mutable_seats(s);
+      seat->set_referee_proof(sdk::RefereeProof(
+          sdk::BotRefereeSecret(options_.referee_secret_key, seat->name()), job.spec.match_id(), s));
+    }
+  }
   int attempts = job.match.attempts;
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {

@@ -9,13 +9,17 @@
 // it serves. SIGINT or SIGTERM stop it; matches in flight run again at the next
 // start (so does everything after a SIGKILL).
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -60,6 +64,28 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
+
+// The key the bots' referee secrets derive from (tarock/sdk/referee_proof.h):
+// DIR/referee-secret.key, 32 random bytes made on the first start (mode 0600).
+absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
+  const std::string path = dir + "/referee-secret.key";
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (key.size() < 16) return absl::DataLossError(absl::StrCat(path, " is too short"));
+    return key;
+  }
+  std::string key(32, '\0');
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  if (!random.read(key.data(), static_cast<std::streamsize>(key.size())))
+    return absl::InternalError("cannot read /dev/urandom");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
+  bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size());
+  ::close(fd);
+  if (!written) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return key;
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
@@ -116,6 +142,9 @@ int main(int argc, char** argv) {
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
   options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  absl::StatusOr<std::string> referee_key = LoadOrMakeRefereeKey(dir);
+  if (!referee_key.ok()) return Fail(std::string(referee_key.status().message()));
+  options.referee_secret_key = *referee_key;
   options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
   tarock::arena::ArenaService service(&scheduler, store->get());

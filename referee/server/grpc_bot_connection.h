@@ -37,6 +37,8 @@ class GrpcBotConnector : public BotConnector {
       : options_(options), transport_(std::move(transport)) {}
   absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
                                                          absl::Time deadline) override;
+  absl::StatusOr<std::unique_ptr<BotConnection>> ConnectSeat(const v1::SeatSpec& seat,
+                                                             absl::Time deadline) override;
 
  private:
   GrpcConnectorOptions options_;

@@ -172,12 +172,8 @@ bool HasBearerToken(const grpc::ServerContextBase& context, absl::string_view to
   const std::string expected = absl::StrCat("Bearer ", token);
   auto [begin, end] = context.client_metadata().equal_range("authorization");
   for (auto it = begin; it != end; ++it) {
-    const grpc::string_ref& got = it->second;
-    if (got.size() != expected.size()) continue;
-    unsigned char diff = 0;
-    for (size_t i = 0; i < expected.size(); ++i)
-      diff |= static_cast<unsigned char>(got.data()[i] ^ expected[i]);
-    if (diff == 0) return true;
+    if (ConstantTimeEquals(absl::string_view(it->second.data(), it->second.size()), expected))
+      return true;
   }
   return false;
 }

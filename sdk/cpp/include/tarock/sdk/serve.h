@@ -25,6 +25,10 @@ struct ServeOptions {
   int max_receive_bytes = 4 << 20;
   // TLS (transport.h); the default is plaintext, on loopback only.
   TransportOptions transport;
+  // The secret the arena gave at registration: a stream whose referee cannot
+  // present its proof (transport.h, RefereeProof) is refused with
+  // UNAUTHENTICATED before the bot sees anything. Empty: accept every stream.
+  std::string referee_secret;
 };
 
 // Serves until SIGINT or SIGTERM, then drains open streams for up to a second.

@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tarock/sdk/referee_proof.h"
 
 namespace tarock::sdk {
 
