@@ -160,5 +160,15 @@ grep -q "refused a stream: the referee presented no proof" "$tmp/guarded.log" &&
   || bad "the guarded bot did not say why it refused: $(cat "$tmp/guarded.log")"
 grep -q "$secret" "$tmp"/*.log && bad "a log shows the referee secret" || ok
 
+# Endpoint policy against request forgery: metadata, link-local and private
+# addresses are refused at registration (loopback is allowed only because this
+# arena listens on loopback), and nothing is stored.
+for endpoint in 169.254.169.254:80 10.0.0.7:7801 "[fe80::1]:7801" 192.168.1.2:7801; do
+  expect_error "endpoint $endpoint" "--allow_bot_ranges" timeout 30 "$bin/tarock-arena-cli" \
+    --arena "127.0.0.1:$sp" bots add "ssrf$RANDOM" --endpoint="$endpoint" --variants=slovenian-4p --owner=t
+done
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json bots list --all 2>&1)
+case "$out" in *ssrf*) bad "a refused endpoint was stored: $out" ;; *) ok ;; esac
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

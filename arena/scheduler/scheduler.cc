@@ -208,6 +208,8 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
         absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
   if (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos)
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+  if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+    return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
@@ -240,6 +242,8 @@ absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& req
   if (!request.endpoint().empty()) {
     if (request.endpoint().find(':') == std::string::npos)
       return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
     bot->endpoint = request.endpoint();
   }
   if (!request.variants().empty()) {

@@ -51,6 +51,10 @@ ABSL_FLAG(int, commit_delay_ms, 50,
 ABSL_FLAG(std::string, referee_token, "",
           "token sent to the referees with every match (their --referee_token); default "
           "$TAROCK_REFEREE_TOKEN");
+ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
+          "address ranges (CIDR, comma separated) bot endpoints may be in although they are "
+          "loopback, private, link-local or metadata addresses, which are refused otherwise; "
+          "an arena whose --listen is loopback also allows 127.0.0.0/8 and ::1");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
@@ -142,6 +146,15 @@ int main(int argc, char** argv) {
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
   options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
+  if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    allowed_ranges.push_back("127.0.0.0/8");
+    allowed_ranges.push_back("::1");
+  }
+  absl::StatusOr<tarock::net::EndpointPolicy> policy =
+      tarock::net::EndpointPolicy::Restrictive(allowed_ranges);
+  if (!policy.ok()) return Fail(std::string(policy.status().message()));
+  options.endpoint_policy = *std::move(policy);
   absl::StatusOr<std::string> referee_key = LoadOrMakeRefereeKey(dir);
   if (!referee_key.ok()) return Fail(std::string(referee_key.status().message()));
   options.referee_secret_key = *referee_key;
