@@ -110,6 +110,10 @@ absl::Status EndpointPolicy::CheckAddress(absl::string_view address) const {
 
 absl::StatusOr<ResolvedEndpoint> EndpointPolicy::Check(absl::string_view endpoint) const {
   ResolvedEndpoint out;
+  if (!restrictive_) {  // everything allowed, unchecked (tests dial "inproc:NAME")
+    out.target = std::string(endpoint);
+    return out;
+  }
   size_t colon = endpoint.rfind(':');
   if (colon == absl::string_view::npos || colon == 0)
     return absl::InvalidArgumentError(absl::StrCat("'", endpoint, "' is not HOST:PORT"));
@@ -121,10 +125,6 @@ absl::StatusOr<ResolvedEndpoint> EndpointPolicy::Check(absl::string_view endpoin
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);
   out.host = std::string(host);
-  if (!restrictive_) {
-    out.target = std::string(endpoint);
-    return out;
-  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
