@@ -15,6 +15,7 @@
 //     matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
+//     test run|list|show|stop ...  (arena/cli/test_command.h)
 // --json prints the response in protobuf's JSON mapping instead of a table.
 // Errors are one line on standard error with a non-zero exit status.
 
@@ -35,6 +36,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "arena/cli/test_command.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/v1/arena.grpc.pb.h"
@@ -158,6 +160,10 @@ constexpr char kUsage[] =
     "  match show ID [--record]\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
     "  status\n"
+    "  test run --variant=V --candidate=BOT --baseline=BOT [--opponents=BOT,...] [--h0=0]\n"
+    "           [--h1=5] [--alpha=0.05] [--beta=0.05] [--max_deals=20000] [--seed=S] [--wait]\n"
+    "           (`tarock compare` on the referees; exit 0 H1, 1 H0, 2 inconclusive, 3 error)\n"
+    "  test list      test show ID [--path]      test stop ID\n"
     "  help [COMMAND]               a command's usage and flags\n"
     "--json prints the response in protobuf's JSON mapping instead of a table.";
 
@@ -176,6 +182,7 @@ int Help(const std::string& command) {
       {"export", {"variant"}},
       {"status", {}},
       {"help", {}},
+      {"test", tarock::arena::TestCommandFlags()},
   };
   absl::Status s = tarock::PrintCommandHelp(kUsage, command, kFlags, {"arena", "json"});
   return s.ok() ? 0 : Fail(s.message());
@@ -185,7 +192,7 @@ int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
-  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, help");
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, test, help");
   if (a[0] == "help") {
     if (a.size() == 1) {
       std::cout << kUsage << "\n(tarock-arena-cli help COMMAND: a command's usage and flags)\n";
@@ -204,6 +211,8 @@ int main(int argc, char** argv) {
   const std::string cmd = a[0];
   const std::string sub = a.size() > 1 ? a[1] : "";
   const std::string arg = a.size() > 2 ? a[2] : "";
+
+  if (cmd == "test") return tarock::arena::RunTestCommand(stub.get(), a);
 
   if (cmd == "bots") {
     if (sub == "add") {

@@ -17,6 +17,9 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve the bot on (port 0: pick a free one and print it)");
+ABSL_FLAG(std::string, bot_version, TAROCK_SDK_VERSION,
+          "the version the bot gives in its Hello (match records and `tarock compare` reports "
+          "keep it)");
 
 namespace tarock::sdk {
 namespace {
@@ -85,6 +88,7 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.name = name;
+  options.version = absl::GetFlag(FLAGS_bot_version);
   absl::Status s = Serve(options, std::move(factory));
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
