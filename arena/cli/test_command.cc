@@ -194,7 +194,10 @@ int RunTestCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
       s = stub->GetTest(Context().get(), g, &next);
       const auto now = std::chrono::steady_clock::now();
       if (!s.ok()) {
-        if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        // An arena shutting down cancels the call; a restarting one is unavailable.
+        const bool restarting = s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                                s.error_code() == grpc::StatusCode::CANCELLED;
+        if (!restarting ||
             now - last_reached > std::chrono::seconds(absl::GetFlag(FLAGS_wait_unreachable_s)))
           return Fail(s, 3);
         continue;
