@@ -53,15 +53,15 @@ ABSL_FLAG(int, max_matches, 0, "ladder: stop after this many matches (0: until s
 ABSL_FLAG(bool, self_play, false, "ladder: a bot may hold two seats");
 ABSL_FLAG(bool, separate_owners, false, "ladder: keep bots of one owner apart");
 ABSL_FLAG(int64_t, per_decision_ms, 0, "per-decision time limit (0: the referee's default)");
-ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never)");
+ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never); test: faults of the candidate or the baseline that end it with an error");
 ABSL_FLAG(std::vector<std::string>, bots, {}, "tournament field");
 ABSL_FLAG(std::string, format, "round-robin", "tournament format: round-robin or gauntlet");
 ABSL_FLAG(std::string, challenger, "", "gauntlet challenger");
 ABSL_FLAG(int, deals, 0, "tournament deals per group (0: 4)");
 ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotated seats");
-ABSL_FLAG(uint64_t, seed, 1, "tournament seed");
+ABSL_FLAG(uint64_t, seed, 1, "tournament, test: the seed of the deals");
 ABSL_FLAG(std::string, name, "", "tournament name");
-ABSL_FLAG(bool, wait, false, "tournament run: wait until it finishes and print the standings");
+ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
 ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
 ABSL_FLAG(int, limit, 0, "matches: how many (0: 50)");
