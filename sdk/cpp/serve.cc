@@ -17,6 +17,9 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve the bot on (port 0: pick a free one and print it)");
+#ifndef TAROCK_SDK_VERSION
+#define TAROCK_SDK_VERSION ""  // set by the build (the project version)
+#endif
 ABSL_FLAG(std::string, bot_version, TAROCK_SDK_VERSION,
           "the version the bot gives in its Hello (match records and `tarock compare` reports "
           "keep it)");
