@@ -59,6 +59,7 @@ assert d['sprt']['h0'] == 0 and d['sprt']['h1'] == 3 and d['variant'] == 'sloven
 assert d['seatings'] == ['CBCB', 'BCBC'], d['seatings']
 names = {b['role']: b['hello_name'] for b in d['bots']}
 assert names == {'candidate': 'search', 'baseline': 'heuristic'}, names
+assert all(b['hello_version'] for b in d['bots']), d['bots']  # the SDK's default version
 assert all(b['faults'] == 0 for b in d['bots'])
 " && ok || bad "search vs heuristic report"
 

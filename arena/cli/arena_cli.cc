@@ -15,6 +15,7 @@
 //     matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
+//     test run|list|show|stop ...  (arena/cli/test_command.h)
 // --json prints the response in protobuf's JSON mapping instead of a table.
 // Errors are one line on standard error with a non-zero exit status.
 
@@ -35,6 +36,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "arena/cli/test_command.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
@@ -52,15 +54,15 @@ ABSL_FLAG(int, max_matches, 0, "ladder: stop after this many matches (0: until s
 ABSL_FLAG(bool, self_play, false, "ladder: a bot may hold two seats");
 ABSL_FLAG(bool, separate_owners, false, "ladder: keep bots of one owner apart");
 ABSL_FLAG(int64_t, per_decision_ms, 0, "per-decision time limit (0: the referee's default)");
-ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never)");
+ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never); test: faults of the candidate or the baseline that end it with an error");
 ABSL_FLAG(std::vector<std::string>, bots, {}, "tournament field");
 ABSL_FLAG(std::string, format, "round-robin", "tournament format: round-robin or gauntlet");
 ABSL_FLAG(std::string, challenger, "", "gauntlet challenger");
 ABSL_FLAG(int, deals, 0, "tournament deals per group (0: 4)");
 ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotated seats");
-ABSL_FLAG(uint64_t, seed, 1, "tournament seed");
+ABSL_FLAG(uint64_t, seed, 1, "tournament, test: the seed of the deals");
 ABSL_FLAG(std::string, name, "", "tournament name");
-ABSL_FLAG(bool, wait, false, "tournament run: wait until it finishes and print the standings");
+ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
 ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
 ABSL_FLAG(int, limit, 0, "matches: how many (0: 50)");
@@ -159,6 +161,10 @@ constexpr char kUsage[] =
     "  match show ID [--record]\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
     "  status\n"
+    "  test run --variant=V --candidate=BOT --baseline=BOT [--opponents=BOT,...] [--h0=0]\n"
+    "           [--h1=5] [--alpha=0.05] [--beta=0.05] [--max_deals=20000] [--seed=S] [--wait]\n"
+    "           (`tarock compare` on the referees; exit 0 H1, 1 H0, 2 inconclusive, 3 error)\n"
+    "  test list      test show ID [--path]      test stop ID\n"
     "  help [COMMAND]               a command's usage and flags\n"
     "--json prints the response in protobuf's JSON mapping instead of a table.";
 
@@ -177,6 +183,7 @@ int Help(const std::string& command) {
       {"export", {"variant"}},
       {"status", {}},
       {"help", {}},
+      {"test", tarock::arena::TestCommandFlags()},
   };
   absl::Status s = tarock::PrintCommandHelp(kUsage, command, kFlags, {"arena", "json"});
   return s.ok() ? 0 : Fail(s.message());
@@ -186,7 +193,7 @@ int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
-  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, help");
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, test, help");
   if (a[0] == "help") {
     if (a.size() == 1) {
       std::cout << kUsage << "\n(tarock-arena-cli help COMMAND: a command's usage and flags)\n";
@@ -215,6 +222,8 @@ int main(int argc, char** argv) {
   const std::string cmd = a[0];
   const std::string sub = a.size() > 1 ? a[1] : "";
   const std::string arg = a.size() > 2 ? a[2] : "";
+
+  if (cmd == "test") return tarock::arena::RunTestCommand(stub.get(), a);
 
   if (cmd == "bots") {
     if (sub == "add") {

@@ -120,6 +120,13 @@ absl::Status Scheduler::Start() {
         store_->MarkFailed(m.id, "the arena restarted during the play session").IgnoreError();
         continue;
       }
+      if (m.test_id) {
+        absl::StatusOr<TestRow> test = store_->GetTest(m.test_id);
+        if (!test.ok() || test->status != "running") {
+          store_->DeletePendingMatches({m.id}).IgnoreError();  // the test ended without it
+          continue;
+        }
+      }
       if (m.status == "running") store_->MarkPending(m.id).IgnoreError();
       Job job{m, FromJson<v1::MatchSpec>(m.spec)};
       job.match.status = "pending";
@@ -139,6 +146,9 @@ absl::Status Scheduler::Start() {
     }
     metrics_->queue_depth.Set(queue_.size());
   }
+  tests_.clear();
+  test_blocks_made_.clear();
+  LoadRunningTests();
   for (const BotRow& bot : store_->ListBots(/*include_retired=*/false))
     for (const RatingRow& r : store_->RatingsOfBot(bot.id)) SetBotMetrics(bot.name, r);
   {
@@ -811,6 +821,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_ladder_id(m->ladder_id);
   out.set_tournament_id(m->tournament_id);
   out.set_finished_at(m->finished_at);
+  out.set_test_id(m->test_id);
   std::vector<SeatRow> seats = store_->SeatsOf(m->id);
   if (seats.empty()) {
     v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
@@ -845,7 +856,8 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   }
   if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
   if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
-  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status()};
+  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status(),
+                     r.test_id()};
   v1::ListMatchesResponse out;
   int64_t total = 0;
   out.set_offset(r.offset());
@@ -936,6 +948,7 @@ void Scheduler::DispatcherLoop() {
       }
       busy = busy_by_bot_;
     }
+    std::vector<Job> test_jobs = RunTests();
     for (Refill& r : refills) {
       if (r.ended) {
         store_->SetLadderRunning(r.ladder.id, false).IgnoreError();
@@ -956,6 +969,7 @@ void Scheduler::DispatcherLoop() {
       if (!store_->InsertMatches(rows).ok()) r.made.clear();  // nothing written: next round
     }
     absl::MutexLock lock(&mu_);
+    for (Job& j : test_jobs) Enqueue(std::move(j));
     for (Refill& r : refills) {
       auto it = ladders_.find(r.ladder.config.variant());
       const bool current = it != ladders_.end() && it->second.id == r.ladder.id;
@@ -1231,7 +1245,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
   Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
                               const std::vector<std::optional<RatingRow>>& current) {
-    if (match.kind == "play") return std::vector<RatingRow>{};  // never rated
+    if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated
     return RateMatch(model_, match.variant, result.seats, current);
   };
   const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
@@ -1263,6 +1277,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   for (const Finished& f : batch) {
     in_flight_.erase(f.job.match.id);
     if (f.job.match.ladder_id) refill_ = true;  // a ladder may have ended: the dispatcher looks
+    if (f.job.match.test_id) refill_ = true;    // a test's block may be complete
   }
   metrics_->running.Set(in_flight_.size());
 }
@@ -1350,7 +1365,7 @@ std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& va
 absl::Status VerifyRatings(Store& store, const RatingModel& model) {
   std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
   store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
-    if (m.kind == "play") return;  // never rated
+    if (m.kind == "play" || m.kind == "test") return;  // never rated
     std::vector<std::optional<RatingRow>> current;
     for (const SeatRow& s : seats) {
       auto it = rebuilt.find({s.bot_id, m.variant});

@@ -49,6 +49,7 @@
 #include "absl/time/time.h"
 #include "arena/rating/rating.h"
 #include "arena/scheduler/referee_client.h"
+#include "arena/scheduler/test_job.h"
 #include "arena/store/store.h"
 #include "referee/metrics/metrics.h"
 #include "tarock/v1/arena.pb.h"
@@ -143,6 +144,17 @@ class Scheduler {
   // max_play_matches at once), UNAVAILABLE (stopping).
   absl::StatusOr<v1::ArenaMatch> StartPlayMatch(const PlayMatchRequest& request);
 
+  // Tests (`tarock compare` as an arena job; arena/scheduler/test_job.h):
+  // StartTest stores the test and returns at once; the dispatcher makes its
+  // matches block by block (kind "test", unrated) and feeds the sequential
+  // test; a running test resumes after a restart. StopTest ends a running
+  // test (result "stopped"). Errors: INVALID_ARGUMENT, NOT_FOUND,
+  // PERMISSION_DENIED, FAILED_PRECONDITION (a retired bot; a test that ended).
+  absl::StatusOr<v1::TestInfo> StartTest(const v1::StartTestRequest& request);
+  absl::StatusOr<v1::TestInfo> GetTest(int64_t id, bool with_path);
+  v1::ListTestsResponse ListTests(const v1::ListTestsRequest& request);
+  absl::StatusOr<v1::TestInfo> StopTest(const v1::StopTestRequest& request);
+
   const RatingModel& rating_model() const { return model_; }
 
  private:
@@ -202,6 +214,12 @@ class Scheduler {
   // Runs a play match to its end on the calling thread (see StartPlayMatch).
   void RunPlayJob(Job job);
   absl::Status CheckAdmin(const std::string& token) const;
+  // Tests (test_job.cc), on the dispatcher thread (or in Start before it runs):
+  // loads the running tests not loaded yet; consumes finished blocks, records
+  // progress and ends decided tests, and returns the next blocks' matches (stored,
+  // to be enqueued).
+  void LoadRunningTests();
+  std::vector<Job> RunTests();
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
   // The per-bot gauges from a rating row.
   void SetBotMetrics(const std::string& bot, const RatingRow& rating);
@@ -240,6 +258,13 @@ class Scheduler {
   // at the next StartPlayMatch or at Stop().
   std::map<std::string, std::thread> play_threads_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> play_ended_ ABSL_GUARDED_BY(mu_);
+  // Tests: the running ones and the blocks made of each, touched only by the
+  // dispatcher (and by Start before it runs); started and stop-requested ids
+  // on their way to it.
+  std::map<int64_t, TestJob> tests_;
+  std::map<int64_t, int64_t> test_blocks_made_;
+  std::vector<int64_t> tests_started_ ABSL_GUARDED_BY(mu_);
+  std::set<int64_t> tests_to_stop_ ABSL_GUARDED_BY(mu_);
 };
 
 // Names are 1-64 of [A-Za-z0-9._-].

@@ -63,8 +63,19 @@ class InProcessReferees : public RefereeClient {
       calls_.push_back(address);
       if (down_.count(address)) return absl::UnavailableError(absl::StrCat(address, " is down"));
     }
-    return runner_.Run(spec, [](const v1::MatchEvent&) {},
-                       [cancel] { return cancel != nullptr && cancel->load(); });
+    absl::StatusOr<v1::MatchFinished> out =
+        runner_.Run(spec, [](const v1::MatchEvent&) {},
+                    [cancel] { return cancel != nullptr && cancel->load(); });
+    if (out.ok()) {
+      absl::MutexLock lock(&mu_);
+      ++finished_[spec.match_id()];
+    }
+    return out;
+  }
+  // Matches played to their end, by id (a cancelled one is not).
+  std::map<std::string, int> finished() {
+    absl::MutexLock lock(&mu_);
+    return finished_;
   }
   void SetDown(const std::string& address) {
     absl::MutexLock lock(&mu_);
@@ -81,6 +92,7 @@ class InProcessReferees : public RefereeClient {
   absl::Mutex mu_;
   std::set<std::string> down_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> finished_ ABSL_GUARDED_BY(mu_);
 };
 
 class SchedulerTest : public ::testing::Test {
@@ -134,6 +146,30 @@ class SchedulerTest : public ::testing::Test {
     r.set_deals(deals);
     r.set_hands_per_match(hands);
     r.set_seed(11);
+    return r;
+  }
+
+  // Waits (bounded) until the test has ended.
+  v1::TestInfo WaitForTest(int64_t id) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(120);
+    absl::StatusOr<v1::TestInfo> t = scheduler_->GetTest(id, true);
+    while (t.ok() && t->status() == "running" && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+      t = scheduler_->GetTest(id, true);
+    }
+    EXPECT_TRUE(t.ok()) << t.status();
+    return t.ok() ? *t : v1::TestInfo();
+  }
+  v1::StartTestRequest Test(const std::string& candidate, const std::string& baseline) {
+    v1::StartTestRequest r;
+    v1::TestConfig* c = r.mutable_config();
+    c->set_variant("slovenian-3p");
+    c->set_candidate(candidate);
+    c->set_baseline(baseline);
+    c->set_h0(0);
+    c->set_h1(3);
+    c->set_max_deals(600);
+    c->set_seed(5);
     return r;
   }
 
@@ -408,6 +444,113 @@ TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
   EXPECT_EQ(attempts, 4);  // the first match tried ref-a first; then ref-a rested
   EXPECT_EQ(referees_.calls().front(), "ref-a:1");
   EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);
+}
+
+TEST_F(SchedulerTest, ATestAcceptsH1ForTheBetterBotAndH0ForItsTwinUnrated) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("h2", "heuristic");
+  AddBot("r1", "random");
+  absl::StatusOr<v1::TestInfo> started = scheduler_->StartTest(Test("h1", "r1"));
+  ASSERT_TRUE(started.ok()) << started.status();
+  EXPECT_EQ(started->status(), "running");
+  EXPECT_EQ(started->exit_status(), -1);
+  EXPECT_EQ(started->config().alpha(), 0.05);  // the defaults filled in
+  v1::TestInfo t = WaitForTest(started->id());
+  EXPECT_EQ(t.result(), "H1") << t.ShortDebugString();
+  EXPECT_EQ(t.exit_status(), 0);
+  EXPECT_GE(t.llr(), t.upper_bound());
+  EXPECT_GE(t.deals(), 20);  // min_deals
+  ASSERT_EQ(t.llr_path_size(), t.deals());
+  ASSERT_EQ(t.differences_size(), t.deals());
+  for (int i = 0; i + 1 < t.llr_path_size(); ++i) EXPECT_LT(t.llr_path(i), t.upper_bound());
+  EXPECT_GT(t.mean(), 3);
+  EXPECT_LE(t.ci_low(), t.mean());
+  EXPECT_EQ(t.seatings_size(), 6);  // 3 seats head to head: every rotation of CBC and BCB
+  EXPECT_EQ(t.bots(0).bot(), "h1");
+  EXPECT_EQ(t.bots(1).role(), "baseline");
+  // Its matches: kind test, listed by the test's id, never rated.
+  v1::ListMatchesRequest lr;
+  lr.set_test_id(t.id());
+  lr.set_limit(1000);
+  absl::StatusOr<v1::ListMatchesResponse> matches = scheduler_->ListMatches(lr);
+  ASSERT_TRUE(matches.ok());
+  EXPECT_EQ(matches->total(), t.matches_total());
+  EXPECT_GE(t.matches_done(), t.blocks() * 6);
+  for (const v1::ArenaMatch& m : matches->matches()) {
+    EXPECT_EQ(m.kind(), "test");
+    EXPECT_EQ(m.test_id(), t.id());
+  }
+  EXPECT_FALSE(store_->GetRating(store_->FindBot("h1")->id, "slovenian-3p").has_value());
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
+  // The same deterministic bot twice: every difference 0, H0 once min_deals are in.
+  absl::StatusOr<v1::TestInfo> twin = scheduler_->StartTest(Test("h1", "h2"));
+  ASSERT_TRUE(twin.ok()) << twin.status();
+  t = WaitForTest(twin->id());
+  EXPECT_EQ(t.result(), "H0") << t.ShortDebugString();
+  EXPECT_EQ(t.exit_status(), 1);
+  EXPECT_EQ(t.deals(), 20);  // the 20th deal decides; the rest of its block is not counted
+  EXPECT_EQ(scheduler_->ListTests({}).tests_size(), 2);
+  // Every match run to its end at most once, and none left queued.
+  for (const auto& [id, n] : referees_.finished()) EXPECT_EQ(n, 1) << id;
+  // Bad requests change nothing.
+  v1::StartTestRequest bad = Test("h1", "nobody");
+  EXPECT_TRUE(absl::IsInvalidArgument(scheduler_->StartTest(bad).status()));
+  bad = Test("h1", "r1");
+  bad.mutable_config()->set_h1(-1);
+  EXPECT_TRUE(absl::IsInvalidArgument(scheduler_->StartTest(bad).status()));
+  EXPECT_EQ(scheduler_->ListTests({}).tests_size(), 2);
+  v1::StopTestRequest stop;
+  stop.set_id(twin->id());
+  EXPECT_TRUE(absl::IsFailedPrecondition(scheduler_->StopTest(stop).status()));
+}
+
+TEST_F(SchedulerTest, ATestResumesAfterARestartWithoutReplayingADealAndEndsAsAnUninterruptedOne) {
+  // The same test twice: through to the end, and stopped mid-way then
+  // resumed by a new scheduler on the same store. min_deals = max_deals, so
+  // both play every one of the 60 deals (20 blocks, 120 matches).
+  auto config = [this] {
+    v1::StartTestRequest r = Test("h1", "r1");
+    r.mutable_config()->set_min_deals(60);
+    r.mutable_config()->set_max_deals(60);
+    return r;
+  };
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  absl::StatusOr<v1::TestInfo> whole = scheduler_->StartTest(config());
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const v1::TestInfo reference = WaitForTest(whole->id());
+  ASSERT_EQ(reference.deals(), 60) << reference.ShortDebugString();
+
+  absl::StatusOr<v1::TestInfo> resumed = scheduler_->StartTest(config());
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (store_->CountTestMatches(resumed->id(), "done") < 40 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(5));
+  scheduler_.reset();  // stops: matches in flight are cancelled
+  absl::StatusOr<TestRow> row = store_->GetTest(resumed->id());
+  ASSERT_TRUE(row.ok());
+  ASSERT_EQ(row->status, "running");  // stopped mid-test
+  const int64_t done_before = store_->CountTestMatches(resumed->id(), "done");
+  EXPECT_GE(done_before, 40);
+  EXPECT_LT(done_before, 120);
+  StartScheduler();
+  const v1::TestInfo t = WaitForTest(resumed->id());
+  EXPECT_EQ(t.result(), reference.result());
+  EXPECT_EQ(t.deals(), 60);
+  EXPECT_EQ(t.llr(), reference.llr());
+  ASSERT_EQ(t.differences_size(), reference.differences_size());
+  for (int i = 0; i < t.differences_size(); ++i)
+    EXPECT_EQ(t.differences(i), reference.differences(i)) << "deal " << i;
+  EXPECT_EQ(t.matches_done(), 120);
+  // No match of either test ran to its end twice.
+  const std::map<std::string, int> finished = referees_.finished();
+  for (const auto& [id, n] : finished) EXPECT_EQ(n, 1) << id;
+  int of_resumed = 0;
+  for (const auto& [id, n] : finished)
+    if (id.rfind(absl::StrCat("S", resumed->id(), "-"), 0) == 0) ++of_resumed;
+  EXPECT_EQ(of_resumed, 120);
 }
 
 }  // namespace

@@ -89,4 +89,22 @@ grpc::Status ArenaService::Status(grpc::ServerContext*, const v1::StatusRequest*
   return grpc::Status::OK;
 }
 
+grpc::Status ArenaService::StartTest(grpc::ServerContext*, const v1::StartTestRequest* r,
+                                     v1::TestInfo* out) {
+  return Reply(scheduler_->StartTest(*r), out);
+}
+grpc::Status ArenaService::GetTest(grpc::ServerContext*, const v1::GetTestRequest* r,
+                                   v1::TestInfo* out) {
+  return Reply(scheduler_->GetTest(r->id(), r->with_path()), out);
+}
+grpc::Status ArenaService::ListTests(grpc::ServerContext*, const v1::ListTestsRequest* r,
+                                     v1::ListTestsResponse* out) {
+  *out = scheduler_->ListTests(*r);
+  return grpc::Status::OK;
+}
+grpc::Status ArenaService::StopTest(grpc::ServerContext*, const v1::StopTestRequest* r,
+                                    v1::TestInfo* out) {
+  return Reply(scheduler_->StopTest(*r), out);
+}
+
 }  // namespace tarock::arena

@@ -31,6 +31,10 @@ class ArenaService final : public v1::Arena::Service {
   grpc::Status ExportRecords(grpc::ServerContext*, const v1::ExportRecordsRequest* r,
                              grpc::ServerWriter<v1::ExportedRecord>* writer) override;
   grpc::Status Status(grpc::ServerContext*, const v1::StatusRequest* r, v1::StatusResponse* out) override;
+  grpc::Status StartTest(grpc::ServerContext*, const v1::StartTestRequest* r, v1::TestInfo* out) override;
+  grpc::Status GetTest(grpc::ServerContext*, const v1::GetTestRequest* r, v1::TestInfo* out) override;
+  grpc::Status ListTests(grpc::ServerContext*, const v1::ListTestsRequest* r, v1::ListTestsResponse* out) override;
+  grpc::Status StopTest(grpc::ServerContext*, const v1::StopTestRequest* r, v1::TestInfo* out) override;
 
  private:
   Scheduler* scheduler_;

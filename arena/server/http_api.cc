@@ -62,13 +62,15 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
     }
     if (auto it = req.query.find("kind"); it != req.query.end()) r.set_kind(it->second);
     if (auto it = req.query.find("status"); it != req.query.end()) r.set_status(it->second);
-    for (const char* key : {"ladder", "tournament"}) {
+    for (const char* key : {"ladder", "tournament", "test"}) {
       auto it = req.query.find(key);
       if (it == req.query.end() || it->second.empty()) continue;
       int64_t id;
       if (!absl::SimpleAtoi(it->second, &id) || id < 0)
         return JsonError(400, std::string(key) + " must be an id");
-      if (std::string(key) == "ladder") r.set_ladder_id(id); else r.set_tournament_id(id);
+      if (std::string(key) == "ladder") r.set_ladder_id(id);
+      else if (std::string(key) == "test") r.set_test_id(id);
+      else r.set_tournament_id(id);
     }
     return Json(scheduler->ListMatches(r));
   });
@@ -111,6 +113,24 @@ void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
     int64_t id = 0;
     if (!absl::SimpleAtoi(req.matches[1], &id)) return JsonError(400, "bad tournament id");
     return Json(scheduler->GetTournament(id));
+  });
+  // Tests (`tarock compare` as an arena job): newest first; one with ?path=1
+  // has its per-deal differences and LLR path.
+  server->Get("/api/tests", [scheduler](const HttpRequest& req) {
+    v1::ListTestsRequest r;
+    if (auto it = req.query.find("limit"); it != req.query.end()) {
+      int limit;
+      if (!absl::SimpleAtoi(it->second, &limit) || limit < 1 || limit > 1000)
+        return JsonError(400, "limit must be 1..1000");
+      r.set_limit(limit);
+    }
+    return Json(absl::StatusOr<v1::ListTestsResponse>(scheduler->ListTests(r)));
+  });
+  server->Get(R"(/api/tests/([0-9]+))", [scheduler](const HttpRequest& req) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(req.matches[1], &id)) return JsonError(400, "bad test id");
+    auto it = req.query.find("path");
+    return Json(scheduler->GetTest(id, it != req.query.end() && it->second != "0"));
   });
   server->Get("/api/ladders", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::ListLaddersResponse>(scheduler->ListLadders()));

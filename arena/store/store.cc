@@ -129,6 +129,22 @@ CREATE INDEX matches_ladder ON matches(ladder_id);
 CREATE INDEX matches_finished ON matches(finished_at, status);
 CREATE INDEX rating_history_bot ON rating_history(bot_id, variant, match_seq);
 )sql",
+    // 3 -> 4: tests (`tarock compare` as an arena job): the config, the state
+    // of the sequential test (JSON, see arena/scheduler/test_job.h), and the
+    // test each match belongs to (0: none).
+    R"sql(
+CREATE TABLE tests (
+  id INTEGER PRIMARY KEY,
+  variant TEXT NOT NULL,
+  config TEXT NOT NULL,
+  status TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL DEFAULT (datetime('now')),
+  finished_at TEXT NOT NULL DEFAULT ''
+);
+ALTER TABLE matches ADD COLUMN test_id INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX matches_test ON matches(test_id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -244,7 +260,7 @@ constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash,
 
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
-    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, '')";
+    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -263,6 +279,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.seed = static_cast<uint64_t>(s.Int(13));
   m.bot_ids = SplitIds(s.Text(14));
   m.finished_at = s.Text(15);
+  m.test_id = s.Int(16);
   return m;
 }
 
@@ -474,10 +491,10 @@ absl::Status Store::InsertMatches(const std::vector<MatchRow>& matches) {
   for (const MatchRow& m : matches) {
     Stmt s(db_, &statements_,
            "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
-           "bot_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "bot_ids, test_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
         .Bind(5, m.tournament_id).Bind(6, m.spec).Bind(7, m.status)
-        .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids));
+        .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids)).Bind(10, m.test_id);
     int rc = s.Step();
     if (rc != SQLITE_DONE) {
       absl::Status e = rc == SQLITE_CONSTRAINT
@@ -767,6 +784,7 @@ std::vector<MatchRow> Store::ListMatchesPage(const MatchFilter& f, int offset, i
   if (!f.status.empty()) absl::StrAppend(&where, " AND status = ?5");
   if (f.bot_id)
     absl::StrAppend(&where, " AND id IN (SELECT match_id FROM match_seats WHERE bot_id = ?6)");
+  if (f.test_id) absl::StrAppend(&where, " AND test_id = ?9");
   auto bind = [&](Stmt& s) {
     if (!f.variant.empty()) s.Bind(1, f.variant);
     if (!f.kind.empty()) s.Bind(2, f.kind);
@@ -774,6 +792,7 @@ std::vector<MatchRow> Store::ListMatchesPage(const MatchFilter& f, int offset, i
     if (f.tournament_id) s.Bind(4, f.tournament_id);
     if (!f.status.empty()) s.Bind(5, f.status);
     if (f.bot_id) s.Bind(6, f.bot_id);
+    if (f.test_id) s.Bind(9, f.test_id);
   };
   absl::MutexLock lock(&mu_);
   if (total != nullptr) {
@@ -918,6 +937,72 @@ absl::StatusOr<TournamentRow> Store::GetTournament(int64_t id) {
   s.Bind(1, id);
   if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no tournament ", id));
   return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};
+}
+
+// ---------------------------------------------------------------------------
+// Tests.
+
+namespace {
+constexpr char kTestColumns[] = "id, variant, config, status, state, created_at, finished_at";
+TestRow ReadTest(const Stmt& s) {
+  return TestRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5), s.Text(6)};
+}
+}  // namespace
+
+absl::StatusOr<int64_t> Store::InsertTest(const TestRow& t) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_, "INSERT INTO tests (variant, config, status, state) VALUES (?, ?, ?, ?)");
+  s.Bind(1, t.variant).Bind(2, t.config).Bind(3, t.status).Bind(4, t.state);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "insert test");
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::StatusOr<bool> Store::UpdateTest(int64_t id, const std::string& state,
+                                       const std::string& status) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "UPDATE tests SET state = ?, status = ?, finished_at = CASE WHEN ? = 'running' THEN '' "
+         "ELSE datetime('now') END WHERE id = ? AND status = 'running'");
+  s.Bind(1, state).Bind(2, status).Bind(3, status).Bind(4, id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "update test");
+  return sqlite3_changes(db_) > 0;
+}
+
+absl::StatusOr<TestRow> Store::GetTest(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kTestColumns, " FROM tests WHERE id = ?"));
+  s.Bind(1, id);
+  if (s.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no test ", id));
+  return ReadTest(s);
+}
+
+std::vector<TestRow> Store::ListTests(const std::string& status, int limit) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kTestColumns,
+                                         " FROM tests WHERE (?1 = '' OR status = ?1) "
+                                         "ORDER BY id DESC LIMIT ?2"));
+  s.Bind(1, status).Bind(2, limit);
+  std::vector<TestRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadTest(s));
+  return out;
+}
+
+int64_t Store::CountTestMatches(int64_t test_id, const std::string& status) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT COUNT(*) FROM matches WHERE test_id = ?1 AND (?2 = '' OR status = ?2)");
+  s.Bind(1, test_id).Bind(2, status);
+  return s.Step() == SQLITE_ROW ? s.Int(0) : 0;
+}
+
+std::vector<MatchRow> Store::TestMatches(int64_t test_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_, absl::StrCat("SELECT ", kMatchColumns,
+                                         " FROM matches WHERE test_id = ? ORDER BY rowid"));
+  s.Bind(1, test_id);
+  std::vector<MatchRow> out;
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
 }
 
 }  // namespace tarock::arena

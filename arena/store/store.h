@@ -87,7 +87,7 @@ struct SeatRow {
 struct MatchRow {
   std::string id;
   std::string variant;
-  std::string kind;  // "ladder" or "tournament"
+  std::string kind;  // "ladder", "tournament", "play" or "test"
   int64_t ladder_id = 0;
   int64_t tournament_id = 0;
   std::string spec;  // the MatchSpec in protobuf JSON
@@ -101,6 +101,7 @@ struct MatchRow {
   uint64_t seed = 0;
   std::vector<int64_t> bot_ids;  // by seat
   std::string finished_at;       // UTC "YYYY-MM-DD HH:MM:SS", "" until done or failed
+  int64_t test_id = 0;           // kind "test" (schema version 4)
 };
 
 struct LadderRow {
@@ -108,6 +109,17 @@ struct LadderRow {
   std::string variant;
   std::string config;  // LadderConfig in protobuf JSON
   bool running = false;
+};
+
+// A test (`tarock compare` as an arena job, arena/scheduler/test_job.h).
+struct TestRow {
+  int64_t id = 0;
+  std::string variant;
+  std::string config;  // TestConfig in protobuf JSON
+  std::string status;  // running, done
+  std::string state;   // the test's progress and result (JSON, TestJob's)
+  std::string created_at;
+  std::string finished_at;  // "" while running
 };
 
 struct TournamentRow {
@@ -126,6 +138,7 @@ struct MatchFilter {
   int64_t ladder_id = 0;
   int64_t tournament_id = 0;
   std::string status;
+  int64_t test_id = 0;
 };
 
 struct TournamentSummaryRow {
@@ -184,7 +197,7 @@ using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating if needed) the database at `path` and migrates it.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
@@ -268,6 +281,16 @@ class Store {
   std::vector<LadderRow> ListLadders();
   absl::StatusOr<int64_t> InsertTournament(const TournamentRow& tournament);
   absl::StatusOr<TournamentRow> GetTournament(int64_t id);
+
+  // Tests. UpdateTest writes the state and status of a running test and
+  // returns false (changing nothing) when it is not running any more;
+  // finished_at is set when the status is not "running".
+  absl::StatusOr<int64_t> InsertTest(const TestRow& test);
+  absl::StatusOr<bool> UpdateTest(int64_t id, const std::string& state, const std::string& status);
+  absl::StatusOr<TestRow> GetTest(int64_t id);
+  std::vector<TestRow> ListTests(const std::string& status, int limit);  // newest first; "" any
+  std::vector<MatchRow> TestMatches(int64_t test_id);  // in insertion order
+  int64_t CountTestMatches(int64_t test_id, const std::string& status);  // "" any
 
  private:
   explicit Store(sqlite3* db) : db_(db) {}

@@ -177,8 +177,10 @@ TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 3 added (the web pages' statistics and indexes).
+// What schema version 4 added (tests), then version 3 (the web pages'
+// statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP INDEX matches_test; ALTER TABLE matches DROP COLUMN test_id; DROP TABLE tests; "     \
   "DROP INDEX matches_variant; DROP INDEX matches_kind; DROP INDEX matches_ladder; "        \
   "DROP INDEX matches_finished; DROP INDEX rating_history_bot; "                            \
   "ALTER TABLE match_seats DROP COLUMN declarer_hands; "                                    \
@@ -317,6 +319,51 @@ TEST_F(StoreTest, RecordsAndHandRecordsAreStored) {
   ASSERT_TRUE(record.ok());
   EXPECT_EQ(*record, R"({"deals":[{"h":0},{"h":1}]})");
   EXPECT_TRUE(absl::IsNotFound(store_->RecordOf("nope").status()));
+}
+
+TEST_F(StoreTest, TestsKeepTheirStateUntilTheyEndAndFilterTheirMatches) {
+  TestRow t;
+  t.variant = "slovenian-3p";
+  t.config = "{}";
+  t.status = "running";
+  t.state = "{\"blocks\":0}";
+  absl::StatusOr<int64_t> id = store_->InsertTest(t);
+  ASSERT_TRUE(id.ok()) << id.status();
+  MatchRow m;
+  m.id = "S1-0-0";
+  m.variant = "slovenian-3p";
+  m.kind = "test";
+  m.test_id = *id;
+  m.spec = "{}";
+  m.bot_ids = bots_;
+  ASSERT_TRUE(store_->InsertMatch(m).ok());
+  Insert("OTHER");
+  EXPECT_EQ(store_->GetMatch("S1-0-0")->test_id, *id);
+  EXPECT_EQ(store_->CountTestMatches(*id, ""), 1);
+  EXPECT_EQ(store_->CountTestMatches(*id, "done"), 0);
+  ASSERT_TRUE(store_->CommitMatch("S1-0-0", Result("S1-0-0").result, Rate).ok());
+  EXPECT_EQ(store_->CountTestMatches(*id, "done"), 1);
+  MatchFilter f;
+  f.test_id = *id;
+  int64_t total = 0;
+  std::vector<MatchRow> page = store_->ListMatchesPage(f, 0, 50, &total);
+  EXPECT_EQ(total, 1);
+  ASSERT_EQ(page.size(), 1u);
+  EXPECT_EQ(page[0].id, "S1-0-0");
+  EXPECT_EQ(store_->TestMatches(*id).size(), 1u);
+  // Running: the state is written; once done, nothing changes it any more.
+  EXPECT_TRUE(*store_->UpdateTest(*id, "{\"blocks\":1}", "running"));
+  EXPECT_TRUE(store_->GetTest(*id)->finished_at.empty());
+  EXPECT_TRUE(*store_->UpdateTest(*id, "{\"blocks\":2}", "done"));
+  EXPECT_FALSE(*store_->UpdateTest(*id, "{\"blocks\":3}", "running"));
+  absl::StatusOr<TestRow> got = store_->GetTest(*id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->state, "{\"blocks\":2}");
+  EXPECT_EQ(got->status, "done");
+  EXPECT_FALSE(got->finished_at.empty());
+  EXPECT_EQ(store_->ListTests("running", 10).size(), 0u);
+  ASSERT_EQ(store_->ListTests("", 10).size(), 1u);
+  EXPECT_TRUE(absl::IsNotFound(store_->GetTest(*id + 1).status()));
 }
 
 }  // namespace

@@ -61,7 +61,8 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
     return r;
   });
   for (const char* path : {"/", "/index.html", "/leaderboard", "/leaderboard/([A-Za-z0-9_.-]+)",
-                           "/matches", "/bots", "/tournaments", "/tournaments/([0-9]+)"}) {
+                           "/matches", "/bots", "/tournaments", "/tournaments/([0-9]+)",
+                           "/tests", "/tests/([0-9]+)"}) {
     server->Get(path, [](const HttpRequest&) { return Shell(200); });
   }
   server->Get("/bots/([^/]+)", [scheduler](const HttpRequest& req) {

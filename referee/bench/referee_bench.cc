@@ -206,6 +206,7 @@ class TimedConnection : public BotConnection {
   }
   bool connected() const override { return inner_->connected(); }
   std::string hello_name() const override { return inner_->hello_name(); }
+  std::string hello_version() const override { return inner_->hello_version(); }
   void Finish(absl::Time deadline) override {
     const absl::Time t0 = absl::Now();
     inner_->Finish(deadline);

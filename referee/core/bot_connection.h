@@ -49,6 +49,8 @@ class BotConnection {
   virtual bool connected() const = 0;
   // The name the bot gave in its Hello, if any.
   virtual std::string hello_name() const = 0;
+  // The version the bot gave in its Hello, if any.
+  virtual std::string hello_version() const { return ""; }
   // Closes the referee's side and waits until `deadline` for the stream to end.
   virtual void Finish(absl::Time deadline) = 0;
 };

@@ -411,9 +411,11 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     summary->set_mean_decision_ms(seat.decisions ? seat.total_ms / seat.decisions : 0);
     summary->set_max_decision_ms(seat.max_ms);
     summary->set_hello_name(seat.connection->hello_name());
+    summary->set_hello_version(seat.connection->hello_version());
     record["seats"].push_back({{"name", seat.name},
                                {"endpoint", seat.endpoint},
                                {"hello_name", summary->hello_name()},
+                               {"hello_version", summary->hello_version()},
                                {"total", totals[s]},
                                {"faults", seat.faults},
                                {"forfeited", seat.forfeited},

@@ -69,6 +69,7 @@ class GrpcBotConnection : public BotConnection {
         inbox_.pop_front();
         if (message.has_hello()) {
           hello_name_ = message.hello().name().substr(0, 64);
+          hello_version_ = message.hello().version().substr(0, 64);
           continue;
         }
         reply.elapsed = arrived - start;
@@ -118,6 +119,7 @@ class GrpcBotConnection : public BotConnection {
 
   bool connected() const override { return !read_closed_; }
   std::string hello_name() const override { return hello_name_; }
+  std::string hello_version() const override { return hello_version_; }
 
   void Finish(absl::Time deadline) override {
     if (finished_) return;
@@ -279,6 +281,7 @@ class GrpcBotConnection : public BotConnection {
   std::deque<v1::RefereeMessage> outbox_;
   std::deque<std::pair<v1::BotMessage, absl::Time>> inbox_;
   std::string hello_name_;
+  std::string hello_version_;
 };
 
 }  // namespace

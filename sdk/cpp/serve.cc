@@ -20,6 +20,12 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:0",
 ABSL_FLAG(std::string, referee_secret, "",
           "the referee secret the arena gave at registration: streams from referees that "
           "cannot prove it are refused (default $TAROCK_REFEREE_SECRET; empty: accept any)");
+#ifndef TAROCK_SDK_VERSION
+#define TAROCK_SDK_VERSION ""  // set by the build (the project version)
+#endif
+ABSL_FLAG(std::string, bot_version, TAROCK_SDK_VERSION,
+          "the version the bot gives in its Hello (match records and `tarock compare` reports "
+          "keep it)");
 
 namespace tarock::sdk {
 namespace {
@@ -127,6 +133,7 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   options.transport = TransportOptionsFromFlags();
   options.referee_secret =
       SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_secret), "TAROCK_REFEREE_SECRET");
+  options.version = absl::GetFlag(FLAGS_bot_version);
   absl::Status s = Serve(options, std::move(factory));
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());

@@ -80,6 +80,28 @@ def test_tournament_page(arena, played, browser):
     wait_until(browser, lambda d: len(by_css(d, "a.mono")) >= 12, what="the tournament's matches")
 
 
+def test_test_page_shows_the_result_and_links_its_matches(arena, browser):
+    """An arena test (tarock compare as an arena job): its page and the list."""
+    run = subprocess.run([os.path.join(BIN, "tarock-arena-cli"), "--arena", "127.0.0.1:%d" % arena.grpc_port,
+                          "test", "run", "--variant", "slovenian-3p", "--candidate", "heuristic",
+                          "--baseline", "random-a", "--h1", "3", "--min_deals", "6", "--max_deals", "6",
+                          "--wait", "--json"], capture_output=True, text=True, timeout=120)
+    t = json.loads(run.stdout)  # exit 0, 1 or 2 as tarock compare: H1, H0, inconclusive
+    assert run.returncode == t["exit_status"] in (0, 1, 2), (run.returncode, run.stderr)
+    assert t["status"] == "done" and t["matches_total"] == 12, t
+    browser.get(arena.url("/tests/%s" % t["id"]))
+    wait_until(browser, lambda d: len(by_css(d, "a.mono")) >= 12, what="the test's matches")
+    body = browser.find_element("css selector", "main").text
+    assert "Test %s: heuristic against random-a" % t["id"] in body, body
+    assert "6 deals" in body and "LLR" in body and "candidate" in body, body
+    # Its matches link back to it, and the list shows it.
+    links = by_css(browser, "td a[href^='/tests/']")
+    assert len(links) >= 12 and all(a.get_attribute("href").endswith("/tests/%s" % t["id"])
+                                    for a in links), "kind links"
+    browser.get(arena.url("/tests"))
+    wait_until(browser, lambda d: len(by_css(d, "a[href='/tests/%s']" % t["id"])) == 1, what="the list")
+
+
 def test_match_viewer_steps_to_the_scores_of_tarock_replay(arena, played, browser, tmp_path):
     matches = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"]
     match_id = matches[0]["id"]

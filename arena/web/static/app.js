@@ -39,6 +39,7 @@
     let href = null;
     if (m.kind === 'tournament' && Number(m.tournament_id)) { label = 'tournament ' + m.tournament_id; href = '/tournaments/' + m.tournament_id; }
     if (m.kind === 'ladder' && Number(m.ladder_id)) label = 'ladder ' + m.ladder_id;
+    if (m.kind === 'test' && Number(m.test_id)) { label = 'test ' + m.test_id; href = '/tests/' + m.test_id; }
     const b = badge(label, m.kind);
     return href ? el('a', { href }, b) : b;
   }
@@ -277,16 +278,17 @@
     const f = {
       variant: el('select', { name: 'variant' }, el('option', { value: '' }, 'all'), (st.variants || []).map((v) => el('option', { value: v }, v))),
       bot: el('input', { name: 'bot', placeholder: 'bot name', size: 14 }),
-      kind: el('select', { name: 'kind' }, ['', 'ladder', 'tournament', 'play'].map((k) => el('option', { value: k }, k || 'all'))),
+      kind: el('select', { name: 'kind' }, ['', 'ladder', 'tournament', 'play', 'test'].map((k) => el('option', { value: k }, k || 'all'))),
       ladder: el('input', { name: 'ladder', placeholder: 'id', size: 4, inputmode: 'numeric' }),
       tournament: el('input', { name: 'tournament', placeholder: 'id', size: 4, inputmode: 'numeric' }),
+      test: el('input', { name: 'test', placeholder: 'id', size: 4, inputmode: 'numeric' }),
       status: el('select', { name: 'status' }, ['', 'done', 'failed', 'running', 'pending'].map((k) => el('option', { value: k }, k || 'all'))),
     };
     for (const [k, input] of Object.entries(f)) input.value = q.get(k) || '';
     let offset = Math.max(0, Number(q.get('offset')) || 0);
     const form = el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); offset = 0; load(true); } },
       field('Variant', f.variant), field('Bot', f.bot), field('Kind', f.kind), field('Ladder', f.ladder),
-      field('Tournament', f.tournament), field('Outcome', f.status), el('button', { type: 'submit' }, 'Filter'));
+      field('Tournament', f.tournament), field('Test', f.test), field('Outcome', f.status), el('button', { type: 'submit' }, 'Filter'));
     for (const k of ['variant', 'kind', 'status']) f[k].addEventListener('change', () => { offset = 0; load(true); });
     const info = el('span', { class: 'muted', id: 'page-info' });
     const prev = el('button', { class: 'secondary', type: 'button', onclick: () => { offset = Math.max(0, offset - PAGE); load(true); } }, '\u2190 Newer');
@@ -354,6 +356,45 @@
     if (Number(r.total) > 200) list.appendChild(el('p', null, el('a', { href: '/matches?tournament=' + id }, 'All ' + r.total + ' matches \u2192')));
   }
 
+  // ---- tests (`tarock compare` as an arena job) -------------------------------------------
+  function testState(t) {
+    if (t.status === 'running') return el('span', null, el('span', { class: 'live-dot' }), 'running');
+    return badge(t.result, t.result === 'error' ? 'failed' : 'done');
+  }
+  async function testsPage() {
+    T.nav('');
+    setTitle('Tests');
+    const r = await api('/api/tests?limit=500');
+    clear(main).append(head('Tests', 'candidate against baseline on duplicate deals until the sequential test decides'),
+      el('div', { class: 'panel' }, wrap(table([{ label: 'Id', cls: 'num' }, { label: 'Variant' }, { label: 'Candidate' },
+        { label: 'Baseline' }, { label: 'Deals', cls: 'num' }, { label: 'Mean / deal', cls: 'num' }, { label: 'LLR', cls: 'num' },
+        { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
+      (r.tests || []).map((t) => ({ data: t, cells: [el('a', { href: '/tests/' + t.id }, String(t.id)), t.config.variant,
+        botLink(t.config.candidate), botLink(t.config.baseline), int(t.deals), signed(t.mean, 2), num(t.llr, 2), testState(t),
+        t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).' }))));
+  }
+  async function testPage(id) {
+    T.nav('');
+    let t;
+    try { t = await api('/api/tests/' + encodeURIComponent(id)); } catch (e) { showError(e); return; }
+    const c = t.config;
+    setTitle('Test ' + id);
+    clear(main).append(head('Test ' + id + ': ' + c.candidate + ' against ' + c.baseline, c.variant + ' \u00b7 ' + t.design +
+      ' (' + (t.seatings || []).join(' ') + ') \u00b7 H0 ' + (c.h0 || 0) + ', H1 ' + c.h1 + ' per deal \u00b7 seed ' + c.seed));
+    main.append(el('div', { class: 'panel' }, el('p', null, testState(t), ' ', int(t.deals) + ' deals, mean difference ',
+      el('strong', null, signed(t.mean, 2)), ' per deal [' + signed(t.ci_low, 2) + ', ' + signed(t.ci_high, 2) + '], LLR ' +
+      num(t.llr, 2) + ' in [' + num(t.lower_bound, 2) + ', ' + num(t.upper_bound, 2) + '], ' + t.matches_done + ' of ' +
+      t.matches_total + ' matches done', t.error ? el('span', { class: 'bad' }, ' \u00b7 ' + t.error) : null),
+    wrap(table([{ label: 'Role' }, { label: 'Bot' }, { label: 'Hello' }, { label: 'Faults', cls: 'num' }],
+      (t.bots || []).map((b) => ({ data: b, cells: [b.role, botLink(b.bot), [b.hello_name, b.hello_version].filter(Boolean).join(' '),
+        String(b.faults || 0)] }))))));
+    const list = el('div');
+    main.append(el('div', { class: 'panel' }, el('h2', null, 'Matches'), list));
+    const r = await api('/api/matches?limit=200&test=' + encodeURIComponent(id));
+    list.appendChild(wrap(table(MATCH_COLUMNS, matchRows(r.matches || []), { empty: 'No match.' })));
+    if (Number(r.total) > 200) list.appendChild(el('p', null, el('a', { href: '/matches?test=' + id }, 'All ' + r.total + ' matches \u2192')));
+  }
+
   // ---- router ---------------------------------------------------------------------------
   async function route() {
     const path = decodeURIComponent(window.location.pathname.replace(/\/+$/, '')) || '/';
@@ -368,6 +409,8 @@
       if (parts[0] === 'matches' && parts.length === 2) return await T.matchViewer(main, parts[1]);
       if (parts[0] === 'tournaments' && parts.length === 1) return await tournaments();
       if (parts[0] === 'tournaments' && parts.length === 2) return await tournamentPage(parts[1]);
+      if (parts[0] === 'tests' && parts.length === 1) return await testsPage();
+      if (parts[0] === 'tests' && parts.length === 2) return await testPage(parts[1]);
       T.nav('');
       T.notFound(main);
     } catch (e) {

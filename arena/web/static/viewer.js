@@ -22,12 +22,18 @@
     const rec = match.record;
     const seats = (match.seats || []).slice().sort((a, b) => a.seat - b.seat);
     const names = seats.map((s) => s.bot);
+    // What the bot said in its Hello (the record's seats), shown as its version.
+    const helloOf = (r, seat) => {
+      const h = r && Array.isArray(r.seats) ? r.seats[seat] : null;
+      return h && h.hello_version ? el('span', { class: 'muted', title: 'Hello: ' + (h.hello_name || '') + ' ' + h.hello_version },
+        ' ' + h.hello_version) : '';
+    };
     clear(main);
     main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
       el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
         ' \u00b7 seed ' + match.seed + ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : ''))),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
-      'seat ' + s.seat + ': ', botLink(s.bot), match.status === 'done' ? ' ' + signed(s.total) + ' \u00b7 place ' + (s.rank + 1) : '',
+      'seat ' + s.seat + ': ', botLink(s.bot), helloOf(rec, s.seat), match.status === 'done' ? ' ' + signed(s.total) + ' \u00b7 place ' + (s.rank + 1) : '',
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error

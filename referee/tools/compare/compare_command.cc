@@ -55,6 +55,7 @@ struct RoleBot {
   std::string spec;
   LaunchedBot bot;
   std::string hello_name;
+  std::string hello_version;
 };
 
 // One played match (block k, seating si), as the workers hand it over.
@@ -63,6 +64,7 @@ struct MatchOutcome {
   std::vector<PlayedHand> hands;
   std::vector<int> faults;                 // per seat
   std::vector<std::string> hello_names;    // per seat
+  std::vector<std::string> hello_versions; // per seat
   json fault_list = json::array();         // the record's faults
   int64_t decisions = 0;
   int hands_played = 0;
@@ -132,6 +134,7 @@ MatchOutcome OutcomeOf(absl::StatusOr<v1::MatchFinished> finished) {
   for (const v1::SeatSummary& s : finished->seats()) {
     out.faults.push_back(s.faults());
     out.hello_names.push_back(s.hello_name());
+    out.hello_versions.push_back(s.hello_version());
   }
   json record = json::parse(finished->record_json(), nullptr, false);
   if (!record.is_discarded() && record.contains("faults")) out.fault_list = record["faults"];
@@ -190,10 +193,10 @@ int RunCompareCommand(const CompareOptions& o) {
 
   // Start every bot once; each serves all the matches (a stream per seat).
   std::vector<RoleBot> bots;
-  bots.push_back({"candidate", o.candidate, {}, ""});
-  bots.push_back({"baseline", o.baseline, {}, ""});
+  bots.push_back({"candidate", o.candidate, {}, "", ""});
+  bots.push_back({"baseline", o.baseline, {}, "", ""});
   for (size_t j = 0; j < o.opponents.size(); ++j)
-    bots.push_back({absl::StrCat("opponent-", j), o.opponents[j], {}, ""});
+    bots.push_back({absl::StrCat("opponent-", j), o.opponents[j], {}, "", ""});
   auto stop_bots = [&] {
     for (RoleBot& b : bots)
       if (b.bot.process) b.bot.process->Stop();
@@ -365,6 +368,7 @@ int RunCompareCommand(const CompareOptions& o) {
         const int r = role_index(seatings[si][seat]);
         faults_by_role[r] += m.faults[seat];
         if (bots[r].hello_name.empty()) bots[r].hello_name = m.hello_names[seat];
+        if (bots[r].hello_version.empty()) bots[r].hello_version = m.hello_versions[seat];
       }
       for (const json& f : m.fault_list) {
         const int seat = f.value("seat", -1);
@@ -448,6 +452,7 @@ int RunCompareCommand(const CompareOptions& o) {
                                 {"spec", bots[r].spec},
                                 {"endpoint", bots[r].bot.endpoint},
                                 {"hello_name", bots[r].hello_name},
+                                {"hello_version", bots[r].hello_version},
                                 {"faults", faults_by_role[r]},
                                 {"faults_by_kind", kinds}});
     }
