@@ -125,6 +125,7 @@ std::string FormatLine(Format format, absl::Time time, Level level, absl::string
       switch (f.kind()) {
         case Field::Kind::kString: j[key] = std::string(f.string_value()); break;
         case Field::Kind::kInt: j[key] = f.int_value(); break;
+        case Field::Kind::kUint: j[key] = f.uint_value(); break;
         case Field::Kind::kBool: j[key] = f.int_value() != 0; break;
         case Field::Kind::kDouble:
           if (std::isfinite(f.double_value())) j[key] = f.double_value();
@@ -145,6 +146,7 @@ std::string FormatLine(Format format, absl::Time time, Level level, absl::string
     switch (f.kind()) {
       case Field::Kind::kString: AppendTextValue(&out, f.string_value()); break;
       case Field::Kind::kInt: absl::StrAppend(&out, f.int_value()); break;
+      case Field::Kind::kUint: absl::StrAppend(&out, f.uint_value()); break;
       case Field::Kind::kBool: out.append(f.int_value() ? "true" : "false"); break;
       case Field::Kind::kDouble: out.append(NumberText(f.double_value())); break;
     }

@@ -41,9 +41,15 @@
 #include <initializer_list>
 #include <string>
 
+#include "absl/flags/declare.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+
+// Defined in log.cc. A tool whose default should differ (tarock keeps its
+// results' output quiet: "error") sets it before absl::ParseCommandLine.
+ABSL_DECLARE_FLAG(std::string, log_format);
+ABSL_DECLARE_FLAG(std::string, log_level);
 
 namespace tarock::logging {
 
@@ -54,7 +60,7 @@ enum class Format { kText, kJson };
 //   {"match", id}, {"seat", 2}, {"elapsed_ms", 12.5}, {"forfeited", true}.
 class Field {
  public:
-  enum class Kind { kString, kInt, kDouble, kBool };
+  enum class Kind { kString, kInt, kUint, kDouble, kBool };
   Field(absl::string_view key, absl::string_view value)
       : key_(key), kind_(Kind::kString), string_(value) {}
   Field(absl::string_view key, const std::string& value) : Field(key, absl::string_view(value)) {}
@@ -65,16 +71,16 @@ class Field {
   Field(absl::string_view key, long value) : key_(key), kind_(Kind::kInt), int_(value) {}
   Field(absl::string_view key, long long value) : key_(key), kind_(Kind::kInt), int_(value) {}
   Field(absl::string_view key, unsigned value) : key_(key), kind_(Kind::kInt), int_(value) {}
-  Field(absl::string_view key, unsigned long value)
-      : key_(key), kind_(Kind::kInt), int_(static_cast<int64_t>(value)) {}
+  Field(absl::string_view key, unsigned long value) : key_(key), kind_(Kind::kUint), uint_(value) {}
   Field(absl::string_view key, unsigned long long value)
-      : key_(key), kind_(Kind::kInt), int_(static_cast<int64_t>(value)) {}
+      : key_(key), kind_(Kind::kUint), uint_(value) {}
   Field(absl::string_view key, double value) : key_(key), kind_(Kind::kDouble), double_(value) {}
 
   absl::string_view key() const { return key_; }
   Kind kind() const { return kind_; }
   absl::string_view string_value() const { return string_; }
   int64_t int_value() const { return int_; }
+  uint64_t uint_value() const { return uint_; }
   double double_value() const { return double_; }
 
  private:
@@ -82,6 +88,7 @@ class Field {
   Kind kind_;
   absl::string_view string_;
   int64_t int_ = 0;
+  uint64_t uint_ = 0;
   double double_ = 0;
 };
 

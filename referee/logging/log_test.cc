@@ -31,14 +31,14 @@ TEST(LogTest, JsonLineParsesWithTypedFieldsInOrder) {
   const std::string line =
       FormatLine(Format::kJson, kTime, Level::kError, "referee", "quote \" and\nnewline",
                  {{"match", "m-1"}, {"seat", 2}, {"forfeited", false}, {"ms", 2.25},
-                  {"bad", std::string("\xff\xfe")}});
+                  {"bad", std::string("\xff\xfe")}, {"seed", uint64_t{18000000000000000000u}}});
   ASSERT_EQ(line.back(), '\n');
   ASSERT_EQ(line.find('\n'), line.size() - 1) << "one line per event";
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(line);
   std::vector<std::string> keys;
   for (auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"ts", "level", "component", "msg", "match", "seat",
-                                            "forfeited", "ms", "bad"}));
+                                            "forfeited", "ms", "bad", "seed"}));
   EXPECT_EQ(j["ts"], "2026-11-25T03:41:07.123Z");
   EXPECT_EQ(j["level"], "error");
   EXPECT_EQ(j["component"], "referee");
@@ -47,6 +47,7 @@ TEST(LogTest, JsonLineParsesWithTypedFieldsInOrder) {
   EXPECT_EQ(j["forfeited"], false);
   EXPECT_EQ(j["ms"], 2.25);
   EXPECT_TRUE(j["bad"].is_string());
+  EXPECT_EQ(j["seed"].get<uint64_t>(), 18000000000000000000u);
 }
 
 TEST(LogTest, SecretKeysAreRedacted) {

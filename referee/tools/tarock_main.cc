@@ -40,6 +40,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/logging/log.h"
 #include "referee/tools/check_bot.h"
 #include "referee/tools/compare/compare_command.h"
 #include "referee/tools/match_command.h"
@@ -407,7 +408,11 @@ int HelpCommand(const std::string& command) {
 
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(tarock::kUsage);
+  // The tool's own results and progress are its output; the event log
+  // (docs/logging.md) shows only errors unless --log_level asks for more.
+  absl::SetFlag(&FLAGS_log_level, "error");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return tarock::Fail(s.message());
   if (absl::Status s = tarock::LoadPlugins(); !s.ok()) return tarock::Fail(s.message());
   if (args.size() < 2) {
     std::cerr << tarock::kUsage << "\n";
