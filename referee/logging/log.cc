@@ -56,7 +56,7 @@ bool IsBare(absl::string_view v) {
   for (char c : v) {
     if (absl::ascii_isalnum(static_cast<unsigned char>(c))) continue;
     switch (c) {
-      case '.': case '_': case ':': case '/': case '@': case '+': case '-': continue;
+      case '.': case '_': case ':': case '/': case '@': case '+': case '-': case ',': continue;
       default: return false;
     }
   }

@@ -10,7 +10,7 @@
 //     {"ts":"2026-11-25T03:41:07.123Z","level":"info","component":"scheduler",
 //      "msg":"match finished","match":"m-12","ladder":3}
 //
-// Text values are written bare when they consist of [A-Za-z0-9._:/@+-] and
+// Text values are written bare when they consist of [A-Za-z0-9._:/@+,-] and
 // are not empty, else in double quotes with \" \\ \n \r \t escaped. JSON
 // strings are escaped as JSON; numeric and boolean fields are JSON numbers and
 // booleans; invalid UTF-8 is replaced by U+FFFD.

@@ -15,9 +15,9 @@ const absl::Time kTime = absl::FromUnixMillis(1795578067123);  // 2026-11-25T03:
 
 TEST(LogTest, TextLine) {
   EXPECT_EQ(FormatLine(Format::kText, kTime, Level::kInfo, "scheduler", "match finished",
-                       {{"match", "m-12"}, {"ladder", 3}, {"ok", true}, {"ms", 1.5}}),
+                       {{"match", "m-12"}, {"ladder", 3}, {"ok", true}, {"ms", 1.5}, {"bots", "a,b"}}),
             "2026-11-25T03:41:07.123Z INFO scheduler msg=\"match finished\" match=m-12 ladder=3 "
-            "ok=true ms=1.5\n");
+            "ok=true ms=1.5 bots=a,b\n");
 }
 
 TEST(LogTest, TextQuotesAndEscapes) {
