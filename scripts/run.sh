@@ -112,7 +112,8 @@ cat <<INFO
    metrics:     http://127.0.0.1:$http_port/metrics  (arena)
                 http://127.0.0.1:$metrics_port/metrics  (referee)
    CLI:         ${cli[*]} status
-   data, logs:  $data/
+   data:        $data/
+   logs:        $data/logs/   (arena.log, referee.log, bot-NAME.log: each process's output and event log)
    Ctrl-C stops everything.
 INFO
 

@@ -37,6 +37,19 @@ grep -q '"variant":"slovenian-4p"' "$tmp/m.json" && ok || bad "record lacks the 
 [ "$(grep -c '"finished":true' "$tmp/replay.txt")" -ge 8 ] && ok || bad "replay did not finish 8 hands"
 pgrep -f "$random --listen" >/dev/null && bad "bots left running after the match" || ok
 
+# --bot_logs DIR: each started bot's standard error in DIR/seat<N>-<NAME>.log
+# (the directory created, names reduced to [A-Za-z0-9._-]); nothing of theirs on ours.
+printf '#!/bin/sh\necho "stderr of the bot with $*" >&2\nexec "%s" "$@"\n' "$random" > "$tmp/chatty-bot"
+chmod +x "$tmp/chatty-bot"
+timeout 60 "$tarock" match --variant slovenian-3p --hands 3 --seed 5 --quiet --bot_logs "$tmp/botlogs/sub" \
+  a="$tmp/chatty-bot" 'b/x'="$tmp/chatty-bot" c="$tmp/chatty-bot" > "$tmp/bl.out" 2> "$tmp/bl.err"
+[ $? -eq 0 ] && ok || bad "match with --bot_logs failed: $(cat "$tmp/bl.err")"
+for f in seat0-a seat1-b_x seat2-c; do
+  grep -q "stderr of the bot with --listen 127.0.0.1:" "$tmp/botlogs/sub/$f.log" 2>/dev/null && ok \
+    || bad "$f.log lacks the bot's standard error: $(ls "$tmp/botlogs/sub" 2>&1)"
+done
+grep -q "stderr of the bot" "$tmp/bl.err" && bad "bot stderr on the tool's stderr with --bot_logs" || ok
+
 # The same bot name in two seats is one row; --json output parses.
 out=$(timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 2 --quiet --json \
       a="$random" b="$random" a="$random")

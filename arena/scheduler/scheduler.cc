@@ -18,9 +18,21 @@
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
 #include "tarock/sdk/referee_proof.h"
+#include "referee/logging/log.h"
 
 namespace tarock::arena {
 namespace {
+
+// A store commit (one batch of finished matches, with their ratings) slower
+// than this is logged as a warning (docs/logging.md).
+constexpr absl::Duration kSlowCommit = absl::Milliseconds(500);
+
+// The seats' bot names, comma separated, for the log.
+std::string SeatNames(const v1::MatchSpec& spec) {
+  std::string out;
+  for (const v1::SeatSpec& seat : spec.seats()) absl::StrAppend(&out, out.empty() ? "" : ",", seat.name());
+  return out;
+}
 
 using json = nlohmann::json;
 
@@ -1078,19 +1090,49 @@ bool Scheduler::RunOnReferees(Job job) {
       ++attempts;
       in_flight_[job.match.id] = InFlight{referee, attempts, job.match.ladder_id};
     }
+    logging::Info("scheduler", "match started",
+                  {{"match", job.match.id}, {"variant", job.match.variant}, {"kind", job.match.kind},
+                   {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
+                   {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
     absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
     if (finished.ok()) {
+      logging::Info("scheduler", "match finished",
+                    {{"match", job.match.id}, {"variant", job.match.variant},
+                     {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
+                     {"referee", referee}, {"hands", finished->hands()},
+                     {"duration_s", finished->duration_s()},
+                     {"ended_early", finished->ended_early()}});
+      for (int s = 0; s < finished->seats_size(); ++s) {
+        const v1::SeatSummary& seat = finished->seats(s);
+        if (seat.faults() == 0 && !seat.forfeited()) continue;
+        logging::Warning("scheduler", "bot faulted in a match",
+                         {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                          {"tournament", job.match.tournament_id}, {"seat", s},
+                          {"bot", seat.name()}, {"faults", seat.faults()},
+                          {"forfeited", seat.forfeited()}});
+      }
       EnqueueCommit(Finished{std::move(job), std::move(*finished), referee, attempts});
       return true;
     }
     if (cancel_.load()) return false;  // stopping: the match runs again after a restart
     last_error = absl::StrCat("referee ", referee, ": ", finished.status().ToString());
     if (!IsRefereeFailure(finished.status())) break;
+    logging::Warning("scheduler",
+                     attempts < options_.max_attempts ? "referee failed; the match is retried"
+                                                      : "referee failed; no attempts left",
+                     {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                      {"tournament", job.match.tournament_id}, {"referee", referee},
+                      {"attempt", attempts}, {"max_attempts", options_.max_attempts},
+                      {"error", finished.status().ToString()}});
     store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
     metrics_->retries.Add({{"referee", referee}}).Increment();
     absl::MutexLock lock(&mu_);
     resting_until_[referee] = absl::Now() + options_.referee_rest;
   }
+  logging::Error("scheduler", "match failed",
+                 {{"match", job.match.id}, {"variant", job.match.variant},
+                  {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
+                  {"attempts", attempts}, {"error", last_error}});
   store_->MarkFailed(job.match.id, last_error).IgnoreError();
   metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
   return false;
@@ -1248,11 +1290,20 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated
     return RateMatch(model_, match.variant, result.seats, current);
   };
+  const absl::Time commit_start = absl::Now();
   const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
+  if (const absl::Duration took = absl::Now() - commit_start; took > kSlowCommit)
+    logging::Warning("store", "slow commit",
+                     {{"matches", commits.size()}, {"ms", absl::ToDoubleMilliseconds(took)},
+                      {"threshold_ms", absl::ToInt64Milliseconds(kSlowCommit)},
+                      {"first_match", commits.empty() ? std::string() : commits.front().id}});
   for (size_t i = 0; i < batch.size(); ++i) {
     const Job& job = batch[i].job;
     const CommitOutcome& o = outcomes[i];
     if (!o.status.ok()) {
+      logging::Error("store", "match commit failed",
+                     {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                      {"tournament", job.match.tournament_id}, {"error", o.status.ToString()}});
       store_->MarkFailed(job.match.id, std::string(o.status.message())).IgnoreError();
       metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
       continue;

@@ -35,6 +35,7 @@
 #include "arena/server/grpc_referee_client.h"
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
+#include "referee/logging/log.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
 
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
       "certificate is then also its client certificate), or --allow_plaintext.\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
   absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return Fail(std::string(s.message()));
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
   // lock graph on every acquisition: a real cost on the hot path of a server
   // (it showed in profiles). The unit tests keep it on.
@@ -207,11 +209,15 @@ int main(int argc, char** argv) {
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   if (http_port) std::printf("http on http://%s:%d\n", tarock::metrics::SplitHostPort(http_listen).first.c_str(), http_port);
   std::fflush(stdout);
+  tarock::logging::Info("arena", "listening",
+                        {{"grpc", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)},
+                         {"http_port", http_port}});
 
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  tarock::logging::Info("arena", "stopping");
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   http.Stop();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "referee/logging/log.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
@@ -142,6 +143,10 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     absl::StatusOr<std::unique_ptr<BotConnection>> c =
         connector_->ConnectSeat(spec.seats(s), connect_deadline);
     if (!c.ok()) {
+      logging::Warning("referee", "bot unreachable; match not started",
+                       {{"match", spec.match_id()}, {"variant", spec.variant()}, {"seat", s},
+                        {"bot", seat.name}, {"endpoint", seat.endpoint},
+                        {"error", c.status().ToString()}});
       for (int t = 0; t < s; ++t) seats[t].connection->Finish(absl::Now());
       if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();
       return absl::FailedPreconditionError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
@@ -155,6 +160,13 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     }
   }
   if (metrics_) metrics_->active_matches.Increment();
+  if (logging::Enabled(logging::Level::kInfo)) {
+    std::string names;
+    for (const Seat& t : seats) absl::StrAppend(&names, names.empty() ? "" : ",", t.name);
+    logging::Info("referee", "match started",
+                  {{"match", spec.match_id()}, {"variant", spec.variant()},
+                   {"hands", spec.num_hands()}, {"seed", spec.seed()}, {"bots", names}});
+  }
 
   for (int s = 0; s < n; ++s) {
     v1::RefereeMessage m;
@@ -300,7 +312,15 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
           all_faults.push_back(FaultJson(f));
           v1::MatchEvent event;
           *event.mutable_fault() = f;
+          logging::Warning("referee", "fault",
+                           {{"match", spec.match_id()}, {"seat", s}, {"bot", seat.name},
+                            {"kind", FaultKindName(fault)}, {"hand", next.hand_index},
+                            {"action", action_index}, {"detail", detail},
+                            {"faults", seat.faults}});
           if (max_faults > 0 && seat.faults >= max_faults) {
+            logging::Warning("referee", "bot forfeited",
+                             {{"match", spec.match_id()}, {"seat", s}, {"bot", seat.name},
+                              {"faults", seat.faults}, {"max_faults", max_faults}});
             seat.forfeited = true;
             seat.connection->Finish(absl::Now() + absl::Milliseconds(100));
           }
@@ -381,6 +401,10 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
   if (metrics_) metrics_->active_matches.Decrement();
 
   if (!failure.ok()) {
+    logging::Log(absl::IsCancelled(failure) ? logging::Level::kInfo : logging::Level::kWarning,
+                 "referee", absl::IsCancelled(failure) ? "match cancelled" : "match failed",
+                 {{"match", spec.match_id()}, {"variant", spec.variant()},
+                  {"hands_played", hands_played}, {"error", failure.ToString()}});
     if (metrics_) {
       metrics_->matches
           .Add({{"variant", spec.variant()},
@@ -429,6 +453,15 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
   finished.set_duration_s(absl::ToDoubleSeconds(absl::Now() - started));
   finished.set_record_json(record.dump());
   if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "ok"}}).Increment();
+  if (logging::Enabled(logging::Level::kInfo)) {
+    std::string totals_text;
+    for (int64_t t : totals) absl::StrAppend(&totals_text, totals_text.empty() ? "" : ",", t);
+    logging::Info("referee", "match finished",
+                  {{"match", spec.match_id()}, {"variant", spec.variant()},
+                   {"hands", hands_played}, {"decisions", decisions_total},
+                   {"duration_s", finished.duration_s()}, {"totals", totals_text},
+                   {"ended_early", progress.ended_early()}});
+  }
   return finished;
 }
 

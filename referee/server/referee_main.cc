@@ -24,6 +24,7 @@
 #include "referee/core/match_runner.h"
 #include "referee/core/referee_metrics.h"
 #include "referee/engine/registry.h"
+#include "referee/logging/log.h"
 #include "referee/metrics/http_server.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
       "dial bots over TLS, or --allow_plaintext on a trusted network.\n"
       "  tarock-referee --listen=127.0.0.1:7701 --metrics_listen=127.0.0.1:9701");
   absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) {
+    std::fprintf(stderr, "tarock-referee: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
   // lock graph on every acquisition: a real cost on the hot path of a server
   // (it showed in profiles). The unit tests keep it on.
@@ -110,6 +115,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
+  tarock::logging::Info("referee", "listening",
+                        {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
 
   tarock::metrics::HttpServer http;
   const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);

@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -49,6 +52,24 @@ std::vector<std::string> WithLog(std::vector<std::string> argv, const std::strin
 }
 
 }  // namespace
+
+std::string BotLogPath(const std::string& dir, const std::string& label) {
+  std::string safe = label;
+  for (char& c : safe)
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+      c = '_';
+  return absl::StrCat(dir, "/", safe, ".log");
+}
+
+absl::Status MakeDirectories(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i < dir.size() && dir[i] != '/') continue;
+    const std::string prefix = dir.substr(0, i);
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return absl::UnavailableError(absl::StrCat("cannot create ", prefix, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
 
 std::string ToolDirectory() {
   char buf[PATH_MAX];

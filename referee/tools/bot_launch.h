@@ -55,6 +55,12 @@ absl::StatusOr<LaunchedBot> LaunchBot(const std::string& spec, const LaunchOptio
 // and at `deadline`.
 absl::Status WaitUntilListening(LaunchedBot& bot, absl::Time deadline);
 
+// DIR/LABEL.log with LABEL's characters other than [A-Za-z0-9._-] replaced by
+// '_': where --bot_logs puts a started bot's standard error.
+std::string BotLogPath(const std::string& dir, const std::string& label);
+// Creates `dir` and its missing parents (mkdir -p).
+absl::Status MakeDirectories(const std::string& dir);
+
 // The directory to put on PYTHONPATH for py:PATH bots (see the file comment).
 absl::StatusOr<std::string> PythonSdkPath();
 // The directory the running tool's executable lives in.

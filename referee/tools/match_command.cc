@@ -42,8 +42,10 @@ struct SeatLaunch {
 };
 
 // NAME=SPEC, SPEC as in bot_launch.h: an executable, py:PATH, stdio:COMMAND or
-// HOST:PORT. The bots' standard error stays on ours.
-absl::StatusOr<SeatLaunch> LaunchSeat(int seat, const std::string& arg) {
+// HOST:PORT. The bots' standard error stays on ours, or goes to
+// BotLogPath(bot_logs_dir, ...) when a directory is given.
+absl::StatusOr<SeatLaunch> LaunchSeat(int seat, const std::string& arg,
+                                      const std::string& bot_logs_dir) {
   size_t eq = arg.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
     return absl::InvalidArgumentError(
@@ -52,6 +54,7 @@ absl::StatusOr<SeatLaunch> LaunchSeat(int seat, const std::string& arg) {
   out.name = arg.substr(0, eq);
   LaunchOptions options;
   options.name = out.name;
+  if (!bot_logs_dir.empty()) options.log_path = BotLogPath(bot_logs_dir, absl::StrCat("seat", seat, "-", out.name));
   absl::StatusOr<LaunchedBot> bot = LaunchBot(arg.substr(eq + 1), options);
   if (!bot.ok())
     return absl::Status(bot.status().code(), absl::StrCat("seat ", seat, " (", out.name, "): ",
@@ -206,9 +209,10 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
   spec.mutable_time_control()->set_grace_ms(options.grace_ms);
   spec.mutable_fault_policy()->set_max_faults(options.max_faults);
 
+  if (!options.bot_logs_dir.empty()) RETURN_IF_ERROR(MakeDirectories(options.bot_logs_dir));
   std::vector<SeatLaunch> launched;
   for (int s = 0; s < static_cast<int>(seat_args.size()); ++s) {
-    ASSIGN_OR_RETURN(SeatLaunch seat, LaunchSeat(s, seat_args[s]));
+    ASSIGN_OR_RETURN(SeatLaunch seat, LaunchSeat(s, seat_args[s], options.bot_logs_dir));
     v1::SeatSpec* seat_spec = spec.add_seats();
     seat_spec->set_name(seat.name);
     seat_spec->set_endpoint(seat.bot.endpoint);

@@ -34,6 +34,11 @@ struct MatchCommandOptions {
   int connect_timeout_ms = 10000;
   bool quiet = false;             // no progress line
   bool json = false;              // print the summary as JSON instead of a table
+  // "" = the started bots' standard error stays on ours; else each started
+  // bot's standard error is appended to DIR/seat<N>-<NAME>.log (N the seat,
+  // NAME with characters other than [A-Za-z0-9._-] replaced by '_'); the
+  // directory is created.
+  std::string bot_logs_dir;
 };
 
 // Runs the match; `seats` are the NAME=SPEC arguments. Errors are one line.

@@ -40,6 +40,7 @@
 #include "referee/engine/random_play.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
+#include "referee/logging/log.h"
 #include "referee/tools/check_bot.h"
 #include "referee/tools/compare/compare_command.h"
 #include "referee/tools/match_command.h"
@@ -64,6 +65,9 @@ ABSL_FLAG(int, max_faults, 0, "match: faults after which a bot is forfeited; com
 ABSL_FLAG(int, connect_timeout_ms, 10000, "match, compare: how long to wait for the bots to come up");
 ABSL_FLAG(bool, quiet, false, "match, compare: no progress on standard error");
 ABSL_FLAG(bool, json, false, "match: print the summary as JSON");
+ABSL_FLAG(std::string, bot_logs, "",
+          "match, compare: write each started bot's standard error to its own file in DIR (created):\n"
+          "match: DIR/seat<N>-<NAME>.log; compare: DIR/candidate.log, baseline.log, opponent-<J>.log");
 ABSL_FLAG(std::string, candidate, "", "compare: the candidate bot's SPEC");
 ABSL_FLAG(std::string, baseline, "", "compare: the baseline bot's SPEC");
 // --opponents (SPECs, comma separated) is check-bot's flag (check_bot.cc); compare
@@ -96,7 +100,8 @@ constexpr char kUsage[] =
     "                              a match between bots, one NAME=SPEC per seat in seat order;\n"
     "                              SPEC is an executable (started with --listen 127.0.0.1:PORT),\n"
     "                              py:PATH (a Python bot file), stdio:COMMAND (a program that\n"
-    "                              reads JSON lines and writes actions) or HOST:PORT of a running bot\n"
+    "                              reads JSON lines and writes actions) or HOST:PORT of a running bot;\n"
+    "                              --bot_logs DIR: each started bot's standard error in DIR/seat<N>-<NAME>.log\n"
     "  check-bot [--variants V,..] [--hands N] [--per_decision_ms MS] SPEC\n"
     "                              plays a few hands of every variant against the reference bots;\n"
     "                              reports faults and slow answers with the state (exit 1 on faults)\n"
@@ -334,6 +339,7 @@ int MatchCommand(const std::vector<std::string>& seats) {
   o.connect_timeout_ms = absl::GetFlag(FLAGS_connect_timeout_ms);
   o.quiet = absl::GetFlag(FLAGS_quiet);
   o.json = absl::GetFlag(FLAGS_json);
+  o.bot_logs_dir = absl::GetFlag(FLAGS_bot_logs);
   absl::Status s = RunMatchCommand(o, seats);
   if (!s.ok()) return Fail(s.message());
   return 0;
@@ -368,6 +374,7 @@ int CompareCommand(const std::vector<std::string>& extra) {
   o.grace_ms = absl::GetFlag(FLAGS_grace_ms);
   o.max_faults = absl::GetFlag(FLAGS_max_faults);
   o.connect_timeout_ms = absl::GetFlag(FLAGS_connect_timeout_ms);
+  o.bot_logs_dir = absl::GetFlag(FLAGS_bot_logs);
   o.quiet = absl::GetFlag(FLAGS_quiet);
   return RunCompareCommand(o);
 }
@@ -401,7 +408,11 @@ int HelpCommand(const std::string& command) {
 
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(tarock::kUsage);
+  // The tool's own results and progress are its output; the event log
+  // (docs/logging.md) shows only errors unless --log_level asks for more.
+  absl::SetFlag(&FLAGS_log_level, "error");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return tarock::Fail(s.message());
   if (absl::Status s = tarock::LoadPlugins(); !s.ok()) return tarock::Fail(s.message());
   if (args.size() < 2) {
     std::cerr << tarock::kUsage << "\n";

@@ -201,9 +201,13 @@ int RunCompareCommand(const CompareOptions& o) {
     for (RoleBot& b : bots)
       if (b.bot.process) b.bot.process->Stop();
   };
+  if (!o.bot_logs_dir.empty()) {
+    if (absl::Status made = MakeDirectories(o.bot_logs_dir); !made.ok()) return Error(std::string(made.message()));
+  }
   for (RoleBot& b : bots) {
     LaunchOptions lo;
     lo.name = b.role;
+    if (!o.bot_logs_dir.empty()) lo.log_path = BotLogPath(o.bot_logs_dir, b.role);
     absl::StatusOr<LaunchedBot> launched = LaunchBot(b.spec, lo);
     if (!launched.ok()) {
       stop_bots();

@@ -49,6 +49,9 @@ struct CompareOptions {
   int64_t grace_ms = 0;
   int max_faults = 0;                  // of the candidate or the baseline; 0 = never fail
   int connect_timeout_ms = 10000;
+  // "" = the bots' standard error stays on ours; else each started bot's goes
+  // to DIR/<role>.log (candidate.log, baseline.log, opponent-<J>.log).
+  std::string bot_logs_dir;
   bool quiet = false;                  // no live progress
 };
 
