@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/core/in_process_connector.h"
 #include "referee/core/match_runner.h"
+#include "referee/metrics/exposition.h"
 
 namespace tarock::arena {
 namespace {
@@ -141,7 +142,7 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   SchedulerOptions options_;
   InProcessReferees referees_;
-  metrics::Registry registry_;
+  prometheus::Registry registry_;
   std::unique_ptr<Scheduler> scheduler_;
 };
 
@@ -185,7 +186,7 @@ TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   EXPECT_EQ(store_->GetRating(h1->id, "slovenian-3p")->matches, 12);
   EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
   // The per-bot gauges follow the committed ratings without reading them back.
-  const std::string text = registry_.Serialize();
+  const std::string text = metrics::SerializeMetrics({&registry_});
   EXPECT_NE(text.find("tarock_arena_bot_matches{bot=\"h1\",variant=\"slovenian-3p\"} 12"),
             std::string::npos)
       << text;

@@ -31,6 +31,7 @@
 #include "arena/server/grpc_referee_client.h"
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "referee/tools/program_usage.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
@@ -94,8 +95,9 @@ int main(int argc, char** argv) {
   }
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
 
-  tarock::metrics::Registry registry;
-  tarock::arena::GrpcRefereeClient client;
+  prometheus::Registry registry;
+  tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
+  tarock::arena::GrpcRefereeClient client(&grpc_metrics);
   tarock::arena::SchedulerOptions options;
   options.referees = absl::GetFlag(FLAGS_referees);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
 

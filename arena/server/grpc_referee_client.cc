@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "referee/server/grpc_status.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -22,7 +23,11 @@ std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& a
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    c = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    c = grpc_metrics_ == nullptr
+            ? grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)
+            : grpc::experimental::CreateCustomChannelWithInterceptors(
+                  address, grpc::InsecureChannelCredentials(), args,
+                  grpc_metrics_->ClientInterceptors());
   }
   return c;
 }

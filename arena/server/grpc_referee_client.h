@@ -22,11 +22,18 @@ class Channel;
 class ClientContext;
 }  // namespace grpc
 
+namespace tarock::metrics {
+class GrpcMetrics;
+}  // namespace tarock::metrics
+
 namespace tarock::arena {
 
 class GrpcRefereeClient : public RefereeClient {
  public:
-  GrpcRefereeClient() = default;
+  // `grpc_metrics` (may be null; must outlive the client) records every call
+  // to the referees (grpc_client_* metrics).
+  explicit GrpcRefereeClient(metrics::GrpcMetrics* grpc_metrics = nullptr)
+      : grpc_metrics_(grpc_metrics) {}
   GrpcRefereeClient(const GrpcRefereeClient&) = delete;
   GrpcRefereeClient& operator=(const GrpcRefereeClient&) = delete;
 
@@ -37,6 +44,7 @@ class GrpcRefereeClient : public RefereeClient {
  private:
   std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address);
 
+  metrics::GrpcMetrics* const grpc_metrics_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
   // The calls in flight that can be cancelled, and their flags.
