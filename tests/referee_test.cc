@@ -24,7 +24,6 @@
 #include "referee/core/match_runner.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
-#include "referee/metrics/metrics.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/tarock.grpc.pb.h"
@@ -99,7 +98,7 @@ struct Outcome {
 
 Outcome RunMatch(const v1::MatchSpec& spec, RefereeOptions options = {}) {
   GrpcBotConnector connector;
-  metrics::Registry registry;
+  prometheus::Registry registry;
   RefereeMetrics metrics(&registry);
   MatchRunner runner(options, &connector, &metrics);
   Outcome out;

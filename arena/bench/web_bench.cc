@@ -43,7 +43,7 @@ std::string g_db;
 std::string g_record;  // --record=PATH: a match record for BM_SeatStats
 std::unique_ptr<Store> g_store;
 std::unique_ptr<Scheduler> g_scheduler;
-std::unique_ptr<metrics::Registry> g_registry;
+std::unique_ptr<prometheus::Registry> g_registry;
 std::unique_ptr<metrics::HttpServer> g_http;
 int g_port = 0;
 
@@ -182,7 +182,7 @@ void Setup() {
     }
     BuildStore();
   }
-  g_registry = std::make_unique<metrics::Registry>();
+  g_registry = std::make_unique<prometheus::Registry>();
   SchedulerOptions options;
   options.referees = {"127.0.0.1:1"};
   g_scheduler = std::make_unique<Scheduler>(g_store.get(), &g_client, options, g_registry.get());

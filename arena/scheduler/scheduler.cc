@@ -14,11 +14,15 @@
 #include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/record_split.h"
 #include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
 #include "referee/core/stats.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
 #include "tarock/sdk/referee_proof.h"
 #include "referee/logging/log.h"
+#include "referee/metrics/buckets.h"
 
 namespace tarock::arena {
 namespace {
@@ -75,32 +79,44 @@ void Combinations(int n, int k, std::vector<int>& cur, std::vector<std::vector<i
 }  // namespace
 
 struct Scheduler::Metrics {
-  explicit Metrics(metrics::Registry* r)
-      : rating_mu(r->AddGauge("tarock_arena_rating_mu", "Rating mean per bot and variant.")),
-        rating_sigma(r->AddGauge("tarock_arena_rating_sigma", "Rating uncertainty per bot and variant.")),
-        bot_matches(r->AddGauge("tarock_arena_bot_matches", "Rated matches per bot and variant.")),
-        bot_faults(r->AddGauge("tarock_arena_bot_faults", "Faults per bot and variant.")),
-        matches(r->AddCounter("tarock_arena_matches_total", "Matches by variant and outcome.")),
-        hands(r->AddCounter("tarock_arena_hands_total", "Hands by variant and outcome.")),
-        queue_depth(r->AddGauge("tarock_arena_queue_depth", "Matches waiting for a referee.").Add({})),
-        running(r->AddGauge("tarock_arena_matches_running", "Matches in flight.").Add({})),
-        duration(r->AddHistogram("tarock_arena_match_duration_seconds", "Match duration.",
-                                 metrics::ExponentialBuckets(0.05, 2, 14))),
-        referees_available(r->AddGauge("tarock_arena_referees_available",
-                                       "Referees not resting after a failure.").Add({})),
-        retries(r->AddCounter("tarock_arena_referee_failures_total",
-                              "Matches moved to another referee after a failure.")) {}
-  metrics::Family<metrics::Gauge>& rating_mu;
-  metrics::Family<metrics::Gauge>& rating_sigma;
-  metrics::Family<metrics::Gauge>& bot_matches;
-  metrics::Family<metrics::Gauge>& bot_faults;
-  metrics::Family<metrics::Counter>& matches;
-  metrics::Family<metrics::Counter>& hands;
-  metrics::Gauge& queue_depth;
-  metrics::Gauge& running;
-  metrics::Family<metrics::Histogram>& duration;
-  metrics::Gauge& referees_available;
-  metrics::Family<metrics::Counter>& retries;
+  explicit Metrics(prometheus::Registry* r)
+      : rating_mu(Gauges(r, "tarock_arena_rating_mu", "Rating mean per bot and variant.")),
+        rating_sigma(Gauges(r, "tarock_arena_rating_sigma", "Rating uncertainty per bot and variant.")),
+        bot_matches(Gauges(r, "tarock_arena_bot_matches", "Rated matches per bot and variant.")),
+        bot_faults(Gauges(r, "tarock_arena_bot_faults", "Faults per bot and variant.")),
+        matches(Counters(r, "tarock_arena_matches_total", "Matches by variant and outcome.")),
+        hands(Counters(r, "tarock_arena_hands_total", "Hands by variant and outcome.")),
+        queue_depth(Gauges(r, "tarock_arena_queue_depth", "Matches waiting for a referee.").Add({})),
+        running(Gauges(r, "tarock_arena_matches_running", "Matches in flight.").Add({})),
+        duration(prometheus::BuildHistogram()
+                     .Name("tarock_arena_match_duration_seconds")
+                     .Help("Match duration.")
+                     .Register(*r)),
+        duration_buckets(metrics::ExponentialBuckets(0.05, 2, 14)),
+        referees_available(Gauges(r, "tarock_arena_referees_available",
+                                  "Referees not resting after a failure.").Add({})),
+        retries(Counters(r, "tarock_arena_referee_failures_total",
+                         "Matches moved to another referee after a failure.")) {}
+  static prometheus::Family<prometheus::Gauge>& Gauges(prometheus::Registry* r, const char* name,
+                                                       const char* help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Register(*r);
+  }
+  static prometheus::Family<prometheus::Counter>& Counters(prometheus::Registry* r,
+                                                           const char* name, const char* help) {
+    return prometheus::BuildCounter().Name(name).Help(help).Register(*r);
+  }
+  prometheus::Family<prometheus::Gauge>& rating_mu;
+  prometheus::Family<prometheus::Gauge>& rating_sigma;
+  prometheus::Family<prometheus::Gauge>& bot_matches;
+  prometheus::Family<prometheus::Gauge>& bot_faults;
+  prometheus::Family<prometheus::Counter>& matches;
+  prometheus::Family<prometheus::Counter>& hands;
+  prometheus::Gauge& queue_depth;
+  prometheus::Gauge& running;
+  prometheus::Family<prometheus::Histogram>& duration;
+  const prometheus::Histogram::BucketBoundaries duration_buckets;
+  prometheus::Gauge& referees_available;
+  prometheus::Family<prometheus::Counter>& retries;
 };
 
 bool ValidBotName(const std::string& name) {
@@ -112,9 +128,9 @@ bool ValidBotName(const std::string& name) {
 }
 
 Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
-                     metrics::Registry* registry)
+                     prometheus::Registry* registry)
     : store_(store), client_(client), options_(std::move(options)), model_(options_.rating) {
-  static metrics::Registry unused;
+  static prometheus::Registry unused;
   metrics_ = std::make_unique<Metrics>(registry ? registry : &unused);
   metrics_->referees_available.Set(options_.referees.size());
 }
@@ -1312,7 +1328,8 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
     metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}})
         .Increment(batch[i].result.hands());
-    metrics_->duration.Add({{"variant", job.match.variant}}).Observe(batch[i].result.duration_s());
+    metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
+        .Observe(batch[i].result.duration_s());
     // The committed ratings, without reading them back: the seat names of the
     // spec are the bots' names.
     for (const RatingRow& r : o.ratings) {
@@ -1449,7 +1466,7 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model) {
 }
 
 void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
-  metrics::Labels labels = {{"bot", bot}, {"variant", r.variant}};
+  prometheus::Labels labels = {{"bot", bot}, {"variant", r.variant}};
   metrics_->rating_mu.Add(labels).Set(r.mu);
   metrics_->rating_sigma.Add(labels).Set(r.sigma);
   metrics_->bot_matches.Add(labels).Set(r.matches);

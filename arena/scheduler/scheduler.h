@@ -51,7 +51,7 @@
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/test_job.h"
 #include "arena/store/store.h"
-#include "referee/metrics/metrics.h"
+#include "prometheus/registry.h"
 #include "tarock/v1/arena.pb.h"
 
 namespace tarock::arena {
@@ -102,7 +102,7 @@ class Scheduler {
  public:
   // `store` must outlive the scheduler; `registry` may be null.
   Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
-            metrics::Registry* registry);
+            prometheus::Registry* registry);
   ~Scheduler();  // Stop()s
 
   // Re-queues unfinished matches, resumes running ladders, starts the workers.

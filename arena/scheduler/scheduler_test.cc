@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/core/in_process_connector.h"
 #include "referee/core/match_runner.h"
+#include "referee/metrics/exposition.h"
 
 namespace tarock::arena {
 namespace {
@@ -177,7 +178,7 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   SchedulerOptions options_;
   InProcessReferees referees_;
-  metrics::Registry registry_;
+  prometheus::Registry registry_;
   std::unique_ptr<Scheduler> scheduler_;
 };
 
@@ -220,11 +221,16 @@ TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   ASSERT_TRUE(h1.ok());
   EXPECT_EQ(store_->GetRating(h1->id, "slovenian-3p")->matches, 12);
   EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
-  // The per-bot gauges follow the committed ratings without reading them back.
-  const std::string text = registry_.Serialize();
-  EXPECT_NE(text.find("tarock_arena_bot_matches{bot=\"h1\",variant=\"slovenian-3p\"} 12"),
-            std::string::npos)
-      << text;
+  // The per-bot gauges follow the committed ratings without reading them back
+  // (set just after the commit the tournament's status comes from: a moment later).
+  const std::string want = "tarock_arena_bot_matches{bot=\"h1\",variant=\"slovenian-3p\"} 12\n";
+  std::string text = metrics::SerializeMetrics({&registry_});
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       text.find(want) == std::string::npos && absl::Now() < until;
+       text = metrics::SerializeMetrics({&registry_})) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_NE(text.find(want), std::string::npos) << text;
 }
 
 TEST_F(SchedulerTest, StopCommitsWhatFinishedAndARestartRunsTheRest) {

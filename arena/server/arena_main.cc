@@ -36,6 +36,7 @@
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
 #include "referee/logging/log.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
 
@@ -132,7 +133,8 @@ int main(int argc, char** argv) {
   }
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
 
-  tarock::metrics::Registry registry;
+  prometheus::Registry registry;
+  tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
   absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
   for (const std::string& referee : absl::GetFlag(FLAGS_referees)) {
@@ -141,8 +143,9 @@ int main(int argc, char** argv) {
     if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
   }
   tarock::arena::GrpcRefereeClient client(
-      *transport, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
-                                                   "TAROCK_REFEREE_TOKEN"));
+      *transport,
+      tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"),
+      &grpc_metrics);
   tarock::arena::SchedulerOptions options;
   options.referees = absl::GetFlag(FLAGS_referees);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
@@ -180,6 +183,7 @@ int main(int argc, char** argv) {
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "referee/server/grpc_status.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -23,9 +24,14 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> GrpcRefereeClient::ChannelTo(
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(address, args);
-    if (!made.ok()) return made.status();  // e.g. plaintext to a remote referee
-    c = *std::move(made);
+    // e.g. plaintext to a remote referee is refused here
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        transport_.ChannelCredentials(address, &args);
+    if (!credentials.ok()) return credentials.status();
+    c = grpc_metrics_ == nullptr
+            ? grpc::CreateCustomChannel(address, *credentials, args)
+            : grpc::experimental::CreateCustomChannelWithInterceptors(
+                  address, *credentials, args, grpc_metrics_->ClientInterceptors());
   }
   return c;
 }

@@ -23,15 +23,22 @@ class Channel;
 class ClientContext;
 }  // namespace grpc
 
+namespace tarock::metrics {
+class GrpcMetrics;
+}  // namespace tarock::metrics
+
 namespace tarock::arena {
 
 class GrpcRefereeClient : public RefereeClient {
  public:
   GrpcRefereeClient() = default;
   // `transport` secures the connections to referees (tarock/sdk/transport.h);
-  // a non-empty `token` goes with every call (the referees' --referee_token).
-  GrpcRefereeClient(sdk::Transport transport, std::string token)
-      : transport_(std::move(transport)), token_(std::move(token)) {}
+  // a non-empty `token` goes with every call (the referees' --referee_token);
+  // `grpc_metrics` (may be null; must outlive the client) records every call
+  // to the referees (grpc_client_* metrics).
+  GrpcRefereeClient(sdk::Transport transport, std::string token,
+                    metrics::GrpcMetrics* grpc_metrics = nullptr)
+      : transport_(std::move(transport)), token_(std::move(token)), grpc_metrics_(grpc_metrics) {}
   GrpcRefereeClient(const GrpcRefereeClient&) = delete;
   GrpcRefereeClient& operator=(const GrpcRefereeClient&) = delete;
 
@@ -44,6 +51,7 @@ class GrpcRefereeClient : public RefereeClient {
 
   const sdk::Transport transport_;
   const std::string token_;
+  metrics::GrpcMetrics* const grpc_metrics_ = nullptr;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
   // The calls in flight that can be cancelled, and their flags.

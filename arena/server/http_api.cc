@@ -35,9 +35,9 @@ HttpResponse Json(const absl::StatusOr<T>& r) {
 
 }  // namespace
 
-void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
+void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
                      metrics::HttpServer* server) {
-  server->ServeMetrics(registry);
+  server->ServeMetrics({registry});
   server->Get("/api/leaderboard", [scheduler](const HttpRequest& req) {
     auto it = req.query.find("variant");
     if (it == req.query.end() || it->second.empty())

@@ -9,7 +9,7 @@
 //   GET /api/tournaments[?limit=N], /api/tournaments/{id}   list; standings
 //   GET /api/ladders                   every ladder
 //   GET /api/status                    queue, referees, counts, matches per minute, variants
-//   GET /metrics                       Prometheus text format
+//   GET /metrics                       Prometheus text format: `registry` and process_*
 // Bodies are protobuf's JSON mapping of the arena.proto messages (field names
 // as in the proto). Errors: {"error": "..."} with the status of http_json.h.
 //
@@ -23,7 +23,7 @@
 
 namespace tarock::arena {
 
-void RegisterHttpApi(Scheduler* scheduler, const metrics::Registry* registry,
+void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
                      metrics::HttpServer* server);
 
 }  // namespace tarock::arena

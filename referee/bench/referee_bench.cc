@@ -79,7 +79,6 @@
 #include "referee/engine/random.h"
 #include "referee/engine/random_play.h"
 #include "referee/engine/registry.h"
-#include "referee/metrics/metrics.h"
 #include "referee/protocol/convert.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/tools/bench_util.h"
@@ -281,7 +280,7 @@ struct SequentialResult {
 SequentialResult PlaySequential(BotConnector* connector, v1::MatchSpec spec, int matches,
                                 uint64_t seed, const std::vector<Server>& bots,
                                 const std::string& label) {
-  metrics::Registry registry;
+  prometheus::Registry registry;
   RefereeMetrics referee_metrics(&registry);
   RefereeOptions options;
   options.connect_timeout = absl::Seconds(30);

@@ -32,8 +32,8 @@ struct Seat {
   int64_t bank_left_ms = 0;
   // The fastest answer so far: an upper bound on the stream's round trip.
   absl::Duration fastest = absl::InfiniteDuration();
-  metrics::Counter* decisions_metric = nullptr;
-  metrics::Histogram* latency_metric = nullptr;
+  prometheus::Counter* decisions_metric = nullptr;
+  prometheus::Histogram* latency_metric = nullptr;
 };
 
 json FaultJson(const v1::Fault& f) {
@@ -156,7 +156,8 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     seat.connection = std::move(*c);
     if (metrics_) {
       seat.decisions_metric = &metrics_->decisions.Add({{"bot", seat.name}});
-      seat.latency_metric = &metrics_->decision_seconds.Add({{"bot", seat.name}});
+      seat.latency_metric =
+          &metrics_->decision_seconds.Add({{"bot", seat.name}}, metrics_->decision_buckets);
     }
   }
   if (metrics_) metrics_->active_matches.Increment();

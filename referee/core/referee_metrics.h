@@ -6,26 +6,34 @@
 //   tarock_referee_active_matches                   matches running now
 //   tarock_referee_hands_total{variant}             hands played (void deals too)
 //   tarock_referee_matches_total{variant,outcome}   finished matches: ok, failed, cancelled
-// "bot" is the seat name of the MatchSpec.
+// "bot" is the seat name of the MatchSpec. The families live in a
+// prometheus-cpp registry (docs/monitoring.md lists every metric served).
 //
-// Thread-safety: thread-safe (see metrics.h).
+// Thread-safety: thread-safe (prometheus-cpp's families and metrics are).
 
 #ifndef TAROCK_REFEREE_CORE_REFEREE_METRICS_H_
 #define TAROCK_REFEREE_CORE_REFEREE_METRICS_H_
 
-#include "referee/metrics/metrics.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
 
 namespace tarock {
 
 struct RefereeMetrics {
-  explicit RefereeMetrics(metrics::Registry* registry);
+  // Adds the families to `registry`, which must outlive this object.
+  explicit RefereeMetrics(prometheus::Registry* registry);
 
-  metrics::Family<metrics::Counter>& decisions;
-  metrics::Family<metrics::Histogram>& decision_seconds;
-  metrics::Family<metrics::Counter>& faults;
-  metrics::Gauge& active_matches;
-  metrics::Family<metrics::Counter>& hands;
-  metrics::Family<metrics::Counter>& matches;
+  // The bounds of decision_seconds: 50 µs doubling to about 6.5 s.
+  const prometheus::Histogram::BucketBoundaries decision_buckets;
+  prometheus::Family<prometheus::Counter>& decisions;
+  prometheus::Family<prometheus::Histogram>& decision_seconds;  // Add(labels, decision_buckets)
+  prometheus::Family<prometheus::Counter>& faults;
+  prometheus::Gauge& active_matches;
+  prometheus::Family<prometheus::Counter>& hands;
+  prometheus::Family<prometheus::Counter>& matches;
 };
 
 }  // namespace tarock

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "referee/metrics/exposition.h"
 
 namespace tarock::metrics {
 
@@ -53,11 +54,12 @@ void HttpServer::Post(const std::string& pattern, Handler handler) {
   impl_->server.Post(pattern, Wrap(std::move(handler)));
 }
 
-void HttpServer::ServeMetrics(const Registry* registry) {
-  Get("/metrics", [registry](const HttpRequest&) {
+void HttpServer::ServeMetrics(std::vector<const prometheus::Collectable*> collectables) {
+  collectables.push_back(&process_);
+  Get("/metrics", [collectables = std::move(collectables)](const HttpRequest&) {
     HttpResponse r;
-    r.content_type = "text/plain; version=0.0.4";
-    r.body = registry->Serialize();
+    r.content_type = kMetricsContentType;
+    r.body = SerializeMetrics(collectables);
     return r;
   });
 }

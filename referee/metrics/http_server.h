@@ -1,4 +1,4 @@
-// A small HTTP/1.1 server for Prometheus /metrics and JSON APIs, on cpp-httplib
+// A small HTTP/1.1 server for Prometheus /metrics, web pages and JSON APIs, on cpp-httplib
 // (Debian's libcpp-httplib-dev) without exposing it in this header. Handlers are
 // plain functions of a request; the server runs them on its own thread pool.
 //
@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "referee/metrics/metrics.h"
+#include "prometheus/collectable.h"
+#include "referee/metrics/process_collector.h"
 
 namespace tarock::metrics {
 
@@ -48,8 +49,10 @@ class HttpServer {
   // Routes are regular expressions over the whole path, e.g. "/api/matches/(\\w+)".
   void Get(const std::string& pattern, Handler handler);
   void Post(const std::string& pattern, Handler handler);
-  // Serves `registry` at GET /metrics in the Prometheus text format.
-  void ServeMetrics(const Registry* registry);
+  // Serves GET /metrics in the Prometheus text format (exposition.h): the
+  // families of `collectables` (null entries skipped; each must outlive the
+  // server), then this process's process_* metrics (ProcessCollector).
+  void ServeMetrics(std::vector<const prometheus::Collectable*> collectables);
   // Answers requests no route matched (instead of an empty 404); the handler
   // sets its own status.
   void SetNotFound(Handler handler);
@@ -62,6 +65,7 @@ class HttpServer {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  ProcessCollector process_;
   std::thread thread_;
 };
 

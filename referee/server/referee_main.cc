@@ -25,6 +25,7 @@
 #include "referee/core/referee_metrics.h"
 #include "referee/engine/registry.h"
 #include "referee/logging/log.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "referee/metrics/http_server.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
@@ -76,8 +77,9 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  tarock::metrics::Registry registry;
+  prometheus::Registry registry;
   tarock::RefereeMetrics metrics(&registry);
+  tarock::metrics::GrpcMetrics grpc_metrics(&registry);
   tarock::GrpcConnectorOptions connector_options;
   connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
   absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.RegisterService(&service);
+  builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::fprintf(stderr, "tarock-referee: cannot listen on %s\n", listen.c_str());
@@ -121,7 +124,7 @@ int main(int argc, char** argv) {
   tarock::metrics::HttpServer http;
   const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   if (!metrics_listen.empty()) {
-    http.ServeMetrics(&registry);
+    http.ServeMetrics({&registry});
     auto [host, mport] = tarock::metrics::SplitHostPort(metrics_listen);
     absl::StatusOr<int> bound = http.Start(host, mport);
     if (!bound.ok()) {

@@ -1,0 +1,75 @@
+// gRPC request counts and latencies, measured by gRPC interceptors on the
+// servers and channels of a process, in a prometheus-cpp registry. The names
+// and labels are those of go-grpc-prometheus, so its dashboards and alerts
+// apply:
+//   grpc_server_started_total{grpc_type,grpc_service,grpc_method}
+//   grpc_server_handled_total{grpc_type,grpc_service,grpc_method,grpc_code}
+//   grpc_server_handling_seconds{grpc_type,grpc_service,grpc_method}   histogram
+//   grpc_client_started_total, grpc_client_handled_total and
+//   grpc_client_handling_seconds, the same for the calls this process makes.
+// grpc_type is unary, client_stream, server_stream or bidi_stream; grpc_code
+// is the status code as go-grpc-prometheus spells it (OK, Canceled,
+// Unavailable, ...). The time runs from the start of the call to its status:
+// a streaming call counts the whole stream.
+//
+// Thread-safety: thread-safe. The GrpcMetrics must outlive every server and
+// channel built with its interceptors.
+
+#ifndef TAROCK_REFEREE_METRICS_GRPC_METRICS_H_
+#define TAROCK_REFEREE_METRICS_GRPC_METRICS_H_
+
+#include <grpcpp/support/client_interceptor.h>
+#include <grpcpp/support/server_interceptor.h>
+#include <grpcpp/support/status.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace tarock::metrics {
+
+class GrpcMetrics {
+ public:
+  // Adds the six families to `registry`, which must outlive this object.
+  explicit GrpcMetrics(prometheus::Registry* registry);
+  GrpcMetrics(const GrpcMetrics&) = delete;
+  GrpcMetrics& operator=(const GrpcMetrics&) = delete;
+
+  // Interceptor factories that record every call of a server, for
+  // grpc::ServerBuilder::experimental().SetInterceptorCreators().
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+  ServerInterceptors();
+  // Interceptor factories that record every call made on a channel, for
+  // grpc::experimental::CreateCustomChannelWithInterceptors().
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
+  ClientInterceptors();
+
+  // One side (server or client) of the metrics.
+  struct Side {
+    prometheus::Family<prometheus::Counter>& started;
+    prometheus::Family<prometheus::Counter>& handled;
+    prometheus::Family<prometheus::Histogram>& seconds;
+  };
+
+ private:
+  Side server_;
+  Side client_;
+};
+
+// The status code as go-grpc-prometheus' grpc_code label spells it
+// (grpc::StatusCode::CANCELLED -> "Canceled"); "Code(N)" for an unknown one.
+std::string GrpcCodeName(grpc::StatusCode code);
+
+// "/pkg.Service/Method" -> {"pkg.Service", "Method"}; {"unknown", full name}
+// when the name has another shape.
+std::pair<std::string, std::string> SplitGrpcMethod(const std::string& full_name);
+
+}  // namespace tarock::metrics
+
+#endif  // TAROCK_REFEREE_METRICS_GRPC_METRICS_H_
