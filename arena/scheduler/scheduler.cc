@@ -17,6 +17,7 @@
 #include "referee/core/stats.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
+#include "tarock/sdk/referee_proof.h"
 
 namespace tarock::arena {
 namespace {
@@ -207,6 +208,8 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
         absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
   if (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos)
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+  if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+    return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
@@ -224,6 +227,8 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
   out.set_token(token);
+  if (!options_.referee_secret_key.empty())
+    out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
 }
 
@@ -237,6 +242,8 @@ absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& req
   if (!request.endpoint().empty()) {
     if (request.endpoint().find(':') == std::string::npos)
       return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
     bot->endpoint = request.endpoint();
   }
   if (!request.variants().empty()) {
@@ -1034,6 +1041,14 @@ bool Scheduler::RunJob(Job job) {
 }
 
 bool Scheduler::RunOnReferees(Job job) {
+  if (!options_.referee_secret_key.empty()) {
+    // Computed here, not stored: the stored spec stays free of secrets.
+    for (int s = 0; s < job.spec.seats_size(); ++s) {
+      v1::SeatSpec* seat = job.spec.mutable_seats(s);
+      seat->set_referee_proof(sdk::RefereeProof(
+          sdk::BotRefereeSecret(options_.referee_secret_key, seat->name()), job.spec.match_id(), s));
+    }
+  }
   int attempts = job.match.attempts;
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {

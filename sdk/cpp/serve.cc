@@ -17,6 +17,9 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve the bot on (port 0: pick a free one and print it)");
+ABSL_FLAG(std::string, referee_secret, "",
+          "the referee secret the arena gave at registration: streams from referees that "
+          "cannot prove it are refused (default $TAROCK_REFEREE_SECRET; empty: accept any)");
 
 namespace tarock::sdk {
 namespace {
@@ -33,12 +36,28 @@ class BotService final : public v1::Bot::Service {
 
   grpc::Status Play(grpc::ServerContext* context,
                     grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    v1::RefereeMessage message;
+    bool have_first = false;
+    if (!options_.referee_secret.empty()) {
+      // A stranger learns nothing, not even the Hello, before it proves it
+      // was sent by the arena this bot registered with.
+      if (!stream->Read(&message)) return grpc::Status::OK;
+      have_first = true;
+      if (absl::Status proved = CheckRefereeProof(*context, message); !proved.ok()) {
+        std::fprintf(stderr, "%s: refused a stream: %s\n", options_.name.c_str(),
+                     std::string(proved.message()).c_str());
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(proved.message()));
+      }
+    }
     v1::BotMessage hello;
     hello.mutable_hello()->set_name(options_.name);
     hello.mutable_hello()->set_version(options_.version);
     if (!stream->Write(hello)) return grpc::Status::OK;
     BotSession session(factory_());
-    v1::RefereeMessage message;
+    if (have_first) {
+      std::optional<v1::BotMessage> reply = session.Handle(message);
+      if (reply && !stream->Write(*reply)) return grpc::Status::OK;
+    }
     while (stream->Read(&message)) {
       std::optional<v1::BotMessage> reply = session.Handle(message);
       if (reply && !stream->Write(*reply)) break;
@@ -47,6 +66,22 @@ class BotService final : public v1::Bot::Service {
   }
 
  private:
+  absl::Status CheckRefereeProof(const grpc::ServerContext& context,
+                                 const v1::RefereeMessage& first) const {
+    if (!first.has_match_start())
+      return absl::UnauthenticatedError("the first message is not a MatchStart");
+    auto found = context.client_metadata().find(kRefereeProofHeader);
+    if (found == context.client_metadata().end())
+      return absl::UnauthenticatedError(
+          "the referee presented no proof of this bot's referee secret (not sent by its arena)");
+    absl::string_view proof(found->second.data(), found->second.size());
+    if (!RefereeProofMatches(options_.referee_secret, first.match_start().match_id(),
+                             first.match_start().seat(), proof))
+      return absl::UnauthenticatedError(
+          "the referee's proof does not match this bot's referee secret (not sent by its arena)");
+    return absl::OkStatus();
+  }
+
   ServeOptions options_;
   BotFactory factory_;
 };
@@ -54,10 +89,14 @@ class BotService final : public v1::Bot::Service {
 }  // namespace
 
 absl::Status Serve(const ServeOptions& options, BotFactory factory) {
+  absl::StatusOr<Transport> transport = Transport::Create(options.transport);
+  if (!transport.ok()) return transport.status();
+  auto credentials = transport->ServerCredentials(options.listen);
+  if (!credentials.ok()) return credentials.status();
   BotService service(options, std::move(factory));
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -85,6 +124,9 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.name = name;
+  options.transport = TransportOptionsFromFlags();
+  options.referee_secret =
+      SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_secret), "TAROCK_REFEREE_SECRET");
   absl::Status s = Serve(options, std::move(factory));
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());

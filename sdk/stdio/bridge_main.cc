@@ -33,6 +33,7 @@
 #include "absl/strings/str_join.h"
 #include "sdk/stdio/stdio_bot.h"
 #include "tarock/v1/tarock.grpc.pb.h"
+#include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve on (port 0: pick a free one and print it)");
@@ -113,7 +114,17 @@ int Main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: %s\n", std::string(transport.status().message()).c_str());
+    return 1;
+  }
+  auto credentials = transport->ServerCredentials(listen);
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: %s\n", std::string(credentials.status().message()).c_str());
+    return 1;
+  }
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(4 << 20);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
