@@ -87,13 +87,14 @@ absl::StatusOr<std::string> PythonSdkPath() {
   candidates.push_back(dir + "/../python");
   candidates.push_back(dir + "/../share/tarock/python");
   for (const std::string& c : candidates) {
-    if (IsFile(c + "/tarock_bot/__init__.py") && IsFile(c + "/tarock/v1/tarock_pb2.py")) {
+    if (IsFile(c + "/tarock_bot/__init__.py") &&
+        IsFile(c + "/tarock_bot/_generated/tarock_pb2.py")) {
       char real[PATH_MAX];
       return realpath(c.c_str(), real) != nullptr ? std::string(real) : c;
     }
   }
   return absl::NotFoundError(absl::StrCat(
-      "the Python SDK is not built (looked for tarock_bot and tarock/v1/tarock_pb2.py in ",
+      "the Python SDK is not built (looked for tarock_bot with _generated/tarock_pb2.py in ",
       candidates.front(), "; build the target tarock_python or set TAROCK_PYTHONPATH)"));
 }
 

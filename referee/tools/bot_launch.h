@@ -5,7 +5,8 @@
 //   PATH            an executable, started as `PATH --listen 127.0.0.1:PORT`
 //   py:PATH         a Python bot file (sdk/python), started as
 //                   `/usr/bin/python3 -m tarock_bot serve PATH --listen 127.0.0.1:PORT`
-//                   with PYTHONPATH set to the Python SDK and its generated messages
+//                   with PYTHONPATH set to the directory of the Python SDK (tarock_bot,
+//                   with its generated messages in tarock_bot/_generated)
 //   stdio:COMMAND   a program that reads JSON lines and writes action lines
 //                   (sdk/stdio), started as `tarock-stdio-bridge --listen
 //                   127.0.0.1:PORT -- /bin/sh -c COMMAND`

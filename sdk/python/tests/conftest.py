@@ -23,10 +23,10 @@ BUILD = Path(os.environ.get("TAROCK_BUILD_DIR", SOURCE / "build"))
 BIN = BUILD / "bin"
 PYTHON = "/usr/bin/python3"
 
-# The SDK and the generated messages, for tests that import them in process.
-for p in (BUILD / "python", SOURCE / "sdk" / "python"):
-    if str(p) not in sys.path and p.exists():
-        sys.path.insert(0, str(p))
+# The SDK with its generated messages (build/python/tarock_bot: links to the
+# sources and tarock_bot/_generated), for tests that import them in process.
+if str(BUILD / "python") not in sys.path:
+    sys.path.insert(0, str(BUILD / "python"))
 
 
 def bin_path(name: str) -> Path:
