@@ -17,4 +17,10 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         f"Cause: {e}"
     ) from e
 
-__all__ = ["pb"]
+try:
+    # The gateway's messages (gateway.proto), for dialing in (connect.py).
+    from tarock.v1 import gateway_pb2 as gw  # noqa: F401  (re-exported)
+except ImportError:  # pragma: no cover - an older build: connect.py says so
+    gw = None
+
+__all__ = ["pb", "gw"]
