@@ -151,9 +151,14 @@ class Connection final : public Reactor {
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {  // the bot closed its side, or the connection broke
+    if (!ok) {
+      // The bot closed its side, or sent something that is not a BotUplink
+      // (gRPC ends the read either way), or the connection broke (then
+      // nobody hears this status).
       Disconnect();
-      link_->Finish(grpc::Status::OK);
+      link_->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "the bot's stream ended: it closed its side or sent a message "
+                                 "that is not a tarock.v1.BotUplink"));
       return;
     }
     const GatewayOptions& o = service_->options();
