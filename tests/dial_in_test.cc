@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -428,6 +429,41 @@ TEST(DialInTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   EXPECT_EQ(others, 0);
   EXPECT_LT(faults, decisions / 4) << "the bot played again after it came back";
   ExpectReplays(m, a.dir());
+}
+
+TEST(DialInTest, TwoHundredBotsConnectedAtOncePlayALadderWithoutAFault) {
+  DialIn a("swarm", {"--max_parallel", "8"});
+  constexpr int kBots = 200;
+  std::vector<std::string> names;
+  for (int i = 0; i < kBots; ++i) {
+    names.push_back(absl::StrCat("swarm-", i));
+    a.StartCpp(names.back(), a.Add(names.back()), "tarock-bot-random");
+  }
+  auto online = [&] {
+    v1::ListBotsResponse out;
+    a.arena()->ListBots(Ctx().get(), {}, &out);
+    int n = 0;
+    for (const v1::BotInfo& b : out.bots()) n += b.online();
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return online() == kBots; }, absl::Seconds(120))) << online();
+
+  constexpr int kMatches = 100;
+  a.Ladder(kMatches, 4);
+  ASSERT_TRUE(WaitFor([&] { return a.Status().matches_done() == kMatches; }, absl::Seconds(300)))
+      << a.Status().DebugString();
+  EXPECT_EQ(a.Status().matches_failed(), 0);
+  std::set<std::string> seated;
+  for (const v1::ArenaMatch& m : a.Matches()) {
+    EXPECT_EQ(m.status(), "done") << m.id();
+    for (const v1::ArenaSeat& seat : m.seats()) {
+      EXPECT_EQ(seat.faults(), 0) << m.id() << " " << seat.bot();
+      seated.insert(seat.bot());
+    }
+  }
+  EXPECT_GT(seated.size(), 150u) << "the ladder spreads its matches over the bots";
+  EXPECT_EQ(online(), kBots);
+  for (const std::string& n : names) EXPECT_TRUE(a.bot(n)->Running()) << n;
 }
 
 }  // namespace
