@@ -1,6 +1,7 @@
 // Bots that dial in (docs/dial-in.md), end to end with real processes on
 // loopback: tarock-arena, tarock-referee and bot processes that listen on no
-// port (C++ SDK --arena, Python `tarock_bot connect`). They play a ladder and
+// port (C++ SDK --arena, Python `tarock_bot connect`, the stdio bridge's
+// --connect). They play a ladder and
 // a tournament whose records replay; a bot killed mid-match and started again
 // resumes its seat; wrong, retired and endpoint bots' tokens, a second
 // connection and garbage get a clear status and change nothing.
@@ -120,6 +121,12 @@ class DialIn {
                       (dir_ / (name + ".out")).string());
   }
   Subprocess* bot(const std::string& name) { return bots_[name].get(); }
+  void StartStdio(const std::string& name, const std::string& token) {
+    bots_[name] = Launch({kBin + "tarock-stdio-bridge", "--connect", address(), "--token", token,
+                          "--", "awk", "-W", "interactive", "-f",
+                          std::string(TAROCK_SOURCE_DIR) + "/sdk/templates/stdio/my_bot.awk"},
+                         (dir_ / (name + ".out")).string());
+  }
   void Forget(const std::string& name) { bots_.erase(name); }
 
   v1::BotInfo Bot(const std::string& name) {
@@ -190,12 +197,12 @@ int SeatFaults(const v1::ArenaMatch& m, const std::string& bot) {
 
 TEST(DialInTest, BotsWithoutAPortPlayALadderAndATournamentAndTheirRecordsReplay) {
   DialIn a("play");
-  const std::vector<std::string> names = {"cpp-random", "cpp-random2", "cpp-heuristic", "python"};
+  const std::vector<std::string> names = {"cpp-random", "stdio-awk", "cpp-heuristic", "python"};
   std::map<std::string, std::string> tokens;
   for (const std::string& n : names) tokens[n] = a.Add(n);
   EXPECT_FALSE(a.Online("python"));
   a.StartCpp("cpp-random", tokens["cpp-random"], "tarock-bot-random");
-  a.StartCpp("cpp-random2", tokens["cpp-random2"], "tarock-bot-random");
+  a.StartStdio("stdio-awk", tokens["stdio-awk"]);
   a.StartCpp("cpp-heuristic", tokens["cpp-heuristic"], "tarock-bot-heuristic");
   a.StartPython("python", tokens["python"]);
   for (const std::string& n : names)

@@ -101,8 +101,10 @@ bool DialInSeat::Resend(bool resumed) {
 
 void DialInSeat::Answer(const v1::BotMessage& message) {
   absl::MutexLock lock(&mu_);
-  if (closed_ || !referee_ || !message.has_decision()) return;
-  if (!pending_ || pending_->request.request_id() != message.decision().request_id())
+  if (closed_ || !referee_) return;
+  const int64_t id =
+      message.has_decision() ? message.decision().request_id() : message.absent().request_id();
+  if (!pending_ || pending_->request.request_id() != id)
     return;  // late or unasked: the referee has moved on
   pending_.reset();
   absent_ = false;
@@ -239,8 +241,8 @@ absl::Status DialInHub::FromBot(int64_t bot_id, uint64_t connection, const v1::B
     return absl::InvalidArgumentError("a bot sends a Hello or SeatReplies, nothing else");
   const v1::SeatReply& reply = message.reply();
   if (reply.message().has_hello()) return absl::OkStatus();  // ignored (the connection's counts)
-  if (!reply.message().has_decision())
-    return absl::InvalidArgumentError("a SeatReply carries a Decision");
+  if (!reply.message().has_decision() && !reply.message().has_absent())
+    return absl::InvalidArgumentError("a SeatReply carries a Decision (or an Absent)");
   std::shared_ptr<DialInSeat> seat;
   {
     absl::MutexLock lock(&mu_);

@@ -87,7 +87,8 @@ class DialInHub final : public DialInSeats {
   // A message from connection `connection` of `bot_id`. Errors (the caller
   // ends the connection with them): PERMISSION_DENIED for another bot's seat,
   // INVALID_ARGUMENT for a message that is neither a Hello nor a SeatReply
-  // with a Decision, FAILED_PRECONDITION when the connection was replaced.
+  // with a Decision (or an Absent), or a seat never given out,
+  // FAILED_PRECONDITION when the connection was replaced.
   // A reply for a seat that ended or a request already answered is dropped.
   absl::Status FromBot(int64_t bot_id, uint64_t connection, const v1::BotUplink& message);
 

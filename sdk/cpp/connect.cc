@@ -46,8 +46,8 @@ class Writer {
 // One seat: its own thread and Bot.
 class Seat {
  public:
-  Seat(int64_t id, const BotFactory* factory, Writer* writer)
-      : id_(id), factory_(factory), writer_(writer), thread_([this] { Run(); }) {}
+  Seat(int64_t id, const std::function<SeatHandler()>* make_seat, Writer* writer)
+      : id_(id), make_seat_(make_seat), writer_(writer), thread_([this] { Run(); }) {}
   ~Seat() {
     {
       absl::MutexLock lock(&mu_);
@@ -63,7 +63,7 @@ class Seat {
 
  private:
   void Run() {
-    std::unique_ptr<BotSession> session;
+    SeatHandler handler;
     for (;;) {
       v1::RefereeMessage message;
       {
@@ -77,8 +77,11 @@ class Seat {
       }
       // A MatchStart (a new seat, or the seat again after a reconnection)
       // starts a fresh Bot.
-      if (message.has_match_start() || !session) session = std::make_unique<BotSession>((*factory_)());
-      std::optional<v1::BotMessage> reply = session->Handle(message);
+      if (message.has_match_start() || !handler) {
+        handler = nullptr;  // the old one goes first (a bridge's program ends)
+        handler = (*make_seat_)();
+      }
+      std::optional<v1::BotMessage> reply = handler(message);
       if (!reply) continue;
       v1::BotUplink up;
       up.mutable_reply()->set_seat_id(id_);
@@ -88,7 +91,7 @@ class Seat {
   }
 
   const int64_t id_;
-  const BotFactory* factory_;
+  const std::function<SeatHandler()>* make_seat_;
   Writer* writer_;
   absl::Mutex mu_;
   std::deque<v1::RefereeMessage> inbox_ ABSL_GUARDED_BY(mu_);
@@ -123,7 +126,7 @@ absl::StatusCode ToAbsl(grpc::StatusCode code) { return static_cast<absl::Status
 
 // One connection, until it ends: its status, and whether a Welcome came.
 grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& options,
-                           const BotFactory& factory, bool* welcomed) {
+                           const std::function<SeatHandler()>& make_seat, bool* welcomed) {
   grpc::ClientContext context;
   context.AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
   std::atomic<bool> ended{false};
@@ -156,7 +159,7 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
         break;
       case v1::ArenaDownlink::kSeat: {
         std::unique_ptr<Seat>& seat = seats[in.seat().seat_id()];
-        if (!seat) seat = std::make_unique<Seat>(in.seat().seat_id(), &factory, &writer);
+        if (!seat) seat = std::make_unique<Seat>(in.seat().seat_id(), &make_seat, &writer);
         seat->Push(std::move(*in.mutable_seat()->mutable_message()));
         break;
       }
@@ -177,6 +180,13 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
 }  // namespace
 
 absl::Status Connect(const ConnectOptions& options, BotFactory factory) {
+  return ConnectSeats(options, [&factory]() -> SeatHandler {
+    auto session = std::make_shared<BotSession>(factory());
+    return [session](const v1::RefereeMessage& m) { return session->Handle(m); };
+  });
+}
+
+absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandler()> make_seat) {
   if (options.arena.empty() || options.arena.find(':') == std::string::npos)
     return absl::InvalidArgumentError("the arena's address must be HOST:PORT");
   if (options.token.empty())
@@ -199,7 +209,7 @@ absl::Status Connect(const ConnectOptions& options, BotFactory factory) {
   absl::Duration backoff = absl::Milliseconds(200);
   while (!g_stop.load()) {
     bool welcomed = false;
-    grpc::Status status = RunConnection(stub.get(), options, factory, &welcomed);
+    grpc::Status status = RunConnection(stub.get(), options, make_seat, &welcomed);
     if (g_stop.load()) break;
     const std::string why = absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
     if (Permanent(status.error_code()))

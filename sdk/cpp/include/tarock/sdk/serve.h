@@ -8,6 +8,8 @@
 #ifndef TAROCK_SDK_SERVE_H_
 #define TAROCK_SDK_SERVE_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -51,6 +53,14 @@ struct ConnectOptions {
 // (FAILED_PRECONDITION), or a newer connection of the same bot replaced this
 // one (ABORTED); retries otherwise.
 absl::Status Connect(const ConnectOptions& options, BotFactory factory);
+
+// Connect at a lower level, for bridges: each seat gets a handler from
+// `make_seat` (again on every MatchStart) that turns each referee message into
+// the reply to send, if any (a Decision, or an Absent when the seat's player
+// is gone: the referee records a disconnect fault). A handler is destroyed
+// when its seat ends, on its seat's thread's behalf.
+using SeatHandler = std::function<std::optional<v1::BotMessage>(const v1::RefereeMessage&)>;
+absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandler()> make_seat);
 
 // The whole main() of a bot executable: parses the command line (Abseil flags:
 // --listen=HOST:PORT, or --arena=HOST:PORT with --token=T (or the environment
