@@ -1,7 +1,9 @@
 // Dialing in: the client side of the arena's BotGateway (gateway.proto,
-// docs/dial-in.md). One reader thread per connection demultiplexes the
-// arena's SeatMessages to one thread per seat (a bot that thinks for a second
-// blocks no other seat); the seats' answers share the stream under a lock.
+// docs/dial-in.md). The connection's messages are played by a small pool of
+// threads, leader/follower (Dispatcher): a seat's message is played by the
+// thread that read it, with no hand-off on the decision's path, while another
+// thread reads on (a bot that thinks for a second blocks no other seat); the
+// seats' answers share the stream under a lock.
 
 #include <grpcpp/grpcpp.h>
 
@@ -13,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -43,60 +46,168 @@ class Writer {
   Stream* stream_;
 };
 
-// One seat: its own thread and Bot.
-class Seat {
+// The connection's threads, leader/follower: one thread (the leader) reads the
+// stream; when a message for an idle seat arrives, it hands the reading to
+// another thread and plays the seat itself at once (no hand-off on the
+// decision's path); messages for a seat that is busy queue behind it and
+// its thread plays them in order. Threads are added when no idle one is left
+// to read, so a bot thinking on one seat never blocks another.
+class Dispatcher {
  public:
-  Seat(int64_t id, const std::function<SeatHandler()>* make_seat, Writer* writer)
-      : id_(id), make_seat_(make_seat), writer_(writer), thread_([this] { Run(); }) {}
-  ~Seat() {
+  Dispatcher(Stream* stream, Writer* writer, const ConnectOptions* options,
+             const std::function<SeatHandler()>* make_seat, bool* welcomed)
+      : stream_(stream), writer_(writer), options_(options), make_seat_(make_seat),
+        welcomed_(welcomed) {}
+
+  // Runs until the stream ends; every seat's handler is gone when it returns.
+  void Run() {
     {
       absl::MutexLock lock(&mu_);
-      done_ = true;
+      ++idle_;
     }
-    thread_.join();
-  }
-
-  void Push(v1::RefereeMessage message) {
+    Work();
+    std::vector<std::thread> threads;
+    {
+      absl::MutexLock lock(&mu_);
+      threads.swap(threads_);
+    }
+    for (std::thread& t : threads) t.join();
     absl::MutexLock lock(&mu_);
-    inbox_.push_back(std::move(message));
+    // Join added no thread after the swap: ended_ stops new ones.
+    std::map<int64_t, SeatState> seats;
+    seats.swap(seats_);
+    mu_.Unlock();
+    seats.clear();  // the handlers end (a bridge's programs) outside the lock
+    mu_.Lock();
   }
 
  private:
-  void Run() {
+  struct SeatState {
     SeatHandler handler;
+    std::deque<v1::RefereeMessage> queue;
+    bool busy = false;
+    bool closed = false;
+  };
+
+  void Work() {
+    mu_.Lock();
     for (;;) {
-      v1::RefereeMessage message;
-      {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(
-            +[](Seat* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) { return s->done_ || !s->inbox_.empty(); },
-            this));
-        if (inbox_.empty()) return;  // done
-        message = std::move(inbox_.front());
-        inbox_.pop_front();
+      mu_.Await(absl::Condition(
+          +[](Dispatcher* d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->mu_) { return d->ended_ || !d->reading_; },
+          this));
+      if (ended_) break;
+      reading_ = true;
+      --idle_;
+      mu_.Unlock();
+      const bool ok = stream_->Read(&in_);
+      mu_.Lock();
+      reading_ = false;
+      if (!ok) {
+        ended_ = true;
+        break;
       }
+      int64_t play = 0;
+      switch (in_.message_case()) {
+        case v1::ArenaDownlink::kWelcome:
+          *welcomed_ = true;
+          std::printf("%s connected to %s as %s\n", options_->name.c_str(), options_->arena.c_str(),
+                      in_.welcome().bot().c_str());
+          std::fflush(stdout);
+          break;
+        case v1::ArenaDownlink::kSeat: {
+          SeatState& seat = seats_[in_.seat().seat_id()];
+          seat.queue.push_back(std::move(*in_.mutable_seat()->mutable_message()));
+          if (!seat.busy) {
+            seat.busy = true;
+            play = in_.seat().seat_id();
+          }
+          break;
+        }
+        case v1::ArenaDownlink::kSeatClosed: {
+          auto it = seats_.find(in_.seat_closed().seat_id());
+          if (it != seats_.end()) {
+            if (it->second.busy) {
+              it->second.closed = true;  // its thread drops it when done
+            } else {
+              SeatHandler gone = std::move(it->second.handler);
+              seats_.erase(it);
+              mu_.Unlock();
+              gone = nullptr;
+              mu_.Lock();
+            }
+          }
+          break;
+        }
+        default:
+          break;  // from a newer arena: ignored
+      }
+      if (play == 0) {
+        ++idle_;
+        continue;
+      }
+      // Someone must read while this thread plays the seat.
+      if (idle_ == 0) threads_.emplace_back([this] {
+        absl::MutexLock lock(&mu_);
+        ++idle_;
+        mu_.Unlock();
+        Work();
+        mu_.Lock();
+      });
+      PlaySeat(play);
+      ++idle_;
+    }
+    mu_.Unlock();
+  }
+
+  // Plays the queued messages of a busy seat, in order, then frees it.
+  void PlaySeat(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (;;) {
+      SeatState& seat = seats_[id];  // stable: only this thread erases a busy seat
+      if (seat.queue.empty()) {
+        seat.busy = false;
+        if (seat.closed) {
+          SeatHandler gone = std::move(seat.handler);
+          seats_.erase(id);
+          mu_.Unlock();
+          gone = nullptr;
+          mu_.Lock();
+        }
+        return;
+      }
+      v1::RefereeMessage message = std::move(seat.queue.front());
+      seat.queue.pop_front();
+      SeatHandler handler = std::move(seat.handler);
+      mu_.Unlock();
       // A MatchStart (a new seat, or the seat again after a reconnection)
-      // starts a fresh Bot.
+      // starts a fresh Bot; the old one goes first (a bridge's program ends).
       if (message.has_match_start() || !handler) {
-        handler = nullptr;  // the old one goes first (a bridge's program ends)
+        handler = nullptr;
         handler = (*make_seat_)();
       }
       std::optional<v1::BotMessage> reply = handler(message);
-      if (!reply) continue;
-      v1::BotUplink up;
-      up.mutable_reply()->set_seat_id(id_);
-      *up.mutable_reply()->mutable_message() = std::move(*reply);
-      writer_->Write(up);
+      if (reply) {
+        v1::BotUplink up;
+        up.mutable_reply()->set_seat_id(id);
+        *up.mutable_reply()->mutable_message() = std::move(*reply);
+        writer_->Write(up);
+      }
+      mu_.Lock();
+      seats_[id].handler = std::move(handler);
     }
   }
 
-  const int64_t id_;
-  const std::function<SeatHandler()>* make_seat_;
+  Stream* stream_;
   Writer* writer_;
+  const ConnectOptions* options_;
+  const std::function<SeatHandler()>* make_seat_;
+  bool* welcomed_;
   absl::Mutex mu_;
-  std::deque<v1::RefereeMessage> inbox_ ABSL_GUARDED_BY(mu_);
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;  // last: starts once the rest is built
+  bool reading_ ABSL_GUARDED_BY(mu_) = false;  // a thread is in Read
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  int idle_ ABSL_GUARDED_BY(mu_) = 0;  // threads free to read
+  v1::ArenaDownlink in_;  // only the reading thread touches it
+  std::map<int64_t, SeatState> seats_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> threads_ ABSL_GUARDED_BY(mu_);
 };
 
 bool Permanent(grpc::StatusCode code) {
@@ -147,30 +258,7 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
     hello.mutable_hello()->set_version(options.version);
     writer.Write(hello);
   }
-  std::map<int64_t, std::unique_ptr<Seat>> seats;
-  v1::ArenaDownlink in;
-  while (stream->Read(&in)) {
-    switch (in.message_case()) {
-      case v1::ArenaDownlink::kWelcome:
-        *welcomed = true;
-        std::printf("%s connected to %s as %s\n", options.name.c_str(), options.arena.c_str(),
-                    in.welcome().bot().c_str());
-        std::fflush(stdout);
-        break;
-      case v1::ArenaDownlink::kSeat: {
-        std::unique_ptr<Seat>& seat = seats[in.seat().seat_id()];
-        if (!seat) seat = std::make_unique<Seat>(in.seat().seat_id(), &make_seat, &writer);
-        seat->Push(std::move(*in.mutable_seat()->mutable_message()));
-        break;
-      }
-      case v1::ArenaDownlink::kSeatClosed:
-        seats.erase(in.seat_closed().seat_id());  // joins the seat's thread
-        break;
-      default:
-        break;  // from a newer arena: ignored
-    }
-  }
-  seats.clear();
+  Dispatcher(stream.get(), &writer, &options, &make_seat, welcomed).Run();
   grpc::Status status = stream->Finish();
   ended.store(true);
   watcher.join();
