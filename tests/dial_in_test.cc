@@ -438,6 +438,47 @@ TEST(DialInTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   ExpectReplays(m, a.dir());
 }
 
+TEST(DialInTest, ATournamentWaitsForAnOfflineBotAndSaysSoThenFailsItsMatchesAfterTheTimeout) {
+  DialIn a("wait", {"--dial_in_wait_s", "3"});
+  std::map<std::string, std::string> tokens;
+  for (const std::string& n : {"w1", "w2", "w3", "late"}) tokens[n] = a.Add(n);
+  for (const std::string& n : {"w1", "w2", "w3"}) a.StartCpp(n, tokens[n], "tarock-bot-random");
+  for (const std::string& n : {"w1", "w2", "w3"})
+    ASSERT_TRUE(WaitFor([&] { return a.Online(n); }, absl::Seconds(30))) << n;
+  auto tournament = [&] {
+    v1::RunTournamentRequest t;
+    t.set_variant("slovenian-4p");
+    for (const std::string& n : {"w1", "w2", "w3", "late"}) t.add_bots(n);
+    t.set_deals(1);
+    t.set_hands_per_match(4);
+    v1::TournamentInfo info;
+    EXPECT_TRUE(a.arena()->RunTournament(Ctx().get(), t, &info).ok());
+    return info.id();
+  };
+  // "late" is offline: the matches wait, and the status says for whom.
+  tournament();
+  ASSERT_TRUE(WaitFor([&] { return a.Status().waiting_for_dial_in_size() > 0; }, absl::Seconds(10)));
+  EXPECT_TRUE(absl::StrContains(a.Status().waiting_for_dial_in(0), "late"))
+      << a.Status().waiting_for_dial_in(0);
+  // It comes within the wait: every match plays.
+  a.StartCpp("late", tokens["late"], "tarock-bot-random");
+  ASSERT_TRUE(WaitFor([&] { return a.Status().matches_done() == 4; }, absl::Seconds(60)))
+      << a.Status().DebugString();
+  EXPECT_EQ(a.Status().waiting_for_dial_in_size(), 0);
+
+  // Gone for good: after the wait, its matches fail saying why.
+  a.Forget("late");
+  ASSERT_TRUE(WaitFor([&] { return !a.Online("late"); }, absl::Seconds(10)));
+  tournament();
+  ASSERT_TRUE(WaitFor([&] { return a.Status().matches_failed() == 4; }, absl::Seconds(60)))
+      << a.Status().DebugString();
+  for (const v1::ArenaMatch& m : a.Matches()) {
+    if (m.status() != "failed") continue;
+    EXPECT_TRUE(absl::StrContains(m.error(), "dial-in bot 'late' did not connect within 3 s"))
+        << m.error();
+  }
+}
+
 TEST(DialInTest, TwoHundredBotsConnectedAtOncePlayALadderWithoutAFault) {
   DialIn a("swarm", {"--max_parallel", "8"});
   constexpr int kBots = 200;

@@ -12,7 +12,7 @@ match records' `decision_ms`: from handing the request to the transport to the
 answer's arrival). Prints the median over the runs of each field and the ratio.
 
     /usr/bin/python3 arena/bench/dial_in_bench.py [--build build] [--runs 5] [--deals 4]
-        [--bot tarock-bot-random] [--bot_args ...]
+        [--bot tarock-bot-random] [--bot_args '--iterations=0 --budget_ms=2']
 
 Everything runs on loopback; every process is stopped at the end.
 """
@@ -54,7 +54,7 @@ def main() -> int:
     ap.add_argument("--deals", type=int, default=4, help="tournament deals per run (x4 matches)")
     ap.add_argument("--hands", type=int, default=8)
     ap.add_argument("--bot", default="tarock-bot-random")
-    ap.add_argument("--bot_args", nargs="*", default=[])
+    ap.add_argument("--bot_args", default="", help="the bot's flags, one string: '--budget_ms=2'")
     args = ap.parse_args()
     bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
     work = tempfile.mkdtemp(prefix="dial_in_bench_")
@@ -80,13 +80,13 @@ def main() -> int:
         direct, dial = [f"direct{i}" for i in range(4)], [f"dial{i}" for i in range(4)]
         for name in direct:
             port = free_port()
-            start([f"{bin_dir}/{args.bot}", "--listen", f"127.0.0.1:{port}", *args.bot_args])
+            start([f"{bin_dir}/{args.bot}", "--listen", f"127.0.0.1:{port}", *args.bot_args.split()])
             wait_port(port)
             run("bots", "add", name, f"--endpoint=127.0.0.1:{port}", "--variants=slovenian-4p", "--owner=bench")
         for name in dial:
             token = json.loads(run("bots", "add", name, "--dial_in", "--variants=slovenian-4p",
                                    "--owner=bench", "--json"))["token"]
-            start([f"{bin_dir}/{args.bot}", "--arena", f"127.0.0.1:{aport}", *args.bot_args],
+            start([f"{bin_dir}/{args.bot}", "--arena", f"127.0.0.1:{aport}", *args.bot_args.split()],
                   env={**os.environ, "TAROCK_BOT_TOKEN": token})
         deadline = time.time() + 30
         while sum(b.get("online", False) for b in json.loads(run("bots", "list", "--json"))["bots"]) < 4:
@@ -120,7 +120,7 @@ def main() -> int:
             print(f"run {r + 1}: direct {results['direct'][-1]:.3f} ms, "
                   f"dial-in {results['dial-in'][-1]:.3f} ms", flush=True)
         d, i = statistics.median(results["direct"]), statistics.median(results["dial-in"])
-        print(f"median per decision over {args.runs} runs ({args.bot}, {args.deals * 4} matches of "
+        print(f"median per decision over {args.runs} runs ({args.bot} {args.bot_args}, {args.deals * 4} matches of "
               f"{args.hands} hands per field and run): direct {d:.3f} ms, dial-in {i:.3f} ms, "
               f"ratio {i / d:.2f}")
         return 0
