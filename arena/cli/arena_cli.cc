@@ -37,6 +37,7 @@
 #include "absl/strings/str_split.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/transport.h"
 #include "tarock/v1/arena.grpc.pb.h"
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena");
@@ -194,8 +195,18 @@ int main(int argc, char** argv) {
     }
     return Help(a[1]);
   }
-  auto stub = Arena::NewStub(grpc::CreateChannel(absl::GetFlag(FLAGS_arena),
-                                                 grpc::InsecureChannelCredentials()));
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) {
+    std::cerr << "tarock-arena-cli: " << transport.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      transport->Channel(absl::GetFlag(FLAGS_arena));
+  if (!channel.ok()) {
+    std::cerr << "tarock-arena-cli: " << channel.status().message() << "\n";
+    return 1;
+  }
+  auto stub = Arena::NewStub(*channel);
   const bool json = absl::GetFlag(FLAGS_json);
   auto context = [] {
     auto c = std::make_unique<grpc::ClientContext>();
@@ -219,7 +230,13 @@ int main(int argc, char** argv) {
       grpc::Status s = stub->AddBot(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
-      else std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
+      else {
+        std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
+        if (!out.referee_secret().empty())
+          std::cout << "referee_secret " << out.referee_secret()
+                    << "   (the bot's --referee_secret: it then refuses referees this arena did "
+                       "not send)\n";
+      }
       return 0;
     }
     if (sub == "update" || sub == "retire") {

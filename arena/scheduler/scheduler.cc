@@ -18,6 +18,7 @@
 #include "referee/core/stats.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
+#include "tarock/sdk/referee_proof.h"
 
 namespace tarock::arena {
 namespace {
@@ -211,6 +212,9 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   if (!request.dial_in() &&
       (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos))
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+  if (!request.dial_in())
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
@@ -228,6 +232,8 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
   out.set_token(token);
+  if (!options_.referee_secret_key.empty())
+    out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
 }
 
@@ -241,6 +247,8 @@ absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& req
   if (!request.endpoint().empty()) {
     if (request.endpoint().find(':') == std::string::npos)
       return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
     bot->endpoint = request.endpoint();
   }
   if (!request.variants().empty()) {
@@ -1056,6 +1064,15 @@ bool Scheduler::RunOnReferees(Job job) {
     const std::vector<int>& seats;
     ~Release() { s->ReleaseDialIn(match_id, seats); }
   } release{this, job.match.id, dial_in};
+  if (!options_.referee_secret_key.empty()) {
+    // Computed here, not stored: the stored spec stays free of secrets. (A
+    // dial-in seat carries one too; the arena's relay does not check it.)
+    for (int s = 0; s < job.spec.seats_size(); ++s) {
+      v1::SeatSpec* seat = job.spec.mutable_seats(s);
+      seat->set_referee_proof(sdk::RefereeProof(
+          sdk::BotRefereeSecret(options_.referee_secret_key, seat->name()), job.spec.match_id(), s));
+    }
+  }
   int attempts = job.match.attempts;
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {

@@ -42,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "referee/net/endpoint_policy.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -69,6 +70,13 @@ struct SchedulerOptions {
   int max_commit_batch = 32;
   RatingOptions rating;
   int max_play_matches = 16;          // play matches (a person's seat) at once
+  // The arena's key for the bots' referee secrets (tarock/sdk/referee_proof.h):
+  // non-empty, every seat of every match carries the proof of its bot's
+  // secret, and AddBot returns the secret. Empty: no proofs.
+  std::string referee_secret_key;
+  // Which bot endpoints may be registered (referee/net/endpoint_policy.h);
+  // the default allows every address.
+  net::EndpointPolicy endpoint_policy;
 };
 
 // A match with one seat played through the arena's seat relay

@@ -9,13 +9,17 @@
 // it serves. SIGINT or SIGTERM stop it; matches in flight run again at the next
 // start (so does everything after a SIGKILL).
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -34,6 +38,7 @@
 #include "arena/server/http_api.h"
 #include "arena/store/store.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
 ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
@@ -45,6 +50,13 @@ ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
 ABSL_FLAG(int, commit_delay_ms, 50,
           "a finished match is committed within this time, with the others that finished "
           "meanwhile in one transaction (0: each at once); a kill in between re-runs them");
+ABSL_FLAG(std::string, referee_token, "",
+          "token sent to the referees with every match (their --referee_token); default "
+          "$TAROCK_REFEREE_TOKEN");
+ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
+          "address ranges (CIDR, comma separated) bot endpoints may be in although they are "
+          "loopback, private, link-local or metadata addresses, which are refused otherwise; "
+          "an arena whose --listen is loopback also allows 127.0.0.0/8 and ::1");
 ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
@@ -64,6 +76,28 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
 
+// The key the bots' referee secrets derive from (tarock/sdk/referee_proof.h):
+// DIR/referee-secret.key, 32 random bytes made on the first start (mode 0600).
+absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
+  const std::string path = dir + "/referee-secret.key";
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (key.size() < 16) return absl::DataLossError(absl::StrCat(path, " is too short"));
+    return key;
+  }
+  std::string key(32, '\0');
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  if (!random.read(key.data(), static_cast<std::streamsize>(key.size())))
+    return absl::InternalError("cannot read /dev/urandom");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
+  bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size());
+  ::close(fd);
+  if (!written) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return key;
+}
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
   return 1;
@@ -78,7 +112,9 @@ int main(int argc, char** argv) {
       "on a pool of tarock-referee processes, rates the bots, stores every result in SQLite\n"
       "under --data_dir, and serves the Arena gRPC API (--listen; tarock-arena-cli talks to it),\n"
       "the web pages, the JSON API and Prometheus /metrics (--http_listen). SIGINT or SIGTERM\n"
-      "stop it; matches in flight run again at the next start.\n"
+      "stop it; matches in flight run again at the next start. Plaintext only on loopback:\n"
+      "elsewhere give --tls_cert/--tls_key (its listeners), --tls_ca (the referees' CA; the\n"
+      "certificate is then also its client certificate), or --allow_plaintext.\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
@@ -102,12 +138,33 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
 
   tarock::metrics::Registry registry;
-  tarock::arena::GrpcRefereeClient client;
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) return Fail(std::string(transport.status().message()));
+  for (const std::string& referee : absl::GetFlag(FLAGS_referees)) {
+    grpc::ChannelArguments unused;
+    auto credentials = transport->ChannelCredentials(referee, &unused);
+    if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
+  }
+  tarock::arena::GrpcRefereeClient client(
+      *transport, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
+                                                   "TAROCK_REFEREE_TOKEN"));
   tarock::arena::SchedulerOptions options;
   options.referees = absl::GetFlag(FLAGS_referees);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
   options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
+  if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    allowed_ranges.push_back("127.0.0.0/8");
+    allowed_ranges.push_back("::1");
+  }
+  absl::StatusOr<tarock::net::EndpointPolicy> policy =
+      tarock::net::EndpointPolicy::Restrictive(allowed_ranges);
+  if (!policy.ok()) return Fail(std::string(policy.status().message()));
+  options.endpoint_policy = *std::move(policy);
+  absl::StatusOr<std::string> referee_key = LoadOrMakeRefereeKey(dir);
+  if (!referee_key.ok()) return Fail(std::string(referee_key.status().message()));
+  options.referee_secret_key = *referee_key;
   options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
   tarock::arena::ArenaService service(&scheduler, store->get());
@@ -115,7 +172,9 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  auto credentials = transport->ServerCredentials(listen);
+  if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&service);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.

@@ -10,7 +10,8 @@
 
 namespace tarock::arena {
 
-std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& address) {
+absl::StatusOr<std::shared_ptr<grpc::Channel>> GrpcRefereeClient::ChannelTo(
+    const std::string& address) {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<grpc::Channel>& c = channels_[address];
   if (!c) {
@@ -22,7 +23,9 @@ std::shared_ptr<grpc::Channel> GrpcRefereeClient::ChannelTo(const std::string& a
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    c = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(address, args);
+    if (!made.ok()) return made.status();  // e.g. plaintext to a remote referee
+    c = *std::move(made);
   }
   return c;
 }
@@ -37,8 +40,11 @@ void GrpcRefereeClient::CancelAll() {
 absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string& address,
                                                               const v1::MatchSpec& spec,
                                                               const std::atomic<bool>* cancel) {
-  auto stub = v1::Referee::NewStub(ChannelTo(address));
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = ChannelTo(address);
+  if (!channel.ok()) return channel.status();
+  auto stub = v1::Referee::NewStub(*channel);
   grpc::ClientContext context;
+  sdk::AddBearerToken(&context, token_);
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
   auto reader = stub->RunMatch(&context, spec);

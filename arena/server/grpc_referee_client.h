@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "arena/scheduler/referee_client.h"
+#include "tarock/sdk/transport.h"
 
 namespace grpc {
 class Channel;
@@ -27,6 +28,10 @@ namespace tarock::arena {
 class GrpcRefereeClient : public RefereeClient {
  public:
   GrpcRefereeClient() = default;
+  // `transport` secures the connections to referees (tarock/sdk/transport.h);
+  // a non-empty `token` goes with every call (the referees' --referee_token).
+  GrpcRefereeClient(sdk::Transport transport, std::string token)
+      : transport_(std::move(transport)), token_(std::move(token)) {}
   GrpcRefereeClient(const GrpcRefereeClient&) = delete;
   GrpcRefereeClient& operator=(const GrpcRefereeClient&) = delete;
 
@@ -35,8 +40,10 @@ class GrpcRefereeClient : public RefereeClient {
   void CancelAll() override;
 
  private:
-  std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> ChannelTo(const std::string& address);
 
+  const sdk::Transport transport_;
+  const std::string token_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
   // The calls in flight that can be cancelled, and their flags.

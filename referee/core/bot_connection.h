@@ -60,6 +60,12 @@ class BotConnector {
   // Fails with UNAVAILABLE when the bot cannot be reached before `deadline`.
   virtual absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
                                                                  absl::Time deadline) = 0;
+  // Connect to the seat's endpoint, presenting its referee_proof where the
+  // transport can (gRPC metadata). The default ignores the proof.
+  virtual absl::StatusOr<std::unique_ptr<BotConnection>> ConnectSeat(const v1::SeatSpec& seat,
+                                                                     absl::Time deadline) {
+    return Connect(seat.endpoint(), deadline);
+  }
 };
 
 }  // namespace tarock

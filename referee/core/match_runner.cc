@@ -140,7 +140,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     seat.endpoint = spec.seats(s).endpoint();
     seat.bank_left_ms = tc.match_bank_ms();
     absl::StatusOr<std::unique_ptr<BotConnection>> c =
-        connector_->Connect(seat.endpoint, connect_deadline);
+        connector_->ConnectSeat(spec.seats(s), connect_deadline);
     if (!c.ok()) {
       for (int t = 0; t < s; ++t) seats[t].connection->Finish(absl::Now());
       if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();

@@ -104,6 +104,10 @@ absl::StatusOr<json> ParseJson(absl::string_view text) {
       (void)json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
       return absl::InvalidArgumentError(absl::StrCat("malformed JSON at byte ", e.byte));
+    } catch (const json::exception& e) {
+      // Not only syntax: a number too large for a double is out_of_range
+      // (found by tests/fuzz/record_fuzz; it used to end the process).
+      return absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what()));
     }
     return absl::InvalidArgumentError("malformed JSON");
   }

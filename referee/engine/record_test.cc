@@ -59,6 +59,9 @@ TEST(RecordTest, BadInputGetsAClearError) {
   HandRecord good = Dealt("slovenian-4p", 3);
   std::string json = HandRecordToJson(good);
   ExpectError("{\"variant\": ", "malformed JSON");
+  // A number too large for a double (found by tests/fuzz/record_fuzz: it ended the process).
+  ExpectError("144444444e444444444444444444444", "malformed JSON");
+  ExpectError("{\"dealer\": 1e999999}", "malformed JSON");
   ExpectError("[1,2]", "must be a JSON object");
   ExpectError("{}", "missing \"variant\"");
   std::string unknown = json;

@@ -43,8 +43,10 @@ class GrpcBotConnection : public BotConnection {
     }
   }
 
-  // Starts the stream; false when it could not start before `deadline`.
-  bool Begin(absl::Time deadline) {
+  // Starts the stream, presenting `referee_proof` (if any) as metadata; false
+  // when it could not start before `deadline`.
+  bool Begin(absl::Time deadline, const std::string& referee_proof) {
+    if (!referee_proof.empty()) context_.AddMetadata(sdk::kRefereeProofHeader, referee_proof);
     rw_ = stub_->AsyncPlay(&context_, &cq_, Tag(kStart));
     ++outstanding_;
     while (!started_ && !read_closed_) {
@@ -290,6 +292,14 @@ class GrpcBotConnection : public BotConnection {
 
 absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::Connect(
     const std::string& endpoint, absl::Time deadline) {
+  v1::SeatSpec seat;
+  seat.set_endpoint(endpoint);
+  return ConnectSeat(seat, deadline);
+}
+
+absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::ConnectSeat(
+    const v1::SeatSpec& seat, absl::Time deadline) {
+  const std::string& endpoint = seat.endpoint();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_bytes);
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
@@ -297,13 +307,14 @@ absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::Connect(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(endpoint, args);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<grpc::Channel> channel = *std::move(made);
   if (!channel->WaitForConnected(absl::ToChronoTime(deadline))) {
     return absl::UnavailableError(absl::StrCat("no gRPC server answered at ", endpoint));
   }
   auto connection = std::make_unique<GrpcBotConnection>(std::move(channel), endpoint);
-  if (!connection->Begin(deadline)) {
+  if (!connection->Begin(deadline, seat.referee_proof())) {
     return absl::UnavailableError(absl::StrCat("cannot open a Bot.Play stream at ", endpoint));
   }
   return connection;

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "referee/core/bot_connection.h"
+#include "tarock/sdk/transport.h"
 
 namespace tarock {
 
@@ -30,12 +31,18 @@ struct GrpcConnectorOptions {
 
 class GrpcBotConnector : public BotConnector {
  public:
-  explicit GrpcBotConnector(GrpcConnectorOptions options = {}) : options_(options) {}
+  // `transport` secures the connections to bots (tarock/sdk/transport.h); the
+  // default is plaintext to loopback bots only.
+  explicit GrpcBotConnector(GrpcConnectorOptions options = {}, sdk::Transport transport = {})
+      : options_(options), transport_(std::move(transport)) {}
   absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
                                                          absl::Time deadline) override;
+  absl::StatusOr<std::unique_ptr<BotConnection>> ConnectSeat(const v1::SeatSpec& seat,
+                                                             absl::Time deadline) override;
 
  private:
   GrpcConnectorOptions options_;
+  sdk::Transport transport_;
 };
 
 }  // namespace tarock

@@ -28,6 +28,7 @@
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:0",
@@ -37,6 +38,9 @@ ABSL_FLAG(int64_t, default_per_decision_ms, 10000, "per-decision limit when a sp
 ABSL_FLAG(int64_t, default_grace_ms, 50, "grace on every limit when a spec gives none");
 ABSL_FLAG(int, max_bot_message_bytes, 64 * 1024, "largest message accepted from a bot");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
+ABSL_FLAG(std::string, referee_token, "",
+          "a token every RunMatch call must carry (authorization: Bearer TOKEN), where client "
+          "certificates (--tls_client_ca) are not used; default $TAROCK_REFEREE_TOKEN");
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -52,6 +56,9 @@ int main(int argc, char** argv) {
       "fault policy, and streams the progress and the match record) and Prometheus metrics at\n"
       "http://METRICS_LISTEN/metrics. Port 0 picks a free port; the bound addresses are printed.\n"
       "SIGINT or SIGTERM stop it (running matches are cancelled).\n"
+      "Plaintext only on loopback: elsewhere give --tls_cert/--tls_key (and --tls_client_ca to\n"
+      "accept only clients with certificates from that CA, or --referee_token), --tls_ca to\n"
+      "dial bots over TLS, or --allow_plaintext on a trusted network.\n"
       "  tarock-referee --listen=127.0.0.1:7701 --metrics_listen=127.0.0.1:9701");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
@@ -68,18 +75,30 @@ int main(int argc, char** argv) {
   tarock::RefereeMetrics metrics(&registry);
   tarock::GrpcConnectorOptions connector_options;
   connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
-  tarock::GrpcBotConnector connector(connector_options);
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) {
+    std::fprintf(stderr, "tarock-referee: %s\n", std::string(transport.status().message()).c_str());
+    return 1;
+  }
+  tarock::GrpcBotConnector connector(connector_options, *transport);
   tarock::RefereeOptions options;
   options.connect_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_connect_timeout_ms));
   options.default_per_decision_ms = absl::GetFlag(FLAGS_default_per_decision_ms);
   options.default_grace_ms = absl::GetFlag(FLAGS_default_grace_ms);
   tarock::MatchRunner runner(options, &connector, &metrics);
-  tarock::RefereeService service(&runner);
+  tarock::RefereeService service(
+      &runner, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
+                                                "TAROCK_REFEREE_TOKEN"));
 
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  auto credentials = transport->ServerCredentials(listen);
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "tarock-referee: %s\n", std::string(credentials.status().message()).c_str());
+    return 1;
+  }
+  builder.AddListeningPort(listen, *credentials, &port);
   // The arena pings every 2 s to notice a dead referee; without these the
   // server answers such pings with GOAWAY "too_many_pings".
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);

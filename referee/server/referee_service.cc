@@ -1,11 +1,16 @@
 #include "referee/server/referee_service.h"
 
 #include "referee/server/grpc_status.h"
+#include "tarock/sdk/transport.h"
 
 namespace tarock {
 
 grpc::Status RefereeService::RunMatch(grpc::ServerContext* context, const v1::MatchSpec* spec,
                                       grpc::ServerWriter<v1::MatchEvent>* writer) {
+  if (!sdk::HasBearerToken(*context, required_token_))
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "RunMatch needs this referee's token (authorization: Bearer ..., "
+                        "--referee_token of the client)");
   bool lost_client = false;
   auto on_event = [&](const v1::MatchEvent& event) {
     if (spec->result_only()) return;

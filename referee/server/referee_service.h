@@ -11,6 +11,8 @@
 #define TAROCK_REFEREE_SERVER_REFEREE_SERVICE_H_
 
 #include <atomic>
+#include <string>
+#include <utility>
 
 #include "referee/core/match_runner.h"
 #include "tarock/v1/tarock.grpc.pb.h"
@@ -19,8 +21,10 @@ namespace tarock {
 
 class RefereeService final : public v1::Referee::Service {
  public:
-  // `runner` must outlive the service.
-  explicit RefereeService(MatchRunner* runner) : runner_(runner) {}
+  // `runner` must outlive the service. A non-empty `required_token` must come
+  // with every call as "authorization: Bearer TOKEN" (else UNAUTHENTICATED).
+  explicit RefereeService(MatchRunner* runner, std::string required_token = "")
+      : runner_(runner), required_token_(std::move(required_token)) {}
 
   grpc::Status RunMatch(grpc::ServerContext* context, const v1::MatchSpec* spec,
                         grpc::ServerWriter<v1::MatchEvent>* writer) override;
@@ -31,6 +35,7 @@ class RefereeService final : public v1::Referee::Service {
 
  private:
   MatchRunner* runner_;
+  const std::string required_token_;
   std::atomic<bool> stopping_{false};
 };
 

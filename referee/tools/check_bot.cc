@@ -25,6 +25,7 @@
 #include "referee/protocol/convert.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/tools/bot_launch.h"
+#include "referee/tools/remote_referee.h"
 
 // Shared with `tarock match` (defined in tarock_main.cc).
 ABSL_DECLARE_FLAG(int, hands);
@@ -189,7 +190,12 @@ json CheckVariant(const Settings& settings, const std::string& variant,
   }
   report["seats"] = names;
 
-  GrpcBotConnector connector;
+  absl::StatusOr<sdk::Transport> transport = ToolTransport();
+  if (!transport.ok()) {
+    report["error"] = std::string(transport.status().message());
+    return report;
+  }
+  GrpcBotConnector connector({}, *transport);
   RefereeOptions referee_options;
   referee_options.connect_timeout = absl::Milliseconds(settings.connect_timeout_ms);
   MatchRunner runner(referee_options, &connector, nullptr);

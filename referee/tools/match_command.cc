@@ -22,6 +22,7 @@
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/bot_launch.h"
+#include "referee/tools/remote_referee.h"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -160,9 +161,11 @@ void PrintTable(const v1::MatchFinished& finished, const json& rows, const std::
 
 absl::StatusOr<v1::MatchFinished> RunRemote(const std::string& referee, const v1::MatchSpec& spec,
                                             Progress& progress) {
-  auto channel = grpc::CreateChannel(referee, grpc::InsecureChannelCredentials());
-  auto stub = v1::Referee::NewStub(channel);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = RefereeChannel(referee);
+  if (!channel.ok()) return channel.status();
+  auto stub = v1::Referee::NewStub(*channel);
   grpc::ClientContext context;
+  AuthorizeRefereeCall(&context);
   auto reader = stub->RunMatch(&context, spec);
   v1::MatchEvent event;
   std::optional<v1::MatchFinished> finished;
@@ -227,7 +230,9 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
   Progress progress(spec.num_hands(), options.quiet);
   absl::StatusOr<v1::MatchFinished> finished;
   if (options.referee.empty()) {
-    GrpcBotConnector connector;
+    absl::StatusOr<sdk::Transport> transport = ToolTransport();
+    if (!transport.ok()) return transport.status();
+    GrpcBotConnector connector({}, *transport);
     RefereeOptions referee_options;
     referee_options.connect_timeout = absl::Milliseconds(options.connect_timeout_ms);
     MatchRunner runner(referee_options, &connector, nullptr);

@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "tarock/sdk/serve.h"
+#include "tarock/sdk/transport.h"
 #include "tarock/v1/gateway.grpc.pb.h"
 
 namespace tarock::sdk {
@@ -292,8 +293,12 @@ absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandl
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
-  auto channel = grpc::CreateCustomChannel(options.arena, grpc::InsecureChannelCredentials(), args);
-  std::unique_ptr<v1::BotGateway::Stub> stub = v1::BotGateway::NewStub(channel);
+  // TLS when configured; plaintext only to a loopback arena unless allowed.
+  absl::StatusOr<Transport> transport = Transport::Create(options.transport);
+  if (!transport.ok()) return transport.status();
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = transport->Channel(options.arena, args);
+  if (!channel.ok()) return channel.status();
+  std::unique_ptr<v1::BotGateway::Stub> stub = v1::BotGateway::NewStub(*channel);
   absl::Duration backoff = absl::Milliseconds(200);
   while (!g_stop.load()) {
     bool welcomed = false;

@@ -22,6 +22,9 @@ ABSL_FLAG(std::string, arena, "",
           "dial in: HOST:PORT of the arena to connect to instead of listening (docs/dial-in.md)");
 ABSL_FLAG(std::string, token, "",
           "dial in: the bot's token (default: the environment variable TAROCK_BOT_TOKEN)");
+ABSL_FLAG(std::string, referee_secret, "",
+          "the referee secret the arena gave at registration: streams from referees that "
+          "cannot prove it are refused (default $TAROCK_REFEREE_SECRET; empty: accept any)");
 
 namespace tarock::sdk {
 namespace {
@@ -38,12 +41,28 @@ class BotService final : public v1::Bot::Service {
 
   grpc::Status Play(grpc::ServerContext* context,
                     grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    v1::RefereeMessage message;
+    bool have_first = false;
+    if (!options_.referee_secret.empty()) {
+      // A stranger learns nothing, not even the Hello, before it proves it
+      // was sent by the arena this bot registered with.
+      if (!stream->Read(&message)) return grpc::Status::OK;
+      have_first = true;
+      if (absl::Status proved = CheckRefereeProof(*context, message); !proved.ok()) {
+        std::fprintf(stderr, "%s: refused a stream: %s\n", options_.name.c_str(),
+                     std::string(proved.message()).c_str());
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(proved.message()));
+      }
+    }
     v1::BotMessage hello;
     hello.mutable_hello()->set_name(options_.name);
     hello.mutable_hello()->set_version(options_.version);
     if (!stream->Write(hello)) return grpc::Status::OK;
     BotSession session(factory_());
-    v1::RefereeMessage message;
+    if (have_first) {
+      std::optional<v1::BotMessage> reply = session.Handle(message);
+      if (reply && !stream->Write(*reply)) return grpc::Status::OK;
+    }
     while (stream->Read(&message)) {
       std::optional<v1::BotMessage> reply = session.Handle(message);
       if (reply && !stream->Write(*reply)) break;
@@ -52,6 +71,22 @@ class BotService final : public v1::Bot::Service {
   }
 
  private:
+  absl::Status CheckRefereeProof(const grpc::ServerContext& context,
+                                 const v1::RefereeMessage& first) const {
+    if (!first.has_match_start())
+      return absl::UnauthenticatedError("the first message is not a MatchStart");
+    auto found = context.client_metadata().find(kRefereeProofHeader);
+    if (found == context.client_metadata().end())
+      return absl::UnauthenticatedError(
+          "the referee presented no proof of this bot's referee secret (not sent by its arena)");
+    absl::string_view proof(found->second.data(), found->second.size());
+    if (!RefereeProofMatches(options_.referee_secret, first.match_start().match_id(),
+                             first.match_start().seat(), proof))
+      return absl::UnauthenticatedError(
+          "the referee's proof does not match this bot's referee secret (not sent by its arena)");
+    return absl::OkStatus();
+  }
+
   ServeOptions options_;
   BotFactory factory_;
 };
@@ -59,10 +94,14 @@ class BotService final : public v1::Bot::Service {
 }  // namespace
 
 absl::Status Serve(const ServeOptions& options, BotFactory factory) {
+  absl::StatusOr<Transport> transport = Transport::Create(options.transport);
+  if (!transport.ok()) return transport.status();
+  auto credentials = transport->ServerCredentials(options.listen);
+  if (!credentials.ok()) return credentials.status();
   BotService service(options, std::move(factory));
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -92,12 +131,9 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   if (!absl::GetFlag(FLAGS_arena).empty()) {
     ConnectOptions connect;
     connect.arena = absl::GetFlag(FLAGS_arena);
-    connect.token = absl::GetFlag(FLAGS_token);
-    if (connect.token.empty()) {
-      const char* env = std::getenv("TAROCK_BOT_TOKEN");
-      if (env != nullptr) connect.token = env;
-    }
+    connect.token = SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
     connect.name = name;
+    connect.transport = TransportOptionsFromFlags();
     absl::Status s = Connect(connect, std::move(factory));
     if (!s.ok()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
@@ -108,6 +144,9 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.name = name;
+  options.transport = TransportOptionsFromFlags();
+  options.referee_secret =
+      SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_secret), "TAROCK_REFEREE_SECRET");
   absl::Status s = Serve(options, std::move(factory));
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());

@@ -41,6 +41,7 @@
 #include "sdk/stdio/stdio_bot.h"
 #include "tarock/sdk/serve.h"
 #include "tarock/v1/tarock.grpc.pb.h"
+#include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve on (port 0: pick a free one and print it)");
@@ -103,10 +104,9 @@ class BridgeService final : public v1::Bot::Service {
 int ConnectMain(const StdioOptions& options, const std::string& name, const std::string& version) {
   sdk::ConnectOptions connect;
   connect.arena = absl::GetFlag(FLAGS_connect);
-  connect.token = absl::GetFlag(FLAGS_token);
-  if (connect.token.empty() && std::getenv("TAROCK_BOT_TOKEN") != nullptr)
-    connect.token = std::getenv("TAROCK_BOT_TOKEN");
+  connect.token = sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
   connect.name = name;
+  connect.transport = sdk::TransportOptionsFromFlags();
   connect.version = version;
   auto seats = std::make_shared<std::atomic<int>>(0);
   absl::Status s = sdk::ConnectSeats(connect, [options, seats]() -> sdk::SeatHandler {
@@ -182,7 +182,17 @@ int Main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  if (!transport.ok()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: %s\n", std::string(transport.status().message()).c_str());
+    return 1;
+  }
+  auto credentials = transport->ServerCredentials(listen);
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: %s\n", std::string(credentials.status().message()).c_str());
+    return 1;
+  }
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(4 << 20);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -29,6 +29,7 @@
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/bot_launch.h"
+#include "referee/tools/remote_referee.h"
 #include "referee/tools/compare/duplicate_design.h"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/tarock.grpc.pb.h"
@@ -94,9 +95,11 @@ class RemoteCalls {
 
 absl::StatusOr<v1::MatchFinished> RunRemote(const std::string& referee, const v1::MatchSpec& spec,
                                             RemoteCalls& calls) {
-  auto channel = grpc::CreateChannel(referee, grpc::InsecureChannelCredentials());
-  auto stub = v1::Referee::NewStub(channel);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = RefereeChannel(referee);
+  if (!channel.ok()) return channel.status();
+  auto stub = v1::Referee::NewStub(*channel);
   grpc::ClientContext context;
+  AuthorizeRefereeCall(&context);
   calls.Add(&context);
   auto reader = stub->RunMatch(&context, spec);
   v1::MatchEvent event;
@@ -251,9 +254,14 @@ int RunCompareCommand(const CompareOptions& o) {
   int64_t next_task = 0;                 // guarded by mu
   std::atomic<bool> stop{false};
   RemoteCalls remote_calls;
+  absl::StatusOr<sdk::Transport> transport = ToolTransport();
+  if (!transport.ok()) {
+    stop_bots();
+    return Error(std::string(transport.status().message()));
+  }
 
   auto worker = [&](int w) {
-    GrpcBotConnector connector;
+    GrpcBotConnector connector({}, *transport);
     RefereeOptions ro;
     ro.connect_timeout = absl::Milliseconds(o.connect_timeout_ms);
     MatchRunner runner(ro, &connector, nullptr);

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "tarock/sdk/bot.h"
+#include "tarock/sdk/transport.h"
 
 namespace tarock::sdk {
 
@@ -24,11 +25,18 @@ struct ServeOptions {
   std::string version;       // sent in Hello
   // Largest message accepted from the referee.
   int max_receive_bytes = 4 << 20;
+  // TLS (transport.h); the default is plaintext, on loopback only.
+  TransportOptions transport;
+  // The secret the arena gave at registration: a stream whose referee cannot
+  // present its proof (transport.h, RefereeProof) is refused with
+  // UNAUTHENTICATED before the bot sees anything. Empty: accept every stream.
+  std::string referee_secret;
 };
 
 // Serves until SIGINT or SIGTERM, then drains open streams for up to a second.
 // Prints "NAME listening on HOST:PORT" on standard output once it accepts
-// connections. Fails when the address cannot be bound.
+// connections. Fails when the address cannot be bound, or is not loopback and
+// neither a certificate nor allow_plaintext is configured.
 absl::Status Serve(const ServeOptions& options, BotFactory factory);
 
 // Dialing in (docs/dial-in.md): the bot connects out to an arena's
@@ -44,6 +52,9 @@ struct ConnectOptions {
   // Reconnect after a lost connection (with backoff, up to 5 s between
   // tries); false: return the error instead.
   bool reconnect = true;
+  // TLS (transport.h): TLS when ca_file is set; plaintext only to a loopback
+  // arena unless allow_plaintext.
+  TransportOptions transport;
 };
 
 // Plays until SIGINT or SIGTERM. Prints "NAME connected to HOST:PORT as BOT"
@@ -65,8 +76,8 @@ absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandl
 // The whole main() of a bot executable: parses the command line (Abseil flags:
 // --listen=HOST:PORT, or --arena=HOST:PORT with --token=T (or the environment
 // variable TAROCK_BOT_TOKEN, which keeps the token out of `ps`) to dial in,
-// plus any flags the bot defines), then Serve()s or Connect()s. Returns the
-// process exit status.
+// the TLS flags of transport.h, plus any flags the bot defines), then
+// Serve()s or Connect()s. Returns the process exit status.
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory);
 
 }  // namespace tarock::sdk

@@ -1,0 +1,77 @@
+// Which addresses the arena's referees may dial for a bot: the defence
+// against server-side request forgery. Anyone who can register a bot names an
+// endpoint that a referee then connects to; without a policy that could be a
+// cloud metadata service (169.254.169.254), the operator's own loopback
+// services or the private network behind the referee.
+//
+// A restrictive policy refuses every address in the special-purpose ranges
+// below unless the operator allows a range (--allow_bot_ranges=CIDR,...):
+//   IPv4: 0.0.0.0/8, 10.0.0.0/8, 100.64.0.0/10 (shared, cloud metadata),
+//         127.0.0.0/8, 169.254.0.0/16 (link-local, metadata), 172.16.0.0/12,
+//         192.0.0.0/24, 192.168.0.0/16, 198.18.0.0/15, 224.0.0.0/3 (multicast,
+//         reserved, broadcast)
+//   IPv6: ::/128, ::1/128, fc00::/7 (unique local, metadata), fe80::/10,
+//         ff00::/8, and IPv4-mapped addresses as their IPv4 address.
+// A name is resolved and refused if ANY of its addresses is refused (a name
+// that resolves to a public and a private address is how DNS rebinding
+// attacks look). The arena checks at registration; the referee checks again
+// when it dials and then dials the address it checked, not the name, so a
+// name that changes in between cannot slip through.
+//
+// Thread-safety: immutable after construction; thread-safe.
+
+#ifndef TAROCK_REFEREE_NET_ENDPOINT_POLICY_H_
+#define TAROCK_REFEREE_NET_ENDPOINT_POLICY_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tarock::net {
+
+// An IPv6 range (IPv4 addresses are held as IPv4-mapped IPv6).
+struct AddressRange {
+  std::array<uint8_t, 16> prefix{};
+  int bits = 0;
+  std::string text;  // as written
+};
+
+// "10.0.0.0/8", "fd00::/8", "127.0.0.1" (a single address). Errors:
+// INVALID_ARGUMENT naming the text.
+absl::StatusOr<AddressRange> ParseRange(absl::string_view cidr);
+
+struct ResolvedEndpoint {
+  std::string host;    // as given
+  std::string target;  // what to dial: "ipv4:1.2.3.4:7801" or "ipv6:[2001:db8::1]:7801"
+};
+
+class EndpointPolicy {
+ public:
+  // Allows everything (tests of the scheduler, `tarock match`).
+  EndpointPolicy() = default;
+  // Refuses the special-purpose ranges except those in `allowed`.
+  static absl::StatusOr<EndpointPolicy> Restrictive(const std::vector<std::string>& allowed);
+
+  bool allows_everything() const { return !restrictive_; }
+
+  // Resolves HOST:PORT and checks every address. Errors: INVALID_ARGUMENT for
+  // a malformed endpoint or a host that does not resolve, PERMISSION_DENIED
+  // for a refused address (the message names it and the flag that allows
+  // it). A policy that allows everything returns the endpoint unresolved.
+  absl::StatusOr<ResolvedEndpoint> Check(absl::string_view endpoint) const;
+
+  // The refusal of one address, or OK. `address` is numeric.
+  absl::Status CheckAddress(absl::string_view address) const;
+
+ private:
+  bool restrictive_ = false;
+  std::vector<AddressRange> allowed_;
+};
+
+}  // namespace tarock::net
+
+#endif  // TAROCK_REFEREE_NET_ENDPOINT_POLICY_H_

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Transport security (issue 13), process level on loopback: certificates from
+# scripts/dev-certs.sh; a referee that accepts only clients with certificates
+# from its CA and dials bots over TLS; an arena over TLS that runs a tournament
+# on it; every kind of stranger refused (no client certificate, a certificate
+# from another CA, plaintext); plaintext refused off loopback, listening and
+# dialing; the referee's bearer token. Nothing started here outlives the test.
+# Usage: tls_test.sh SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src=$(cd "$1" && pwd)
+bin=$(cd "$2/bin" && pwd)
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$src/tests/testlib.sh"
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+"$src/scripts/dev-certs.sh" "$tmp/certs" >/dev/null || { echo "dev-certs.sh failed"; exit 1; }
+c=$tmp/certs
+as() { echo "--tls_cert=$c/$1.pem --tls_key=$c/$1.key"; }
+
+# A mutual-TLS referee that dials bots over TLS, and four TLS bots.
+rp=$(free_port)
+# shellcheck disable=SC2046
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= $(as referee) \
+  --tls_client_ca="$c/ca.pem" --tls_ca="$c/ca.pem" >"$tmp/referee.log" 2>&1 & pids+=($!)
+bots=()
+for name in north east south west; do
+  p=$(free_port); bots+=("$name=127.0.0.1:$p")
+  # shellcheck disable=SC2046
+  "$bin/tarock-bot-random" --listen "127.0.0.1:$p" $(as bot) >/dev/null 2>&1 & pids+=($!)
+  wait_port "$p" || bad "bot port $p never opened"
+done
+wait_port "$rp" || bad "referee port never opened"
+
+match() { timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --seed 3 --quiet \
+            --referee "127.0.0.1:$rp" "$@" "${bots[@]}"; }
+# shellcheck disable=SC2046
+out=$(match --tls_ca="$c/ca.pem" $(as arena) --record "$tmp/m.json" 2>&1) && ok \
+  || bad "match over mutual TLS failed: $out"
+"$bin/tarock" replay "$tmp/m.json" >/dev/null && ok || bad "the TLS match's record does not replay"
+
+# Strangers: no client certificate, one from another CA, plaintext.
+out=$(match --tls_ca="$c/ca.pem" 2>&1) && bad "a client without a certificate ran a match" || ok
+# shellcheck disable=SC2046
+out=$(match --tls_ca="$c/ca.pem" $(as stranger) 2>&1) && bad "a certificate of another CA ran a match" || ok
+out=$(match 2>&1) && bad "a plaintext client ran a match on a TLS referee" || ok
+# A client that does not trust the referee's CA refuses it.
+# shellcheck disable=SC2046
+out=$(match --tls_ca="$c/other-ca.pem" $(as arena) 2>&1) && bad "a client accepted a referee its CA did not sign" || ok
+
+# Plaintext off loopback: refused when listening and when dialing, with the flags named.
+expect_error "referee on 0.0.0.0" "--tls_cert" "$bin/tarock-referee" --listen 0.0.0.0:0 --metrics_listen=
+expect_error "bot on 0.0.0.0" "--allow_plaintext" "$bin/tarock-bot-random" --listen 0.0.0.0:0
+expect_error "stdio bridge on 0.0.0.0" "--tls_cert" "$bin/tarock-stdio-bridge" --listen 0.0.0.0:0 -- /bin/cat
+expect_error "tarock to a remote referee" "--tls_ca" timeout 20 "$bin/tarock" match --variant slovenian-4p \
+  --hands 4 --quiet --referee 192.0.2.1:7701 "${bots[@]}"
+expect_error "arena-cli to a remote arena" "--tls_ca" "$bin/tarock-arena-cli" --arena 192.0.2.1:7700 status
+expect_error "arena to a remote referee" "--tls_ca" "$bin/tarock-arena" --referees 192.0.2.1:7701 \
+  --data_dir "$tmp/refused" --listen 127.0.0.1:0 --http_listen=
+expect_error "key without certificate" "go together" "$bin/tarock-bot-random" --listen 127.0.0.1:0 \
+  --tls_key "$c/bot.key"
+expect_error "missing certificate file" "cannot read" "$bin/tarock-bot-random" --listen 127.0.0.1:0 \
+  --tls_cert "$c/none.pem" --tls_key "$c/bot.key"
+# --allow_plaintext lets an operator on a trusted network listen anyway.
+"$bin/tarock-bot-random" --listen 0.0.0.0:0 --allow_plaintext >"$tmp/allow.log" 2>&1 & allow=$!
+pids+=($allow)
+for _ in $(seq 50); do grep -q "listening" "$tmp/allow.log" && break; sleep 0.1; done
+grep -q "listening on 0.0.0.0" "$tmp/allow.log" && ok || bad "--allow_plaintext did not listen: $(cat "$tmp/allow.log")"
+
+# The arena over TLS: its gRPC API needs TLS, it runs matches on the
+# mutual-TLS referee with its certificate as the client certificate.
+ap=$(free_port)
+# shellcheck disable=SC2046
+"$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
+  --http_listen= $(as arena) --tls_ca="$c/ca.pem" >"$tmp/arena.log" 2>&1 & pids+=($!)
+wait_port "$ap" || bad "arena port never opened"
+cli() { timeout 120 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" --tls_ca="$c/ca.pem" "$@"; }
+for b in "${bots[@]}"; do
+  cli bots add "${b%%=*}" --endpoint="${b#*=}" --variants=slovenian-4p --owner=t >/dev/null \
+    && ok || bad "bots add ${b%%=*} over TLS failed"
+done
+out=$(cli tournament run --variant=slovenian-4p --bots=north,east,south,west --deals=1 --hands=4 --wait 2>&1) \
+  && ok || bad "tournament over TLS failed: $out"
+out=$(cli --json matches --variant=slovenian-4p 2>&1)
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ms = d.get("matches", [])
+assert ms and all(m["status"] == "done" for m in ms), d
+' && ok || bad "tournament matches not all done: $out"
+out=$(timeout 20 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" status 2>&1) \
+  && bad "a plaintext client reached the TLS arena" || ok
+
+# The bearer token, where certificates are not used (plaintext on loopback).
+tp=$(free_port)
+TAROCK_REFEREE_TOKEN=s3cret-token "$bin/tarock-referee" --listen "127.0.0.1:$tp" --metrics_listen= \
+  >/dev/null 2>&1 & pids+=($!)
+pb=()
+for name in a b c d; do
+  p=$(free_port); pb+=("$name=127.0.0.1:$p")
+  "$bin/tarock-bot-random" --listen "127.0.0.1:$p" >/dev/null 2>&1 & pids+=($!)
+  wait_port "$p" || bad "bot port never opened"
+done
+wait_port "$tp" || bad "token referee never opened"
+tmatch() { timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --quiet \
+             --referee "127.0.0.1:$tp" "$@" "${pb[@]}" 2>&1; }
+out=$(tmatch) && bad "a call without the token ran a match" || {
+  case "$out" in *"token"*) ok ;; *) bad "no token: unclear error: $out" ;; esac; }
+out=$(tmatch --referee_token=wrong) && bad "a wrong token ran a match" || ok
+out=$(tmatch --referee_token=s3cret-token) && ok || bad "the right token was refused: $out"
+grep -rq "s3cret-token" "$tmp"/*.log && bad "a log shows the token" || ok
+
+# A bot tells the arena's referees from strangers: registered, it gets a
+# referee secret; started with it, it plays the arena's matches and refuses a
+# referee the arena did not send (here `tarock match` run by someone else).
+pp=$(free_port); sp=$(free_port); port=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$pp" --metrics_listen= >/dev/null 2>&1 & pids+=($!)
+"$bin/tarock-arena" --referees "127.0.0.1:$pp" --data_dir "$tmp/arena2" --listen "127.0.0.1:$sp" \
+  --http_listen= >"$tmp/arena2.log" 2>&1 & pids+=($!)
+wait_port "$sp" || bad "second arena never opened"
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add guarded \
+      --endpoint="127.0.0.1:$port" --variants=slovenian-4p --owner=t)
+secret=$(echo "$out" | awk '/^referee_secret /{print $2}')
+[ ${#secret} -eq 64 ] && ok || bad "bots add printed no referee secret: $out"
+[ "$(stat -c %a "$tmp/arena2/referee-secret.key")" = 600 ] && ok || bad "the arena's key file is not 0600"
+TAROCK_REFEREE_SECRET=$secret "$bin/tarock-bot-heuristic" --listen "127.0.0.1:$port" \
+  >/dev/null 2>"$tmp/guarded.log" & pids+=($!)
+wait_port "$port" || bad "guarded bot never opened"
+others=()
+for name in r1 r2 r3; do
+  p=$(free_port); others+=("$p")
+  "$bin/tarock-bot-random" --listen "127.0.0.1:$p" >/dev/null 2>&1 & pids+=($!)
+  wait_port "$p" || bad "bot port never opened"
+  timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add "$name" \
+    --endpoint="127.0.0.1:$p" --variants=slovenian-4p --owner=t >/dev/null || bad "bots add $name"
+done
+out=$(timeout 120 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json tournament run \
+      --variant=slovenian-4p --bots=guarded,r1,r2,r3 --deals=1 --hands=4 --wait 2>&1) \
+  && ok || bad "the guarded bot's tournament failed: $out"
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json bots show guarded 2>&1)
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert int(d.get("matches", d.get("rating", {}).get("matches", 0)) or 0) >= 0, d
+' && ok || bad "bots show guarded: $out"
+grep -q "refused" "$tmp/guarded.log" && bad "the guarded bot refused its own arena's referee: $(cat "$tmp/guarded.log")" || ok
+out=$(timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --quiet --json \
+      g="127.0.0.1:$port" a="127.0.0.1:${others[0]}" b="127.0.0.1:${others[1]}" c="127.0.0.1:${others[2]}" 2>&1)
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+g = [b for b in d["bots"] if b["bot"] == "g"][0]
+assert g["faults"] > 0 and g["faults"] == g["decisions"], g  # every decision a fault
+' && ok || bad "a stranger referee got answers from the guarded bot: $out"
+grep -q "refused a stream: the referee presented no proof" "$tmp/guarded.log" && ok \
+  || bad "the guarded bot did not say why it refused: $(cat "$tmp/guarded.log")"
+grep -q "$secret" "$tmp"/*.log && bad "a log shows the referee secret" || ok
+
+# Endpoint policy against request forgery: metadata, link-local and private
+# addresses are refused at registration (loopback is allowed only because this
+# arena listens on loopback), and nothing is stored.
+for endpoint in 169.254.169.254:80 10.0.0.7:7801 "[fe80::1]:7801" 192.168.1.2:7801; do
+  expect_error "endpoint $endpoint" "--allow_bot_ranges" timeout 30 "$bin/tarock-arena-cli" \
+    --arena "127.0.0.1:$sp" bots add "ssrf$RANDOM" --endpoint="$endpoint" --variants=slovenian-4p --owner=t
+done
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json bots list --all 2>&1)
+case "$out" in *ssrf*) bad "a refused endpoint was stored: $out" ;; *) ok ;; esac
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
