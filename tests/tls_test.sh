@@ -95,6 +95,27 @@ assert ms and all(m["status"] == "done" for m in ms), d
 out=$(timeout 20 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" status 2>&1) \
   && bad "a plaintext client reached the TLS arena" || ok
 
+# Bots that dial in (docs/dial-in.md) over TLS to the same arena: a tournament.
+for b in d1 d2 d3 d4; do
+  token=$(cli --json bots add "$b" --dial_in --variants=slovenian-4p --owner=t |
+          /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])') \
+    || bad "bots add $b --dial_in failed"
+  TAROCK_BOT_TOKEN=$token "$bin/tarock-bot-random" --arena "127.0.0.1:$ap" --tls_ca="$c/ca.pem" \
+    >"$tmp/$b.log" 2>&1 & pids+=($!)
+done
+for _ in $(seq 100); do
+  [ "$(cli --json bots list | grep -o '"online": *true' | wc -l)" -eq 4 ] && break; sleep 0.1
+done
+out=$(cli --json tournament run --variant=slovenian-4p --bots=d1,d2,d3,d4 --deals=1 --hands=4 --wait 2>&1) \
+  && ok || bad "dial-in tournament over TLS failed: $out"
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["matches_done"] == 4 and not d.get("matches_failed"), d
+' && ok || bad "dial-in tournament matches not all done: $out"
+expect_error "dial-in to a remote arena in plaintext" "--tls_ca" \
+  "$bin/tarock-bot-random" --arena 192.0.2.1:7700 --token x
+
 # The bearer token, where certificates are not used (plaintext on loopback).
 tp=$(free_port)
 TAROCK_REFEREE_TOKEN=s3cret-token "$bin/tarock-referee" --listen "127.0.0.1:$tp" --metrics_listen= \

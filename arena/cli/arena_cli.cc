@@ -1,7 +1,7 @@
 // `tarock-arena-cli`: the command line over the Arena gRPC service.
 //
 //   tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]
-//     bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the token)
+//     bots add NAME (--endpoint=HOST:PORT | --dial_in) --variants=V,... --owner=O   (prints the token)
 //     bots update NAME --token=T [--endpoint=..] [--variants=..]
 //     bots retire NAME --token=T
 //     bots list [--all]            bots show NAME
@@ -44,6 +44,7 @@
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena");
 ABSL_FLAG(std::string, endpoint, "", "bot endpoint HOST:PORT");
+ABSL_FLAG(bool, dial_in, false, "bots add: the bot dials in to the arena (no endpoint; docs/dial-in.md)");
 ABSL_FLAG(std::vector<std::string>, variants, {}, "variants a bot plays");
 ABSL_FLAG(std::string, owner, "", "bot owner");
 ABSL_FLAG(std::string, token, "", "the bot's secret token");
@@ -94,7 +95,7 @@ void PrintJson(const google::protobuf::Message& m) {
 }
 
 void PrintBot(const v1::BotInfo& b) {
-  std::cout << b.name() << "  " << b.endpoint() << "  owner " << b.owner() << "  variants "
+  std::cout << b.name() << "  " << (b.dial_in() ? (b.online() ? "dial-in (online)" : "dial-in (offline)") : b.endpoint()) << "  owner " << b.owner() << "  variants "
             << absl::StrJoin(b.variants(), ",") << (b.retired() ? "  (retired)" : "") << "\n";
   for (const v1::RatingInfo& r : b.ratings()) {
     std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",
@@ -146,7 +147,7 @@ void PrintMatch(const v1::ArenaMatch& m) {
 constexpr char kUsage[] =
     "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
     "The command line of a running tarock-arena (its gRPC API).\n"
-    "  bots add NAME --endpoint=HOST:PORT --variants=V,... --owner=O   (prints the bot's token)\n"
+    "  bots add NAME (--endpoint=HOST:PORT | --dial_in) --variants=V,... --owner=O   (prints the bot's token)\n"
     "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
     "  bots retire NAME --token=T\n"
     "  bots list [--all]            bots show NAME\n"
@@ -172,7 +173,7 @@ constexpr char kUsage[] =
 // reads, with their help and defaults.
 int Help(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> kFlags = {
-      {"bots", {"endpoint", "variants", "owner", "token", "all"}},
+      {"bots", {"endpoint", "dial_in", "variants", "owner", "token", "all"}},
       {"ladder", {"variant", "hands", "max_matches", "self_play", "separate_owners",
                   "per_decision_ms", "max_faults", "admin_token"}},
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
@@ -231,6 +232,7 @@ int main(int argc, char** argv) {
       v1::AddBotRequest r;
       r.set_name(arg);
       r.set_endpoint(absl::GetFlag(FLAGS_endpoint));
+      r.set_dial_in(absl::GetFlag(FLAGS_dial_in));
       for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
       r.set_owner(absl::GetFlag(FLAGS_owner));
       v1::AddBotResponse out;
@@ -458,6 +460,8 @@ int main(int argc, char** argv) {
           "queue %d  running %d  referees %d/%d available  matches done %d  failed %d\n",
           out.queue_depth(), out.running(), out.referees_available(), out.referees_total(),
           out.matches_done(), out.matches_failed());
+    if (!json)
+      for (const std::string& w : out.waiting_for_dial_in()) std::cout << "waiting for dial-in bot: " << w << "\n";
     return 0;
   }
   return Fail(absl::StrCat("unknown command '", cmd, "'"));

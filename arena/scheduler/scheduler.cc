@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -244,10 +245,14 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   if (request.name() == kHumanBotName)
     return absl::InvalidArgumentError(
         absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
-  if (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos)
+  if (request.dial_in() && !request.endpoint().empty())
+    return absl::InvalidArgumentError("a dial-in bot has no endpoint: give one or the other");
+  if (!request.dial_in() &&
+      (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos))
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
-  if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
-    return checked.status();
+  if (!request.dial_in())
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
@@ -255,7 +260,7 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   if (request.owner().empty()) return absl::InvalidArgumentError("the owner must not be empty");
   BotRow row;
   row.name = request.name();
-  row.endpoint = request.endpoint();
+  row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
   row.owner = request.owner();
   row.variants.assign(request.variants().begin(), request.variants().end());
   const std::string token = NewToken();
@@ -324,6 +329,8 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
   for (const std::string& v : bot.variants) info.add_variants(v);
   info.set_owner(bot.owner);
   info.set_retired(bot.retired);
+  info.set_dial_in(bot.endpoint == kDialInEndpoint);
+  info.set_online(info.dial_in() && dial_in_ && dial_in_->Online(bot.id));
   for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
     v1::RatingInfo* ri = info.add_ratings();
     ri->set_variant(r.variant);
@@ -431,6 +438,7 @@ std::vector<Scheduler::LadderCandidate> Scheduler::LadderCandidates(const std::s
   std::vector<LadderCandidate> out;
   for (const BotRow& b : store_->ListBots(false)) {
     if (std::find(b.variants.begin(), b.variants.end(), variant) == b.variants.end()) continue;
+    if (b.endpoint == kDialInEndpoint && !(dial_in_ && dial_in_->Online(b.id))) continue;
     LadderCandidate c;
     c.bot = b;
     std::optional<RatingRow> r = store_->GetRating(b.id, variant);
@@ -915,6 +923,7 @@ v1::StatusResponse Scheduler::GetStatus() {
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
   out.set_referees_available(available);
   out.set_referees_total(static_cast<int>(options_.referees.size()));
+  for (const auto& [match, bot] : waiting_) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
   return out;
 }
 
@@ -1083,8 +1092,23 @@ bool Scheduler::RunJob(Job job) {
 }
 
 bool Scheduler::RunOnReferees(Job job) {
+  std::vector<int> dial_in;
+  if (absl::Status s = PrepareDialIn(job, &dial_in); !s.ok()) {
+    ReleaseDialIn(job.match.id, dial_in);
+    if (cancel_.load()) return false;  // stopping: runs again after a restart
+    store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
+    metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+    return false;
+  }
+  struct Release {
+    Scheduler* s;
+    const std::string match_id;
+    const std::vector<int>& seats;
+    ~Release() { s->ReleaseDialIn(match_id, seats); }
+  } release{this, job.match.id, dial_in};
   if (!options_.referee_secret_key.empty()) {
-    // Computed here, not stored: the stored spec stays free of secrets.
+    // Computed here, not stored: the stored spec stays free of secrets. (A
+    // dial-in seat carries one too; the arena's relay does not check it.)
     for (int s = 0; s < job.spec.seats_size(); ++s) {
       v1::SeatSpec* seat = job.spec.mutable_seats(s);
       seat->set_referee_proof(sdk::RefereeProof(
@@ -1152,6 +1176,53 @@ bool Scheduler::RunOnReferees(Job job) {
   store_->MarkFailed(job.match.id, last_error).IgnoreError();
   metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
   return false;
+}
+
+// ---------------------------------------------------------------------------
+// Bots that dial in (docs/dial-in.md).
+
+void Scheduler::SetDialIn(DialInSeats* seats, std::string relay_endpoint, absl::Duration wait) {
+  dial_in_ = seats;
+  relay_endpoint_ = std::move(relay_endpoint);
+  dial_in_wait_ = wait;
+}
+
+absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
+  for (int s = 0; s < job.spec.seats_size(); ++s) {
+    v1::SeatSpec* seat = job.spec.mutable_seats(s);
+    if (seat->endpoint() != kDialInEndpoint) continue;
+    if (dial_in_ == nullptr)
+      return absl::FailedPreconditionError("this arena has no gateway for dial-in bots");
+    const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;
+    if (!dial_in_->Online(bot)) {
+      {
+        absl::MutexLock lock(&mu_);
+        waiting_[job.match.id] = seat->name();
+      }
+      std::fprintf(stderr, "tarock-arena: match %s waits up to %lld s for dial-in bot '%s'\n",
+                   job.match.id.c_str(),
+                   static_cast<long long>(absl::ToInt64Seconds(dial_in_wait_)), seat->name().c_str());
+      const absl::Time deadline = absl::Now() + dial_in_wait_;
+      while (!cancel_.load() && absl::Now() < deadline &&
+             !dial_in_->AwaitOnline(bot, std::min(deadline, absl::Now() + absl::Milliseconds(200)))) {
+      }
+      absl::MutexLock lock(&mu_);
+      waiting_.erase(job.match.id);
+    }
+    if (cancel_.load()) return absl::CancelledError("the arena is stopping");
+    if (!dial_in_->Online(bot))
+      return absl::FailedPreconditionError(absl::StrCat(
+          "dial-in bot '", seat->name(), "' did not connect within ",
+          absl::ToInt64Seconds(dial_in_wait_), " s"));
+    if (absl::Status st = dial_in_->Prepare(job.match.id, s, bot, seat->name()); !st.ok()) return st;
+    prepared->push_back(s);
+    seat->set_endpoint(relay_endpoint_);
+  }
+  return absl::OkStatus();
+}
+
+void Scheduler::ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared) {
+  for (int s : prepared) dial_in_->Release(match_id, s);
 }
 
 // ---------------------------------------------------------------------------

@@ -48,6 +48,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "arena/rating/rating.h"
+#include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/test_job.h"
 #include "arena/store/store.h"
@@ -157,6 +158,14 @@ class Scheduler {
 
   const RatingModel& rating_model() const { return model_; }
 
+  // Bots that dial in (docs/dial-in.md): `seats` (outliving the scheduler)
+  // says who is online and relays their seats; referees reach those seats at
+  // `relay_endpoint` (the arena's Bot service). A match with a dial-in bot
+  // that is offline waits up to `wait` for it, then fails saying so; ladders
+  // seat only online dial-in bots. Call before Start(); without it, dial-in
+  // bots are never seated.
+  void SetDialIn(DialInSeats* seats, std::string relay_endpoint, absl::Duration wait);
+
  private:
   struct Job {
     MatchRow match;
@@ -195,6 +204,10 @@ class Scheduler {
   // jobs_running_ meanwhile (the writer commits at once when none runs).
   bool RunJob(Job job);
   bool RunOnReferees(Job job);  // RunJob without the count
+  // Dial-in seats of `job`: waits for their bots, prepares their seats on
+  // the relay and points the spec at it (the seats prepared go to `prepared`).
+  absl::Status PrepareDialIn(Job& job, std::vector<int>* prepared);
+  void ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
@@ -226,6 +239,10 @@ class Scheduler {
 
   Store* store_;
   RefereeClient* client_;
+  DialInSeats* dial_in_ = nullptr;  // set before Start()
+  std::string relay_endpoint_;
+  absl::Duration dial_in_wait_ = absl::Seconds(60);
+  std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
   SchedulerOptions options_;
   RatingModel model_;
   std::unique_ptr<Metrics> metrics_;

@@ -27,6 +27,8 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "arena/gateway/bot_gateway_service.h"
+#include "arena/gateway/dial_in_hub.h"
 #include "arena/play/bot_relay_service.h"
 #include "arena/play/play_api.h"
 #include "arena/play/seat_relay.h"
@@ -63,6 +65,11 @@ ABSL_FLAG(std::string, public_address, "",
           "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
 ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat in play matches");
 ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
+ABSL_FLAG(int, dial_in_wait_s, 60,
+          "a match waits this long for an offline dial-in bot, then fails saying so");
+ABSL_FLAG(int, gateway_max_per_address, 256, "open dial-in connections from one address");
+ABSL_FLAG(int, gateway_keepalive_s, 20,
+          "the arena pings each connection this often and closes it after 10 s without an answer");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -179,6 +186,17 @@ int main(int argc, char** argv) {
   tarock::arena::play::SeatRelay relay;
   tarock::arena::play::BotRelayService relay_service(&relay);
   builder.RegisterService(&relay_service);
+  // Bots that dial in (docs/dial-in.md): the BotGateway service, its seats on the same relay.
+  tarock::arena::gateway::GatewayOptions gateway_options;
+  gateway_options.max_connections_per_address = absl::GetFlag(FLAGS_gateway_max_per_address);
+  gateway_options.keepalive = absl::Seconds(absl::GetFlag(FLAGS_gateway_keepalive_s));
+  tarock::arena::gateway::HubOptions hub_options;
+  hub_options.keepalive = gateway_options.keepalive;
+  tarock::arena::gateway::DialInHub hub(&relay, hub_options);
+  tarock::arena::gateway::BotGatewayService gateway(
+      &hub, tarock::arena::gateway::StoreAuthenticator(store->get()), gateway_options);
+  builder.RegisterService(&gateway);
+  tarock::arena::gateway::BotGatewayService::ConfigureServer(gateway_options, &builder);
   // One thread waiting for requests (more are started while requests run):
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.
@@ -194,6 +212,8 @@ int main(int argc, char** argv) {
     if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") host = "127.0.0.1";
     play_options.relay_endpoint = absl::StrCat(host, ":", port);
   }
+  scheduler.SetDialIn(&hub, play_options.relay_endpoint,
+                      absl::Seconds(absl::GetFlag(FLAGS_dial_in_wait_s)));
   play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
   tarock::arena::play::PlayService play(&scheduler, &relay, play_options);

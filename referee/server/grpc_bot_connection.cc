@@ -73,6 +73,13 @@ class GrpcBotConnection : public BotConnection {
           continue;
         }
         reply.elapsed = arrived - start;
+        if (message.has_absent() && message.absent().request_id() == request.request_id()) {
+          // A relay says its player is not connected (gateway.proto).
+          reply.kind = BotReply::Kind::kDisconnected;
+          reply.detail = message.absent().detail().substr(0, 200);
+          return reply;
+        }
+        if (message.has_absent() && message.absent().request_id() < request.request_id()) continue;
         if (!message.has_decision()) {
           reply.kind = BotReply::Kind::kMalformed;
           reply.detail = "a message that is neither a Decision nor a Hello";

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -17,6 +18,10 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
           "HOST:PORT to serve the bot on (port 0: pick a free one and print it)");
+ABSL_FLAG(std::string, arena, "",
+          "dial in: HOST:PORT of the arena to connect to instead of listening (docs/dial-in.md)");
+ABSL_FLAG(std::string, token, "",
+          "dial in: the bot's token (default: the environment variable TAROCK_BOT_TOKEN)");
 ABSL_FLAG(std::string, referee_secret, "",
           "the referee secret the arena gave at registration: streams from referees that "
           "cannot prove it are refused (default $TAROCK_REFEREE_SECRET; empty: accept any)");
@@ -121,12 +126,27 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
 
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) {
   SetProgramUsage(absl::StrCat(
-      name, " --listen=HOST:PORT [FLAGS]\n",
+      name, " --listen=HOST:PORT [FLAGS]\n", name, " --arena=HOST:PORT [--token=T] [FLAGS]\n",
       "A Tarock Arena bot: serves the Bot gRPC service at HOST:PORT for a referee to dial\n"
       "(tarock match starts it with --listen 127.0.0.1:PORT; register it in an arena with\n"
       "tarock-arena-cli bots add NAME --endpoint=HOST:PORT). Port 0 picks a free port; the\n"
-      "bound address is printed. SIGINT or SIGTERM stop it."));
+      "bound address is printed. Or, with --arena, it dials in: connects to the arena and\n"
+      "plays the seats it is given (register it with tarock-arena-cli bots add NAME\n"
+      "--dial_in; the token comes from --token or TAROCK_BOT_TOKEN). SIGINT or SIGTERM stop it."));
   absl::ParseCommandLine(argc, argv);
+  if (!absl::GetFlag(FLAGS_arena).empty()) {
+    ConnectOptions connect;
+    connect.arena = absl::GetFlag(FLAGS_arena);
+    connect.token = SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
+    connect.name = name;
+    connect.transport = TransportOptionsFromFlags();
+    absl::Status s = Connect(connect, std::move(factory));
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
+      return 1;
+    }
+    return 0;
+  }
   ServeOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.name = name;

@@ -5,6 +5,11 @@
 //
 //   tarock-stdio-bridge --listen 127.0.0.1:7801 [--log FILE] [--name NAME] [--events]
 //                       -- awk -f my_bot.awk
+//   tarock-stdio-bridge --connect ARENA_HOST:PORT [--token T] ... -- awk -f my_bot.awk
+//
+// With --connect the bridge dials in to an arena instead of listening
+// (docs/dial-in.md; the token from --token or TAROCK_BOT_TOKEN): each seat the
+// arena gives it gets its own run of the program, as each stream does here.
 //
 // Every match stream (one per seat per match) gets its own run of the program,
 // started when the referee opens the stream and stopped when it ends. The
@@ -23,6 +28,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -32,6 +39,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sdk/stdio/stdio_bot.h"
+#include "tarock/sdk/serve.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 #include "tarock/sdk/transport.h"
 
@@ -43,6 +51,10 @@ ABSL_FLAG(std::string, version, "", "the version in Hello");
 ABSL_FLAG(bool, events, false,
           "send every referee message (match start, hand start, results), not only requests");
 ABSL_FLAG(int, max_line_bytes, 4096, "answers longer than this are cut (and are no action)");
+ABSL_FLAG(std::string, connect, "",
+          "dial in: HOST:PORT of an arena to connect to instead of listening (docs/dial-in.md)");
+ABSL_FLAG(std::string, token, "",
+          "dial in: the bot's token (default: the environment variable TAROCK_BOT_TOKEN)");
 
 namespace tarock::stdio {
 namespace {
@@ -88,11 +100,65 @@ class BridgeService final : public v1::Bot::Service {
   std::atomic<int> streams_{0};
 };
 
+// Dialing in: one run of the program per seat, as one per stream when listening.
+int ConnectMain(const StdioOptions& options, const std::string& name, const std::string& version) {
+  sdk::ConnectOptions connect;
+  connect.arena = absl::GetFlag(FLAGS_connect);
+  connect.token = sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
+  connect.name = name;
+  connect.transport = sdk::TransportOptionsFromFlags();
+  connect.version = version;
+  auto seats = std::make_shared<std::atomic<int>>(0);
+  absl::Status s = sdk::ConnectSeats(connect, [options, seats]() -> sdk::SeatHandler {
+    StdioOptions o = options;
+    o.label = absl::StrCat("stdio-bridge[", ++*seats, "]");
+    auto bot = std::make_unique<StdioBot>(o);
+    StdioBot* stdio = bot.get();
+    absl::Status started = stdio->Start();
+    // The session owns the bot; the handler owns the session and ends the
+    // program when the seat ends.
+    struct Seat {
+      Seat(std::unique_ptr<StdioBot> bot, StdioBot* s) : session(std::move(bot)), stdio(s) {}
+      ~Seat() { stdio->Finish(); }
+      sdk::BotSession session;
+      StdioBot* stdio;
+      std::optional<std::string> failure;
+    };
+    auto seat = std::make_shared<Seat>(std::move(bot), stdio);
+    if (!started.ok()) seat->failure = std::string(started.message());
+    const bool events = o.events;
+    return [seat, events](const v1::RefereeMessage& m) -> std::optional<v1::BotMessage> {
+      if (!seat->failure) {
+        if (events && !m.has_decision_request()) seat->stdio->Forward(m);
+        std::optional<v1::BotMessage> reply = seat->session.Handle(m);
+        if (seat->stdio->failure()) seat->failure = *seat->stdio->failure();
+        if (!seat->failure) {
+          if (seat->stdio->timed_out()) return std::nullopt;
+          return reply;
+        }
+      }
+      if (!m.has_decision_request()) return std::nullopt;
+      v1::BotMessage absent;  // the program is gone: a disconnect fault at once
+      absent.mutable_absent()->set_request_id(m.decision_request().request_id());
+      absent.mutable_absent()->set_detail(seat->failure->substr(0, 200));
+      return absent;
+    };
+  });
+  ChildProcess::KillAll();
+  if (!s.ok()) {
+    std::fprintf(stderr, "tarock-stdio-bridge: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   SetProgramUsage(
       "tarock-stdio-bridge --listen HOST:PORT [--log FILE] [--name NAME] [--events] -- COMMAND...\n"
+      "tarock-stdio-bridge --connect ARENA_HOST:PORT [--token T] [FLAGS] -- COMMAND...\n"
       "Serves the Bot service for a program that reads one JSON request per line and writes\n"
-      "one action per line (see sdk/stdio/README.md).");
+      "one action per line (see sdk/stdio/README.md); with --connect, dials in to an arena\n"
+      "instead (token from --token or TAROCK_BOT_TOKEN; docs/dial-in.md).");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   StdioOptions options;
   for (size_t i = 1; i < args.size(); ++i) options.command.emplace_back(args[i]);
@@ -109,6 +175,8 @@ int Main(int argc, char** argv) {
     name = name.substr(name.rfind('/') + 1);
   }
   std::signal(SIGPIPE, SIG_IGN);
+  if (!absl::GetFlag(FLAGS_connect).empty())
+    return ConnectMain(options, name, absl::GetFlag(FLAGS_version));
 
   BridgeService service(options, name, absl::GetFlag(FLAGS_version));
   grpc::ServerBuilder builder;

@@ -150,13 +150,18 @@
   }
 
   // ---- bots ----------------------------------------------------------------------
+  // A dial-in bot (docs/dial-in.md): whether it is connected now.
+  function dialIn(b) {
+    return b.dial_in ? el('span', { class: 'muted dial-in' }, b.online ? ' \u00b7 dial-in, online' : ' \u00b7 dial-in, offline') : null;
+  }
+
   async function bots() {
     T.nav('bots');
     setTitle('Bots');
     const list = await api('/api/bots');
     const rows = (list.bots || []).map((b) => {
       const best = (b.ratings || []).slice().sort((x, y) => y.display - x.display)[0];
-      return { data: b, cells: [botLink(b.name), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
+      return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
         best ? num(best.display) + ' (' + best.variant + ')' : '\u2013',
         String((b.ratings || []).reduce((a, r) => a + r.matches, 0))] };
     });
@@ -208,7 +213,7 @@
     const [stats, recent] = await Promise.all([api('/api/bots/' + encodeURIComponent(name) + '/stats'),
       api('/api/matches?limit=10&bot=' + encodeURIComponent(name))]);
     clear(main).append(head(bot.name, el('span', null, 'owner ', el('strong', { class: 'owner' }, bot.owner), ' \u00b7 plays ',
-      (bot.variants || []).join(', '), bot.retired ? ' \u00b7 retired' : '')));
+      (bot.variants || []).join(', '), bot.retired ? ' \u00b7 retired' : '', dialIn(bot))));
     const tiles = el('div', { class: 'tiles' },
       tile('rated matches', String((bot.ratings || []).reduce((a, r) => a + r.matches, 0))),
       tile('mean decision time', num(stats.mean_decision_ms, 2) + ' ms'),

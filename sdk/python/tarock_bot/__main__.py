@@ -1,6 +1,11 @@
 """``python3 -m tarock_bot serve BOT.py --listen HOST:PORT``: serves the bot
 defined in BOT.py over gRPC.
 
+``python3 -m tarock_bot connect BOT.py --arena HOST:PORT --token TOKEN``: the
+bot dials in to an arena instead (no listening port; docs/dial-in.md). The
+token may come from the environment variable TAROCK_BOT_TOKEN (keeps it out of
+``ps``), the address from TAROCK_ARENA.
+
 Which bot in the file: ``--bot NAME`` names it (a Bot subclass, a function
 returning a Bot, or a ``decide(s)`` function); otherwise the first that exists
 of: a function ``make_bot()``, the one Bot subclass defined in the file, a
@@ -92,6 +97,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     s.add_argument("--name", default=None, help="the name sent to the referee in Hello")
     s.add_argument("--version", default="", help="the version sent in Hello")
     s.add_argument("--log", default=None, help="append standard error to this file")
+    c = sub.add_parser("connect", help="dial in to an arena (no listening port)")
+    c.add_argument("path", help="the bot's Python file")
+    c.add_argument("--arena", default=os.environ.get("TAROCK_ARENA", ""),
+                   help="HOST:PORT of the arena (default: $TAROCK_ARENA)")
+    c.add_argument("--token", default=None,
+                   help="the bot's token (default: $TAROCK_BOT_TOKEN, which keeps it out of ps)")
+    c.add_argument("--bot", default=None, help="the class or function in the file to play")
+    c.add_argument("--name", default=None, help="the name sent to the arena in Hello")
+    c.add_argument("--version", default="", help="the version sent in Hello")
+    c.add_argument("--log", default=None, help="append standard error to this file")
     args = parser.parse_args(argv)
 
     if args.log:
@@ -107,6 +122,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         traceback.print_exc()
         print(f"tarock_bot: {args.path}: {e}", file=sys.stderr)
         return 1
+    if args.command == "connect":
+        from .connect import connect
+
+        token = args.token if args.token is not None else os.environ.get("TAROCK_BOT_TOKEN", "")
+        return connect(factory, arena=args.arena, token=token, name=args.name or default_name,
+                       version=args.version)
     return serve(factory, listen=args.listen, name=args.name or default_name, version=args.version)
 
 

@@ -52,4 +52,10 @@ def __getattr__(name: str) -> ModuleType:
     return module
 
 
-__all__ = ["pb", "tarock_pb2"]
+try:
+    # The gateway's messages (gateway.proto), for dialing in (connect.py).
+    from ._generated import gateway_pb2 as gw  # noqa: F401  (re-exported)
+except ImportError:  # pragma: no cover - a package built without gateway.proto: connect.py says so
+    gw = None
+
+__all__ = ["pb", "tarock_pb2", "gw"]

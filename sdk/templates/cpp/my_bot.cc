@@ -3,6 +3,7 @@
 // you when it does something wrong.
 //
 //   ./build/my_bot --listen 127.0.0.1:7801      (or let `tarock match` start it)
+//   TAROCK_BOT_TOKEN=T ./build/my_bot --arena ARENA:7700   (dial in: docs/dial-in.md)
 //
 // The idea (the same as the Python and stdio templates):
 //  - never bid when passing is allowed; otherwise the first legal action;

@@ -4,6 +4,7 @@
 #
 #   tarock match --variant slovenian-3p me="stdio:awk -W interactive -f my_bot.awk" r1=... r2=...
 #   tarock check-bot "stdio:awk -W interactive -f my_bot.awk"
+#   TAROCK_BOT_TOKEN=T tarock-stdio-bridge --connect ARENA:7700 -- awk -W interactive -f my_bot.awk
 #
 # The idea (the same as the Python and C++ templates, without the trick-taking):
 #  - never bid when passing is allowed; otherwise the first legal action;

@@ -8,6 +8,8 @@
 #ifndef TAROCK_SDK_SERVE_H_
 #define TAROCK_SDK_SERVE_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -37,10 +39,45 @@ struct ServeOptions {
 // neither a certificate nor allow_plaintext is configured.
 absl::Status Serve(const ServeOptions& options, BotFactory factory);
 
+// Dialing in (docs/dial-in.md): the bot connects out to an arena's
+// BotGateway with its token and plays every seat the arena gives it through
+// that one connection, each seat with a fresh Bot from the factory on a
+// thread of its own. No listening port: works behind NAT or a firewall.
+struct ConnectOptions {
+  std::string arena;  // HOST:PORT of the arena (its --listen port)
+  std::string token;  // from `tarock-arena-cli bots add NAME --dial_in`
+  std::string name = "bot";  // sent in Hello
+  std::string version;       // sent in Hello
+  int max_receive_bytes = 4 << 20;
+  // Reconnect after a lost connection (with backoff, up to 5 s between
+  // tries); false: return the error instead.
+  bool reconnect = true;
+  // TLS (transport.h): TLS when ca_file is set; plaintext only to a loopback
+  // arena unless allow_plaintext.
+  TransportOptions transport;
+};
+
+// Plays until SIGINT or SIGTERM. Prints "NAME connected to HOST:PORT as BOT"
+// on standard output on each connection, and a line on standard error when it
+// is lost. Returns at once with the arena's error when the arena refuses the
+// token (UNAUTHENTICATED), the bot is retired or not a dial-in bot
+// (FAILED_PRECONDITION), or a newer connection of the same bot replaced this
+// one (ABORTED); retries otherwise.
+absl::Status Connect(const ConnectOptions& options, BotFactory factory);
+
+// Connect at a lower level, for bridges: each seat gets a handler from
+// `make_seat` (again on every MatchStart) that turns each referee message into
+// the reply to send, if any (a Decision, or an Absent when the seat's player
+// is gone: the referee records a disconnect fault). A handler is destroyed
+// when its seat ends, on its seat's thread's behalf.
+using SeatHandler = std::function<std::optional<v1::BotMessage>(const v1::RefereeMessage&)>;
+absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandler()> make_seat);
+
 // The whole main() of a bot executable: parses the command line (Abseil flags:
-// --listen=HOST:PORT, the TLS flags of transport.h, plus any flags the bot
-// defines), then Serve()s. Returns
-// the process exit status.
+// --listen=HOST:PORT, or --arena=HOST:PORT with --token=T (or the environment
+// variable TAROCK_BOT_TOKEN, which keeps the token out of `ps`) to dial in,
+// the TLS flags of transport.h, plus any flags the bot defines), then
+// Serve()s or Connect()s. Returns the process exit status.
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory);
 
 }  // namespace tarock::sdk

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""Benchmark (not a test): the time per decision through the dial-in relay
+against the referee dialing the bot directly (docs/dial-in.md, "Figures").
+
+One arena (--max_parallel 1, so matches do not compete for the CPU), one
+referee, and two fields of the same bot binary: four bots that listen (the
+referee dials them) and four that dial in (the referee dials the arena's Bot
+service, which relays each seat over the bot's gateway connection). Each run
+plays one duplicate tournament per field, alternating which goes first, and
+takes the median of every decision's time as the referee measured it (the
+match records' `decision_ms`: from handing the request to the transport to the
+answer's arrival). Prints the median over the runs of each field and the ratio.
+
+    /usr/bin/python3 arena/bench/dial_in_bench.py [--build build] [--runs 5] [--deals 4]
+        [--bot tarock-bot-random] [--bot_args '--iterations=0 --budget_ms=2']
+
+Everything runs on loopback; every process is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 20) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--deals", type=int, default=4, help="tournament deals per run (x4 matches)")
+    ap.add_argument("--hands", type=int, default=8)
+    ap.add_argument("--bot", default="tarock-bot-random")
+    ap.add_argument("--bot_args", default="", help="the bot's flags, one string: '--budget_ms=2'")
+    args = ap.parse_args()
+    bin_dir = os.path.abspath(os.path.join(args.build, "bin"))
+    work = tempfile.mkdtemp(prefix="dial_in_bench_")
+    procs: list[subprocess.Popen] = []
+
+    def start(argv: list[str], **kw) -> subprocess.Popen:
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+        procs.append(p)
+        return p
+
+    try:
+        rport, aport = free_port(), free_port()
+        start([f"{bin_dir}/tarock-referee", "--listen", f"127.0.0.1:{rport}", "--metrics_listen="])
+        wait_port(rport)
+        start([f"{bin_dir}/tarock-arena", "--listen", f"127.0.0.1:{aport}", "--http_listen=",
+               "--data_dir", work, "--referees", f"127.0.0.1:{rport}", "--max_parallel", "1"])
+        wait_port(aport)
+        cli = [f"{bin_dir}/tarock-arena-cli", "--arena", f"127.0.0.1:{aport}"]
+
+        def run(*a: str) -> str:
+            return subprocess.run(cli + list(a), check=True, capture_output=True, text=True).stdout
+
+        direct, dial = [f"direct{i}" for i in range(4)], [f"dial{i}" for i in range(4)]
+        for name in direct:
+            port = free_port()
+            start([f"{bin_dir}/{args.bot}", "--listen", f"127.0.0.1:{port}", *args.bot_args.split()])
+            wait_port(port)
+            run("bots", "add", name, f"--endpoint=127.0.0.1:{port}", "--variants=slovenian-4p", "--owner=bench")
+        for name in dial:
+            token = json.loads(run("bots", "add", name, "--dial_in", "--variants=slovenian-4p",
+                                   "--owner=bench", "--json"))["token"]
+            start([f"{bin_dir}/{args.bot}", "--arena", f"127.0.0.1:{aport}", *args.bot_args.split()],
+                  env={**os.environ, "TAROCK_BOT_TOKEN": token})
+        deadline = time.time() + 30
+        while sum(b.get("online", False) for b in json.loads(run("bots", "list", "--json"))["bots"]) < 4:
+            if time.time() > deadline:
+                raise RuntimeError("the dial-in bots did not come online")
+            time.sleep(0.1)
+
+        def tournament(field: list[str], seed: int) -> float:
+            info = json.loads(run("tournament", "run", "--variant=slovenian-4p", f"--bots={','.join(field)}",
+                                  f"--deals={args.deals}", f"--hands={args.hands}", f"--seed={seed}",
+                                  "--wait", "--json"))
+            if info.get("matches_failed", 0):
+                raise RuntimeError(f"failed matches: {info}")
+            listed = json.loads(run("matches", "--json", "--limit=1000"))["matches"]
+            times: list[float] = []
+            for m in listed:
+                if not m["id"].startswith(f"T{info['id']}-"):
+                    continue
+                record = json.loads(json.loads(run("match", "show", m["id"], "--record", "--json"))["record_json"])
+                for deal in record["deals"]:
+                    times.extend(deal.get("decision_ms", []))
+            return statistics.median(times)
+
+        results: dict[str, list[float]] = {"direct": [], "dial-in": []}
+        for r in range(args.runs):
+            order = [("direct", direct), ("dial-in", dial)]
+            if r % 2:
+                order.reverse()
+            for label, field in order:
+                results[label].append(tournament(field, seed=r + 1))
+            print(f"run {r + 1}: direct {results['direct'][-1]:.3f} ms, "
+                  f"dial-in {results['dial-in'][-1]:.3f} ms", flush=True)
+        d, i = statistics.median(results["direct"]), statistics.median(results["dial-in"])
+        print(f"median per decision over {args.runs} runs ({args.bot} {args.bot_args}, {args.deals * 4} matches of "
+              f"{args.hands} hands per field and run): direct {d:.3f} ms, dial-in {i:.3f} ms, "
+              f"ratio {i / d:.2f}")
+        return 0
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

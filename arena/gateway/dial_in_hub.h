@@ -1,0 +1,176 @@
+// The dial-in hub: the arena's side of bots that connect out to it
+// (gateway.proto, docs/dial-in.md). It keeps each dial-in bot's current
+// connection and the seats the scheduler prepared for it, and joins the two:
+// a prepared seat is a SeatConsumer of the seat relay
+// (arena/play/seat_relay.h), so the referee's stream of that seat reaches
+// the bot's connection as SeatMessages tagged with the seat's id, and the
+// bot's SeatReplies go back on that referee stream.
+//
+//   referee --Bot.Play--> BotRelayService --> SeatRelay --> DialInSeat --SeatMessage--> bot
+//                                                              ^                      |
+//                                         DialInHub::FromBot --+------ SeatReply -----+
+//
+// What the hub guarantees:
+//  - A bot only ever receives its own seats, and a reply naming a seat of
+//    another bot is refused (PERMISSION_DENIED, the connection ends).
+//  - One connection per bot: a new one replaces the old (closed with
+//    ABORTED), and every seat in progress is sent again on it (MatchStart,
+//    the current HandStart, the request waiting for an answer).
+//  - A seat whose bot is offline holds its request until the decision's time
+//    runs out; if the bot comes back meanwhile it answers as usual, else the
+//    referee gets an Absent (a disconnect fault, the fallback plays). Once a
+//    seat missed a whole decision offline, its next requests get Absent at
+//    once until the bot is back, so a dead bot does not slow its match.
+//
+// No gRPC here (arena/gateway/bot_gateway_service.h is the thin gRPC layer),
+// so the hub is unit-tested without a network.
+//
+// Thread-safety: thread-safe. Lock order: the hub's lock, then a seat's;
+// links (BotLink, RefereeLink) only queue, so they are called under a seat's
+// lock (that keeps a seat's messages in order across a reconnection).
+
+#ifndef TAROCK_ARENA_GATEWAY_DIAL_IN_HUB_H_
+#define TAROCK_ARENA_GATEWAY_DIAL_IN_HUB_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "arena/play/seat_relay.h"
+#include "arena/scheduler/dial_in.h"
+#include "tarock/v1/gateway.pb.h"
+
+namespace tarock::arena::gateway {
+
+// The way to one bot connection.
+class BotLink {
+ public:
+  virtual ~BotLink() = default;
+  // Queues a message for the bot; never blocks; false once the link is closed.
+  virtual bool Send(const v1::ArenaDownlink& message) = 0;
+  // Ends the connection with `status` (after what is queued).
+  virtual void Close(const absl::Status& status) = 0;
+};
+
+struct HubOptions {
+  int max_seats = 256;                        // seats one bot holds at once (Welcome.max_seats)
+  absl::Duration keepalive = absl::Seconds(20);  // announced in Welcome (the transport pings)
+  int max_connects_per_minute = 30;           // per bot; more: RESOURCE_EXHAUSTED
+  absl::Duration tick = absl::Milliseconds(5);   // how often held requests are checked
+};
+
+class DialInSeat;
+
+class DialInHub final : public DialInSeats {
+ public:
+  // `relay` must outlive the hub.
+  DialInHub(play::SeatRelay* relay, HubOptions options = {});
+  ~DialInHub() override;
+
+  // A connection authenticated as bot `bot_id`: it becomes the bot's link
+  // (an earlier one is closed with ABORTED), gets a Welcome and every seat in
+  // progress. Returns the connection's id. Errors: RESOURCE_EXHAUSTED when the
+  // bot connects more often than max_connects_per_minute (nothing changes).
+  absl::StatusOr<uint64_t> Connect(int64_t bot_id, const std::string& bot_name,
+                                   std::shared_ptr<BotLink> link);
+  // Connection `connection` of the bot ended (a no-op when it was replaced).
+  void Disconnect(int64_t bot_id, uint64_t connection);
+  // A message from connection `connection` of `bot_id`. Errors (the caller
+  // ends the connection with them): PERMISSION_DENIED for another bot's seat,
+  // INVALID_ARGUMENT for a message that is neither a Hello nor a SeatReply
+  // with a Decision (or an Absent), or a seat never given out,
+  // FAILED_PRECONDITION when the connection was replaced.
+  // A reply for a seat that ended or a request already answered is dropped.
+  absl::Status FromBot(int64_t bot_id, uint64_t connection, const v1::BotUplink& message);
+
+  int online_count();
+  int seat_count();
+
+  // DialInSeats.
+  bool Online(int64_t bot_id) override;
+  bool AwaitOnline(int64_t bot_id, absl::Time deadline) override;
+  absl::Status Prepare(const std::string& match_id, int seat, int64_t bot_id,
+                       const std::string& bot_name) override;
+  void Release(const std::string& match_id, int seat) override;
+
+ private:
+  struct Bot {
+    std::shared_ptr<BotLink> link;  // null while offline
+    uint64_t connection = 0;
+    std::vector<absl::Time> connects;  // within the last minute
+    std::optional<v1::Hello> hello;
+    std::map<int64_t, std::shared_ptr<DialInSeat>> seats;  // by seat id
+  };
+  void TickLoop();
+
+  play::SeatRelay* relay_;
+  const HubOptions options_;
+  absl::Mutex mu_;
+  std::map<int64_t, Bot> bots_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, std::shared_ptr<DialInSeat>> seats_ ABSL_GUARDED_BY(mu_);  // by seat id
+  std::map<std::pair<std::string, int>, int64_t> seat_ids_ ABSL_GUARDED_BY(mu_);
+  int64_t next_seat_id_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_connection_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread ticker_;
+};
+
+// One prepared seat: the relay's consumer for (match, seat), bound to a bot.
+class DialInSeat final : public play::SeatConsumer {
+ public:
+  DialInSeat(int64_t seat_id, int64_t bot_id, std::shared_ptr<BotLink> bot_link,
+             std::optional<v1::Hello> hello);
+
+  int64_t seat_id() const { return seat_id_; }
+  int64_t bot_id() const { return bot_id_; }
+
+  // SeatConsumer.
+  void OnAttach(std::shared_ptr<play::RefereeLink> link) override;
+  void OnMessage(const v1::RefereeMessage& message) override;
+  void OnDetach(const play::RefereeLink* link) override;
+
+  // The bot's connection changed (null: offline). A new one gets the seat's
+  // state again (MatchStart, HandStart, the waiting request). Returns true
+  // when the seat is in progress (and was resent).
+  bool SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello);
+  // The bot's answer.
+  void Answer(const v1::BotMessage& message);
+  // While offline: a held request whose time ran out gets Absent.
+  void Tick(absl::Time now);
+  // The seat is released: the bot hears it is closed.
+  void Close(const std::string& reason);
+
+ private:
+  struct Pending {
+    v1::DecisionRequest request;
+    absl::Time arrived;
+  };
+  void SendAbsent(const Pending& pending, const std::string& detail)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Resend(bool resumed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const int64_t seat_id_;
+  const int64_t bot_id_;
+  absl::Mutex mu_;
+  std::shared_ptr<BotLink> bot_link_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::Hello> hello_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<play::RefereeLink> referee_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::MatchStart> start_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::HandStart> hand_ ABSL_GUARDED_BY(mu_);
+  std::optional<Pending> pending_ ABSL_GUARDED_BY(mu_);
+  bool absent_ ABSL_GUARDED_BY(mu_) = false;  // missed a whole decision offline
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace tarock::arena::gateway
+
+#endif  // TAROCK_ARENA_GATEWAY_DIAL_IN_HUB_H_

@@ -1,0 +1,216 @@
+#include "arena/gateway/dial_in_hub.h"
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tarock::arena::gateway {
+namespace {
+
+// Records what the hub sends a bot.
+class FakeBot final : public BotLink {
+ public:
+  bool Send(const v1::ArenaDownlink& m) override {
+    absl::MutexLock lock(&mu);
+    if (closed) return false;
+    sent.push_back(m);
+    return true;
+  }
+  void Close(const absl::Status& s) override {
+    absl::MutexLock lock(&mu);
+    closed = true;
+    status = s;
+  }
+  std::vector<v1::ArenaDownlink> Sent() {
+    absl::MutexLock lock(&mu);
+    return sent;
+  }
+  absl::Mutex mu;
+  std::vector<v1::ArenaDownlink> sent;
+  bool closed = false;
+  absl::Status status;
+};
+
+// Records what the seat sends the referee.
+class FakeReferee final : public play::RefereeLink {
+ public:
+  bool Send(const v1::BotMessage& m) override {
+    absl::MutexLock lock(&mu);
+    sent.push_back(m);
+    return true;
+  }
+  std::vector<v1::BotMessage> Sent() {
+    absl::MutexLock lock(&mu);
+    return sent;
+  }
+  absl::Mutex mu;
+  std::vector<v1::BotMessage> sent;
+};
+
+v1::RefereeMessage Start(const std::string& match, int seat) {
+  v1::RefereeMessage m;
+  m.mutable_match_start()->set_match_id(match);
+  m.mutable_match_start()->set_seat(seat);
+  m.mutable_match_start()->set_num_seats(4);
+  return m;
+}
+
+v1::RefereeMessage Request(int64_t id, int64_t time_left_ms) {
+  v1::RefereeMessage m;
+  m.mutable_decision_request()->set_request_id(id);
+  m.mutable_decision_request()->set_time_left_ms(time_left_ms);
+  m.mutable_decision_request()->add_legal_actions("pass");
+  return m;
+}
+
+v1::BotUplink Reply(int64_t seat_id, int64_t request_id) {
+  v1::BotUplink up;
+  up.mutable_reply()->set_seat_id(seat_id);
+  up.mutable_reply()->mutable_message()->mutable_decision()->set_request_id(request_id);
+  up.mutable_reply()->mutable_message()->mutable_decision()->set_action("pass");
+  return up;
+}
+
+struct Fixture {
+  play::SeatRelay relay;
+  DialInHub hub{&relay};
+  // Attaches a referee stream to (match, seat) as the relay service would.
+  std::shared_ptr<FakeReferee> Attach(const std::string& match, int seat) {
+    auto referee = std::make_shared<FakeReferee>();
+    EXPECT_TRUE(relay.Attach(Start(match, seat), referee).ok());
+    return referee;
+  }
+  std::shared_ptr<play::SeatConsumer> Consumer(const std::string& match, int seat) {
+    auto c = relay.Attach(Start(match, seat), std::make_shared<FakeReferee>());
+    return c.ok() ? *c : nullptr;
+  }
+};
+
+TEST(DialInHubTest, RelaysASeatBothWaysAndRefusesAnotherBotsSeat) {
+  Fixture f;
+  auto alice = std::make_shared<FakeBot>();
+  auto bob = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> ca = f.hub.Connect(1, "alice", alice);
+  absl::StatusOr<uint64_t> cb = f.hub.Connect(2, "bob", bob);
+  ASSERT_TRUE(ca.ok() && cb.ok());
+  EXPECT_TRUE(f.hub.Online(1));
+  EXPECT_FALSE(f.hub.Online(3));
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
+  EXPECT_EQ(f.hub.Prepare("M", 0, 2, "bob").code(), absl::StatusCode::kAlreadyExists);
+  auto referee = std::make_shared<FakeReferee>();
+  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), referee);
+  ASSERT_TRUE(seat.ok());
+  (*seat)->OnMessage(Request(7, 1000));
+
+  std::vector<v1::ArenaDownlink> got = alice->Sent();
+  ASSERT_EQ(got.size(), 3u);  // Welcome, MatchStart, the request
+  EXPECT_TRUE(got[0].has_welcome());
+  EXPECT_EQ(got[0].welcome().bot(), "alice");
+  const int64_t seat_id = got[1].seat().seat_id();
+  EXPECT_TRUE(got[1].seat().message().has_match_start());
+  EXPECT_EQ(got[2].seat().message().decision_request().request_id(), 7);
+  EXPECT_EQ(bob->Sent().size(), 1u);  // its Welcome only: never another bot's seat
+
+  // Bob answers Alice's seat: refused, and the referee hears nothing.
+  EXPECT_EQ(f.hub.FromBot(2, *cb, Reply(seat_id, 7)).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(referee->Sent().empty());
+  // A seat id never given: refused.
+  EXPECT_EQ(f.hub.FromBot(1, *ca, Reply(seat_id + 100, 7)).code(),
+            absl::StatusCode::kInvalidArgument);
+  // Alice answers: the Decision reaches the referee once.
+  ASSERT_TRUE(f.hub.FromBot(1, *ca, Reply(seat_id, 7)).ok());
+  ASSERT_TRUE(f.hub.FromBot(1, *ca, Reply(seat_id, 7)).ok());  // a duplicate: dropped
+  ASSERT_EQ(referee->Sent().size(), 1u);
+  EXPECT_EQ(referee->Sent()[0].decision().request_id(), 7);
+
+  f.hub.Release("M", 0);
+  EXPECT_FALSE(f.relay.Registered("M", 0));
+  EXPECT_TRUE(alice->Sent().back().has_seat_closed());
+}
+
+TEST(DialInHubTest, AReconnectionReplacesTheOldOneAndResumesTheSeat) {
+  Fixture f;
+  auto first = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(1, "alice", first).ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 2, 1, "alice").ok());
+  auto referee = std::make_shared<FakeReferee>();
+  auto seat = f.relay.Attach(Start("M", 2), referee);
+  ASSERT_TRUE(seat.ok());
+  v1::RefereeMessage hand;
+  hand.mutable_hand_start()->set_hand_index(3);
+  (*seat)->OnMessage(hand);
+  (*seat)->OnMessage(Request(11, 60000));
+
+  auto second = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c2 = f.hub.Connect(1, "alice", second);
+  ASSERT_TRUE(c2.ok());
+  EXPECT_TRUE(first->closed);
+  EXPECT_EQ(first->status.code(), absl::StatusCode::kAborted);
+  std::vector<v1::ArenaDownlink> got = second->Sent();
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].welcome().seats_held(), 1);
+  EXPECT_TRUE(got[1].seat().resumed());
+  EXPECT_TRUE(got[1].seat().message().has_match_start());
+  EXPECT_EQ(got[2].seat().message().hand_start().hand_index(), 3);
+  EXPECT_EQ(got[3].seat().message().decision_request().request_id(), 11);
+  EXPECT_LE(got[3].seat().message().decision_request().time_left_ms(), 60000);
+  // The old connection's late answers are refused; the new one's go through.
+  EXPECT_EQ(f.hub.FromBot(1, *c2 - 1, Reply(got[1].seat().seat_id(), 11)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(f.hub.FromBot(1, *c2, Reply(got[1].seat().seat_id(), 11)).ok());
+  ASSERT_EQ(referee->Sent().size(), 1u);
+}
+
+TEST(DialInHubTest, AnOfflineBotsDecisionWaitsItsTimeThenIsAbsentAndLaterOnesAtOnce) {
+  Fixture f;
+  auto bot = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c = f.hub.Connect(1, "alice", bot);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
+  auto referee = std::make_shared<FakeReferee>();
+  auto seat = f.relay.Attach(Start("M", 0), referee);
+  ASSERT_TRUE(seat.ok());
+  f.hub.Disconnect(1, *c);
+  EXPECT_FALSE(f.hub.Online(1));
+
+  (*seat)->OnMessage(Request(1, 100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  EXPECT_TRUE(referee->Sent().empty());  // still within the decision's time
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  while (referee->Sent().empty() && absl::Now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(referee->Sent().size(), 1u);
+  EXPECT_EQ(referee->Sent()[0].absent().request_id(), 1);
+
+  (*seat)->OnMessage(Request(2, 100000));  // still offline: Absent at once
+  ASSERT_EQ(referee->Sent().size(), 2u);
+  EXPECT_EQ(referee->Sent()[1].absent().request_id(), 2);
+
+  // Back: the next request goes to the bot and its answer to the referee.
+  auto again = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c2 = f.hub.Connect(1, "alice", again);
+  ASSERT_TRUE(c2.ok());
+  (*seat)->OnMessage(Request(3, 100000));
+  std::vector<v1::ArenaDownlink> got = again->Sent();
+  ASSERT_GE(got.size(), 3u);
+  EXPECT_EQ(got.back().seat().message().decision_request().request_id(), 3);
+  ASSERT_TRUE(f.hub.FromBot(1, *c2, Reply(got.back().seat().seat_id(), 3)).ok());
+  ASSERT_EQ(referee->Sent().size(), 3u);
+  EXPECT_EQ(referee->Sent()[2].decision().request_id(), 3);
+}
+
+TEST(DialInHubTest, TooManyConnectionsAMinuteAreRefused) {
+  play::SeatRelay relay;
+  HubOptions o;
+  o.max_connects_per_minute = 3;
+  DialInHub hub(&relay, o);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(hub.Connect(1, "a", std::make_shared<FakeBot>()).ok());
+  EXPECT_EQ(hub.Connect(1, "a", std::make_shared<FakeBot>()).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(hub.Connect(2, "b", std::make_shared<FakeBot>()).ok());  // per bot
+}
+
+}  // namespace
+}  // namespace tarock::arena::gateway

@@ -1,0 +1,45 @@
+// What the scheduler needs to know of bots that dial in (docs/dial-in.md):
+// whether a bot is connected, and a seat of a match prepared for it on the
+// arena's seat relay before a referee dials that seat. Implemented by the
+// gateway (arena/gateway/dial_in_hub.h); the scheduler holds only this
+// interface, so it stays free of gRPC.
+//
+// A dial-in bot is stored with the endpoint kDialInEndpoint; its seats in a
+// MatchSpec name that endpoint until the match runs, when the scheduler puts
+// the arena's own Bot service (the relay) in its place.
+//
+// Thread-safety: implementations are thread-safe.
+
+#ifndef TAROCK_ARENA_SCHEDULER_DIAL_IN_H_
+#define TAROCK_ARENA_SCHEDULER_DIAL_IN_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace tarock::arena {
+
+// The endpoint stored for a bot registered with --dial_in.
+inline constexpr char kDialInEndpoint[] = "dial-in";
+
+class DialInSeats {
+ public:
+  virtual ~DialInSeats() = default;
+  // True while the bot has a live gateway connection.
+  virtual bool Online(int64_t bot_id) = 0;
+  // Waits until the bot is online or `deadline` passes; returns Online().
+  virtual bool AwaitOnline(int64_t bot_id, absl::Time deadline) = 0;
+  // Prepares seat `seat` of `match_id` for the bot (the relay hands the
+  // referee's stream of that seat to the bot's connection). Errors:
+  // ALREADY_EXISTS when the seat is relayed already.
+  virtual absl::Status Prepare(const std::string& match_id, int seat, int64_t bot_id,
+                               const std::string& bot_name) = 0;
+  // The match is over (or failed): the seat is no longer relayed.
+  virtual void Release(const std::string& match_id, int seat) = 0;
+};
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SCHEDULER_DIAL_IN_H_
