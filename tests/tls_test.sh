@@ -9,6 +9,7 @@
 set -uo pipefail
 src=$(cd "$1" && pwd)
 bin=$(cd "$2/bin" && pwd)
+build=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
@@ -28,12 +29,19 @@ rp=$(free_port)
 "$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= $(as referee) \
   --tls_client_ca="$c/ca.pem" --tls_ca="$c/ca.pem" >"$tmp/referee.log" 2>&1 & pids+=($!)
 bots=()
-for name in north east south west; do
+for name in north east south; do
   p=$(free_port); bots+=("$name=127.0.0.1:$p")
   # shellcheck disable=SC2046
   "$bin/tarock-bot-random" --listen "127.0.0.1:$p" $(as bot) >/dev/null 2>&1 & pids+=($!)
   wait_port "$p" || bad "bot port $p never opened"
 done
+# The fourth is the Python SDK's template, served over TLS too.
+pyb() { PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot "$@"; }
+template=$src/sdk/templates/python/my_bot.py
+p=$(free_port); bots+=("west=127.0.0.1:$p")
+# shellcheck disable=SC2046
+pyb serve "$template" --listen "127.0.0.1:$p" $(as bot) >/dev/null 2>"$tmp/west.log" & pids+=($!)
+wait_port "$p" || bad "Python TLS bot port $p never opened"
 wait_port "$rp" || bad "referee port never opened"
 
 match() { timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --seed 3 --quiet \
@@ -56,6 +64,8 @@ out=$(match --tls_ca="$c/other-ca.pem" $(as arena) 2>&1) && bad "a client accept
 expect_error "referee on 0.0.0.0" "--tls_cert" "$bin/tarock-referee" --listen 0.0.0.0:0 --metrics_listen=
 expect_error "bot on 0.0.0.0" "--allow_plaintext" "$bin/tarock-bot-random" --listen 0.0.0.0:0
 expect_error "stdio bridge on 0.0.0.0" "--tls_cert" "$bin/tarock-stdio-bridge" --listen 0.0.0.0:0 -- /bin/cat
+expect_error "Python bot on 0.0.0.0" "--tls_cert" pyb serve "$template" --listen 0.0.0.0:0
+expect_error "Python bot with half a certificate" "--tls_key" pyb serve "$template" --tls_cert="$c/bot.pem"
 expect_error "tarock to a remote referee" "--tls_ca" timeout 20 "$bin/tarock" match --variant slovenian-4p \
   --hands 4 --quiet --referee 192.0.2.1:7701 "${bots[@]}"
 expect_error "arena-cli to a remote arena" "--tls_ca" "$bin/tarock-arena-cli" --arena 192.0.2.1:7700 status
@@ -100,8 +110,13 @@ for b in d1 d2 d3 d4; do
   token=$(cli --json bots add "$b" --dial_in --variants=slovenian-4p --owner=t |
           /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])') \
     || bad "bots add $b --dial_in failed"
-  TAROCK_BOT_TOKEN=$token "$bin/tarock-bot-random" --arena "127.0.0.1:$ap" --tls_ca="$c/ca.pem" \
-    >"$tmp/$b.log" 2>&1 & pids+=($!)
+  if [ "$b" = d4 ]; then  # the Python SDK dials in over TLS too
+    TAROCK_BOT_TOKEN=$token pyb connect "$template" --arena "127.0.0.1:$ap" --tls_ca="$c/ca.pem" \
+      >"$tmp/$b.log" 2>&1 & pids+=($!)
+  else
+    TAROCK_BOT_TOKEN=$token "$bin/tarock-bot-random" --arena "127.0.0.1:$ap" --tls_ca="$c/ca.pem" \
+      >"$tmp/$b.log" 2>&1 & pids+=($!)
+  fi
 done
 for _ in $(seq 100); do
   [ "$(cli --json bots list | grep -o '"online": *true' | wc -l)" -eq 4 ] && break; sleep 0.1
@@ -115,6 +130,10 @@ assert d["matches_done"] == 4 and not d.get("matches_failed"), d
 ' && ok || bad "dial-in tournament matches not all done: $out"
 expect_error "dial-in to a remote arena in plaintext" "--tls_ca" \
   "$bin/tarock-bot-random" --arena 192.0.2.1:7700 --token x
+expect_error "Python dial-in to a remote arena in plaintext" "--tls_ca" \
+  pyb connect "$template" --arena 192.0.2.1:7700 --token x
+out=$(TAROCK_BOT_TOKEN=x timeout 20 pyb connect "$template" --arena "127.0.0.1:$ap" 2>&1) \
+  && bad "a Python bot dialed in to the TLS arena in plaintext" || ok
 
 # The bearer token, where certificates are not used (plaintext on loopback).
 tp=$(free_port)
@@ -151,6 +170,24 @@ secret=$(echo "$out" | awk '/^referee_secret /{print $2}')
 TAROCK_REFEREE_SECRET=$secret "$bin/tarock-bot-heuristic" --listen "127.0.0.1:$port" \
   >/dev/null 2>"$tmp/guarded.log" & pids+=($!)
 wait_port "$port" || bad "guarded bot never opened"
+# The same with the Python SDK (the secret as a flag here; the variable works too).
+pyport=$(free_port)
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add pyguarded \
+      --endpoint="127.0.0.1:$pyport" --variants=slovenian-4p --owner=t)
+pysecret=$(echo "$out" | awk '/^referee_secret /{print $2}')
+[ ${#pysecret} -eq 64 ] && [ "$pysecret" != "$secret" ] && ok || bad "pyguarded got no secret of its own: $out"
+pyb serve "$template" --listen "127.0.0.1:$pyport" --referee_secret="$pysecret" \
+  >/dev/null 2>"$tmp/pyguarded.log" & pids+=($!)
+wait_port "$pyport" || bad "Python guarded bot never opened"
+# And with the stdio bridge (the awk template), which then starts no program for a stranger.
+stport=$(free_port)
+out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" bots add stguarded \
+      --endpoint="127.0.0.1:$stport" --variants=slovenian-4p --owner=t)
+stsecret=$(echo "$out" | awk '/^referee_secret /{print $2}')
+[ ${#stsecret} -eq 64 ] && ok || bad "stguarded got no secret: $out"
+TAROCK_REFEREE_SECRET=$stsecret "$bin/tarock-stdio-bridge" --listen "127.0.0.1:$stport" \
+  -- awk -W interactive -f "$src/sdk/templates/stdio/my_bot.awk" >/dev/null 2>"$tmp/stguarded.log" & pids+=($!)
+wait_port "$stport" || bad "stdio guarded bot never opened"
 others=()
 for name in r1 r2 r3; do
   p=$(free_port); others+=("$p")
@@ -160,8 +197,13 @@ for name in r1 r2 r3; do
     --endpoint="127.0.0.1:$p" --variants=slovenian-4p --owner=t >/dev/null || bad "bots add $name"
 done
 out=$(timeout 120 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json tournament run \
-      --variant=slovenian-4p --bots=guarded,r1,r2,r3 --deals=1 --hands=4 --wait 2>&1) \
-  && ok || bad "the guarded bot's tournament failed: $out"
+      --variant=slovenian-4p --bots=guarded,pyguarded,stguarded,r1 --deals=1 --hands=4 --wait 2>&1) \
+  && ok || bad "the guarded bots' tournament failed: $out"
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["matches_done"] == 4 and not d.get("matches_failed"), d
+' && ok || bad "the guarded bots' matches not all done: $out"
 out=$(timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$sp" --json bots show guarded 2>&1)
 echo "$out" | /usr/bin/python3 -c '
 import json, sys
@@ -169,17 +211,24 @@ d = json.load(sys.stdin)
 assert int(d.get("matches", d.get("rating", {}).get("matches", 0)) or 0) >= 0, d
 ' && ok || bad "bots show guarded: $out"
 grep -q "refused" "$tmp/guarded.log" && bad "the guarded bot refused its own arena's referee: $(cat "$tmp/guarded.log")" || ok
+grep -q "refused" "$tmp/pyguarded.log" && bad "the Python guarded bot refused its own arena's referee: $(cat "$tmp/pyguarded.log")" || ok
+grep -q "refused" "$tmp/stguarded.log" && bad "the stdio guarded bot refused its own arena's referee: $(cat "$tmp/stguarded.log")" || ok
 out=$(timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --quiet --json \
-      g="127.0.0.1:$port" a="127.0.0.1:${others[0]}" b="127.0.0.1:${others[1]}" c="127.0.0.1:${others[2]}" 2>&1)
+      g="127.0.0.1:$port" p="127.0.0.1:$pyport" s="127.0.0.1:$stport" a="127.0.0.1:${others[0]}" 2>&1)
 echo "$out" | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-g = [b for b in d["bots"] if b["bot"] == "g"][0]
-assert g["faults"] > 0 and g["faults"] == g["decisions"], g  # every decision a fault
-' && ok || bad "a stranger referee got answers from the guarded bot: $out"
+for name in ("g", "p", "s"):
+    g = [b for b in d["bots"] if b["bot"] == name][0]
+    assert g["faults"] > 0 and g["faults"] == g["decisions"], g  # every decision a fault
+' && ok || bad "a stranger referee got answers from a guarded bot: $out"
 grep -q "refused a stream: the referee presented no proof" "$tmp/guarded.log" && ok \
   || bad "the guarded bot did not say why it refused: $(cat "$tmp/guarded.log")"
-grep -q "$secret" "$tmp"/*.log && bad "a log shows the referee secret" || ok
+grep -q "refused a stream: the referee presented no proof" "$tmp/pyguarded.log" && ok \
+  || bad "the Python guarded bot did not say why it refused: $(cat "$tmp/pyguarded.log")"
+grep -q "refused a stream: the referee presented no proof" "$tmp/stguarded.log" && ok \
+  || bad "the stdio guarded bot did not say why it refused: $(cat "$tmp/stguarded.log")"
+grep -q -e "$secret" -e "$pysecret" -e "$stsecret" "$tmp"/*.log && bad "a log shows a referee secret" || ok
 
 # Endpoint policy against request forgery: metadata, link-local and private
 # addresses are refused at registration (loopback is allowed only because this

@@ -54,7 +54,7 @@ class BotService final : public v1::Bot::Service {
       // was sent by the arena this bot registered with.
       if (!stream->Read(&message)) return grpc::Status::OK;
       have_first = true;
-      if (absl::Status proved = CheckRefereeProof(*context, message); !proved.ok()) {
+      if (absl::Status proved = CheckRefereeProof(*context, options_.referee_secret, message); !proved.ok()) {
         std::fprintf(stderr, "%s: refused a stream: %s\n", options_.name.c_str(),
                      std::string(proved.message()).c_str());
         return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(proved.message()));
@@ -77,27 +77,12 @@ class BotService final : public v1::Bot::Service {
   }
 
  private:
-  absl::Status CheckRefereeProof(const grpc::ServerContext& context,
-                                 const v1::RefereeMessage& first) const {
-    if (!first.has_match_start())
-      return absl::UnauthenticatedError("the first message is not a MatchStart");
-    auto found = context.client_metadata().find(kRefereeProofHeader);
-    if (found == context.client_metadata().end())
-      return absl::UnauthenticatedError(
-          "the referee presented no proof of this bot's referee secret (not sent by its arena)");
-    absl::string_view proof(found->second.data(), found->second.size());
-    if (!RefereeProofMatches(options_.referee_secret, first.match_start().match_id(),
-                             first.match_start().seat(), proof))
-      return absl::UnauthenticatedError(
-          "the referee's proof does not match this bot's referee secret (not sent by its arena)");
-    return absl::OkStatus();
-  }
-
   ServeOptions options_;
   BotFactory factory_;
 };
 
 }  // namespace
+
 
 absl::Status Serve(const ServeOptions& options, BotFactory factory) {
   absl::StatusOr<Transport> transport = Transport::Create(options.transport);

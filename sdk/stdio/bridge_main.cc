@@ -53,6 +53,10 @@ ABSL_FLAG(bool, events, false,
 ABSL_FLAG(int, max_line_bytes, 4096, "answers longer than this are cut (and are no action)");
 ABSL_FLAG(std::string, connect, "",
           "dial in: HOST:PORT of an arena to connect to instead of listening (docs/dial-in.md)");
+ABSL_FLAG(std::string, referee_secret, "",
+          "the referee secret the arena gave at registration: streams from referees that "
+          "cannot prove it are refused before the program starts (default "
+          "$TAROCK_REFEREE_SECRET; empty: accept any)");
 ABSL_FLAG(std::string, token, "",
           "dial in: the bot's token (default: the environment variable TAROCK_BOT_TOKEN)");
 
@@ -64,11 +68,28 @@ void OnSignal(int) { g_stop.store(true); }
 
 class BridgeService final : public v1::Bot::Service {
  public:
-  BridgeService(StdioOptions options, std::string name, std::string version)
-      : options_(std::move(options)), name_(std::move(name)), version_(std::move(version)) {}
+  BridgeService(StdioOptions options, std::string name, std::string version,
+                std::string referee_secret)
+      : options_(std::move(options)),
+        name_(std::move(name)),
+        version_(std::move(version)),
+        referee_secret_(std::move(referee_secret)) {}
 
   grpc::Status Play(grpc::ServerContext* context,
                     grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    v1::RefereeMessage message;
+    bool have_first = false;
+    if (!referee_secret_.empty()) {
+      // A stranger starts no program and learns nothing, not even the Hello.
+      if (!stream->Read(&message)) return grpc::Status::OK;
+      have_first = true;
+      if (absl::Status proved = sdk::CheckRefereeProof(*context, referee_secret_, message);
+          !proved.ok()) {
+        std::fprintf(stderr, "tarock-stdio-bridge: refused a stream: %s\n",
+                     std::string(proved.message()).c_str());
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(proved.message()));
+      }
+    }
     const int id = ++streams_;
     StdioOptions options = options_;
     options.label = absl::StrCat("stdio-bridge[", id, "]");
@@ -81,8 +102,8 @@ class BridgeService final : public v1::Bot::Service {
     hello.mutable_hello()->set_version(version_);
     if (!stream->Write(hello)) return grpc::Status::OK;
     sdk::BotSession session(std::move(bot));
-    v1::RefereeMessage message;
-    while (stream->Read(&message)) {
+    while (have_first || stream->Read(&message)) {
+      have_first = false;
       if (options.events && !message.has_decision_request()) stdio->Forward(message);
       std::optional<v1::BotMessage> reply = session.Handle(message);
       if (stdio->failure())
@@ -97,6 +118,7 @@ class BridgeService final : public v1::Bot::Service {
   const StdioOptions options_;
   const std::string name_;
   const std::string version_;
+  const std::string referee_secret_;
   std::atomic<int> streams_{0};
 };
 
@@ -178,7 +200,9 @@ int Main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_connect).empty())
     return ConnectMain(options, name, absl::GetFlag(FLAGS_version));
 
-  BridgeService service(options, name, absl::GetFlag(FLAGS_version));
+  BridgeService service(
+      options, name, absl::GetFlag(FLAGS_version),
+      sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_secret), "TAROCK_REFEREE_SECRET"));
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);

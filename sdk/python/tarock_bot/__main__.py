@@ -29,6 +29,7 @@ from typing import Optional, Sequence
 
 from .bot import Bot, BotFactory, as_factory
 from .server import serve
+from .transport import add_transport_arguments, secret_from_flag_or_env, transport_from_arguments
 
 
 def load_module(path: str) -> ModuleType:
@@ -97,6 +98,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     s.add_argument("--name", default=None, help="the name sent to the referee in Hello")
     s.add_argument("--version", default="", help="the version sent in Hello")
     s.add_argument("--log", default=None, help="append standard error to this file")
+    s.add_argument("--referee_secret", default=None,
+                   help="the referee secret the arena gave at registration: streams from "
+                        "referees that cannot prove it are refused (default: "
+                        "$TAROCK_REFEREE_SECRET; empty: accept any)")
+    add_transport_arguments(s)
     c = sub.add_parser("connect", help="dial in to an arena (no listening port)")
     c.add_argument("path", help="the bot's Python file")
     c.add_argument("--arena", default=os.environ.get("TAROCK_ARENA", ""),
@@ -107,6 +113,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     c.add_argument("--name", default=None, help="the name sent to the arena in Hello")
     c.add_argument("--version", default="", help="the version sent in Hello")
     c.add_argument("--log", default=None, help="append standard error to this file")
+    add_transport_arguments(c)
     args = parser.parse_args(argv)
 
     if args.log:
@@ -122,13 +129,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         traceback.print_exc()
         print(f"tarock_bot: {args.path}: {e}", file=sys.stderr)
         return 1
+    try:
+        transport = transport_from_arguments(args)
+    except ValueError as e:
+        print(f"tarock_bot: {e}", file=sys.stderr)
+        return 1
     if args.command == "connect":
         from .connect import connect
 
         token = args.token if args.token is not None else os.environ.get("TAROCK_BOT_TOKEN", "")
         return connect(factory, arena=args.arena, token=token, name=args.name or default_name,
-                       version=args.version)
-    return serve(factory, listen=args.listen, name=args.name or default_name, version=args.version)
+                       version=args.version, transport=transport)
+    return serve(factory, listen=args.listen, name=args.name or default_name, version=args.version,
+                 transport=transport,
+                 referee_secret=secret_from_flag_or_env(args.referee_secret,
+                                                        "TAROCK_REFEREE_SECRET"))
 
 
 if __name__ == "__main__":

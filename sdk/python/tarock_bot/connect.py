@@ -26,6 +26,7 @@ import grpc
 
 from ._proto import gw, pb
 from .bot import BotFactory, BotSession
+from .transport import Transport
 
 METHOD = "/tarock.v1.BotGateway/Connect"
 
@@ -85,7 +86,10 @@ class DialIn:
         version: str = "",
         reconnect: bool = True,
         max_receive_bytes: int = 4 << 20,
+        transport: Optional[Transport] = None,
     ) -> None:
+        """``transport``: TLS to the arena (default: plaintext, to a loopback
+        arena only; ValueError otherwise)."""
         if gw is None:
             raise ImportError(
                 "tarock_bot: the generated module tarock.v1.gateway_pb2 is missing; "
@@ -100,7 +104,7 @@ class DialIn:
         self._stop = threading.Event()
         self._call = None
         self.error: Optional[str] = None
-        self._channel = grpc.insecure_channel(
+        self._channel = (transport or Transport()).channel(
             arena,
             options=[
                 ("grpc.max_receive_message_length", max_receive_bytes),
@@ -201,6 +205,7 @@ def connect(
     token: str,
     name: str = "bot",
     version: str = "",
+    transport: Optional[Transport] = None,
 ) -> int:
     """Dials in until SIGINT or SIGTERM (see the module's docstring). Prints
     ``NAME connected to HOST:PORT as BOT`` on each connection. Returns an exit
@@ -213,7 +218,11 @@ def connect(
         print(f"{name}: no token: give --token or set TAROCK_BOT_TOKEN "
               "(from `tarock-arena-cli bots add NAME --dial_in`)", file=sys.stderr)
         return 1
-    dial = DialIn(factory, arena, token, name=name, version=version)
+    try:
+        dial = DialIn(factory, arena, token, name=name, version=version, transport=transport)
+    except ValueError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
     done = threading.Event()
 
     def on_signal(*_: object) -> None:

@@ -22,6 +22,7 @@ import grpc
 
 from ._proto import pb
 from .bot import BotFactory, BotSession
+from .transport import REFEREE_PROOF_HEADER, Transport, referee_proof_matches
 
 SERVICE = "tarock.v1.Bot"
 METHOD = "Play"
@@ -39,8 +40,15 @@ class BotServer:
         version: str = "",
         max_streams: int = 64,
         max_receive_bytes: int = 4 << 20,
+        transport: Optional[Transport] = None,
+        referee_secret: str = "",
     ) -> None:
+        """``transport``: TLS (default: plaintext, loopback only).
+        ``referee_secret``: the secret the arena gave at registration; streams
+        whose referee cannot prove it are refused (empty: accept any)."""
         self.factory = factory
+        self.transport = transport or Transport()
+        self.referee_secret = referee_secret
         self.listen = listen
         self.name = name
         self.version = version
@@ -63,15 +71,46 @@ class BotServer:
     def _play(
         self, requests: Iterator["pb.RefereeMessage"], context: grpc.ServicerContext
     ) -> Iterator["pb.BotMessage"]:
+        first = None
+        if self.referee_secret:
+            # A stranger learns nothing, not even the Hello, before it proves
+            # it was sent by the arena this bot registered with.
+            first = next(requests, None)
+            if first is None:
+                return
+            problem = self._check_proof(context, first)
+            if problem:
+                print(f"{self.name}: refused a stream: {problem}", file=sys.stderr, flush=True)
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
         yield pb.BotMessage(hello=pb.Hello(name=self.name, version=self.version))
         session = BotSession(self.factory())
+        if first is not None:
+            reply = session.handle(first)
+            if reply is not None:
+                yield reply
         for message in requests:
             reply = session.handle(message)
             if reply is not None:
                 yield reply
 
+    def _check_proof(self, context: grpc.ServicerContext,
+                     first: "pb.RefereeMessage") -> str:
+        """'' when the referee proved the secret, else why not."""
+        proofs = [v for k, v in context.invocation_metadata() if k == REFEREE_PROOF_HEADER]
+        if not proofs:
+            return ("the referee presented no proof of this bot's referee secret "
+                    "(not sent by its arena)")
+        start = first.match_start
+        proof = proofs[0] if isinstance(proofs[0], str) else proofs[0].decode("ascii", "replace")
+        if not first.HasField("match_start") or not referee_proof_matches(
+                self.referee_secret, start.match_id, start.seat, proof):
+            return ("the referee's proof does not match this bot's referee secret "
+                    "(not sent by its arena)")
+        return ""
+
     def start(self) -> "BotServer":
-        self.port = self._server.add_insecure_port(self.listen)
+        """Binds and serves; raises ValueError for a refused plaintext address."""
+        self.port = self.transport.add_port(self._server, self.listen)
         if self.port == 0:
             raise OSError(f"cannot listen on {self.listen}")
         self._server.start()
@@ -96,14 +135,17 @@ def serve(
     listen: str = "127.0.0.1:0",
     name: str = "bot",
     version: str = "",
+    transport: Optional[Transport] = None,
+    referee_secret: str = "",
 ) -> int:
     """Serves until SIGINT or SIGTERM, then drains open streams for up to a
     second. Prints ``NAME listening on HOST:PORT`` on standard output once it
     accepts connections (port 0 picks a free port). Returns an exit status."""
-    server = BotServer(factory, listen=listen, name=name, version=version)
     try:
+        server = BotServer(factory, listen=listen, name=name, version=version,
+                           transport=transport, referee_secret=referee_secret)
         server.start()
-    except (OSError, RuntimeError) as e:
+    except (OSError, RuntimeError, ValueError) as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 1
     stop = threading.Event()

@@ -16,6 +16,10 @@
 #include "tarock/sdk/bot.h"
 #include "tarock/sdk/transport.h"
 
+namespace grpc {
+class ServerContext;
+}  // namespace grpc
+
 namespace tarock::sdk {
 
 struct ServeOptions {
@@ -38,6 +42,14 @@ struct ServeOptions {
 // connections. Fails when the address cannot be bound, or is not loopback and
 // neither a certificate nor allow_plaintext is configured.
 absl::Status Serve(const ServeOptions& options, BotFactory factory);
+
+// The check a served bot makes with a referee secret: OK when the stream's
+// metadata carries the proof (referee_proof.h) for the MatchStart `first`;
+// UNAUTHENTICATED with the reason otherwise (no proof, a wrong one, or a first
+// message that is not a MatchStart). For servers of their own (the stdio
+// bridge); Serve does it already.
+absl::Status CheckRefereeProof(const grpc::ServerContext& context, const std::string& secret,
+                               const v1::RefereeMessage& first);
 
 // Dialing in (docs/dial-in.md): the bot connects out to an arena's
 // BotGateway with its token and plays every seat the arena gives it through
