@@ -15,6 +15,7 @@
 //     matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
+//     audit [--target=bot:NAME] [--limit=N] [--before=ID]   the audit log (admin)
 //     test run|list|show|stop ...  (arena/cli/test_command.h)
 // --json prints the response in protobuf's JSON mapping instead of a table.
 // Errors are one line on standard error with a non-zero exit status.
@@ -48,7 +49,8 @@ ABSL_FLAG(bool, dial_in, false, "bots add: the bot dials in to the arena (no end
 ABSL_FLAG(std::vector<std::string>, variants, {}, "variants a bot plays");
 ABSL_FLAG(std::string, owner, "", "bot owner");
 ABSL_FLAG(std::string, token, "", "the bot's secret token");
-ABSL_FLAG(std::string, admin_token, "", "the arena's admin token, if it has one");
+ABSL_FLAG(std::string, admin_token, "",
+          "the arena's admin token, if it has one (default $TAROCK_ADMIN_TOKEN)");
 ABSL_FLAG(std::string, variant, "", "variant");
 ABSL_FLAG(int, hands, 0, "hands per match (0: 2 per seat)");
 ABSL_FLAG(int, max_matches, 0, "ladder: stop after this many matches (0: until stopped)");
@@ -66,7 +68,9 @@ ABSL_FLAG(std::string, name, "", "tournament name");
 ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
 ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
-ABSL_FLAG(int, limit, 0, "matches: how many (0: 50)");
+ABSL_FLAG(int, limit, 0, "matches: how many (0: 50); audit: how many (0: 100)");
+ABSL_FLAG(std::string, target, "", "audit: only entries about this, e.g. bot:alpha or ladder:1");
+ABSL_FLAG(int64_t, before, 0, "audit: entries older than this id (the next page)");
 ABSL_FLAG(bool, all, false, "bots list: include retired bots");
 ABSL_FLAG(int, watch, 0, "leaderboard: refresh every N seconds");
 ABSL_FLAG(bool, json, false, "print JSON");
@@ -162,12 +166,18 @@ constexpr char kUsage[] =
     "  match show ID [--record]\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
     "  status\n"
+    "  audit [--target=bot:NAME] [--limit=N] [--before=ID]   the audit log (needs the admin token)\n"
     "  test run --variant=V --candidate=BOT --baseline=BOT [--opponents=BOT,...] [--h0=0]\n"
     "           [--h1=5] [--alpha=0.05] [--beta=0.05] [--max_deals=20000] [--seed=S] [--wait]\n"
     "           (`tarock compare` on the referees; exit 0 H1, 1 H0, 2 inconclusive, 3 error)\n"
     "  test list      test show ID [--path]      test stop ID\n"
     "  help [COMMAND]               a command's usage and flags\n"
     "--json prints the response in protobuf's JSON mapping instead of a table.";
+
+// --admin_token, else $TAROCK_ADMIN_TOKEN (which keeps it out of `ps`).
+std::string AdminToken() {
+  return tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
+}
 
 // `tarock-arena-cli help COMMAND`: the command's lines of kUsage and the flags it
 // reads, with their help and defaults.
@@ -183,6 +193,7 @@ int Help(const std::string& command) {
       {"match", {"record"}},
       {"export", {"variant"}},
       {"status", {}},
+      {"audit", {"target", "limit", "before", "admin_token"}},
       {"help", {}},
       {"test", tarock::arena::TestCommandFlags()},
   };
@@ -194,7 +205,7 @@ int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
-  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, test, help");
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, audit, test, help");
   if (a[0] == "help") {
     if (a.size() == 1) {
       std::cout << kUsage << "\n(tarock-arena-cli help COMMAND: a command's usage and flags)\n";
@@ -306,7 +317,7 @@ int main(int argc, char** argv) {
   if (cmd == "ladder") {
     if (sub == "start") {
       v1::StartLadderRequest r;
-      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      r.set_admin_token(AdminToken());
       v1::LadderConfig* c = r.mutable_config();
       c->set_variant(absl::GetFlag(FLAGS_variant));
       c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
@@ -325,7 +336,7 @@ int main(int argc, char** argv) {
     if (sub == "stop") {
       v1::StopLadderRequest r;
       r.set_variant(absl::GetFlag(FLAGS_variant));
-      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      r.set_admin_token(AdminToken());
       v1::LadderInfo out;
       grpc::Status s = stub->StopLadder(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
@@ -363,7 +374,7 @@ int main(int argc, char** argv) {
       r.set_hands_per_match(absl::GetFlag(FLAGS_hands));
       r.set_seed(absl::GetFlag(FLAGS_seed));
       r.set_name(absl::GetFlag(FLAGS_name));
-      r.set_admin_token(absl::GetFlag(FLAGS_admin_token));
+      r.set_admin_token(AdminToken());
       r.mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
       r.mutable_fault_policy()->set_max_faults(absl::GetFlag(FLAGS_max_faults));
       v1::TournamentInfo out;
@@ -462,6 +473,25 @@ int main(int argc, char** argv) {
           out.matches_done(), out.matches_failed());
     if (!json)
       for (const std::string& w : out.waiting_for_dial_in()) std::cout << "waiting for dial-in bot: " << w << "\n";
+    return 0;
+  }
+  if (cmd == "audit") {
+    v1::ListAuditRequest r;
+    r.set_admin_token(AdminToken());
+    r.set_target(absl::GetFlag(FLAGS_target));
+    r.set_limit(absl::GetFlag(FLAGS_limit));
+    r.set_before_id(absl::GetFlag(FLAGS_before));
+    v1::ListAuditResponse out;
+    grpc::Status s = stub->ListAudit(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) {
+      PrintJson(out);
+    } else {
+      for (const v1::AuditEntry& e : out.entries())
+        std::cout << absl::StrFormat("%-6d %s  %-15s %-24s %-13s %-16s %s  %s\n", e.id(), e.at(),
+                                     e.client(), e.actor(), e.action(), e.target(), e.outcome(),
+                                     e.detail());
+    }
     return 0;
   }
   return Fail(absl::StrCat("unknown command '", cmd, "'"));

@@ -230,9 +230,41 @@ void Scheduler::Stop() {
 }
 
 absl::Status Scheduler::CheckAdmin(const std::string& token) const {
-  if (!options_.admin_token.empty() && token != options_.admin_token)
+  if (options_.admin_token.empty()) {
+    if (options_.refuse_admin_without_token)
+      return absl::PermissionDeniedError(
+          "this arena listens beyond loopback and has no admin token: administrative calls "
+          "are refused (start it with --admin_token or $TAROCK_ADMIN_TOKEN)");
+    return absl::OkStatus();
+  }
+  if (!IsAdminToken(token))
     return absl::PermissionDeniedError("this operation needs the arena's admin token");
   return absl::OkStatus();
+}
+
+bool Scheduler::IsAdminToken(const std::string& token) const {
+  return !options_.admin_token.empty() &&
+         sdk::ConstantTimeEquals(token, options_.admin_token);
+}
+
+absl::StatusOr<v1::ListAuditResponse> Scheduler::ListAudit(const v1::ListAuditRequest& r) {
+  if (absl::Status s = CheckAdmin(r.admin_token()); !s.ok()) return s;
+  if (r.limit() < 0 || r.limit() > 1000)
+    return absl::InvalidArgumentError("limit must be 0..1000 (0: 100)");
+  v1::ListAuditResponse out;
+  for (const AuditRow& row :
+       store_->ListAudit(r.target(), r.before_id(), r.limit() ? r.limit() : 100)) {
+    v1::AuditEntry* e = out.add_entries();
+    e->set_id(row.id);
+    e->set_at(row.at);
+    e->set_actor(row.actor);
+    e->set_client(row.client);
+    e->set_action(row.action);
+    e->set_target(row.target);
+    e->set_outcome(row.outcome);
+    e->set_detail(row.detail);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------

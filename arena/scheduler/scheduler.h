@@ -62,7 +62,10 @@ struct SchedulerOptions {
   int max_parallel = 4;               // matches in flight at once
   int max_attempts = 5;               // referees tried per match before it fails
   absl::Duration referee_rest = absl::Seconds(3);  // a failed referee is skipped this long
-  std::string admin_token;            // empty: ladders and tournaments need no token
+  std::string admin_token;            // empty: ladders and tournaments need no token...
+  // ...unless this is set: then, without an admin token, every administrative
+  // call is refused (an arena listening beyond loopback with no token).
+  bool refuse_admin_without_token = false;
   // A finished match is committed at most this long after it ends, in one
   // transaction with the others that finished meanwhile (up to
   // max_commit_batch): one disk write of the pages they share instead of one
@@ -155,6 +158,12 @@ class Scheduler {
   absl::StatusOr<v1::TestInfo> GetTest(int64_t id, bool with_path);
   v1::ListTestsResponse ListTests(const v1::ListTestsRequest& request);
   absl::StatusOr<v1::TestInfo> StopTest(const v1::StopTestRequest& request);
+
+  // The audit log (store.h AuditRow), newest first; needs the admin token.
+  // At most 1,000 entries per call (default 100); page with before_id.
+  absl::StatusOr<v1::ListAuditResponse> ListAudit(const v1::ListAuditRequest& request);
+  // Whether `token` is the admin token (false when there is none).
+  bool IsAdminToken(const std::string& token) const;
 
   const RatingModel& rating_model() const { return model_; }
 

@@ -13,6 +13,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -33,9 +35,11 @@
 #include "arena/play/play_api.h"
 #include "arena/play/seat_relay.h"
 #include "arena/scheduler/scheduler.h"
+#include "arena/server/admission.h"
 #include "arena/server/arena_service.h"
 #include "arena/server/grpc_referee_client.h"
 #include "arena/server/http_api.h"
+#include "arena/server/http_json.h"
 #include "arena/store/store.h"
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
@@ -59,7 +63,20 @@ ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
           "address ranges (CIDR, comma separated) bot endpoints may be in although they are "
           "loopback, private, link-local or metadata addresses, which are refused otherwise; "
           "an arena whose --listen is loopback also allows 127.0.0.0/8 and ::1");
-ABSL_FLAG(std::string, admin_token, "", "token needed for ladders and tournaments (empty: none)");
+ABSL_FLAG(std::string, admin_token, "",
+          "token needed for ladders, tournaments, tests and the audit log (default "
+          "$TAROCK_ADMIN_TOKEN; empty: none, which an arena listening beyond loopback refuses "
+          "to mean 'anyone': it then refuses every administrative call)");
+ABSL_FLAG(double, calls_per_second, 20,
+          "API calls (gRPC and HTTP) per second from one client address and with one token, "
+          "bursts of twice as many; more get RESOURCE_EXHAUSTED / HTTP 429 with Retry-After "
+          "(0: no limit)");
+ABSL_FLAG(double, registrations_per_minute, 10,
+          "bot registrations per minute from one client address, bursts of 5 (0: no limit)");
+ABSL_FLAG(std::vector<std::string>, rate_limit_exempt, std::vector<std::string>({"127.0.0.0/8", "::1"}),
+          "client address ranges (CIDR) never rate limited (empty: limit everyone)");
+ABSL_FLAG(int, max_request_bytes, 1 << 20,
+          "largest gRPC message and HTTP request body accepted (bytes)");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
           "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
@@ -139,6 +156,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
+  // Refused before anything starts, so the error is the only line.
+  const std::string http_listen = absl::GetFlag(FLAGS_http_listen);
+  const tarock::sdk::TransportOptions tls = tarock::sdk::TransportOptionsFromFlags();
+  const bool http_beyond_loopback =
+      !http_listen.empty() && !tarock::sdk::IsLoopbackAddress(http_listen);
+  if (http_beyond_loopback && tls.cert_file.empty() && !tls.allow_plaintext)
+    return Fail(absl::StrCat("refusing to serve HTTP in plaintext on ", http_listen,
+                             ", which is not a loopback address: give --tls_cert and --tls_key "
+                             "(HTTPS), or --allow_plaintext on a trusted network"));
 
   prometheus::Registry registry;
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
@@ -157,7 +183,17 @@ int main(int argc, char** argv) {
   options.referees = absl::GetFlag(FLAGS_referees);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
-  options.admin_token = absl::GetFlag(FLAGS_admin_token);
+  options.admin_token =
+      tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
+  const bool public_listener = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) ||
+                               (!absl::GetFlag(FLAGS_http_listen).empty() &&
+                                !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_http_listen)));
+  if (public_listener && options.admin_token.empty()) {
+    options.refuse_admin_without_token = true;
+    std::fprintf(stderr,
+                 "tarock-arena: warning: listening beyond loopback without --admin_token: "
+                 "ladders, tournaments, tests and the audit log are refused to everyone\n");
+  }
   std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
   if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
     allowed_ranges.push_back("127.0.0.0/8");
@@ -172,7 +208,15 @@ int main(int argc, char** argv) {
   options.referee_secret_key = *referee_key;
   options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
-  tarock::arena::ArenaService service(&scheduler, store->get());
+  tarock::arena::AdmissionOptions admission_options;
+  admission_options.calls_per_second = absl::GetFlag(FLAGS_calls_per_second);
+  admission_options.registrations_per_minute = absl::GetFlag(FLAGS_registrations_per_minute);
+  admission_options.exempt_ranges = absl::GetFlag(FLAGS_rate_limit_exempt);
+  absl::StatusOr<std::unique_ptr<tarock::arena::Admission>> admission =
+      tarock::arena::Admission::Create(admission_options);
+  if (!admission.ok()) return Fail(std::string(admission.status().message()));
+  tarock::arena::ArenaService service(&scheduler, store->get(), admission->get());
+  const int max_request_bytes = std::max(4096, absl::GetFlag(FLAGS_max_request_bytes));
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -180,6 +224,7 @@ int main(int argc, char** argv) {
   auto credentials = transport->ServerCredentials(listen);
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
   builder.AddListeningPort(listen, *credentials, &port);
+  builder.SetMaxReceiveMessageSize(max_request_bytes);
   builder.RegisterService(&service);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.
@@ -218,8 +263,26 @@ int main(int argc, char** argv) {
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
   tarock::arena::play::PlayService play(&scheduler, &relay, play_options);
 
-  tarock::metrics::HttpServer http;
-  const std::string http_listen = absl::GetFlag(FLAGS_http_listen);
+  // The HTTP listener: beyond loopback it is HTTPS with the gRPC listener's
+  // certificate (or refused without one, unless --allow_plaintext); on
+  // loopback it is plain HTTP, for a local Prometheus or a TLS reverse proxy.
+  tarock::metrics::HttpServerOptions http_options;
+  if (http_beyond_loopback) {
+    http_options.tls_cert_file = tls.cert_file;
+    http_options.tls_key_file = tls.key_file;
+  }
+  http_options.max_body_bytes = max_request_bytes;
+  http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
+      -> std::optional<tarock::metrics::HttpResponse> {
+    absl::Duration retry_after;
+    absl::Status s = admission->Admit(r.remote_addr, "", tarock::arena::Admission::Kind::kCall,
+                                      &retry_after);
+    if (s.ok()) return std::nullopt;
+    tarock::metrics::HttpResponse refused = tarock::arena::JsonError(429, std::string(s.message()));
+    refused.headers.push_back({"Retry-After", absl::StrCat(absl::ToInt64Seconds(retry_after))});
+    return refused;
+  };
+  tarock::metrics::HttpServer http(http_options);
   int http_port = 0;
   if (!http_listen.empty()) {
     tarock::arena::play::RegisterPlayApi(&play, &http);
@@ -231,7 +294,9 @@ int main(int argc, char** argv) {
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
-  if (http_port) std::printf("http on http://%s:%d\n", tarock::metrics::SplitHostPort(http_listen).first.c_str(), http_port);
+  if (http_port)
+    std::printf("http on %s://%s:%d\n", http.tls() ? "https" : "http",
+                tarock::metrics::SplitHostPort(http_listen).first.c_str(), http_port);
   std::fflush(stdout);
   tarock::logging::Info("arena", "listening",
                         {{"grpc", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)},

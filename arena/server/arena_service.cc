@@ -1,5 +1,9 @@
 #include "arena/server/arena_service.h"
 
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "referee/server/grpc_status.h"
 
 namespace tarock::arena {
@@ -12,65 +16,151 @@ grpc::Status Reply(absl::StatusOr<T> result, T* out) {
   return grpc::Status::OK;
 }
 
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& r) {
+  return r.status();
+}
+
 }  // namespace
 
-grpc::Status ArenaService::AddBot(grpc::ServerContext*, const v1::AddBotRequest* r,
+grpc::Status ArenaService::Admit(grpc::ServerContext* context, const std::string& token,
+                                 Admission::Kind kind) {
+  if (admission_ == nullptr) return grpc::Status::OK;
+  absl::Duration retry_after;
+  absl::Status s = admission_->Admit(Admission::AddressOfGrpcPeer(context->peer()), token, kind,
+                                     &retry_after);
+  if (s.ok()) return grpc::Status::OK;
+  context->AddTrailingMetadata("retry-after",
+                               absl::StrCat(absl::ToInt64Seconds(retry_after)));
+  return ToGrpcStatus(s);
+}
+
+void ArenaService::Audit(grpc::ServerContext* context, const std::string& actor,
+                         const std::string& action, const std::string& target,
+                         const absl::Status& outcome, const std::string& detail) {
+  if (!outcome.ok() && outcome.code() != absl::StatusCode::kPermissionDenied &&
+      outcome.code() != absl::StatusCode::kUnauthenticated)
+    return;  // nothing changed, and nobody tried what they may not
+  AuditRow row;
+  row.actor = actor;
+  row.client = Admission::AddressOfGrpcPeer(context->peer());
+  if (row.client.empty()) row.client = context->peer();
+  row.action = action;
+  row.target = target;
+  row.outcome = outcome.ok() ? "ok" : absl::StatusCodeToString(outcome.code());
+  row.detail = outcome.ok() ? detail : std::string(outcome.message());
+  (void)store_->AppendAudit(row);  // the change is made; a full disk shows elsewhere
+}
+
+std::string ArenaService::AdminActor(const std::string& token) const {
+  if (scheduler_->IsAdminToken(token)) return "admin";
+  return token.empty() ? "anyone" : "unknown";
+}
+
+grpc::Status ArenaService::AddBot(grpc::ServerContext* context, const v1::AddBotRequest* r,
                                   v1::AddBotResponse* out) {
-  return Reply(scheduler_->AddBot(*r), out);
+  if (grpc::Status s = Admit(context, "", Admission::Kind::kRegistration); !s.ok()) return s;
+  absl::StatusOr<v1::AddBotResponse> result = scheduler_->AddBot(*r);
+  Audit(context, absl::StrCat("anyone (owner ", r->owner(), ")"), "AddBot",
+        absl::StrCat("bot:", r->name()), StatusOf(result),
+        absl::StrCat(r->dial_in() ? "dial-in" : absl::StrCat("endpoint ", r->endpoint()),
+                     "; variants ", absl::StrJoin(r->variants(), ",")));
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::UpdateBot(grpc::ServerContext*, const v1::UpdateBotRequest* r,
+grpc::Status ArenaService::UpdateBot(grpc::ServerContext* context, const v1::UpdateBotRequest* r,
                                      v1::BotInfo* out) {
-  return Reply(scheduler_->UpdateBot(*r), out);
+  if (grpc::Status s = Admit(context, r->token()); !s.ok()) return s;
+  absl::StatusOr<v1::BotInfo> result = scheduler_->UpdateBot(*r);
+  std::string detail;
+  if (!r->endpoint().empty()) absl::StrAppend(&detail, "endpoint ", r->endpoint());
+  if (!r->variants().empty())
+    absl::StrAppend(&detail, detail.empty() ? "" : "; ", "variants ",
+                    absl::StrJoin(r->variants(), ","));
+  Audit(context, result.ok() ? absl::StrCat("owner of ", r->name()) : "unknown", "UpdateBot",
+        absl::StrCat("bot:", r->name()), StatusOf(result), detail);
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::RetireBot(grpc::ServerContext*, const v1::RetireBotRequest* r,
+grpc::Status ArenaService::RetireBot(grpc::ServerContext* context, const v1::RetireBotRequest* r,
                                      v1::BotInfo* out) {
-  return Reply(scheduler_->RetireBot(*r), out);
+  if (grpc::Status s = Admit(context, r->token()); !s.ok()) return s;
+  absl::StatusOr<v1::BotInfo> result = scheduler_->RetireBot(*r);
+  Audit(context, result.ok() ? absl::StrCat("owner of ", r->name()) : "unknown", "RetireBot",
+        absl::StrCat("bot:", r->name()), StatusOf(result), "retired");
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::ListBots(grpc::ServerContext*, const v1::ListBotsRequest* r,
+grpc::Status ArenaService::ListBots(grpc::ServerContext* context, const v1::ListBotsRequest* r,
                                     v1::ListBotsResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   *out = scheduler_->ListBots(*r);
   return grpc::Status::OK;
 }
-grpc::Status ArenaService::GetBot(grpc::ServerContext*, const v1::GetBotRequest* r,
+grpc::Status ArenaService::GetBot(grpc::ServerContext* context, const v1::GetBotRequest* r,
                                   v1::BotInfo* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->GetBot(r->name(), true), out);
 }
-grpc::Status ArenaService::StartLadder(grpc::ServerContext*, const v1::StartLadderRequest* r,
-                                       v1::LadderInfo* out) {
-  return Reply(scheduler_->StartLadder(*r), out);
+grpc::Status ArenaService::StartLadder(grpc::ServerContext* context,
+                                       const v1::StartLadderRequest* r, v1::LadderInfo* out) {
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::LadderInfo> result = scheduler_->StartLadder(*r);
+  Audit(context, AdminActor(r->admin_token()), "StartLadder",
+        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", StatusOf(result),
+        absl::StrCat("variant ", r->config().variant(), "; hands per match ",
+                     r->config().hands_per_match()));
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::StopLadder(grpc::ServerContext*, const v1::StopLadderRequest* r,
+grpc::Status ArenaService::StopLadder(grpc::ServerContext* context, const v1::StopLadderRequest* r,
                                       v1::LadderInfo* out) {
-  return Reply(scheduler_->StopLadder(*r), out);
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::LadderInfo> result = scheduler_->StopLadder(*r);
+  Audit(context, AdminActor(r->admin_token()), "StopLadder",
+        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", StatusOf(result),
+        absl::StrCat("variant ", r->variant()));
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::ListLadders(grpc::ServerContext*, const v1::ListLaddersRequest*,
+grpc::Status ArenaService::ListLadders(grpc::ServerContext* context, const v1::ListLaddersRequest*,
                                        v1::ListLaddersResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   *out = scheduler_->ListLadders();
   return grpc::Status::OK;
 }
-grpc::Status ArenaService::RunTournament(grpc::ServerContext*, const v1::RunTournamentRequest* r,
+grpc::Status ArenaService::RunTournament(grpc::ServerContext* context,
+                                         const v1::RunTournamentRequest* r,
                                          v1::TournamentInfo* out) {
-  return Reply(scheduler_->RunTournament(*r), out);
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::TournamentInfo> result = scheduler_->RunTournament(*r);
+  Audit(context, AdminActor(r->admin_token()), "RunTournament",
+        result.ok() ? absl::StrCat("tournament:", result->id()) : "tournament", StatusOf(result),
+        absl::StrCat("variant ", r->variant(), "; bots ", absl::StrJoin(r->bots(), ",")));
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::GetTournament(grpc::ServerContext*, const v1::GetTournamentRequest* r,
+grpc::Status ArenaService::GetTournament(grpc::ServerContext* context,
+                                         const v1::GetTournamentRequest* r,
                                          v1::TournamentInfo* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->GetTournament(r->id()), out);
 }
-grpc::Status ArenaService::Leaderboard(grpc::ServerContext*, const v1::LeaderboardRequest* r,
+grpc::Status ArenaService::Leaderboard(grpc::ServerContext* context,
+                                       const v1::LeaderboardRequest* r,
                                        v1::LeaderboardResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->Leaderboard(r->variant()), out);
 }
-grpc::Status ArenaService::GetMatch(grpc::ServerContext*, const v1::GetMatchRequest* r,
+grpc::Status ArenaService::GetMatch(grpc::ServerContext* context, const v1::GetMatchRequest* r,
                                     v1::ArenaMatch* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->GetMatch(r->id(), r->with_record()), out);
 }
-grpc::Status ArenaService::ListMatches(grpc::ServerContext*, const v1::ListMatchesRequest* r,
+grpc::Status ArenaService::ListMatches(grpc::ServerContext* context,
+                                       const v1::ListMatchesRequest* r,
                                        v1::ListMatchesResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->ListMatches(*r), out);
 }
 grpc::Status ArenaService::ExportRecords(grpc::ServerContext* context,
                                          const v1::ExportRecordsRequest* r,
                                          grpc::ServerWriter<v1::ExportedRecord>* writer) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   bool alive = true;
   store_->ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>&) {
     if (!alive || context->IsCancelled()) return;
@@ -83,28 +173,46 @@ grpc::Status ArenaService::ExportRecords(grpc::ServerContext* context,
   });
   return grpc::Status::OK;
 }
-grpc::Status ArenaService::Status(grpc::ServerContext*, const v1::StatusRequest*,
+grpc::Status ArenaService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                   v1::StatusResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   *out = scheduler_->GetStatus();
   return grpc::Status::OK;
 }
 
-grpc::Status ArenaService::StartTest(grpc::ServerContext*, const v1::StartTestRequest* r,
+grpc::Status ArenaService::StartTest(grpc::ServerContext* context, const v1::StartTestRequest* r,
                                      v1::TestInfo* out) {
-  return Reply(scheduler_->StartTest(*r), out);
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::TestInfo> result = scheduler_->StartTest(*r);
+  Audit(context, AdminActor(r->admin_token()), "StartTest",
+        result.ok() ? absl::StrCat("test:", result->id()) : "test", StatusOf(result),
+        absl::StrCat("variant ", r->config().variant(), "; candidate ", r->config().candidate(),
+                     "; baseline ", r->config().baseline()));
+  return Reply(std::move(result), out);
 }
-grpc::Status ArenaService::GetTest(grpc::ServerContext*, const v1::GetTestRequest* r,
+grpc::Status ArenaService::GetTest(grpc::ServerContext* context, const v1::GetTestRequest* r,
                                    v1::TestInfo* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   return Reply(scheduler_->GetTest(r->id(), r->with_path()), out);
 }
-grpc::Status ArenaService::ListTests(grpc::ServerContext*, const v1::ListTestsRequest* r,
+grpc::Status ArenaService::ListTests(grpc::ServerContext* context, const v1::ListTestsRequest* r,
                                      v1::ListTestsResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
   *out = scheduler_->ListTests(*r);
   return grpc::Status::OK;
 }
-grpc::Status ArenaService::StopTest(grpc::ServerContext*, const v1::StopTestRequest* r,
+grpc::Status ArenaService::StopTest(grpc::ServerContext* context, const v1::StopTestRequest* r,
                                     v1::TestInfo* out) {
-  return Reply(scheduler_->StopTest(*r), out);
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::TestInfo> result = scheduler_->StopTest(*r);
+  Audit(context, AdminActor(r->admin_token()), "StopTest", absl::StrCat("test:", r->id()),
+        StatusOf(result), "stopped");
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::ListAudit(grpc::ServerContext* context, const v1::ListAuditRequest* r,
+                                     v1::ListAuditResponse* out) {
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  return Reply(scheduler_->ListAudit(*r), out);
 }
 
 }  // namespace tarock::arena

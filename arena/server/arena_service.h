@@ -1,19 +1,27 @@
 // The Arena gRPC service: a thin class that turns requests into Scheduler calls
 // and statuses into grpc::Status in one place (referee/server/grpc_status.h).
+// Before any work, every call passes the Admission (rate limits per address and
+// per token; RESOURCE_EXHAUSTED with a retry-after trailer otherwise). Every
+// change, and every attempt refused for want of the right token, goes into the
+// store's audit log with the caller's address.
 //
-// Thread-safety: thread-safe (the scheduler is).
+// Thread-safety: thread-safe (the scheduler, the store and the admission are).
 
 #ifndef TAROCK_ARENA_SERVER_ARENA_SERVICE_H_
 #define TAROCK_ARENA_SERVER_ARENA_SERVICE_H_
 
+#include "absl/status/status.h"
 #include "arena/scheduler/scheduler.h"
+#include "arena/server/admission.h"
 #include "tarock/v1/arena.grpc.pb.h"
 
 namespace tarock::arena {
 
 class ArenaService final : public v1::Arena::Service {
  public:
-  ArenaService(Scheduler* scheduler, Store* store) : scheduler_(scheduler), store_(store) {}
+  // `admission` may be null (no limits); all must outlive the service.
+  ArenaService(Scheduler* scheduler, Store* store, Admission* admission = nullptr)
+      : scheduler_(scheduler), store_(store), admission_(admission) {}
 
   grpc::Status AddBot(grpc::ServerContext*, const v1::AddBotRequest* r, v1::AddBotResponse* out) override;
   grpc::Status UpdateBot(grpc::ServerContext*, const v1::UpdateBotRequest* r, v1::BotInfo* out) override;
@@ -35,10 +43,23 @@ class ArenaService final : public v1::Arena::Service {
   grpc::Status GetTest(grpc::ServerContext*, const v1::GetTestRequest* r, v1::TestInfo* out) override;
   grpc::Status ListTests(grpc::ServerContext*, const v1::ListTestsRequest* r, v1::ListTestsResponse* out) override;
   grpc::Status StopTest(grpc::ServerContext*, const v1::StopTestRequest* r, v1::TestInfo* out) override;
+  grpc::Status ListAudit(grpc::ServerContext*, const v1::ListAuditRequest* r,
+                         v1::ListAuditResponse* out) override;
 
  private:
+  // OK, or RESOURCE_EXHAUSTED with the trailer retry-after (seconds).
+  grpc::Status Admit(grpc::ServerContext* context, const std::string& token,
+                     Admission::Kind kind = Admission::Kind::kCall);
+  // Writes the audit entry of a change: always when `outcome` is OK, and for
+  // refusals of the caller's authority (PERMISSION_DENIED, UNAUTHENTICATED).
+  void Audit(grpc::ServerContext* context, const std::string& actor, const std::string& action,
+             const std::string& target, const absl::Status& outcome, const std::string& detail);
+  // "admin" for the admin token, "anyone" when none is needed, else "unknown".
+  std::string AdminActor(const std::string& token) const;
+
   Scheduler* scheduler_;
   Store* store_;
+  Admission* admission_;
 };
 
 }  // namespace tarock::arena

@@ -145,6 +145,21 @@ CREATE TABLE tests (
 ALTER TABLE matches ADD COLUMN test_id INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX matches_test ON matches(test_id);
 )sql",
+    // 4 -> 5: the audit log of every change made through the API (who, from
+    // where, what, when, and whether it was refused). Append-only.
+    R"sql(
+CREATE TABLE audit (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  actor TEXT NOT NULL,
+  client TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_target ON audit(target);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -1002,6 +1017,30 @@ std::vector<MatchRow> Store::TestMatches(int64_t test_id) {
   s.Bind(1, test_id);
   std::vector<MatchRow> out;
   while (s.Step() == SQLITE_ROW) out.push_back(ReadMatch(s));
+  return out;
+}
+
+absl::StatusOr<int64_t> Store::AppendAudit(const AuditRow& a) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "INSERT INTO audit (actor, client, action, target, outcome, detail) "
+         "VALUES (?, ?, ?, ?, ?, ?)");
+  s.Bind(1, a.actor).Bind(2, a.client).Bind(3, a.action).Bind(4, a.target).Bind(5, a.outcome)
+      .Bind(6, a.detail);
+  if (s.Step() != SQLITE_DONE) return SqlError(db_, "append audit");
+  return sqlite3_last_insert_rowid(db_);
+}
+
+std::vector<AuditRow> Store::ListAudit(const std::string& target, int64_t before_id, int limit) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_, &statements_,
+         "SELECT id, at, actor, client, action, target, outcome, detail FROM audit "
+         "WHERE (?1 = '' OR target = ?1) AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3");
+  s.Bind(1, target).Bind(2, before_id).Bind(3, limit);
+  std::vector<AuditRow> out;
+  while (s.Step() == SQLITE_ROW)
+    out.push_back(AuditRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
+                           s.Text(6), s.Text(7)});
   return out;
 }
 

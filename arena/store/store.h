@@ -149,6 +149,19 @@ struct TournamentSummaryRow {
   int failed = 0;
 };
 
+// One entry of the audit log: a change made through the API, or an attempt
+// that was refused.
+struct AuditRow {
+  int64_t id = 0;
+  std::string at;      // UTC, ISO 8601 with milliseconds (set by the store)
+  std::string actor;   // "admin", "owner of BOT", "anyone" (no token needed), "unknown"
+  std::string client;  // the caller's address
+  std::string action;  // the API call, e.g. "AddBot"
+  std::string target;  // what it changed, e.g. "bot:alpha", "ladder:3"
+  std::string outcome;  // "ok", or the refusal's code, e.g. "PERMISSION_DENIED"
+  std::string detail;   // what changed or why it was refused; never a secret
+};
+
 // A leaderboard line: the bot, its rating, and its rating 10 rated matches ago
 // (nullopt when it has played fewer).
 struct LeaderRow {
@@ -197,7 +210,7 @@ using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens (creating if needed) the database at `path` and migrates it.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
@@ -291,6 +304,12 @@ class Store {
   std::vector<TestRow> ListTests(const std::string& status, int limit);  // newest first; "" any
   std::vector<MatchRow> TestMatches(int64_t test_id);  // in insertion order
   int64_t CountTestMatches(int64_t test_id, const std::string& status);  // "" any
+
+  // The audit log. AppendAudit returns the entry's id. ListAudit: newest
+  // first, entries about `target` ("" any) with ids below `before_id` (0: from
+  // the newest), at most `limit`.
+  absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry);
+  std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id, int limit);
 
  private:
   explicit Store(sqlite3* db) : db_(db) {}

@@ -94,6 +94,29 @@ class StoreTest : public ::testing::Test {
   std::vector<int64_t> bots_;
 };
 
+TEST_F(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
+  for (int i = 0; i < 5; ++i) {
+    AuditRow row{0, "", i == 4 ? "admin" : "owner of a", "10.0.0.7", "UpdateBot",
+                 i % 2 ? "bot:a" : "bot:b", i == 3 ? "PERMISSION_DENIED" : "ok", "detail"};
+    ASSERT_TRUE(store_->AppendAudit(row).ok());
+  }
+  std::vector<AuditRow> all = store_->ListAudit("", 0, 100);
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0].actor, "admin");
+  EXPECT_GT(all[0].id, all[1].id);
+  EXPECT_EQ(all[1].outcome, "PERMISSION_DENIED");
+  EXPECT_EQ(all[4].client, "10.0.0.7");
+  EXPECT_EQ(all[4].at.size(), std::string("2026-11-25T07:00:00.000Z").size()) << all[4].at;
+  EXPECT_EQ(store_->ListAudit("bot:a", 0, 100).size(), 2u);
+  std::vector<AuditRow> page = store_->ListAudit("", all[1].id, 2);
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].id, all[2].id);
+  // It survives a reopen (it is in the database, not in memory).
+  store_.reset();
+  Open();
+  EXPECT_EQ(store_->ListAudit("", 0, 100).size(), 5u);
+}
+
 TEST_F(StoreTest, FreshDatabaseHasTheCurrentSchemaAndReopens) {
   EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
   Open();
@@ -177,9 +200,10 @@ TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 4 added (tests), then version 3 (the web pages'
-// statistics and indexes).
+// What schema version 5 added (the audit log), version 4 (tests), then
+// version 3 (the web pages' statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP INDEX audit_target; DROP TABLE audit; "                                             \
   "DROP INDEX matches_test; ALTER TABLE matches DROP COLUMN test_id; DROP TABLE tests; "     \
   "DROP INDEX matches_variant; DROP INDEX matches_kind; DROP INDEX matches_ladder; "        \
   "DROP INDEX matches_finished; DROP INDEX rating_history_bot; "                            \

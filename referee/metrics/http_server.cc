@@ -10,7 +10,9 @@
 namespace tarock::metrics {
 
 struct HttpServer::Impl {
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> owned;
+  httplib::Server& server;
+  explicit Impl(std::unique_ptr<httplib::Server> s) : owned(std::move(s)), server(*owned) {}
 };
 
 namespace {
@@ -23,6 +25,7 @@ httplib::Server::Handler Wrap(HttpServer::Handler handler) {
     for (const auto& [k, v] : req.params) r.query[k] = v;
     for (size_t i = 0; i < req.matches.size(); ++i) r.matches.push_back(req.matches[i].str());
     r.body = req.body;
+    r.remote_addr = req.remote_addr;
     HttpResponse out = handler(r);
     res.status = out.status;
     for (const auto& [name, value] : out.headers) res.set_header(name.c_str(), value);
@@ -38,10 +41,38 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   return {address.substr(0, colon), std::atoi(address.c_str() + colon + 1)};
 }
 
-HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {
+namespace {
+
+std::unique_ptr<httplib::Server> MakeServer(const HttpServerOptions& o) {
+  if (o.tls_cert_file.empty() && o.tls_key_file.empty()) return std::make_unique<httplib::Server>();
+  return std::make_unique<httplib::SSLServer>(o.tls_cert_file.c_str(), o.tls_key_file.c_str());
+}
+
+}  // namespace
+
+HttpServer::HttpServer(HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(MakeServer(options))),
+      tls_(!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
   // cpp-httplib writes the headers and the body separately: without NODELAY,
   // Nagle holds the body until the client's delayed ACK (about 40 ms a request).
   impl_->server.set_tcp_nodelay(true);
+  impl_->server.set_payload_max_length(options.max_body_bytes);
+  if (options.admit) {
+    impl_->server.set_pre_routing_handler(
+        [admit = std::move(options.admit)](const httplib::Request& req, httplib::Response& res) {
+          HttpRequest r;
+          r.method = req.method;
+          r.path = req.path;
+          for (const auto& [k, v] : req.params) r.query[k] = v;
+          r.remote_addr = req.remote_addr;
+          std::optional<HttpResponse> refused = admit(r);
+          if (!refused) return httplib::Server::HandlerResponse::Unhandled;
+          res.status = refused->status;
+          for (const auto& [name, value] : refused->headers) res.set_header(name.c_str(), value);
+          res.set_content(refused->body, refused->content_type.c_str());
+          return httplib::Server::HandlerResponse::Handled;
+        });
+  }
 }
 
 HttpServer::~HttpServer() { Stop(); }
@@ -76,6 +107,10 @@ void HttpServer::SetNotFound(Handler handler) {
 }
 
 absl::StatusOr<int> HttpServer::Start(const std::string& host, int port) {
+  if (!impl_->server.is_valid())
+    return absl::FailedPreconditionError(
+        "cannot load the TLS certificate and key for HTTPS (PEM files, the key matching the "
+        "certificate)");
   int bound = port == 0 ? impl_->server.bind_to_any_port(host)
                         : (impl_->server.bind_to_port(host, port) ? port : -1);
   if (bound <= 0) return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));

@@ -8,9 +8,11 @@
 #ifndef TAROCK_REFEREE_METRICS_HTTP_SERVER_H_
 #define TAROCK_REFEREE_METRICS_HTTP_SERVER_H_
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -28,6 +30,7 @@ struct HttpRequest {
   std::map<std::string, std::string> query;  // ?a=b&c=d
   std::vector<std::string> matches;          // regex groups of the route, [0] = whole path
   std::string body;
+  std::string remote_addr;  // the client's address, numeric, without the port
 };
 
 struct HttpResponse {
@@ -40,10 +43,22 @@ struct HttpResponse {
 // "HOST:PORT" -> {HOST, PORT}; the port is 0 when missing or not a number.
 std::pair<std::string, int> SplitHostPort(const std::string& address);
 
+struct HttpServerOptions {
+  // Both set: HTTPS with this PEM certificate chain and key. Empty: HTTP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Request bodies larger than this are refused with 413 before any handler.
+  size_t max_body_bytes = 1 << 20;
+  // Asked for every request before routing (path, query and remote_addr are
+  // set, matches and body are not); a response answers the request instead
+  // of its route (a 429 with Retry-After, say). Null: every request routed.
+  std::function<std::optional<HttpResponse>(const HttpRequest&)> admit;
+};
+
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
-  HttpServer();
+  explicit HttpServer(HttpServerOptions options = {});
   ~HttpServer();  // stops the server
 
   // Routes are regular expressions over the whole path, e.g. "/api/matches/(\\w+)".
@@ -58,13 +73,16 @@ class HttpServer {
   void SetNotFound(Handler handler);
 
   // Binds HOST:PORT (port 0 picks a free one) and serves on a background thread.
-  // Returns the bound port.
+  // Returns the bound port. FAILED_PRECONDITION when the TLS certificate or
+  // key of the options cannot be loaded.
   absl::StatusOr<int> Start(const std::string& host, int port);
   void Stop();
+  bool tls() const { return tls_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool tls_ = false;
   ProcessCollector process_;
   std::thread thread_;
 };

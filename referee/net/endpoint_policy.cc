@@ -78,6 +78,11 @@ absl::StatusOr<AddressRange> ParseRange(absl::string_view cidr) {
   return range;
 }
 
+bool RangeContains(const AddressRange& range, absl::string_view address) {
+  Bytes bytes;
+  return ParseAddress(address, &bytes) && InRange(bytes, range);
+}
+
 absl::StatusOr<EndpointPolicy> EndpointPolicy::Restrictive(const std::vector<std::string>& allowed) {
   EndpointPolicy policy;
   policy.restrictive_ = true;

@@ -44,6 +44,10 @@ struct AddressRange {
 // INVALID_ARGUMENT naming the text.
 absl::StatusOr<AddressRange> ParseRange(absl::string_view cidr);
 
+// Whether the numeric address (IPv4 or IPv6, no port) is in `range`; false
+// for text that is not an address.
+bool RangeContains(const AddressRange& range, absl::string_view address);
+
 struct ResolvedEndpoint {
   std::string host;    // as given
   std::string target;  // what to dial: "ipv4:1.2.3.4:7801" or "ipv6:[2001:db8::1]:7801"

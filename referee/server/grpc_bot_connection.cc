@@ -310,7 +310,12 @@ absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::ConnectSeat(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(endpoint, args);
+  absl::StatusOr<net::ResolvedEndpoint> checked = options_.endpoint_policy.Check(endpoint);
+  if (!checked.ok()) return checked.status();
+  // A certificate names the host, not the address it resolved to.
+  if (checked->target != endpoint && !checked->host.empty())
+    args.SetSslTargetNameOverride(checked->host);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made = transport_.Channel(checked->target, args);
   if (!made.ok()) return made.status();
   std::shared_ptr<grpc::Channel> channel = *std::move(made);
   if (!channel->WaitForConnected(absl::ToChronoTime(deadline))) {

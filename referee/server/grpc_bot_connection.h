@@ -19,6 +19,7 @@
 #include <string>
 
 #include "referee/core/bot_connection.h"
+#include "referee/net/endpoint_policy.h"
 #include "tarock/sdk/transport.h"
 
 namespace tarock {
@@ -27,6 +28,12 @@ struct GrpcConnectorOptions {
   // The largest message accepted from a bot; larger ones fail the stream and
   // count as a malformed-message fault. A decision is a few dozen bytes.
   int max_receive_bytes = 64 * 1024;
+  // Which bot addresses may be dialed (referee/net/endpoint_policy.h). The
+  // endpoint is resolved and checked when the seat is dialed, and the checked
+  // address is what is dialed, so a name that changes after registration
+  // cannot point the referee elsewhere. Default: everything (tests, `tarock
+  // match`); tarock-referee makes it restrictive.
+  net::EndpointPolicy endpoint_policy;
 };
 
 class GrpcBotConnector : public BotConnector {

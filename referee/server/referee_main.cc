@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -39,6 +40,11 @@ ABSL_FLAG(int, connect_timeout_ms, 10000, "how long to wait for a bot at the sta
 ABSL_FLAG(int64_t, default_per_decision_ms, 10000, "per-decision limit when a spec gives none");
 ABSL_FLAG(int64_t, default_grace_ms, 50, "grace on every limit when a spec gives none");
 ABSL_FLAG(int, max_bot_message_bytes, 64 * 1024, "largest message accepted from a bot");
+ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
+          "address ranges (CIDR, comma separated) the referee may dial bots in although they "
+          "are loopback, private, link-local or metadata addresses, which it refuses otherwise "
+          "(checked when each seat is dialed; include the arena's address for the seats it "
+          "relays); a referee whose --listen is loopback also allows 127.0.0.0/8 and ::1");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
 ABSL_FLAG(std::string, referee_token, "",
           "a token every RunMatch call must carry (authorization: Bearer TOKEN), where client "
@@ -87,6 +93,35 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(transport.status().message()).c_str());
     return 1;
   }
+  // /metrics: beyond loopback HTTPS with the gRPC certificate (or refused
+  // without one, unless --allow_plaintext); plain HTTP on loopback.
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  const tarock::sdk::TransportOptions tls = tarock::sdk::TransportOptionsFromFlags();
+  tarock::metrics::HttpServerOptions http_options;
+  if (!metrics_listen.empty() && !tarock::sdk::IsLoopbackAddress(metrics_listen)) {
+    if (tls.cert_file.empty() && !tls.allow_plaintext) {
+      std::fprintf(stderr,
+                   "tarock-referee: refusing to serve /metrics in plaintext on %s, which is not a "
+                   "loopback address: give --tls_cert and --tls_key (HTTPS), or --allow_plaintext "
+                   "on a trusted network\n",
+                   metrics_listen.c_str());
+      return 1;
+    }
+    http_options.tls_cert_file = tls.cert_file;
+    http_options.tls_key_file = tls.key_file;
+  }
+  std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
+  if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    allowed_ranges.push_back("127.0.0.0/8");
+    allowed_ranges.push_back("::1");
+  }
+  absl::StatusOr<tarock::net::EndpointPolicy> policy =
+      tarock::net::EndpointPolicy::Restrictive(allowed_ranges);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "tarock-referee: %s\n", std::string(policy.status().message()).c_str());
+    return 1;
+  }
+  connector_options.endpoint_policy = *std::move(policy);
   tarock::GrpcBotConnector connector(connector_options, *transport);
   tarock::RefereeOptions options;
   options.connect_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_connect_timeout_ms));
@@ -121,8 +156,7 @@ int main(int argc, char** argv) {
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
 
-  tarock::metrics::HttpServer http;
-  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  tarock::metrics::HttpServer http(http_options);
   if (!metrics_listen.empty()) {
     http.ServeMetrics({&registry});
     auto [host, mport] = tarock::metrics::SplitHostPort(metrics_listen);
@@ -131,7 +165,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tarock-referee: %s\n", std::string(bound.status().message()).c_str());
       return 1;
     }
-    std::printf("metrics on http://%s:%d/metrics\n", host.c_str(), *bound);
+    std::printf("metrics on %s://%s:%d/metrics\n", http.tls() ? "https" : "http", host.c_str(),
+                *bound);
   }
   std::fflush(stdout);
   std::signal(SIGINT, OnSignal);
