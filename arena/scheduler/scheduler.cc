@@ -1009,9 +1009,10 @@ void Scheduler::DispatcherLoop() {
         r.wanted = target - queued;
         if (max > 0) r.wanted = static_cast<int>(std::min<int64_t>(r.wanted, max - ladder.created));
         // Ended once its last result is committed, not just played.
+        const int64_t ladder_id = ladder.id;  // clang 14 cannot capture a structured binding
         r.ended = max > 0 && ladder.created >= max && queued == 0 &&
                   std::none_of(in_flight_.begin(), in_flight_.end(), [&](const auto& f) {
-                    return f.second.ladder_id == ladder.id;
+                    return f.second.ladder_id == ladder_id;
                   });
         if (r.wanted > 0 || r.ended) refills.push_back(std::move(r));
       }

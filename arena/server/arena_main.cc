@@ -194,13 +194,9 @@ int main(int argc, char** argv) {
                  "tarock-arena: warning: listening beyond loopback without --admin_token: "
                  "ladders, tournaments, tests and the audit log are refused to everyone\n");
   }
-  std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
-  if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
-    allowed_ranges.push_back("127.0.0.0/8");
-    allowed_ranges.push_back("::1");
-  }
-  absl::StatusOr<tarock::net::EndpointPolicy> policy =
-      tarock::net::EndpointPolicy::Restrictive(allowed_ranges);
+  absl::StatusOr<tarock::net::EndpointPolicy> policy = tarock::net::EndpointPolicy::ForListener(
+      absl::GetFlag(FLAGS_allow_bot_ranges),
+      tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
   if (!policy.ok()) return Fail(std::string(policy.status().message()));
   options.endpoint_policy = *std::move(policy);
   absl::StatusOr<std::string> referee_key = LoadOrMakeRefereeKey(dir);

@@ -20,7 +20,10 @@ namespace tarock::arena {
 inline metrics::HttpResponse JsonError(int code, absl::string_view message) {
   metrics::HttpResponse r;
   r.status = code;
-  r.body = nlohmann::json{{"error", std::string(message)}}.dump();
+  // Messages may quote the request (a bot name, a path), which need not be
+  // UTF-8: replace bad bytes instead of throwing (found by http_api_fuzz).
+  r.body = nlohmann::json{{"error", std::string(message)}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "arena/server/http_json.h"
 #include "arena/web/assets.h"
 
 namespace tarock::arena {
@@ -74,7 +75,13 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
     return Shell(scheduler->GetMatch(req.matches[1], false).ok() ? 200 : 404);
   });
   // Any other path: the 404 page (API errors keep their JSON bodies).
-  server->SetNotFound([](const HttpRequest&) { return Shell(404); });
+  // A JSON client asking for an API path that does not exist gets JSON, not
+  // the page (found by tests/fuzz/http_api_fuzz.cc: /api/bots/a%25b).
+  server->SetNotFound([](const HttpRequest& req) {
+    if (req.path == "/api" || req.path.rfind("/api/", 0) == 0)
+      return JsonError(404, "no such API path: " + req.path.substr(0, 200));
+    return Shell(404);
+  });
 }
 
 }  // namespace tarock::arena

@@ -95,6 +95,15 @@ absl::StatusOr<EndpointPolicy> EndpointPolicy::Restrictive(const std::vector<std
   return policy;
 }
 
+absl::StatusOr<EndpointPolicy> EndpointPolicy::ForListener(std::vector<std::string> allowed,
+                                                          bool listens_on_loopback) {
+  if (listens_on_loopback) {
+    allowed.push_back("127.0.0.0/8");
+    allowed.push_back("::1");
+  }
+  return Restrictive(allowed);
+}
+
 absl::Status EndpointPolicy::CheckAddress(absl::string_view address) const {
   if (!restrictive_) return absl::OkStatus();
   Bytes bytes;

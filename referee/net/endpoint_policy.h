@@ -59,6 +59,10 @@ class EndpointPolicy {
   EndpointPolicy() = default;
   // Refuses the special-purpose ranges except those in `allowed`.
   static absl::StatusOr<EndpointPolicy> Restrictive(const std::vector<std::string>& allowed);
+  // The policy of a process by where it listens: Restrictive(allowed), and a
+  // process listening on loopback (development, tests) also allows loopback.
+  static absl::StatusOr<EndpointPolicy> ForListener(std::vector<std::string> allowed,
+                                                    bool listens_on_loopback);
 
   bool allows_everything() const { return !restrictive_; }
 

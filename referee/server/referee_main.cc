@@ -110,13 +110,9 @@ int main(int argc, char** argv) {
     http_options.tls_cert_file = tls.cert_file;
     http_options.tls_key_file = tls.key_file;
   }
-  std::vector<std::string> allowed_ranges = absl::GetFlag(FLAGS_allow_bot_ranges);
-  if (tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
-    allowed_ranges.push_back("127.0.0.0/8");
-    allowed_ranges.push_back("::1");
-  }
-  absl::StatusOr<tarock::net::EndpointPolicy> policy =
-      tarock::net::EndpointPolicy::Restrictive(allowed_ranges);
+  absl::StatusOr<tarock::net::EndpointPolicy> policy = tarock::net::EndpointPolicy::ForListener(
+      absl::GetFlag(FLAGS_allow_bot_ranges),
+      tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
   if (!policy.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(policy.status().message()).c_str());
     return 1;
