@@ -49,8 +49,8 @@ class GrpcRefereeClient : public RefereeClient {
  private:
   absl::StatusOr<std::shared_ptr<grpc::Channel>> ChannelTo(const std::string& address);
 
-  const sdk::Transport transport_;
-  const std::string token_;
+  sdk::Transport transport_;  // not const: clang would delete the default constructor
+  std::string token_;
   metrics::GrpcMetrics* const grpc_metrics_ = nullptr;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
