@@ -10,14 +10,13 @@
 // one; the talon choice and the discards can also be searched
 // (SearchOptions::search_talon, search_discard).
 //
-// tapp-tarock, tapp-tarock-classic and westfest, which the SDK's determinizer
-// does not know, have a sampler of their own in search_bot.cc (ReplaySampler:
-// it deals the unseen cards under the voids, the announced hand bonuses, the
-// passed westfest draws and the called tarock, rebuilds the deal, westfest's
-// deck included, and keeps the samples on which the whole history replays
-// legally); their play is searched the same way, and only their play (the
-// talon and discard options apply to the Slovenian family); their playout
-// policy keeps the Pagat for the last trick once no other seat holds a tarock
+// tapp-tarock, tapp-tarock-classic and westfest are sampled by the same SDK
+// determinizer (issue 16; it deals the unseen cards under the voids, the
+// announced hand bonuses, the passed westfest draws and the called tarock,
+// rebuilds the deal, westfest's deck included, and keeps the samples on which
+// the whole history replays legally); their play is searched the same way,
+// and only their play (the talon and discard options apply to the Slovenian
+// family); their playout policy keeps the Pagat for the last trick once no other seat holds a tarock
 // (Pagat Ultimo in all three). Against the heuristic bot with its Austrian
 // and Czech rules (300 deals, N=200, seed 7): tapp-tarock +5.80 [+3.93,
 // +7.67], tapp-tarock-classic +1.04 [+0.62, +1.46], westfest +1.09 [+0.74,

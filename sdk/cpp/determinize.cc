@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "referee/protocol/convert.h"
+#include "sdk/cpp/determinize_replay.h"
 
 namespace tarock::sdk {
 namespace {
@@ -26,6 +27,10 @@ int TalonCardsOf(int contract) {
   }
 }
 
+absl::Status NoSample(int max_attempts) {
+  return absl::NotFoundError(absl::StrCat("no consistent deal in ", max_attempts, " attempts"));
+}
+
 absl::StatusOr<Card> CardNamed(const std::string& name) { return ParseCard(name); }
 
 }  // namespace
@@ -33,9 +38,23 @@ absl::StatusOr<Card> CardNamed(const std::string& name) { return ParseCard(name)
 absl::StatusOr<Determinizer> Determinizer::Create(const Game& game, const v1::Observation& obs,
                                                   std::optional<bool> forced_klop,
                                                   absl::Span<const std::string> legal) {
+  if (ReplayDeterminizer::Knows(game)) {
+    // The Austrian variants and westfest: forced Klop and the legal actions
+    // carry nothing there that the history does not.
+    absl::StatusOr<ReplayDeterminizer> r = ReplayDeterminizer::Create(game, obs);
+    if (!r.ok()) return r.status();
+    Determinizer d;
+    d.seat_ = obs.seat();
+    d.num_seats_ = game.num_seats();
+    d.setup_ = r->setup();
+    d.unknown_ = r->UnknownCards();
+    for (int s = 0; s < d.num_seats_; ++s) d.forbidden_[s] = r->Excluded(s);
+    d.replay_ = std::make_shared<const ReplayDeterminizer>(*std::move(r));
+    return d;
+  }
   const auto* sg = dynamic_cast<const SlovenianGame*>(&game);
   if (sg == nullptr) {
-    return absl::UnimplementedError(absl::StrCat("determinization knows the Slovenian family only, not ",
+    return absl::UnimplementedError(absl::StrCat("determinization knows the seven built-in variants, not ",
                                                  game.info().name));
   }
   Determinizer d;
@@ -510,16 +529,22 @@ std::optional<SlovenianState> Determinizer::Attempt(Rng& rng, Deal* deal,
 }
 
 absl::StatusOr<SlovenianState> Determinizer::SampleState(Rng& rng, int max_attempts) const {
+  if (game_ == nullptr) return absl::FailedPreconditionError("not a Slovenian determinizer");
   Deal deal;
   std::array<Card, 6> discards{};
   for (int i = 0; i < max_attempts; ++i) {
     std::optional<SlovenianState> s = Attempt(rng, &deal, &discards);
     if (s.has_value()) return *std::move(s);
   }
-  return absl::NotFoundError(absl::StrCat("no consistent deal in ", max_attempts, " attempts"));
+  return NoSample(max_attempts);
 }
 
 absl::StatusOr<std::unique_ptr<State>> Determinizer::Sample(Rng& rng, int max_attempts) const {
+  if (replay_ != nullptr) {
+    std::unique_ptr<State> st = replay_->Sample(rng, max_attempts, nullptr, nullptr);
+    if (st == nullptr) return NoSample(max_attempts);
+    return st;
+  }
   absl::StatusOr<SlovenianState> s = SampleState(rng, max_attempts);
   if (!s.ok()) return s.status();
   return std::unique_ptr<State>(std::make_unique<SlovenianState>(*std::move(s)));
@@ -527,6 +552,10 @@ absl::StatusOr<std::unique_ptr<State>> Determinizer::Sample(Rng& rng, int max_at
 
 absl::StatusOr<Determinizer::Sampled> Determinizer::SampleDeal(Rng& rng, int max_attempts) const {
   Sampled out;
+  if (replay_ != nullptr) {
+    if (replay_->Sample(rng, max_attempts, &out.deal, &out.actions) == nullptr) return NoSample(max_attempts);
+    return out;
+  }
   std::array<Card, 6> discards{};
   for (int i = 0; i < max_attempts; ++i) {
     if (!Attempt(rng, &out.deal, &discards).has_value()) continue;
@@ -535,7 +564,27 @@ absl::StatusOr<Determinizer::Sampled> Determinizer::SampleDeal(Rng& rng, int max
       out.actions.push_back(a == kHiddenDiscard ? MakeAction(Verb::kDiscard, discards[d++]) : a);
     return out;
   }
-  return absl::NotFoundError(absl::StrCat("no consistent deal in ", max_attempts, " attempts"));
+  return NoSample(max_attempts);
+}
+
+absl::StatusOr<austrian::AustrianState> Determinizer::SampleAustrianState(Rng& rng, int max_attempts) const {
+  if (replay_ == nullptr) return absl::FailedPreconditionError("not an Austrian determinizer");
+  std::optional<austrian::AustrianState> st = replay_->SampleAustrian(rng, max_attempts);
+  if (!st.has_value()) {
+    if (!replay_->IsAustrian()) return absl::FailedPreconditionError("not an Austrian determinizer");
+    return NoSample(max_attempts);
+  }
+  return *std::move(st);
+}
+
+absl::StatusOr<czech::WestfestState> Determinizer::SampleWestfestState(Rng& rng, int max_attempts) const {
+  if (replay_ == nullptr) return absl::FailedPreconditionError("not a westfest determinizer");
+  std::optional<czech::WestfestState> st = replay_->SampleWestfest(rng, max_attempts);
+  if (!st.has_value()) {
+    if (replay_->IsAustrian()) return absl::FailedPreconditionError("not a westfest determinizer");
+    return NoSample(max_attempts);
+  }
+  return *std::move(st);
 }
 
 }  // namespace tarock::sdk

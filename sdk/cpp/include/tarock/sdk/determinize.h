@@ -8,24 +8,50 @@
 //   Rng rng(seed);
 //   absl::StatusOr<std::unique_ptr<State>> state = d->Sample(rng);
 //
-// What a sample respects (everything the seat can know from its observation):
+// Variants: all seven built-in ones. The Slovenian family (slovenian-3p,
+// slovenian-4p, slovenian-5p, slovenian-tapp; referee/variants/slovenian) at
+// every point of the hand; the Austrian variants (tapp-tarock,
+// tapp-tarock-classic; referee/variants/austrian) and westfest
+// (referee/variants/czech) from the announcements on (after the talon
+// exchange: the announcements, the play), which is where a bot searches them.
+// Sample() and SampleDeal() serve every variant; SampleState(),
+// SampleAustrianState() and SampleWestfestState() give the concrete state of
+// their family for fast search.
+//
+// What a sample respects (everything the seat can know from its observation),
+// in every variant:
 //   - its own cards, dealt and current, and its own discards;
+//   - the hand sizes: every seat holds as many cards as it holds really;
 //   - the history: every bid, call, talon choice, announcement, kontra and play
 //     replays legally, with sampled cards in place of another seat's hidden
-//     ("discard ?") discards;
-//   - the talon where it is shown, and the group the declarer took (those cards
-//     are his, in hand or laid away) and the groups he left;
+//     ("discard ?") discards; so the seat's whole observation (history, hand,
+//     talon as it saw it, legal actions) is the same in the sample;
+//   - the talon where it is shown, and the cards the declarer (or, in
+//     westfest, a drawing seat) took from it: those are his, in hand or laid
+//     away; cards nobody took stay in the talon;
 //   - cards shown to everyone (tarock discards, the Open Beggar's hand);
 //   - what the play reveals: a seat that did not follow the led suit has none of
-//     it, one that did not trump either has no tarock; in negative contracts
-//     (Klop, Beggar, Open Beggar) a seat that did not beat the winning card has
-//     no legal card that beats it; a guarded Pagat (negative contracts, or an
-//     announced Pagat Ultimo in slovenian-tapp) that was played was the only
-//     legal card; all with the Imperator rule as the variant plays it;
+//     it, one that did not trump either has no tarock.
+// In the Slovenian family also:
+//   - in negative contracts (Klop, Beggar, Open Beggar) a seat that did not
+//     beat the winning card has no legal card that beats it; a guarded Pagat
+//     (negative contracts, or an announced Pagat Ultimo in slovenian-tapp) that
+//     was played was the only legal card; all with the Imperator rule as the
+//     variant plays it;
 //   - the announcements: `announce pagat-ultimo` shows its seat holds T1; the
 //     Kontra chain and `announce king-ultimo` show who can be the partner, so
 //     the called king goes only to seats that fit them;
 //   - a deal without a hand without tarocks (that deal would have been void).
+// In the Austrian variants and westfest also:
+//   - `announce pagat-ultimo` / `announce pagat` put the Pagat in its seat's
+//     cards; westfest's bonus announcements (tarocky, taroky, bida, trul,
+//     honery, kralovske-honery[-plus], trul-honery) bound how many tarocks,
+//     kings and trula cards the seat was holding, and a passed draw shows uni
+//     or bida (at most two tarocks);
+//   - westfest's called tarock: the povinnost holds every tarock from XIX down
+//     to the one above the called one, and the engine's call from the sampled
+//     hand names the same tarock; the deck is one that the recorded cut deals
+//     into the sampled hands.
 //
 // How: each unknown card gets the set of places it may be (a hand, the hidden
 // discards, the hidden talon); the cards are dealt most constrained first, each
@@ -35,11 +61,9 @@
 // up to a bound (rejection with repair by resampling). A sample costs a few
 // microseconds (the replay dominates).
 //
-// The determinizer knows the rules of the Slovenian family
-// (referee/variants/slovenian); Create() fails for other variants.
-//
-// Thread-safety: a Determinizer is immutable after Create(); Sample() may be
-// called from several threads at once, each with its own Rng.
+// Thread-safety: a Determinizer is immutable after Create() (copies share the
+// immutable parts); Sample*() may be called from several threads at once, each
+// with its own Rng. The Game passed to Create() must outlive the Determinizer.
 
 #ifndef TAROCK_SDK_DETERMINIZE_H_
 #define TAROCK_SDK_DETERMINIZE_H_
@@ -56,10 +80,15 @@
 #include "referee/engine/card.h"
 #include "referee/engine/game.h"
 #include "referee/engine/random.h"
+#include "referee/variants/austrian/austrian.h"
+#include "referee/variants/czech/westfest.h"
 #include "referee/variants/slovenian/slovenian.h"
 #include "tarock/v1/tarock.pb.h"
 
 namespace tarock::sdk {
+
+// The sampler of the Austrian variants and westfest (private to the SDK).
+class ReplayDeterminizer;
 
 class Determinizer {
  public:
@@ -69,9 +98,11 @@ class Determinizer {
   // Reads the observation of one seat. `forced_klop` is the HandStart flag of
   // the hand; when absent it is inferred (from the history, and from the legal
   // actions during the bidding, where it is the only thing it changes).
-  // `legal` are the seat's legal actions, if it is to act. Fails on a variant
-  // outside the Slovenian family and on an observation that contradicts
-  // itself (e.g. card counts that do not add up).
+  // `legal` are the seat's legal actions, if it is to act (both are used by
+  // the Slovenian family only). Fails (Unimplemented) on a variant other than
+  // the seven built-in ones and, in the Austrian variants and westfest,
+  // before the announcements; fails (InvalidArgument) on an observation that
+  // contradicts itself (e.g. card counts that do not add up).
   static absl::StatusOr<Determinizer> Create(const Game& game, const v1::Observation& obs,
                                              std::optional<bool> forced_klop = std::nullopt,
                                              absl::Span<const std::string> legal = {});
@@ -85,11 +116,21 @@ class Determinizer {
   // consistent sample was found in `max_attempts` attempts.
   absl::StatusOr<std::unique_ptr<State>> Sample(Rng& rng,
                                                 int max_attempts = kDefaultMaxAttempts) const;
-  // The same, as a concrete value for fast search (no allocation, no virtual calls).
+  // The same, as a concrete value for fast search (no allocation, no virtual
+  // calls): SampleState() in the Slovenian family, SampleAustrianState() in
+  // tapp-tarock and tapp-tarock-classic, SampleWestfestState() in westfest.
+  // FailedPrecondition when the determinizer is of another family; NotFound
+  // as Sample().
   absl::StatusOr<slovenian::SlovenianState> SampleState(
       Rng& rng, int max_attempts = kDefaultMaxAttempts) const;
+  absl::StatusOr<austrian::AustrianState> SampleAustrianState(
+      Rng& rng, int max_attempts = kDefaultMaxAttempts) const;
+  absl::StatusOr<czech::WestfestState> SampleWestfestState(
+      Rng& rng, int max_attempts = kDefaultMaxAttempts) const;
   // The deal of a sample and the hand's actions with the sampled hidden
-  // discards filled in (NewHand + Apply of each action gives SampleState()).
+  // discards filled in: Game::NewHand(deal, setup()) and Apply() of each action
+  // gives the sampled state (in westfest the deal is a deck, and the actions
+  // begin with the cut that deals it). NotFound as Sample().
   struct Sampled {
     Deal deal;
     std::vector<Action> actions;
@@ -101,7 +142,8 @@ class Determinizer {
   int seat() const { return seat_; }
   // The cards whose place the seat does not know and that the sampler deals.
   CardSet UnknownCards() const { return unknown_; }
-  // Cards each seat cannot hold now, as the history shows (for tests and bots).
+  // Cards each seat cannot hold now, as the history shows (for tests and
+  // bots); empty for the observing seat itself, whose hand is known.
   CardSet Excluded(int seat) const { return forbidden_[seat]; }
 
  private:
@@ -125,6 +167,9 @@ class Determinizer {
   std::optional<slovenian::SlovenianState> Attempt(Rng& rng, Deal* deal,
                                                    std::array<Card, 6>* discards) const;
 
+  // The Austrian variants and westfest: everything is there (setup_,
+  // unknown_ and forbidden_ are copied from it); null in the Slovenian family.
+  std::shared_ptr<const ReplayDeterminizer> replay_;
   const slovenian::SlovenianGame* game_ = nullptr;
   int seat_ = 0;
   int num_seats_ = 0;
