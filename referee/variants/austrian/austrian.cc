@@ -11,24 +11,6 @@
 namespace tarock::austrian {
 namespace {
 
-// Stands for the card in trick_[0] and the best card before a trick is led.
-constexpr Card kBeforeLead = kNumCards;
-
-// The cards of each card's suit, as a table so the play path needs no branch;
-// every card before the lead.
-constexpr std::array<CardSet, kNumCards + 1> kSuitOfCard = [] {
-  std::array<CardSet, kNumCards + 1> t{};
-  for (int c = 0; c < kNumCards; ++c) t[c] = SuitSet(SuitOf(static_cast<Card>(c)));
-  t[kBeforeLead] = kAllCards;
-  return t;
-}();
-
-// c ? a : b, preferably as a conditional move (random play makes these tests
-// coin tosses for the branch predictor).
-inline uint64_t Select(bool c, uint64_t a, uint64_t b) {
-  return __builtin_expect_with_probability(c, true, 0.5) ? a : b;
-}
-
 // The two packs of the tapp (001 Setup: "two packs of three"): deal positions 0-2 and 3-5.
 constexpr uint8_t kPack0 = 0b000111;
 constexpr uint8_t kPack1 = 0b111000;
@@ -82,11 +64,7 @@ Action AustrianState::HistoryAt(int i) const {
   return a;
 }
 
-int AustrianState::Thirds(CardSet s) const {
-  int t = 0;
-  for (Card c : s) t += game_->thirds_[c];
-  return t;
-}
+int AustrianState::Thirds(CardSet s) const { return game_->thirds_.Of(s); }
 
 CardSet AustrianState::DeclarerPile() const {
   if (declarer_ < 0) return CardSet();
@@ -160,37 +138,8 @@ void AustrianState::LegalAnnouncements(ActionList* out) const {
 
 inline void AustrianState::LegalPlays(ActionList* out) const {
   // 001 Following Suit, 002 Game Play: follow suit; if void, play a tarock; if
-  // void of tarocks too, any card.
-  const uint64_t hand = hands_[to_act_].bits();
-  const uint64_t follow = hand & kSuitOfCard[trick_[0]].bits();
-  const uint64_t trumps = hand & kTarockSet.bits();
-  uint64_t bits = Select(follow != 0, follow, Select(trumps != 0, trumps, hand));
-  // Four cards per round, as in the Slovenian engine: most lists take one or two
-  // rounds and the loop's exit is predictable. The array has room to spare, so
-  // the later writes may land past the end; `size` says what counts.
-  static_assert(kHandSize + 3 + 3 <= ActionList::kCapacity);
-  out->size = std::popcount(bits);
-  Action* p = out->items;
-  constexpr uint64_t kStop = uint64_t{1} << 63;  // keeps countr_zero defined once bits is 0
-  auto next = [&bits](uint64_t stop) -> uint64_t {
-    const unsigned c = static_cast<unsigned>(std::countr_zero(bits | stop));
-    bits &= bits - 1;
-    return c;
-  };
-  while (bits != 0) {
-    if constexpr (std::endian::native == std::endian::little) {
-      constexpr uint64_t kPlays = uint64_t{MakeAction(Verb::kPlay, 0)} * 0x0001000100010001;
-      uint64_t four = next(0);
-      four |= next(kStop) << 16;
-      four |= next(kStop) << 32;
-      four |= next(kStop) << 48;
-      four |= kPlays;
-      std::memcpy(p, &four, sizeof four);
-    } else {
-      for (int i = 0; i < 4; ++i) p[i] = MakeAction(Verb::kPlay, static_cast<int>(next(kStop)));
-    }
-    p += 4;
-  }
+  // void of tarocks too, any card (branch-free, see trick_core.h).
+  trick::WritePlays(trick::FollowOrTrump(hands_[to_act_].bits(), trick_.led()), out);
 }
 
 // ---------------------------------------------------------------------------
@@ -264,8 +213,7 @@ void AustrianState::StartExchange() {
   to_act_ = static_cast<uint8_t>(declarer_);
   if (c.take == 0) {
     // 001 Exchanging Cards, 002 Solo: the defenders get the whole tapp, unseen.
-    defence_tapp_ = CardSet();
-    for (Card t : talon_) defence_tapp_.Add(t);
+    defence_tapp_ = trick::CardsAt(talon_, kWholeTapp);
     StartAnnouncements();
     return;
   }
@@ -288,11 +236,9 @@ void AustrianState::TakeGroup(uint8_t positions) {
     to_declarer &= ~positions;
   }
   const uint8_t to_defenders = kWholeTapp & ~positions & ~to_declarer;
-  for (int i = 0; i < kTalonSize; ++i) {
-    if (positions & (1 << i)) taken_.Add(talon_[i]);
-    if (to_declarer & (1 << i)) declarer_tapp_.Add(talon_[i]);
-    if (to_defenders & (1 << i)) defence_tapp_.Add(talon_[i]);
-  }
+  taken_ |= trick::CardsAt(talon_, positions);
+  declarer_tapp_ |= trick::CardsAt(talon_, to_declarer);
+  defence_tapp_ |= trick::CardsAt(talon_, to_defenders);
   hands_[declarer_] |= taken_;
   discards_left_ = static_cast<uint8_t>(taken_.size());
   phase_ = Phase::kDiscard;
@@ -331,26 +277,16 @@ void AustrianState::StartPlay(int leader) {
   // 001 Trick Taking: "The player who won the bid plays the first card";
   // 002 Game Play: "starting with the declarer".
   phase_ = Phase::kPlay;
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  trick_[0] = kBeforeLead;
-  best_ = kBeforeLead;
-  trick_leader_ = static_cast<uint8_t>(leader);
-  to_act_ = trick_leader_;
+  trick_.Start(leader);
+  to_act_ = trick_.leader;
 }
 
 inline void AustrianState::ApplyPlay(Card c) {
   const int s = to_act_;
-  const CardSet card = CardSet::Of(c);
-  hands_[s] -= card;
+  hands_[s] -= CardSet::Of(c);
   // The highest tarock, else the highest card of the led suit, takes the trick.
-  const uint32_t takes = 0u - static_cast<uint32_t>((game_->beaters_[best_ & 0xFF].bits() >> c) & 1);
-  best_ = static_cast<uint16_t>((((trick_len_ << 8) | c) & takes) | (best_ & ~takes));
-  trick_cards_ |= card;
-  trick_[trick_len_] = c;
-  trick_seat_[trick_len_] = static_cast<uint8_t>(s);
-  ++trick_len_;
-  if (trick_len_ == kSeats) {
+  trick_.Add(s, c, game_->beaters_.data());
+  if (trick_.len == kSeats) {
     FinishTrick();
   } else {
     to_act_ = static_cast<uint8_t>(Next(s));
@@ -358,26 +294,20 @@ inline void AustrianState::ApplyPlay(Card c) {
 }
 
 void AustrianState::FinishTrick() {
-  const int wi = best_ >> 8;
-  const int winner = trick_seat_[wi];
-  won_[winner] |= trick_cards_;
+  const int wi = trick_.WinnerIndex();  // no Pagat rule in 001 and 002
+  const int winner = trick_.seats[wi];
+  won_[winner] |= trick_.set;
   ++tricks_won_[winner];
   ++tricks_played_;
   if (tricks_played_ == kTricks) {
-    for (int i = 0; i < trick_len_; ++i) {
-      if (trick_[i] == kPagat) {
-        pagat_last_seat_ = static_cast<int8_t>(trick_seat_[i]);
-        pagat_last_won_ = i == wi;
-        pagat_last_taker_ = static_cast<int8_t>(winner);
-      }
+    if (const int pi = trick_.IndexOf(kPagat); pi >= 0) {
+      pagat_last_seat_ = static_cast<int8_t>(trick_.seats[pi]);
+      pagat_last_won_ = pi == wi;
+      pagat_last_taker_ = static_cast<int8_t>(winner);
     }
     phase_ = Phase::kDone;
   }
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  trick_[0] = kBeforeLead;
-  best_ = kBeforeLead;
-  trick_leader_ = static_cast<uint8_t>(winner);
+  trick_.Start(winner);
   to_act_ = static_cast<uint8_t>(winner);
 }
 
@@ -549,7 +479,7 @@ HandResult AustrianState::Result() const {
   }
   r.contract = rl.contracts[contract_].name;
   const int decl_thirds = Thirds(DeclarerPile());
-  r.card_thirds = {decl_thirds, game_->total_thirds_ - decl_thirds};
+  r.card_thirds = {decl_thirds, game_->thirds_.total() - decl_thirds};
   // 001 Object of the Game / 002 Cards: the declarer needs 36 points.
   r.declarer_won = decl_thirds >= kWinThirds;
   const int bid = rl.contracts[contract_].value;
@@ -632,8 +562,8 @@ Observation AustrianState::Observe(int seat) const {
   o.declarer = declarer_;
   if (contract_ == kBridscher) o.contract = "bridscher";
   else if (contract_ < kMaxContracts) o.contract = rl.contracts[contract_].name;
-  o.trick_leader = phase_ == Phase::kPlay ? trick_leader_ : -1;
-  for (int i = 0; i < trick_len_; ++i) o.trick.push_back(trick_[i]);
+  o.trick_leader = phase_ == Phase::kPlay ? trick_.leader : -1;
+  for (int i = 0; i < trick_.len; ++i) o.trick.push_back(trick_.cards[i]);
   for (int s = 0; s < kSeats; ++s) o.tricks_won.push_back(tricks_won_[s]);
   if (o.to_act == seat) {
     ActionList legal;
@@ -651,22 +581,17 @@ AustrianGame::AustrianGame(Rules rules, VariantInfo info, Options options)
   for (const ContractRule& c : rules_.contracts) codec_.contracts.push_back(c.name);
   if (rules_.all_pass == AllPass::kBridscher) codec_.contracts.push_back("bridscher");  // never bid
   for (const BonusRule& b : rules_.bonuses) codec_.bonuses.push_back(b.name);
-  for (int c = 0; c < kNumCards; ++c) {
-    const Card card = static_cast<Card>(c);
-    thirds_[c] = rules_.simplified_counting ? 3 * SimplifiedValue(card) : CardThirds(card);
-    total_thirds_ += thirds_[c];
+  if (rules_.simplified_counting) {
+    std::array<int, kNumCards> values{};
+    for (int c = 0; c < kNumCards; ++c) values[c] = SimplifiedValue(static_cast<Card>(c));
+    thirds_ = trick::ThirdsTable::Plain(values);
+  } else {
+    thirds_ = trick::ThirdsTable::Traditional();
   }
   // Trick ranks (001 The Cards, 002 infobox): tarocks T22 > T21 > ... > T1 above
   // every suit card; in a suit K Q N J, then red 1 2 3 4 or black 10 9 8 7.
   const RankTable ranks = RankTable::Make(/*red_pips_numeric=*/false);
-  beaters_[kBeforeLead] = kAllCards;
-  for (int c = 0; c < kNumCards; ++c) {
-    const Card card = static_cast<Card>(c);
-    CardSet higher;
-    for (Card o : SuitSet(SuitOf(card)))
-      if (ranks.strength[o] > ranks.strength[card]) higher.Add(o);
-    beaters_[c] = IsTarock(card) ? higher : higher | kTarockSet;
-  }
+  beaters_ = trick::MakeBeaters(ranks.strength, /*trumps=*/true);
 }
 
 Deal AustrianGame::DealCards(uint64_t seed, int dealer) const {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "referee/engine/game.h"
+#include "referee/variants/common/trick_core.h"
 
 namespace tarock::austrian {
 
@@ -190,17 +191,11 @@ class AustrianState final : public State {
   uint8_t announced_mask_ = 0;
   std::array<int8_t, kMaxBonuses> announcer_{};
   uint8_t consecutive_passes_ = 0;
-  // Play. Before the lead of a trick trick_[0] and the best card are a sentinel
-  // (kNumCards) whose table entries hold every card.
+  // Play (the trick: trick_core.h).
   std::array<CardSet, kSeats> hands_{};
   std::array<CardSet, kSeats> won_{};
   std::array<uint8_t, kSeats> tricks_won_{};
-  std::array<Card, kSeats> trick_{};
-  std::array<uint8_t, kSeats> trick_seat_{};
-  CardSet trick_cards_;
-  uint16_t best_ = kNumCards;  // (index in trick_ << 8) | card winning so far
-  uint8_t trick_len_ = 0;
-  uint8_t trick_leader_ = 0;
+  trick::Trick<kSeats> trick_;
   uint8_t tricks_played_ = 0;
   int8_t pagat_last_seat_ = -1;  // seat that played the Pagat in the last trick
   bool pagat_last_won_ = false;
@@ -237,8 +232,8 @@ class AustrianGame final : public Game {
   // Card points of a card in thirds under this game's counting: traditional
   // 3v-2 (a pile of 3k cards makes its traditional count exactly), simplified 3v
   // (with v 0 for the one-pointers).
-  int CardThirdsOf(Card c) const { return thirds_[c]; }
-  int TotalThirds() const { return total_thirds_; }
+  int CardThirdsOf(Card c) const { return thirds_.Of(c); }
+  int TotalThirds() const { return thirds_.total(); }
 
  private:
   friend class AustrianState;
@@ -248,11 +243,10 @@ class AustrianGame final : public Game {
   VariantInfo info_;
   Options options_;
   ActionCodec codec_;
-  std::array<int, kNumCards> thirds_{};
-  int total_thirds_ = 0;
+  trick::ThirdsTable thirds_;
   // The cards that take the lead from each card (tarocks are always trumps);
   // entry kNumCards, the best card before the lead, holds every card.
-  std::array<CardSet, kNumCards + 1> beaters_{};
+  trick::CardTable beaters_{};
 };
 
 // The variant descriptions (for the registry and `tarock variants`).

@@ -146,19 +146,14 @@ void WestfestState::LegalAnnouncements(ActionList* out) const {
 
 CardSet WestfestState::PlayableCards() const {
   // 004 "Following Suit": follow suit, else a tarock, else anything.
-  const CardSet h = hands_[to_act_];
-  if (trick_len_ == 0) return h;
-  const CardSet follow = h & SuitSet(SuitOf(trick_[0]));
-  if (!follow.empty()) return follow;
-  const CardSet trumps = h & kTarockSet;
-  return trumps.empty() ? h : trumps;
+  return CardSet(trick::FollowOrTrump(hands_[to_act_].bits(), trick_.led()));
 }
 
 void WestfestState::LegalActions(ActionList* out) const {
   out->clear();
   switch (phase_) {
     case Phase::kPlay:
-      for (Card c : PlayableCards()) out->push(MakeAction(Verb::kPlay, c));
+      trick::WritePlays(PlayableCards().bits(), out);
       return;
     case Phase::kCut:
       for (int c = kCut; c <= kTapStacks; ++c) out->push(CustomAction(c));
@@ -228,15 +223,9 @@ void WestfestState::Apply(Action a) {
     case Phase::kPlay: {
       const Card c = static_cast<Card>(arg);
       hands_[s].Remove(c);
-      if (best_ == kNumCards || game_->beaters()[best_].Contains(c)) {
-        best_ = c;
-        best_index_ = trick_len_;
-      }
-      trick_cards_.Add(c);
-      trick_[trick_len_] = c;
-      trick_seat_[trick_len_] = static_cast<uint8_t>(s);
+      trick_.Add(s, c, game_->beaters().data());
       if (c == called_) called_shown_ = true;
-      if (++trick_len_ == kSeats) {
+      if (trick_.len == kSeats) {
         FinishTrick();
       } else {
         to_act_ = static_cast<uint8_t>(Next(s));
@@ -428,31 +417,24 @@ void WestfestState::StartAnnouncements() {
 
 void WestfestState::StartPlay() {
   phase_ = Phase::kPlay;
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  best_ = kNumCards;
-  trick_leader_ = povinnost_;  // the povinnost (forehand) leads the first trick
+  trick_.Start(povinnost_);  // the povinnost (forehand) leads the first trick
   to_act_ = povinnost_;
 }
 
 void WestfestState::FinishTrick() {
-  const int winner = trick_seat_[best_index_];
-  won_[winner] |= trick_cards_;
+  const int wi = trick_.WinnerIndex();  // no Pagat rule in 004
+  const int winner = trick_.seats[wi];
+  won_[winner] |= trick_.set;
   ++tricks_won_[winner];
   ++tricks_played_;
   if (tricks_played_ == kHandSize) {
-    for (int i = 0; i < kSeats; ++i) {
-      if (trick_[i] == tarock::kPagat) {
-        pagat_last_seat_ = static_cast<int8_t>(trick_seat_[i]);
-        pagat_last_won_ = i == best_index_;
-      }
+    if (const int pi = trick_.IndexOf(tarock::kPagat); pi >= 0) {
+      pagat_last_seat_ = static_cast<int8_t>(trick_.seats[pi]);
+      pagat_last_won_ = pi == wi;
     }
     phase_ = Phase::kDone;
   }
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  best_ = kNumCards;
-  trick_leader_ = static_cast<uint8_t>(winner);
+  trick_.Start(winner);
   to_act_ = static_cast<uint8_t>(winner);
 }
 
@@ -494,11 +476,9 @@ HandResult WestfestState::Result() const {
     }
     return r;
   }
-  CardSet pile = won_[declarer_];
-  if (partner_ >= 0) pile |= won_[partner_];
-  const int points = Points(pile);
+  const int points = Points(trick::SidePile(won_, declarer_, partner_));
   r.card_thirds = {3 * points, 3 * (kTotalPoints - points)};  // raw points, written as thirds
-  const int decl_tricks = tricks_won_[declarer_] + (partner_ >= 0 ? tricks_won_[partner_] : 0);
+  const int decl_tricks = trick::SideTricks(tricks_won_, declarer_, partner_);
   const bool prever = contract_ == kPrever;
 
   // The game: the card count, or a valat in its place.
@@ -631,8 +611,8 @@ Observation WestfestState::Observe(int seat) const {
     // The partner knows himself; everyone knows once the called tarock is seen.
     if (partner_ >= 0 && (seat == partner_ || called_shown_)) o.partner = partner_;
   }
-  o.trick_leader = phase_ == Phase::kPlay ? trick_leader_ : -1;
-  for (int i = 0; i < trick_len_; ++i) o.trick.push_back(trick_[i]);
+  o.trick_leader = phase_ == Phase::kPlay ? trick_.leader : -1;
+  for (int i = 0; i < trick_.len; ++i) o.trick.push_back(trick_.cards[i]);
   for (int s = 0; s < kSeats; ++s) {
     o.tricks_won.push_back(tricks_won_[s]);
     o.radli.push_back(0);
@@ -671,14 +651,7 @@ WestfestGame::WestfestGame(VariantInfo info, Options options)
     }
     strength_[c] = static_cast<uint8_t>(st);
   }
-  for (int c = 0; c < kNumCards; ++c) {
-    const Card card = static_cast<Card>(c);
-    CardSet higher;
-    for (Card o : SuitSet(SuitOf(card)))
-      if (strength_[o] > strength_[c]) higher.Add(o);
-    beaters_[c] = IsTarock(card) ? higher : higher | kTarockSet;
-  }
-  beaters_[kNumCards] = kAllCards;
+  beaters_ = trick::MakeBeaters(strength_, /*trumps=*/true);
 }
 
 Deal WestfestGame::DealCards(uint64_t seed, int dealer) const {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "referee/engine/game.h"
+#include "referee/variants/common/trick_core.h"
 
 namespace tarock::czech {
 
@@ -181,13 +182,7 @@ class WestfestState final : public State {
   std::array<CardSet, kSeats> hands_{};
   std::array<CardSet, kSeats> won_{};   // tricks and the seat's own discards
   std::array<uint8_t, kSeats> tricks_won_{};
-  std::array<Card, kSeats> trick_{};
-  std::array<uint8_t, kSeats> trick_seat_{};
-  CardSet trick_cards_;
-  uint8_t best_index_ = 0;
-  Card best_ = kNumCards;        // kNumCards before the lead: every card beats it
-  uint8_t trick_len_ = 0;
-  uint8_t trick_leader_ = 0;
+  trick::Trick<kSeats> trick_;   // trick_core.h
   uint8_t tricks_played_ = 0;
   int8_t pagat_last_seat_ = -1;  // the seat that played the Pagat in the last trick
   bool pagat_last_won_ = false;
@@ -215,7 +210,7 @@ class WestfestGame final : public Game {
   const std::array<uint8_t, kNumCards>& strength() const { return strength_; }
   // The cards that beat each card led or winning so far; entry kNumCards (before
   // the lead) holds every card.
-  const std::array<CardSet, kNumCards + 1>& beaters() const { return beaters_; }
+  const trick::CardTable& beaters() const { return beaters_; }
 
   // Option throw_in=xix-to-xv: the povinnost may throw in after drawing any of
   // T19..T15 (004 ¶7 read card by card); default called-tarock: only after
@@ -234,7 +229,7 @@ class WestfestGame final : public Game {
   Options options_;
   ActionCodec codec_;
   std::array<uint8_t, kNumCards> strength_{};
-  std::array<CardSet, kNumCards + 1> beaters_{};
+  trick::CardTable beaters_{};
   bool throw_in_any_xix_to_xv_ = false;
 };
 

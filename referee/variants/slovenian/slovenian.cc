@@ -30,25 +30,6 @@ int TalonCardsOf(int c) {
   }
 }
 
-// Stands for the card in trick_[0] and the best card before a trick is led.
-constexpr Card kBeforeLead = kNumCards;
-
-// The cards of each card's suit, as a table so the play path needs no branch;
-// every card before the lead.
-constexpr std::array<CardSet, kNumCards + 1> kSuitOfCard = [] {
-  std::array<CardSet, kNumCards + 1> t{};
-  for (int c = 0; c < kNumCards; ++c) t[c] = SuitSet(SuitOf(static_cast<Card>(c)));
-  t[kBeforeLead] = kAllCards;
-  return t;
-}();
-
-// c ? a : b, preferably as a conditional move. The play path chooses between
-// masks on the coin tosses of random play, where a mispredicted branch costs
-// more than the move; told that c is unpredictable, GCC emits cmov.
-inline uint64_t Select(bool c, uint64_t a, uint64_t b) {
-  return __builtin_expect_with_probability(c, true, 0.5) ? a : b;
-}
-
 // kBitActions[0][m]: "announce b" for each bit b of m, lowest first;
 // kBitActions[1][m]: "kontra t" for each bit t. Rows are padded: a list
 // copies a whole row and counts only popcount(m) of it.
@@ -65,14 +46,6 @@ constexpr auto kBitActions = [] {
   }
   return t;
 }();
-
-// Cards of the same suit that beat `c` (for tarocks: higher tarocks).
-CardSet HigherInSuit(const RankTable& ranks, Card c) {
-  CardSet out;
-  for (Card o : SuitSet(SuitOf(c)))
-    if (ranks.strength[o] > ranks.strength[c]) out.Add(o);
-  return out;
-}
 
 }  // namespace
 
@@ -134,14 +107,10 @@ int SlovenianState::NumTalonGroups() const {
 
 CardSet SlovenianState::TalonGroup(int g) const {
   const int k = TalonGroupSize();
-  CardSet out;
-  if (rules().tapp_talon_groups && k == 2) {  // 000: two cards in a column of the 2x3 layout
-    out.Add(talon_[g]);
-    out.Add(talon_[g + 3]);
-    return out;
-  }
-  for (int i = 0; i < k; ++i) out.Add(talon_[g * k + i]);
-  return out;
+  // 000: two cards in a column of the 2x3 layout; else k cards in a row.
+  const unsigned positions = rules().tapp_talon_groups && k == 2 ? (1u << g) | (1u << (g + 3))
+                                                                 : ((1u << k) - 1) << (g * k);
+  return trick::CardsAt(talon_, positions);
 }
 
 bool SlovenianState::ComputeNegative() const {
@@ -299,65 +268,21 @@ void SlovenianState::LegalAnnouncements(ActionList* out) const {
 }
 
 inline CardSet SlovenianState::PlayableCards() const {
-  // Random play makes every test here a coin toss for the branch predictor, so
-  // the choices are selects on masks (the sentinels of kBeforeLead make the
-  // leader's case the same as the others').
+  // Branch-free (see trick_core.h): follow suit, else trump (also in colour
+  // valat), else any card.
   const int s = to_act_;
-  const uint64_t hand = hands_[s].bits();
-  const uint64_t follow = hand & kSuitOfCard[trick_[0]].bits();
-  const uint64_t trumps = hand & kTarockSet.bits();  // must trump (also in colour valat)
-  uint64_t cand = Select(follow != 0, follow, Select(trumps != 0, trumps, hand));
+  uint64_t cand = trick::FollowOrTrump(hands_[s].bits(), trick_.led());
   if (IsNegative()) {  // the same in every trick of a hand: well predicted
     // 003 §4.6.3 / 000: beat the highest card on the table if possible.
-    uint64_t winners = cand & beaters_[best_ & 0xFF].bits();
-    constexpr uint64_t kMondSkis = CardSet::Of(kMond).bits() | CardSet::Of(kSkis).bits();
-    if ((trick_cards_.bits() & kMondSkis) == kMondSkis && imperator_) {  // rare
-      if (trick_cards_.Contains(kPagat)) {
-        winners = 0;  // the Pagat holds it (trumps here)
-      } else {
-        winners |= cand & CardSet::Of(kPagat).bits();  // the Pagat would take it
-      }
-    }
-    cand = Select(winners != 0, winners, cand);
+    cand = trick::MustBeat(cand, beaters_[trick_.best_card()], trick_.set, imperator_);
   }
-  // The Pagat (bit 0) only when forced: in negative contracts (003 §4.6.3), and
-  // for an announced Pagat Ultimo where the variant says so (000); see StartPlay.
-  static_assert(kPagat == 0);
-  const uint64_t several = (cand & (cand - 1)) != 0;
-  cand &= ~(several & (pagat_guard_ >> s));
-  return CardSet(cand);
+  // The Pagat only when forced: in negative contracts (003 §4.6.3), and for an
+  // announced Pagat Ultimo where the variant says so (000); see StartPlay.
+  return CardSet(trick::KeepPagatBack(cand, pagat_guard_ >> s));
 }
 
 inline void SlovenianState::LegalPlays(ActionList* out) const {
-  // Four cards per round, so that most lists take one round and the loop's
-  // exit is predictable: the array has room to spare, so the later writes may
-  // land past the end; `size` says what counts.
-  static_assert(SlovenianState::kMaxHandCards + 3 <= ActionList::kCapacity);
-  uint64_t bits = PlayableCards().bits();
-  out->size = std::popcount(bits);
-  Action* p = out->items;
-  constexpr uint64_t kStop = uint64_t{1} << 63;  // keeps countr_zero defined once bits is 0
-  auto next = [&bits](uint64_t stop) -> uint64_t {  // the next card, or 63 when none is left
-    const unsigned c = static_cast<unsigned>(std::countr_zero(bits | stop));
-    bits &= bits - 1;
-    return c;
-  };
-  while (bits != 0) {
-    if constexpr (std::endian::native == std::endian::little) {
-      // The four actions packed into one store by hand: GCC would vectorise
-      // four separate stores, at a higher cost.
-      constexpr uint64_t kPlays = uint64_t{MakeAction(Verb::kPlay, 0)} * 0x0001000100010001;
-      uint64_t four = next(0);  // bits != 0 here
-      four |= next(kStop) << 16;
-      four |= next(kStop) << 32;
-      four |= next(kStop) << 48;
-      four |= kPlays;
-      std::memcpy(p, &four, sizeof four);
-    } else {
-      for (int i = 0; i < 4; ++i) p[i] = MakeAction(Verb::kPlay, static_cast<int>(next(kStop)));
-    }
-    p += 4;
-  }
+  trick::WritePlays(PlayableCards().bits(), out);
 }
 
 // ---------------------------------------------------------------------------
@@ -604,38 +529,15 @@ void SlovenianState::StartPlay() {
     pagat_guard_ = 0;
   }
   beaters_ = game_->beaters_[trumps_].data();
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  trick_[0] = kBeforeLead;
-  best_ = kBeforeLead;
-  trick_leader_ = static_cast<uint8_t>(Leader());
-  to_act_ = trick_leader_;
-}
-
-int SlovenianState::TrickWinner() const {
-  // 003 §4.6.1, 000: the Pagat takes it; in Colour Valat, where tarocks are
-  // no trumps, only in a tarock trick.
-  if (trick_cards_.ContainsAll(kTrulaSet) && imperator_ && (trumps_ || IsTarock(trick_[0]))) {
-    for (int i = 0; i < trick_len_; ++i)
-      if (trick_[i] == kPagat) return i;
-  }
-  return best_ >> 8;
+  trick_.Start(Leader());
+  to_act_ = trick_.leader;
 }
 
 inline void SlovenianState::ApplyPlay(Card c) {
   const int s = to_act_;
-  const CardSet card = CardSet::Of(c);
-  hands_[s] -= card;
-  // A select rather than a branch, as in PlayableCards, spelled out as a mask:
-  // GCC branches here even when told the test is unpredictable. The lead
-  // always takes (from the sentinel kBeforeLead).
-  const uint32_t takes = 0u - static_cast<uint32_t>((beaters_[best_ & 0xFF].bits() >> c) & 1);
-  best_ = static_cast<uint16_t>((((trick_len_ << 8) | c) & takes) | (best_ & ~takes));
-  trick_cards_ |= card;
-  trick_[trick_len_] = c;
-  trick_seat_[trick_len_] = static_cast<uint8_t>(s);
-  ++trick_len_;
-  if (trick_len_ == num_active_) {
+  hands_[s] -= CardSet::Of(c);
+  trick_.Add(s, c, beaters_);
+  if (trick_.len == num_active_) {
     FinishTrick();
   } else {
     to_act_ = static_cast<uint8_t>(NextActive(s));
@@ -643,15 +545,15 @@ inline void SlovenianState::ApplyPlay(Card c) {
 }
 
 void SlovenianState::FinishTrick() {
-  const int wi = TrickWinner();
-  const int winner = trick_seat_[wi];
-  won_[winner] |= trick_cards_;
+  // 003 §4.6.1, 000: the Pagat takes the trick with the Mond and the Skis;
+  // in Colour Valat, where tarocks are no trumps, only a tarock trick.
+  const int wi = trick_.WinnerIndex(imperator_, trumps_);
+  const int winner = trick_.seats[wi];
+  won_[winner] |= trick_.set;
   ++tricks_won_[winner];
-  if (trick_cards_.Contains(kMond) && MondPenaltyApplies()) {
-    int mond_seat = 0;
-    for (int i = 0; i < trick_len_; ++i)
-      if (trick_[i] == kMond) mond_seat = trick_seat_[i];
-    const bool skis = trick_cards_.Contains(kSkis);
+  if (trick_.set.Contains(kMond) && MondPenaltyApplies()) {
+    const int mond_seat = trick_.seats[trick_.IndexOf(kMond)];
+    const bool skis = trick_.set.Contains(kSkis);
     if (rules().mond_rule == MondRule::kMondfang) {
       if (skis) mond_penalty_[mond_seat] -= 20;
     } else if (OnDeclarerSide(mond_seat) != OnDeclarerSide(winner)) {
@@ -664,20 +566,14 @@ void SlovenianState::FinishTrick() {
   }
   ++tricks_played_;
   if (tricks_played_ == total_tricks_) {
-    for (int i = 0; i < trick_len_; ++i) {
-      if (trick_[i] == kPagat) {
-        pagat_last_seat_ = static_cast<int8_t>(trick_seat_[i]);
-        pagat_last_won_ = i == wi;
-      }
-      if (called_suit_ >= 0 && trick_[i] == King(static_cast<Suit>(called_suit_)))
-        king_last_winner_ = static_cast<int8_t>(winner);
+    if (const int pi = trick_.IndexOf(kPagat); pi >= 0) {
+      pagat_last_seat_ = static_cast<int8_t>(trick_.seats[pi]);
+      pagat_last_won_ = pi == wi;
     }
+    if (called_suit_ >= 0 && trick_.IndexOf(King(static_cast<Suit>(called_suit_))) >= 0)
+      king_last_winner_ = static_cast<int8_t>(winner);
   }
-  trick_len_ = 0;
-  trick_cards_ = CardSet();
-  trick_[0] = kBeforeLead;
-  best_ = kBeforeLead;
-  trick_leader_ = static_cast<uint8_t>(winner);
+  trick_.Start(winner);
   to_act_ = static_cast<uint8_t>(winner);
   const bool beggar = contract_ == kBeggar || contract_ == kOpenBeggar;
   const bool valat = contract_ == kValat || contract_ == kColourValat;
@@ -693,15 +589,13 @@ void SlovenianState::FinishTrick() {
 // Scoring.
 
 int SlovenianState::SideThirds(bool declarer_side) const {
-  CardSet side = won_[declarer_];
-  if (partner_ >= 0) side |= won_[partner_];
-  const int d = SetThirds(side);
+  const int d = SetThirds(trick::SidePile(won_, declarer_, partner_));
   return declarer_side ? d : kTotalThirds - d;
 }
 
 bool SlovenianState::SideTookAll(bool declarer_side) const {
   if (tricks_played_ != total_tricks_) return false;
-  int decl = tricks_won_[declarer_] + (partner_ >= 0 ? tricks_won_[partner_] : 0);
+  const int decl = trick::SideTricks(tricks_won_, declarer_, partner_);
   return declarer_side ? decl == total_tricks_ : decl == 0;
 }
 
@@ -735,8 +629,7 @@ void SlovenianState::ScoreBonuses(HandResult* r, int* team) const {
     }
     return;
   }
-  CardSet decl_pile = won_[declarer_];
-  if (partner_ >= 0) decl_pile |= won_[partner_];
+  const CardSet decl_pile = trick::SidePile(won_, declarer_, partner_);
   const CardSet def_pile = kAllCards - decl_pile;
   for (int b = 0; b < kNumBonuses; ++b) {
     if (b == kKingUltimo && called_suit_ < 0) continue;
@@ -963,8 +856,8 @@ Observation SlovenianState::Observe(int seat) const {
       king_played |= HistoryAt(i) == MakeAction(Verb::kPlay, king);
     if (partner_ >= 0 && (seat == partner_ || king_played)) o.partner = partner_;
   }
-  o.trick_leader = phase_ == Phase::kPlay ? trick_leader_ : -1;
-  for (int i = 0; i < trick_len_; ++i) o.trick.push_back(trick_[i]);
+  o.trick_leader = phase_ == Phase::kPlay ? trick_.leader : -1;
+  for (int i = 0; i < trick_.len; ++i) o.trick.push_back(trick_.cards[i]);
   for (int s = 0; s < num_seats_; ++s) {
     o.tricks_won.push_back(tricks_won_[s]);
     o.radli.push_back(radli_[s]);
@@ -1007,12 +900,8 @@ SlovenianGame::SlovenianGame(Rules rules, VariantInfo info, Options options)
       seating.next_active[s] = static_cast<uint8_t>(next);
     }
   }
-  beaters_[0][kBeforeLead] = beaters_[1][kBeforeLead] = kAllCards;
-  for (int c = 0; c < kNumCards; ++c) {
-    const CardSet higher = HigherInSuit(ranks_, static_cast<Card>(c));
-    beaters_[0][c] = higher;
-    beaters_[1][c] = IsTarock(static_cast<Card>(c)) ? higher : higher | kTarockSet;
-  }
+  beaters_[0] = trick::MakeBeaters(ranks_.strength, /*trumps=*/false);
+  beaters_[1] = trick::MakeBeaters(ranks_.strength, /*trumps=*/true);
 }
 
 Deal SlovenianGame::DealCards(uint64_t seed, int dealer) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "referee/engine/game.h"
+#include "referee/variants/common/trick_core.h"
 
 namespace tarock::slovenian {
 
@@ -151,7 +152,6 @@ class SlovenianState final : public State {
   void LegalAnnouncements(ActionList* out) const;
   [[gnu::always_inline]] void LegalPlays(ActionList* out) const;
   [[gnu::always_inline]] CardSet PlayableCards() const;
-  int TrickWinner() const;
 
   void ApplyBid(Action a);
   void ApplyAnnouncement(Action a);
@@ -211,8 +211,6 @@ class SlovenianState final : public State {
   std::array<CardSet, kMaxSeats> won_{};
   std::array<uint8_t, kMaxSeats> tricks_won_{};
   std::array<int, kMaxSeats> mond_penalty_{};
-  std::array<Card, kMaxSeats> trick_{};
-  std::array<uint8_t, kMaxSeats> trick_seat_{};
   bool negative_ = false;  // Klop, Beggar, Open Beggar: set when play starts
   bool trumps_ = true;     // tarocks are trumps (all but Colour Valat)
   // Copied from the Rules when play starts, so the play path needs no rules() load.
@@ -220,16 +218,9 @@ class SlovenianState final : public State {
   uint8_t num_active_ = 0;
   uint8_t pagat_guard_ = 0;  // seats that must keep the Pagat back unless it is forced
   // The play path tests bits of masks from tables instead of branching on
-  // suits and ranks. Before the lead of a trick, trick_[0] and the best card
-  // are a sentinel (kNumCards) whose table entries hold every card: any card
-  // follows suit and takes the trick.
-  CardSet trick_cards_;      // the cards of the current trick
-  // The card winning the trick so far (without Imperator) and its index in
-  // trick_: (index << 8) | card, so that one conditional move updates both.
-  uint16_t best_ = kNumCards;
+  // suits and ranks (trick_core.h).
+  trick::Trick<kMaxSeats> trick_;
   const CardSet* beaters_ = nullptr;  // the game's table for this contract (see there)
-  uint8_t trick_len_ = 0;
-  uint8_t trick_leader_ = 0;
   uint8_t tricks_played_ = 0;
   uint8_t total_tricks_ = 0;
   uint8_t klop_gifts_ = 0;
@@ -282,7 +273,7 @@ class SlovenianGame final : public Game {
   // The cards that take the lead from each card: [0] without trumps (Colour
   // Valat) the higher cards of its suit, [1] with trumps those plus, for a colour card, every
   // tarock. Entry kNumCards, the best card before the lead, holds every card.
-  std::array<std::array<CardSet, kNumCards + 1>, 2> beaters_{};
+  std::array<trick::CardTable, 2> beaters_{};
   // Row f: the bids of the offered contracts from f up, lowest first.
   struct BidRow {
     std::array<Action, kNumContracts> bids{};
