@@ -16,11 +16,6 @@ grpc::Status Reply(absl::StatusOr<T> result, T* out) {
   return grpc::Status::OK;
 }
 
-template <typename T>
-absl::Status StatusOf(const absl::StatusOr<T>& r) {
-  return r.status();
-}
-
 }  // namespace
 
 grpc::Status ArenaService::Admit(grpc::ServerContext* context, const std::string& token,
@@ -62,7 +57,7 @@ grpc::Status ArenaService::AddBot(grpc::ServerContext* context, const v1::AddBot
   if (grpc::Status s = Admit(context, "", Admission::Kind::kRegistration); !s.ok()) return s;
   absl::StatusOr<v1::AddBotResponse> result = scheduler_->AddBot(*r);
   Audit(context, absl::StrCat("anyone (owner ", r->owner(), ")"), "AddBot",
-        absl::StrCat("bot:", r->name()), StatusOf(result),
+        absl::StrCat("bot:", r->name()), result.status(),
         absl::StrCat(r->dial_in() ? "dial-in" : absl::StrCat("endpoint ", r->endpoint()),
                      "; variants ", absl::StrJoin(r->variants(), ",")));
   return Reply(std::move(result), out);
@@ -77,7 +72,7 @@ grpc::Status ArenaService::UpdateBot(grpc::ServerContext* context, const v1::Upd
     absl::StrAppend(&detail, detail.empty() ? "" : "; ", "variants ",
                     absl::StrJoin(r->variants(), ","));
   Audit(context, result.ok() ? absl::StrCat("owner of ", r->name()) : "unknown", "UpdateBot",
-        absl::StrCat("bot:", r->name()), StatusOf(result), detail);
+        absl::StrCat("bot:", r->name()), result.status(), detail);
   return Reply(std::move(result), out);
 }
 grpc::Status ArenaService::RetireBot(grpc::ServerContext* context, const v1::RetireBotRequest* r,
@@ -85,7 +80,7 @@ grpc::Status ArenaService::RetireBot(grpc::ServerContext* context, const v1::Ret
   if (grpc::Status s = Admit(context, r->token()); !s.ok()) return s;
   absl::StatusOr<v1::BotInfo> result = scheduler_->RetireBot(*r);
   Audit(context, result.ok() ? absl::StrCat("owner of ", r->name()) : "unknown", "RetireBot",
-        absl::StrCat("bot:", r->name()), StatusOf(result), "retired");
+        absl::StrCat("bot:", r->name()), result.status(), "retired");
   return Reply(std::move(result), out);
 }
 grpc::Status ArenaService::ListBots(grpc::ServerContext* context, const v1::ListBotsRequest* r,
@@ -104,7 +99,7 @@ grpc::Status ArenaService::StartLadder(grpc::ServerContext* context,
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   absl::StatusOr<v1::LadderInfo> result = scheduler_->StartLadder(*r);
   Audit(context, AdminActor(r->admin_token()), "StartLadder",
-        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", StatusOf(result),
+        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", result.status(),
         absl::StrCat("variant ", r->config().variant(), "; hands per match ",
                      r->config().hands_per_match()));
   return Reply(std::move(result), out);
@@ -114,7 +109,7 @@ grpc::Status ArenaService::StopLadder(grpc::ServerContext* context, const v1::St
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   absl::StatusOr<v1::LadderInfo> result = scheduler_->StopLadder(*r);
   Audit(context, AdminActor(r->admin_token()), "StopLadder",
-        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", StatusOf(result),
+        result.ok() ? absl::StrCat("ladder:", result->id()) : "ladder", result.status(),
         absl::StrCat("variant ", r->variant()));
   return Reply(std::move(result), out);
 }
@@ -130,7 +125,7 @@ grpc::Status ArenaService::RunTournament(grpc::ServerContext* context,
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   absl::StatusOr<v1::TournamentInfo> result = scheduler_->RunTournament(*r);
   Audit(context, AdminActor(r->admin_token()), "RunTournament",
-        result.ok() ? absl::StrCat("tournament:", result->id()) : "tournament", StatusOf(result),
+        result.ok() ? absl::StrCat("tournament:", result->id()) : "tournament", result.status(),
         absl::StrCat("variant ", r->variant(), "; bots ", absl::StrJoin(r->bots(), ",")));
   return Reply(std::move(result), out);
 }
@@ -185,7 +180,7 @@ grpc::Status ArenaService::StartTest(grpc::ServerContext* context, const v1::Sta
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   absl::StatusOr<v1::TestInfo> result = scheduler_->StartTest(*r);
   Audit(context, AdminActor(r->admin_token()), "StartTest",
-        result.ok() ? absl::StrCat("test:", result->id()) : "test", StatusOf(result),
+        result.ok() ? absl::StrCat("test:", result->id()) : "test", result.status(),
         absl::StrCat("variant ", r->config().variant(), "; candidate ", r->config().candidate(),
                      "; baseline ", r->config().baseline()));
   return Reply(std::move(result), out);
@@ -206,7 +201,7 @@ grpc::Status ArenaService::StopTest(grpc::ServerContext* context, const v1::Stop
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   absl::StatusOr<v1::TestInfo> result = scheduler_->StopTest(*r);
   Audit(context, AdminActor(r->admin_token()), "StopTest", absl::StrCat("test:", r->id()),
-        StatusOf(result), "stopped");
+        result.status(), "stopped");
   return Reply(std::move(result), out);
 }
 grpc::Status ArenaService::ListAudit(grpc::ServerContext* context, const v1::ListAuditRequest* r,

@@ -17,19 +17,29 @@ struct HttpServer::Impl {
 
 namespace {
 
+// Everything but the route's matches and the body (which the admission hook
+// runs before).
+HttpRequest RequestOf(const httplib::Request& req) {
+  HttpRequest r;
+  r.method = req.method;
+  r.path = req.path;
+  for (const auto& [k, v] : req.params) r.query[k] = v;
+  r.remote_addr = req.remote_addr;
+  return r;
+}
+
+void Respond(const HttpResponse& out, httplib::Response& res) {
+  res.status = out.status;
+  for (const auto& [name, value] : out.headers) res.set_header(name.c_str(), value);
+  res.set_content(out.body, out.content_type.c_str());
+}
+
 httplib::Server::Handler Wrap(HttpServer::Handler handler) {
   return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-    HttpRequest r;
-    r.method = req.method;
-    r.path = req.path;
-    for (const auto& [k, v] : req.params) r.query[k] = v;
+    HttpRequest r = RequestOf(req);
     for (size_t i = 0; i < req.matches.size(); ++i) r.matches.push_back(req.matches[i].str());
     r.body = req.body;
-    r.remote_addr = req.remote_addr;
-    HttpResponse out = handler(r);
-    res.status = out.status;
-    for (const auto& [name, value] : out.headers) res.set_header(name.c_str(), value);
-    res.set_content(out.body, out.content_type.c_str());
+    Respond(handler(r), res);
   };
 }
 
@@ -60,16 +70,9 @@ HttpServer::HttpServer(HttpServerOptions options)
   if (options.admit) {
     impl_->server.set_pre_routing_handler(
         [admit = std::move(options.admit)](const httplib::Request& req, httplib::Response& res) {
-          HttpRequest r;
-          r.method = req.method;
-          r.path = req.path;
-          for (const auto& [k, v] : req.params) r.query[k] = v;
-          r.remote_addr = req.remote_addr;
-          std::optional<HttpResponse> refused = admit(r);
+          std::optional<HttpResponse> refused = admit(RequestOf(req));
           if (!refused) return httplib::Server::HandlerResponse::Unhandled;
-          res.status = refused->status;
-          for (const auto& [name, value] : refused->headers) res.set_header(name.c_str(), value);
-          res.set_content(refused->body, refused->content_type.c_str());
+          Respond(*refused, res);
           return httplib::Server::HandlerResponse::Handled;
         });
   }
