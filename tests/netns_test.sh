@@ -162,5 +162,8 @@ assert n('$R', 'PERMISSION_DENIED') == 4, e
 assert any(x['action'] == 'StartLadder' and x['actor'] == 'admin' and x['client'] == '${addr[stranger]}' for x in e), e
 " && ok || bad "the audit log does not match: $audit"
 
+# No secret in any process's output (the admin token, the bots' tokens).
+grep -rqs -e netns-admin "$tmp"/*.log && bad "a log shows the admin token" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

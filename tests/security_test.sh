@@ -207,5 +207,8 @@ wait_port "$ap2" || bad "allowing referee never opened"
 timeout 60 "$bin/tarock" match --variant slovenian-4p --hands 4 --quiet --referee "127.0.0.1:$ap2" \
   "${bots[@]}" >/dev/null 2>&1 && ok || bad "--allow_bot_ranges did not allow the loopback bots"
 
+# No secret in any process's output: the admin token, a bot's token.
+grep -qs -e adm1n-s3cret -e "$tok" "$tmp"/*.log && bad "a log shows a secret" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
