@@ -400,7 +400,7 @@ int RunCompareCommand(const CompareOptions& o) {
     // A bot process that exited, or too many faults, ends the run.
     for (RoleBot& b : bots)
       if (b.bot.process && !b.bot.process->Running())
-        error = absl::StrCat("the ", b.role, " bot (", b.spec, ") exited");
+        error = absl::StrCat("the ", b.role, " bot process ", b.spec, " has exited");
     if (error.empty() && o.max_faults > 0) {
       for (int r = 0; r < 2; ++r)
         if (faults_by_role[r] > o.max_faults)
