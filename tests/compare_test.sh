@@ -78,8 +78,6 @@ for v in slovenian-3p slovenian-5p; do
 done
 
 # 3. Deterministic for a seed: concurrency 1 and 3, and a tarock-referee process.
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 rp=$(free_port)
 "$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >/dev/null 2>&1 & pids+=($!)
 wait_port "$rp" || bad "referee port never opened"

@@ -17,8 +17,6 @@ trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
 # Executables as bots, referee in process: the table names every bot, the
 # record has variant, seed, bots and deals, and replays to the same scores.

@@ -12,3 +12,7 @@ expect_error() {  # expect_error NAME FRAGMENT COMMAND...
   if [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then bad "$name: error is not one line: $out"; return; fi
   case "$out" in *"$fragment"*) ok ;; *) bad "$name: '$out' lacks '$fragment'" ;; esac
 }
+
+# A free TCP port on loopback, and waiting (up to 10 s) until one accepts connections.
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
