@@ -195,8 +195,17 @@ int SeatFaults(const v1::ArenaMatch& m, const std::string& bot) {
   return faults;
 }
 
-TEST(DialInTest, BotsWithoutAPortPlayALadderAndATournamentAndTheirRecordsReplay) {
-  DialIn a("play");
+// Both routes of docs/dial-in.md: "relay" (through the arena) and "direct"
+// (the bots join the referee with seat tickets).
+class DialInRouteTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::vector<std::string> RouteFlags() const { return {"--dial_in_route=" + GetParam()}; }
+};
+INSTANTIATE_TEST_SUITE_P(Routes, DialInRouteTest, ::testing::Values("relay", "direct"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(DialInRouteTest, BotsWithoutAPortPlayALadderAndATournamentAndTheirRecordsReplay) {
+  DialIn a("play_" + GetParam(), RouteFlags());
   const std::vector<std::string> names = {"cpp-random", "stdio-awk", "cpp-heuristic", "python"};
   std::map<std::string, std::string> tokens;
   for (const std::string& n : names) tokens[n] = a.Add(n);
@@ -377,8 +386,8 @@ TEST(DialInTest, WrongRetiredSecondAndGarbageConnectionsGetClearErrorsAndChangeN
   EXPECT_EQ(a.Status().matches_done(), 0);
 }
 
-TEST(DialInTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
-  DialIn a("kill");
+TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
+  DialIn a("kill_" + GetParam(), RouteFlags());
   std::map<std::string, std::string> tokens;
   for (const std::string& n : {"r1", "r2", "r3", "slow"}) tokens[n] = a.Add(n);
   // Search bots taking 20 ms a decision: a match of 8 hands lasts seconds.
@@ -425,10 +434,14 @@ TEST(DialInTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   EXPECT_GT(faults, 0);
   nlohmann::json record = nlohmann::json::parse(m.record_json());
   int decisions = 0, disconnects = 0, others = 0;
+  // Who noticed the absence tells the route: the referee itself on the direct
+  // route, the arena's relay otherwise.
+  const std::string noticed_by = GetParam() == "direct" ? "stream to the referee" : "dial-in bot";
   for (const auto& deal : record["deals"]) {
     for (const auto& f : deal.value("faults", nlohmann::json::array())) {
       if (f.value("kind", "") == "disconnect") ++disconnects;
       else ++others;
+      EXPECT_NE(f.value("detail", "").find(noticed_by), std::string::npos) << f.dump();
     }
     decisions += static_cast<int>(deal["actions"].size());
   }

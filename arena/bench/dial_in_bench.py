@@ -1,15 +1,20 @@
 #!/usr/bin/python3
-"""Benchmark (not a test): the time per decision through the dial-in relay
-against the referee dialing the bot directly (docs/dial-in.md, "Figures").
+"""Benchmark (not a test): the time per decision of dial-in bots, on both
+routes, against the referee dialing the bot directly (docs/dial-in.md,
+"Figures").
 
-One arena (--max_parallel 1, so matches do not compete for the CPU), one
-referee, and two fields of the same bot binary: four bots that listen (the
-referee dials them) and four that dial in (the referee dials the arena's Bot
-service, which relays each seat over the bot's gateway connection). Each run
-plays one duplicate tournament per field, alternating which goes first, and
-takes the median of every decision's time as the referee measured it (the
+One referee, two arenas (--max_parallel 1, so matches do not compete for the
+CPU) and three fields of four bots, all the same bot binary:
+  direct  bots that listen; the referee dials them (arena A);
+  relay   dial-in bots on the relay route: the referee dials arena A's Bot
+          service, which relays each seat over the bot's gateway connection;
+  join    dial-in bots on the direct route: arena B (--dial_in_route=direct)
+          sends each bot a seat ticket and the bot joins the referee itself.
+Each run plays one duplicate tournament per field, rotating which goes first,
+and takes the median of every decision's time as the referee measured it (the
 match records' `decision_ms`: from handing the request to the transport to the
-answer's arrival). Prints the median over the runs of each field and the ratio.
+answer's arrival). Prints the median over the runs of each field and the
+ratios to `direct`.
 
     /usr/bin/python3 arena/bench/dial_in_bench.py [--build build] [--runs 5] [--deals 4]
         [--bot tarock-bot-random] [--bot_args '--iterations=0 --budget_ms=2']
@@ -66,63 +71,75 @@ def main() -> int:
         return p
 
     try:
-        rport, aport = free_port(), free_port()
+        rport, aport, bport = free_port(), free_port(), free_port()
         start([f"{bin_dir}/tarock-referee", "--listen", f"127.0.0.1:{rport}", "--metrics_listen="])
         wait_port(rport)
-        start([f"{bin_dir}/tarock-arena", "--listen", f"127.0.0.1:{aport}", "--http_listen=",
-               "--data_dir", work, "--referees", f"127.0.0.1:{rport}", "--max_parallel", "1"])
-        wait_port(aport)
-        cli = [f"{bin_dir}/tarock-arena-cli", "--arena", f"127.0.0.1:{aport}"]
+        for port, route, sub in ((aport, "relay", "a"), (bport, "direct", "b")):
+            os.makedirs(os.path.join(work, sub))
+            start([f"{bin_dir}/tarock-arena", "--listen", f"127.0.0.1:{port}", "--http_listen=",
+                   "--data_dir", os.path.join(work, sub), "--referees", f"127.0.0.1:{rport}",
+                   "--max_parallel", "1", f"--dial_in_route={route}"])
+            wait_port(port)
 
-        def run(*a: str) -> str:
+        def run(port: int, *a: str) -> str:
+            cli = [f"{bin_dir}/tarock-arena-cli", "--arena", f"127.0.0.1:{port}"]
             return subprocess.run(cli + list(a), check=True, capture_output=True, text=True).stdout
 
-        direct, dial = [f"direct{i}" for i in range(4)], [f"dial{i}" for i in range(4)]
-        for name in direct:
+        fields = {"direct": (aport, [f"direct{i}" for i in range(4)]),
+                  "relay": (aport, [f"relay{i}" for i in range(4)]),
+                  "join": (bport, [f"join{i}" for i in range(4)])}
+        for name in fields["direct"][1]:
             port = free_port()
             start([f"{bin_dir}/{args.bot}", "--listen", f"127.0.0.1:{port}", *args.bot_args.split()])
             wait_port(port)
-            run("bots", "add", name, f"--endpoint=127.0.0.1:{port}", "--variants=slovenian-4p", "--owner=bench")
-        for name in dial:
-            token = json.loads(run("bots", "add", name, "--dial_in", "--variants=slovenian-4p",
-                                   "--owner=bench", "--json"))["token"]
-            start([f"{bin_dir}/{args.bot}", "--arena", f"127.0.0.1:{aport}", *args.bot_args.split()],
-                  env={**os.environ, "TAROCK_BOT_TOKEN": token})
-        deadline = time.time() + 30
-        while sum(b.get("online", False) for b in json.loads(run("bots", "list", "--json"))["bots"]) < 4:
-            if time.time() > deadline:
-                raise RuntimeError("the dial-in bots did not come online")
-            time.sleep(0.1)
+            run(aport, "bots", "add", name, f"--endpoint=127.0.0.1:{port}", "--variants=slovenian-4p",
+                "--owner=bench")
+        for label in ("relay", "join"):
+            arena, names = fields[label]
+            for name in names:
+                token = json.loads(run(arena, "bots", "add", name, "--dial_in", "--variants=slovenian-4p",
+                                       "--owner=bench", "--json"))["token"]
+                start([f"{bin_dir}/{args.bot}", "--arena", f"127.0.0.1:{arena}", *args.bot_args.split()],
+                      env={**os.environ, "TAROCK_BOT_TOKEN": token})
+            deadline = time.time() + 30
+            while sum(b.get("online", False) for b in json.loads(run(arena, "bots", "list", "--json"))["bots"]) < 4:
+                if time.time() > deadline:
+                    raise RuntimeError("the dial-in bots did not come online")
+                time.sleep(0.1)
 
-        def tournament(field: list[str], seed: int) -> float:
-            info = json.loads(run("tournament", "run", "--variant=slovenian-4p", f"--bots={','.join(field)}",
+        def tournament(label: str, seed: int) -> float:
+            arena, field = fields[label]
+            info = json.loads(run(arena, "tournament", "run", "--variant=slovenian-4p", f"--bots={','.join(field)}",
                                   f"--deals={args.deals}", f"--hands={args.hands}", f"--seed={seed}",
                                   "--wait", "--json"))
             if info.get("matches_failed", 0):
                 raise RuntimeError(f"failed matches: {info}")
-            listed = json.loads(run("matches", "--json", "--limit=1000"))["matches"]
+            listed = json.loads(run(arena, "matches", "--json", "--limit=1000"))["matches"]
             times: list[float] = []
             for m in listed:
                 if not m["id"].startswith(f"T{info['id']}-"):
                     continue
-                record = json.loads(json.loads(run("match", "show", m["id"], "--record", "--json"))["record_json"])
+                record = json.loads(json.loads(run(arena, "match", "show", m["id"], "--record", "--json"))["record_json"])
+                faults = sum(len(deal.get("faults", [])) for deal in record["deals"])
+                if faults:
+                    raise RuntimeError(f"{label}: match {m['id']} has {faults} faults")
                 for deal in record["deals"]:
                     times.extend(deal.get("decision_ms", []))
             return statistics.median(times)
 
-        results: dict[str, list[float]] = {"direct": [], "dial-in": []}
+        labels = list(fields)
+        results: dict[str, list[float]] = {label: [] for label in labels}
         for r in range(args.runs):
-            order = [("direct", direct), ("dial-in", dial)]
-            if r % 2:
-                order.reverse()
-            for label, field in order:
-                results[label].append(tournament(field, seed=r + 1))
-            print(f"run {r + 1}: direct {results['direct'][-1]:.3f} ms, "
-                  f"dial-in {results['dial-in'][-1]:.3f} ms", flush=True)
-        d, i = statistics.median(results["direct"]), statistics.median(results["dial-in"])
-        print(f"median per decision over {args.runs} runs ({args.bot} {args.bot_args}, {args.deals * 4} matches of "
-              f"{args.hands} hands per field and run): direct {d:.3f} ms, dial-in {i:.3f} ms, "
-              f"ratio {i / d:.2f}")
+            order = labels[r % 3:] + labels[:r % 3]
+            for label in order:
+                results[label].append(tournament(label, seed=r + 1))
+            print(f"run {r + 1}: " + ", ".join(f"{label} {results[label][-1]:.3f} ms" for label in labels),
+                  flush=True)
+        med = {label: statistics.median(results[label]) for label in labels}
+        print(f"median per decision over {args.runs} runs ({args.bot} {args.bot_args}, {args.deals * 4} matches "
+              f"of {args.hands} hands per field and run): direct {med['direct']:.3f} ms, "
+              f"dial-in relayed {med['relay']:.3f} ms (ratio {med['relay'] / med['direct']:.2f}), "
+              f"dial-in joined {med['join']:.3f} ms (ratio {med['join'] / med['direct']:.2f})")
         return 0
     finally:
         for p in reversed(procs):

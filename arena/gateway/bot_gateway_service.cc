@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/dial_in.h"
 #include "referee/server/grpc_status.h"
+#include "referee/server/stream_write_queue.h"
 
 namespace tarock::arena::gateway {
 namespace {
@@ -20,92 +21,17 @@ std::string AddressOf(const std::string& peer) {
   return peer.substr(0, colon);
 }
 
-// The write queue of one connection (the callback API allows one write in
-// flight). Close finishes the call once the write in flight is done.
+using Queue = StreamWriteQueue<v1::BotUplink, v1::ArenaDownlink>;
+
+// The hub's handle on one connection. Closing drains what is queued (a
+// SeatClosed, or the reason the connection ends) before the status.
 class Link final : public BotLink {
  public:
-  explicit Link(Reactor* stream) : stream_(stream) {}
-
-  bool Send(const v1::ArenaDownlink& message) override {
-    const v1::ArenaDownlink* write = nullptr;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      if (closed_ || stream_ == nullptr) return false;
-      stream = stream_;
-      queue_.push_back(message);
-      if (writing_) return true;
-      writing_ = true;
-      write = &queue_.front();
-    }
-    stream->StartWrite(write);
-    return true;
-  }
-
-  void Close(const absl::Status& status) override { Finish(ToGrpcStatus(status)); }
-
-  void Finish(const grpc::Status& status) {
-    bool now = false;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      stream = stream_;
-      closed_ = true;
-      if (stream == nullptr || finished_ || finish_pending_) return;
-      finish_pending_ = status;
-      if (!writing_) {
-        finished_ = true;
-        now = true;
-      }
-    }
-    if (now) stream->Finish(status);
-  }
-
-  void WriteDone(bool ok) {
-    const v1::ArenaDownlink* write = nullptr;
-    std::optional<grpc::Status> finish;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      stream = stream_;
-      queue_.pop_front();
-      if (!ok) {
-        closed_ = true;
-        queue_.clear();
-      }
-      if (!queue_.empty() && (!closed_ || finish_pending_)) {
-        write = &queue_.front();
-      } else {
-        writing_ = false;
-        if (finish_pending_ && !finished_) {
-          finished_ = true;
-          finish = *finish_pending_;
-        }
-      }
-    }
-    if (write) stream->StartWrite(write);
-    if (finish) stream->Finish(*finish);
-  }
-
-  bool closed() {
-    absl::MutexLock lock(&mu_);
-    return closed_;
-  }
-
-  void Done() {
-    absl::MutexLock lock(&mu_);
-    closed_ = true;
-    stream_ = nullptr;
-  }
-
- private:
-  absl::Mutex mu_;
-  Reactor* stream_ ABSL_GUARDED_BY(mu_);
-  std::deque<v1::ArenaDownlink> queue_ ABSL_GUARDED_BY(mu_);
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<grpc::Status> finish_pending_ ABSL_GUARDED_BY(mu_);
+  explicit Link(Reactor* stream) : queue(stream, Queue::OnClose::kDrain) {}
+  bool Send(const v1::ArenaDownlink& message) override { return queue.Send(message); }
+  void Close(const absl::Status& status) override { queue.Close(ToGrpcStatus(status)); }
+  void Finish(const grpc::Status& status) { queue.Close(status); }
+  Queue queue;
 };
 
 class Connection final : public Reactor {
@@ -184,11 +110,11 @@ class Connection final : public Reactor {
     StartRead(&in_);
   }
 
-  void OnWriteDone(bool ok) override { link_->WriteDone(ok); }
+  void OnWriteDone(bool ok) override { link_->queue.WriteDone(ok); }
 
   void OnDone() override {
     Disconnect();
-    link_->Done();
+    link_->queue.Done();
     if (admitted_) service_->Leave(address_);
     delete this;
   }

@@ -72,7 +72,28 @@ bool DialInSeat::SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hel
   bot_link_ = std::move(link);
   if (hello) hello_ = std::move(hello);
   if (!bot_link_) return false;
+  if (join_) {
+    // A bot still playing the ticket ignores this; one that restarted joins again.
+    v1::ArenaDownlink down;
+    *down.mutable_join_referee() = *join_;
+    down.mutable_join_referee()->set_resumed(true);
+    bot_link_->Send(down);
+    return true;
+  }
   return Resend(true);
+}
+
+void DialInSeat::RouteToReferee(const std::string& referee, const std::string& ticket) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return;
+  join_.emplace();
+  join_->set_seat_id(seat_id_);
+  join_->set_referee(referee);
+  join_->set_ticket(ticket);
+  if (!bot_link_) return;  // sent when the bot is back
+  v1::ArenaDownlink down;
+  *down.mutable_join_referee() = *join_;
+  if (!bot_link_->Send(down)) bot_link_.reset();
 }
 
 bool DialInSeat::Resend(bool resumed) {
@@ -230,6 +251,8 @@ absl::Status DialInHub::FromBot(int64_t bot_id, uint64_t connection, const v1::B
     v1::Hello hello = message.hello();
     hello.set_name(hello.name().substr(0, 64));
     hello.set_version(hello.version().substr(0, 64));
+    if (hello.features_size() > 8) hello.mutable_features()->DeleteSubrange(8, hello.features_size() - 8);
+    for (std::string& feature : *hello.mutable_features()) feature.resize(std::min<size_t>(feature.size(), 32));
     absl::MutexLock lock(&mu_);
     auto it = bots_.find(bot_id);
     if (it == bots_.end() || it->second.connection != connection)
@@ -313,6 +336,29 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
     seats_[id] = consumer;
     seat_ids_[{match_id, seat}] = id;
   }
+  return absl::OkStatus();
+}
+
+bool DialInHub::CanJoinReferee(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = bots_.find(bot_id);
+  if (it == bots_.end() || !it->second.link || !it->second.hello) return false;
+  for (const std::string& feature : it->second.hello->features())
+    if (feature == "join-referee") return true;
+  return false;
+}
+
+absl::Status DialInHub::RouteToReferee(const std::string& match_id, int seat,
+                                       const std::string& referee, const std::string& ticket) {
+  std::shared_ptr<DialInSeat> consumer;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = seat_ids_.find({match_id, seat});
+    if (it == seat_ids_.end())
+      return absl::NotFoundError(absl::StrCat("seat ", seat, " of match ", match_id, " is not prepared"));
+    consumer = seats_[it->second];
+  }
+  consumer->RouteToReferee(referee, ticket);
   return absl::OkStatus();
 }
 

@@ -100,6 +100,9 @@ class DialInHub final : public DialInSeats {
   bool AwaitOnline(int64_t bot_id, absl::Time deadline) override;
   absl::Status Prepare(const std::string& match_id, int seat, int64_t bot_id,
                        const std::string& bot_name) override;
+  bool CanJoinReferee(int64_t bot_id) override;
+  absl::Status RouteToReferee(const std::string& match_id, int seat, const std::string& referee,
+                              const std::string& ticket) override;
   void Release(const std::string& match_id, int seat) override;
 
  private:
@@ -142,6 +145,9 @@ class DialInSeat final : public play::SeatConsumer {
   // state again (MatchStart, HandStart, the waiting request). Returns true
   // when the seat is in progress (and was resent).
   bool SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello);
+  // The direct route: the bot plays the seat on `referee` with `ticket`
+  // (JoinReferee now, and again on every new connection).
+  void RouteToReferee(const std::string& referee, const std::string& ticket);
   // The bot's answer.
   void Answer(const v1::BotMessage& message);
   // While offline: a held request whose time ran out gets Absent.
@@ -169,6 +175,7 @@ class DialInSeat final : public play::SeatConsumer {
   std::optional<Pending> pending_ ABSL_GUARDED_BY(mu_);
   bool absent_ ABSL_GUARDED_BY(mu_) = false;  // missed a whole decision offline
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<v1::JoinReferee> join_ ABSL_GUARDED_BY(mu_);  // on the direct route
 };
 
 }  // namespace tarock::arena::gateway

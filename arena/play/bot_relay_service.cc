@@ -1,102 +1,21 @@
 #include "arena/play/bot_relay_service.h"
 
-#include <deque>
-#include <optional>
-
-#include "absl/synchronization/mutex.h"
 #include "referee/server/grpc_status.h"
+#include "referee/server/stream_write_queue.h"
 
 namespace tarock::arena::play {
 namespace {
 
-using Reactor = grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage>;
+using Queue = StreamWriteQueue<v1::RefereeMessage, v1::BotMessage>;
 
-// The consumer's handle on one stream. The callback API allows one write in
-// flight: messages queue here and go out one after the other. The stream is
-// finished only once no write is in flight. StartWrite and Finish are called
-// outside the lock (a reaction may run inline).
+// The consumer's handle on one stream. Closing drops what is queued behind
+// the write in flight: the referee's stream is over.
 class Link final : public RefereeLink {
  public:
-  explicit Link(Reactor* stream)
-      : stream_(stream) {}
-
-  bool Send(const v1::BotMessage& message) override {
-    const v1::BotMessage* write = nullptr;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      if (closed_ || stream_ == nullptr) return false;
-      stream = stream_;
-      queue_.push_back(message);
-      if (writing_) return true;
-      writing_ = true;
-      write = &queue_.front();  // stable until OnWriteDone pops it
-    }
-    stream->StartWrite(write);
-    return true;
-  }
-
-  void WriteDone(bool ok) {
-    const v1::BotMessage* write = nullptr;
-    std::optional<grpc::Status> finish;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      stream = stream_;
-      queue_.pop_front();
-      if (!ok) {
-        closed_ = true;
-        queue_.clear();
-      }
-      if (!queue_.empty() && !closed_) {
-        write = &queue_.front();
-      } else {
-        writing_ = false;
-        if (finish_pending_ && !finished_) {
-          finished_ = true;
-          finish = *finish_pending_;
-        }
-      }
-    }
-    if (write) stream->StartWrite(write);
-    if (finish) stream->Finish(*finish);
-  }
-
-  // No more messages; the stream finishes with `status` once the write in
-  // flight (if any) is done.
-  void Close(const grpc::Status& status) {
-    bool now = false;
-    Reactor* stream = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      stream = stream_;
-      closed_ = true;
-      if (finished_ || finish_pending_) return;
-      // What is queued behind the write in flight goes nowhere.
-      while (queue_.size() > (writing_ ? 1 : 0)) queue_.pop_back();
-      finish_pending_ = status;
-      if (!writing_) {
-        finished_ = true;
-        now = true;
-      }
-    }
-    if (now) stream->Finish(status);
-  }
-
-  void Done() {
-    absl::MutexLock lock(&mu_);
-    closed_ = true;
-    stream_ = nullptr;
-  }
-
- private:
-  absl::Mutex mu_;
-  Reactor* stream_ ABSL_GUARDED_BY(mu_);
-  std::deque<v1::BotMessage> queue_ ABSL_GUARDED_BY(mu_);
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<grpc::Status> finish_pending_ ABSL_GUARDED_BY(mu_);
+  explicit Link(Queue::Reactor* stream) : queue(stream, Queue::OnClose::kDrop) {}
+  bool Send(const v1::BotMessage& message) override { return queue.Send(message); }
+  void Close(const grpc::Status& status) { queue.Close(status); }
+  Queue queue;
 };
 
 class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage> {
@@ -125,10 +44,10 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
     StartRead(&in_);
   }
 
-  void OnWriteDone(bool ok) override { link_->WriteDone(ok); }
+  void OnWriteDone(bool ok) override { link_->queue.WriteDone(ok); }
 
   void OnDone() override {
-    link_->Done();
+    link_->queue.Done();
     delete this;
   }
 

@@ -36,6 +36,18 @@ class DialInSeats {
   // ALREADY_EXISTS when the seat is relayed already.
   virtual absl::Status Prepare(const std::string& match_id, int seat, int64_t bot_id,
                                const std::string& bot_name) = 0;
+  // Whether the bot can play seats on the direct route: its SDK listed the
+  // feature "join-referee" in its Hello (gateway.proto, JoinReferee).
+  virtual bool CanJoinReferee(int64_t bot_id) { return false; }
+  // The direct route for a prepared seat (docs/dial-in.md, "Routes"): the bot
+  // is asked to join `referee` (HOST:PORT as the bot must dial it) with
+  // `ticket`, now and again after every reconnection until Release. A later
+  // call (the match retried on another referee) replaces the earlier one.
+  // Errors: NOT_FOUND for a seat not prepared.
+  virtual absl::Status RouteToReferee(const std::string& match_id, int seat,
+                                      const std::string& referee, const std::string& ticket) {
+    return absl::UnimplementedError("this gateway has no direct route");
+  }
   // The match is over (or failed): the seat is no longer relayed.
   virtual void Release(const std::string& match_id, int seat) = 0;
 };

@@ -1167,6 +1167,7 @@ bool Scheduler::RunOnReferees(Job job) {
                   {{"match", job.match.id}, {"variant", job.match.variant}, {"kind", job.match.kind},
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                    {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
+    RouteDialIn(job, dial_in, referee);
     absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
     if (finished.ok()) {
       logging::Info("scheduler", "match finished",
@@ -1252,6 +1253,26 @@ absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
     seat->set_endpoint(relay_endpoint_);
   }
   return absl::OkStatus();
+}
+
+void Scheduler::SetDirectDialIn(std::map<std::string, std::string> bot_addresses) {
+  direct_dial_in_ = true;
+  referee_bot_addresses_ = std::move(bot_addresses);
+}
+
+void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee) {
+  for (int s : prepared) {
+    v1::SeatSpec* seat = job.spec.mutable_seats(s);
+    seat->clear_dial_in_ticket();
+    if (!direct_dial_in_) continue;
+    const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;
+    if (!dial_in_->CanJoinReferee(bot)) continue;  // an older SDK: relayed
+    auto mapped = referee_bot_addresses_.find(referee);
+    const std::string& address = mapped != referee_bot_addresses_.end() ? mapped->second : referee;
+    const std::string ticket = NewToken();
+    if (dial_in_->RouteToReferee(job.match.id, s, address, ticket).ok())
+      seat->set_dial_in_ticket(ticket);
+  }
 }
 
 void Scheduler::ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared) {

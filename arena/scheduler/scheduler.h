@@ -174,6 +174,13 @@ class Scheduler {
   // seat only online dial-in bots. Call before Start(); without it, dial-in
   // bots are never seated.
   void SetDialIn(DialInSeats* seats, std::string relay_endpoint, absl::Duration wait);
+  // The direct route for dial-in bots whose SDK supports it (docs/dial-in.md,
+  // "Routes"): such a bot plays its seat on the referee itself (a seat
+  // ticket, SeatGateway.Join) instead of through the arena's relay, so no
+  // relay sits on the decision's path. The bot dials the referee at the
+  // address the arena uses, or at `bot_addresses[that address]` when given
+  // (referees known to the arena by a private address). Call before Start().
+  void SetDirectDialIn(std::map<std::string, std::string> bot_addresses);
 
  private:
   struct Job {
@@ -217,6 +224,9 @@ class Scheduler {
   // the relay and points the spec at it (the seats prepared go to `prepared`).
   absl::Status PrepareDialIn(Job& job, std::vector<int>* prepared);
   void ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared);
+  // For an attempt on `referee`: each prepared dial-in seat whose bot can,
+  // goes the direct route with a fresh ticket; the others stay relayed.
+  void RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
   // The next referee to try, or "" when all are resting.
@@ -250,6 +260,8 @@ class Scheduler {
   RefereeClient* client_;
   DialInSeats* dial_in_ = nullptr;  // set before Start()
   std::string relay_endpoint_;
+  bool direct_dial_in_ = false;  // set before Start()
+  std::map<std::string, std::string> referee_bot_addresses_;  // set before Start()
   absl::Duration dial_in_wait_ = absl::Seconds(60);
   std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
   SchedulerOptions options_;

@@ -28,6 +28,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "arena/gateway/bot_gateway_service.h"
 #include "arena/gateway/dial_in_hub.h"
@@ -84,6 +85,14 @@ ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat i
 ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
           "a match waits this long for an offline dial-in bot, then fails saying so");
+ABSL_FLAG(std::string, dial_in_route, "relay",
+          "how dial-in bots play their seats (docs/dial-in.md, \"Routes\"): relay (through this "
+          "arena; bots need to reach only the arena) or direct (bots whose SDK can join the "
+          "referee itself with a seat ticket; no relay on the decision's path, but bots must "
+          "reach the referees' --listen port; older SDKs stay relayed)");
+ABSL_FLAG(std::vector<std::string>, referee_bot_addresses, {},
+          "with --dial_in_route=direct: REFEREE=HOST:PORT pairs, the address dial-in bots use "
+          "for a referee this arena knows by another (private) address");
 ABSL_FLAG(int, gateway_max_per_address, 256, "open dial-in connections from one address");
 ABSL_FLAG(int, gateway_keepalive_s, 20,
           "the arena pings each connection this often and closes it after 10 s without an answer");
@@ -255,6 +264,18 @@ int main(int argc, char** argv) {
   }
   scheduler.SetDialIn(&hub, play_options.relay_endpoint,
                       absl::Seconds(absl::GetFlag(FLAGS_dial_in_wait_s)));
+  if (const std::string route = absl::GetFlag(FLAGS_dial_in_route); route == "direct") {
+    std::map<std::string, std::string> bot_addresses;
+    for (const std::string& pair : absl::GetFlag(FLAGS_referee_bot_addresses)) {
+      std::vector<std::string> parts = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+      if (parts.size() != 2 || parts[0].empty() || parts[1].empty())
+        return Fail(absl::StrCat("--referee_bot_addresses: '", pair, "' is not REFEREE=HOST:PORT"));
+      bot_addresses[parts[0]] = parts[1];
+    }
+    scheduler.SetDirectDialIn(std::move(bot_addresses));
+  } else if (route != "relay") {
+    return Fail(absl::StrCat("--dial_in_route must be relay or direct, not '", route, "'"));
+  }
   play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
   tarock::arena::play::PlayService play(&scheduler, &relay, play_options);

@@ -30,6 +30,7 @@
 #include "referee/metrics/http_server.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
+#include "referee/server/seat_gateway_service.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
 
@@ -118,7 +119,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   connector_options.endpoint_policy = *std::move(policy);
-  tarock::GrpcBotConnector connector(connector_options, *transport);
+  tarock::GrpcBotConnector dialer(connector_options, *transport);
+  // Dial-in bots on the direct route join their seats here instead of being
+  // dialed (referee/core/joined_seat.h).
+  tarock::SeatRendezvous rendezvous;
+  tarock::JoinOrDialConnector connector(&rendezvous, &dialer);
+  tarock::SeatGatewayService seat_gateway(&rendezvous);
   tarock::RefereeOptions options;
   options.connect_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_connect_timeout_ms));
   options.default_per_decision_ms = absl::GetFlag(FLAGS_default_per_decision_ms);
@@ -142,6 +148,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.RegisterService(&service);
+  builder.RegisterService(&seat_gateway);
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
@@ -168,7 +175,10 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
-  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int tick = 0; !g_stop.load(); ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (tick % 20 == 0) rendezvous.ExpireParked(absl::Now());
+  }
   service.CancelAll();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   http.Stop();

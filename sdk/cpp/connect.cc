@@ -47,6 +47,123 @@ class Writer {
   Stream* stream_;
 };
 
+// Seats on the direct route (gateway.proto, JoinReferee): each is played on a
+// stream of its own to the referee, by a thread of its own, with no hand-off:
+// the thread reads a referee message, asks the seat's handler, writes the
+// answer. These streams do not depend on the arena connection: a seat goes on
+// while that connection is re-established, and a JoinReferee sent again after
+// a reconnection is ignored for a ticket still being played.
+class Joiner {
+ public:
+  Joiner(const ConnectOptions* options, const std::function<SeatHandler()>* make_seat,
+         const Transport* transport)
+      : options_(options), make_seat_(make_seat), transport_(transport) {}
+
+  ~Joiner() {
+    std::vector<std::thread> threads;
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+      for (auto& [ticket, context] : active_) context->TryCancel();
+      for (auto& [id, t] : threads_) threads.push_back(std::move(t));
+      threads_.clear();
+    }
+    for (std::thread& t : threads) t.join();
+  }
+
+  void Join(const v1::JoinReferee& join) {
+    std::vector<std::thread> finished;
+    {
+      absl::MutexLock lock(&mu_);
+      // Threads of seats that ended are joined here, so they do not pile up.
+      for (uint64_t id : finished_) {
+        auto it = threads_.find(id);
+        if (it == threads_.end()) continue;
+        finished.push_back(std::move(it->second));
+        threads_.erase(it);
+      }
+      finished_.clear();
+      if (!stopping_ && !join.ticket().empty() && !active_.count(join.ticket())) {
+        auto context = std::make_shared<grpc::ClientContext>();
+        context->AddMetadata("x-tarock-seat-ticket", join.ticket());
+        active_[join.ticket()] = context;
+        const uint64_t id = ++next_thread_;
+        threads_[id] = std::thread([this, join, context, id] { Play(join, context.get(), id); });
+      }
+    }
+    for (std::thread& t : finished) t.join();
+  }
+
+  // Cancels every seat's stream (SIGINT/SIGTERM).
+  void CancelAll() {
+    absl::MutexLock lock(&mu_);
+    for (auto& [ticket, context] : active_) context->TryCancel();
+  }
+
+ private:
+  void Play(const v1::JoinReferee& join, grpc::ClientContext* context, uint64_t id) {
+    std::shared_ptr<grpc::Channel> channel = ChannelTo(join.referee());
+    if (channel != nullptr) {
+      std::unique_ptr<v1::SeatGateway::Stub> stub = v1::SeatGateway::NewStub(channel);
+      std::unique_ptr<grpc::ClientReaderWriter<v1::BotMessage, v1::RefereeMessage>> stream =
+          stub->Join(context);
+      v1::BotMessage hello;
+      hello.mutable_hello()->set_name(options_->name);
+      hello.mutable_hello()->set_version(options_->version);
+      stream->Write(hello);
+      SeatHandler handler;
+      v1::RefereeMessage in;
+      while (stream->Read(&in)) {
+        // A MatchStart (a new seat, or the seat again after a rejoin)
+        // starts a fresh Bot; the old one goes first.
+        if (in.has_match_start() || !handler) {
+          handler = nullptr;
+          handler = (*make_seat_)();
+        }
+        std::optional<v1::BotMessage> reply = handler(in);
+        if (reply && !stream->Write(*reply)) break;
+      }
+      handler = nullptr;
+      stream->WritesDone();
+      grpc::Status status = stream->Finish();
+      if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED)
+        std::fprintf(stderr, "%s: seat %lld on referee %s ended: %s\n", options_->name.c_str(),
+                     static_cast<long long>(join.seat_id()), join.referee().c_str(),
+                     status.error_message().c_str());
+    }
+    absl::MutexLock lock(&mu_);
+    active_.erase(join.ticket());
+    finished_.push_back(id);
+  }
+
+  std::shared_ptr<grpc::Channel> ChannelTo(const std::string& referee) {
+    absl::MutexLock lock(&mu_);
+    auto it = channels_.find(referee);
+    if (it != channels_.end()) return it->second;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(options_->max_receive_bytes);
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = transport_->Channel(referee, args);
+    if (!channel.ok()) {
+      std::fprintf(stderr, "%s: cannot reach referee %s: %s\n", options_->name.c_str(),
+                   referee.c_str(), std::string(channel.status().message()).c_str());
+      return nullptr;
+    }
+    channels_[referee] = *channel;
+    return *channel;
+  }
+
+  const ConnectOptions* options_;
+  const std::function<SeatHandler()>* make_seat_;
+  const Transport* transport_;
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<grpc::ClientContext>> active_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> finished_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_thread_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // The connection's threads, leader/follower: one thread (the leader) reads the
 // stream; when a message for an idle seat arrives, it hands the reading to
 // another thread and plays the seat itself at once (no hand-off on the
@@ -56,9 +173,9 @@ class Writer {
 class Dispatcher {
  public:
   Dispatcher(Stream* stream, Writer* writer, const ConnectOptions* options,
-             const std::function<SeatHandler()>* make_seat, bool* welcomed)
+             const std::function<SeatHandler()>* make_seat, Joiner* joiner, bool* welcomed)
       : stream_(stream), writer_(writer), options_(options), make_seat_(make_seat),
-        welcomed_(welcomed) {}
+        joiner_(joiner), welcomed_(welcomed) {}
 
   // Runs until the stream ends; every seat's handler is gone when it returns.
   void Run() {
@@ -139,6 +256,9 @@ class Dispatcher {
           }
           break;
         }
+        case v1::ArenaDownlink::kJoinReferee:
+          joiner_->Join(in_.join_referee());
+          break;
         default:
           break;  // from a newer arena: ignored
       }
@@ -201,6 +321,7 @@ class Dispatcher {
   Writer* writer_;
   const ConnectOptions* options_;
   const std::function<SeatHandler()>* make_seat_;
+  Joiner* joiner_;
   bool* welcomed_;
   absl::Mutex mu_;
   bool reading_ ABSL_GUARDED_BY(mu_) = false;  // a thread is in Read
@@ -238,7 +359,8 @@ absl::StatusCode ToAbsl(grpc::StatusCode code) { return static_cast<absl::Status
 
 // One connection, until it ends: its status, and whether a Welcome came.
 grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& options,
-                           const std::function<SeatHandler()>& make_seat, bool* welcomed) {
+                           const std::function<SeatHandler()>& make_seat, Joiner* joiner,
+                           bool* welcomed) {
   grpc::ClientContext context;
   context.AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
   std::atomic<bool> ended{false};
@@ -246,6 +368,7 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
     while (!ended.load()) {
       if (g_stop.load()) {
         context.TryCancel();
+        joiner->CancelAll();
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -257,9 +380,11 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
     v1::BotUplink hello;
     hello.mutable_hello()->set_name(options.name);
     hello.mutable_hello()->set_version(options.version);
+    // This SDK follows JoinReferee (the direct route, gateway.proto).
+    hello.mutable_hello()->add_features("join-referee");
     writer.Write(hello);
   }
-  Dispatcher(stream.get(), &writer, &options, &make_seat, welcomed).Run();
+  Dispatcher(stream.get(), &writer, &options, &make_seat, joiner, welcomed).Run();
   grpc::Status status = stream->Finish();
   ended.store(true);
   watcher.join();
@@ -299,10 +424,12 @@ absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandl
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = transport->Channel(options.arena, args);
   if (!channel.ok()) return channel.status();
   std::unique_ptr<v1::BotGateway::Stub> stub = v1::BotGateway::NewStub(*channel);
+  // Seats on the direct route outlive a lost arena connection.
+  Joiner joiner(&options, &make_seat, &*transport);
   absl::Duration backoff = absl::Milliseconds(200);
   while (!g_stop.load()) {
     bool welcomed = false;
-    grpc::Status status = RunConnection(stub.get(), options, make_seat, &welcomed);
+    grpc::Status status = RunConnection(stub.get(), options, make_seat, &joiner, &welcomed);
     if (g_stop.load()) break;
     const std::string why = absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
     if (Permanent(status.error_code()))

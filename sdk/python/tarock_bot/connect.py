@@ -29,6 +29,9 @@ from .bot import BotFactory, BotSession
 from .transport import Transport
 
 METHOD = "/tarock.v1.BotGateway/Connect"
+JOIN_METHOD = "/tarock.v1.SeatGateway/Join"
+# The features of this SDK the arena may use (tarock.proto, Hello.features).
+FEATURES = ("join-referee",)
 
 # Errors after which reconnecting cannot help: the arena refused the token,
 # the bot is retired or not a dial-in bot, or a newer connection replaced this.
@@ -73,6 +76,61 @@ class _Seat:
         self.inbox.put(_END)
 
 
+class _JoinedSeat:
+    """A seat on the direct route (gateway.proto, JoinReferee): its own stream
+    to the referee and its own thread and bot; independent of the arena
+    connection, so it goes on while that connection is re-established."""
+
+    def __init__(self, join: "gw.JoinReferee", factory: BotFactory, channel: grpc.Channel,
+                 name: str, version: str, on_end) -> None:
+        self.join = join
+        self.factory = factory
+        self.name = name
+        self.version = version
+        self.on_end = on_end
+        self.outbox: "queue.Queue[object]" = queue.Queue()
+        self._join = channel.stream_stream(
+            JOIN_METHOD,
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString,
+        )
+        self.call = None
+        self.thread = threading.Thread(target=self._run, name=f"tarock-join-{join.seat_id}", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        self.outbox.put(pb.BotMessage(hello=pb.Hello(name=self.name, version=self.version)))
+
+        def uplink() -> Iterator["pb.BotMessage"]:
+            while True:
+                item = self.outbox.get()
+                if item is _END:
+                    return
+                yield item
+
+        session: Optional[BotSession] = None
+        try:
+            self.call = self._join(uplink(), metadata=(("x-tarock-seat-ticket", self.join.ticket),))
+            for message in self.call:
+                if session is None or message.WhichOneof("message") == "match_start":
+                    session = BotSession(self.factory())
+                reply = session.handle(message)
+                if reply is not None:
+                    self.outbox.put(reply)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                print(f"{self.name}: seat {self.join.seat_id} on referee {self.join.referee} ended: "
+                      f"{e.code().name}: {e.details()}", file=sys.stderr, flush=True)
+        finally:
+            self.outbox.put(_END)
+            self.on_end(self.join.ticket)
+
+    def cancel(self) -> None:
+        call = self.call
+        if call is not None:
+            call.cancel()
+
+
 class DialIn:
     """A bot's connection to an arena. ``run()`` plays until ``stop()`` (or
     SIGINT/SIGTERM with ``serve_forever``) and returns an exit status."""
@@ -103,8 +161,13 @@ class DialIn:
         self.reconnect = reconnect
         self._stop = threading.Event()
         self._call = None
+        self._transport = transport or Transport()
+        self._max_receive_bytes = max_receive_bytes
+        self._joined: Dict[str, _JoinedSeat] = {}
+        self._referees: Dict[str, grpc.Channel] = {}
+        self._lock = threading.Lock()
         self.error: Optional[str] = None
-        self._channel = (transport or Transport()).channel(
+        self._channel = self._transport.channel(
             arena,
             options=[
                 ("grpc.max_receive_message_length", max_receive_bytes),
@@ -125,11 +188,37 @@ class DialIn:
         call = self._call
         if call is not None:
             call.cancel()
+        with self._lock:
+            joined = list(self._joined.values())
+        for seat in joined:
+            seat.cancel()
+
+    def _join_referee(self, join: "gw.JoinReferee") -> None:
+        """The direct route: plays the seat on the referee, unless this ticket
+        is being played already (a JoinReferee sent again after a reconnection)."""
+        with self._lock:
+            if self._stop.is_set() or not join.ticket or join.ticket in self._joined:
+                return
+            channel = self._referees.get(join.referee)
+            if channel is None:
+                try:
+                    channel = self._transport.channel(
+                        join.referee, options=[("grpc.max_receive_message_length", self._max_receive_bytes)])
+                except ValueError as e:
+                    print(f"{self.name}: cannot reach referee {join.referee}: {e}", file=sys.stderr, flush=True)
+                    return
+                self._referees[join.referee] = channel
+
+            def ended(ticket: str) -> None:
+                with self._lock:
+                    self._joined.pop(ticket, None)
+
+            self._joined[join.ticket] = _JoinedSeat(join, self.factory, channel, self.name, self.version, ended)
 
     def _connection(self) -> tuple[Optional[grpc.RpcError], bool]:
         """One connection until it ends: (its error or None, welcomed)."""
         outbox: "queue.Queue[object]" = queue.Queue()
-        outbox.put(gw.BotUplink(hello=pb.Hello(name=self.name, version=self.version)))
+        outbox.put(gw.BotUplink(hello=pb.Hello(name=self.name, version=self.version, features=FEATURES)))
 
         def uplink() -> Iterator["gw.BotUplink"]:
             while True:
@@ -156,6 +245,8 @@ class DialIn:
                     if seat is None:
                         seat = seats[down.seat.seat_id] = _Seat(down.seat.seat_id, self.factory, outbox.put)
                     seat.inbox.put(down.seat.message)
+                elif kind == "join_referee":
+                    self._join_referee(down.join_referee)
                 elif kind == "seat_closed":
                     seat = seats.pop(down.seat_closed.seat_id, None)
                     if seat is not None:
@@ -197,6 +288,10 @@ class DialIn:
     def close(self) -> None:
         self.stop()
         self._channel.close()
+        with self._lock:
+            referees = list(self._referees.values())
+        for channel in referees:
+            channel.close()
 
 
 def connect(

@@ -1,0 +1,433 @@
+#include "referee/core/joined_seat.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace tarock {
+namespace {
+
+constexpr size_t kMinTicketLength = 16;
+constexpr size_t kMaxTicketLength = 128;
+// Messages a bot may have sent ahead of the referee's next Decide; a stream
+// that sends more is flooding and is cut off.
+constexpr size_t kMaxInbox = 64;
+
+absl::Status CheckTicket(const std::string &ticket) {
+  if (ticket.size() < kMinTicketLength || ticket.size() > kMaxTicketLength)
+    return absl::InvalidArgumentError(
+        absl::StrCat("a seat ticket has ", kMinTicketLength, " to ",
+                     kMaxTicketLength, " characters"));
+  return absl::OkStatus();
+}
+
+} // namespace
+
+// The match runner's handle on a JoinedSeat; while it lives, the ticket
+// stays valid for rejoins.
+class JoinedConnection final : public BotConnection {
+public:
+  JoinedConnection(SeatRendezvous *rendezvous, std::string ticket,
+                   std::shared_ptr<JoinedSeat> seat)
+      : rendezvous_(rendezvous), ticket_(std::move(ticket)),
+        seat_(std::move(seat)) {}
+  ~JoinedConnection() override {
+    seat_->Finish(absl::Now());
+    rendezvous_->Forget(ticket_, seat_.get());
+  }
+  void Send(const v1::RefereeMessage &message) override {
+    seat_->Send(message);
+  }
+  BotReply Decide(const v1::DecisionRequest &request,
+                  absl::Time deadline) override {
+    return seat_->Decide(request, deadline);
+  }
+  bool connected() const override { return seat_->connected(); }
+  std::string hello_name() const override { return seat_->hello_name(); }
+  std::string hello_version() const override { return seat_->hello_version(); }
+  void Finish(absl::Time deadline) override { seat_->Finish(deadline); }
+
+private:
+  SeatRendezvous *rendezvous_;
+  const std::string ticket_;
+  std::shared_ptr<JoinedSeat> seat_;
+};
+
+// ---------------------------------------------------------------------------
+// SeatRendezvous
+
+absl::StatusOr<std::unique_ptr<BotConnection>>
+SeatRendezvous::AwaitJoin(const std::string &ticket, absl::Time deadline) {
+  if (absl::Status s = CheckTicket(ticket); !s.ok())
+    return s;
+  ExpireParked(absl::Now());
+  auto seat = std::make_shared<JoinedSeat>();
+  std::optional<Parked> parked;
+  {
+    absl::MutexLock lock(&mu_);
+    if (seats_.count(ticket))
+      return absl::AlreadyExistsError(
+          "this seat ticket is in use by another seat");
+    seats_[ticket] = seat;
+    auto it = parked_.find(ticket);
+    if (it != parked_.end()) {
+      parked = std::move(it->second);
+      parked_.erase(it);
+    }
+  }
+  if (parked)
+    seat->Attach(std::move(parked->stream), std::move(parked->hello));
+  auto connection = std::make_unique<JoinedConnection>(this, ticket, seat);
+  if (!seat->AwaitAttached(deadline)) {
+    return absl::UnavailableError(
+        "the dial-in bot did not join its seat (SeatGateway.Join with the "
+        "seat's ticket) in time");
+  }
+  return connection;
+}
+
+absl::StatusOr<std::shared_ptr<JoinedSeat>>
+SeatRendezvous::Join(const std::string &ticket,
+                     std::shared_ptr<JoinedStream> stream) {
+  if (absl::Status s = CheckTicket(ticket); !s.ok())
+    return s;
+  const absl::Time now = absl::Now();
+  ExpireParked(now);
+  std::shared_ptr<JoinedSeat> seat;
+  std::shared_ptr<JoinedStream> replaced;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = seats_.find(ticket);
+    if (it != seats_.end()) {
+      seat = it->second;
+    } else {
+      auto p = parked_.find(ticket);
+      if (p == parked_.end() &&
+          static_cast<int>(parked_.size()) >= options_.max_early_joins)
+        return absl::ResourceExhaustedError(
+            "too many joins are waiting for their matches; try again shortly");
+      Parked &entry = parked_[ticket];
+      replaced = std::move(entry.stream);
+      entry.stream = std::move(stream);
+      entry.until = now + options_.early_join_wait;
+    }
+  }
+  if (replaced)
+    replaced->Close(
+        absl::AbortedError("replaced by a newer join of the same seat"));
+  if (seat)
+    seat->Attach(std::move(stream), std::nullopt);
+  return seat;
+}
+
+std::shared_ptr<JoinedSeat>
+SeatRendezvous::ParkedMessage(const std::string &ticket,
+                              const JoinedStream *stream,
+                              const v1::BotMessage &message) {
+  std::shared_ptr<JoinedStream> refused;
+  std::shared_ptr<JoinedSeat> seat;
+  {
+    absl::MutexLock lock(&mu_);
+    auto p = parked_.find(ticket);
+    if (p != parked_.end() && p->second.stream.get() == stream) {
+      if (message.has_hello()) {
+        p->second.hello = message.hello();
+        return nullptr;
+      }
+      refused = std::move(p->second.stream);
+      parked_.erase(p);
+    } else if (auto it = seats_.find(ticket); it != seats_.end()) {
+      seat = it->second;
+    }
+  }
+  if (refused) {
+    refused->Close(absl::FailedPreconditionError(
+        "a message other than Hello before the seat's match began"));
+    return nullptr;
+  }
+  if (seat)
+    seat->OnMessage(stream, message);
+  return seat;
+}
+
+void SeatRendezvous::ParkedClosed(const std::string &ticket,
+                                  const JoinedStream *stream) {
+  std::shared_ptr<JoinedSeat> seat;
+  {
+    absl::MutexLock lock(&mu_);
+    auto p = parked_.find(ticket);
+    if (p != parked_.end() && p->second.stream.get() == stream) {
+      parked_.erase(p);
+      return;
+    }
+    if (auto it = seats_.find(ticket); it != seats_.end())
+      seat = it->second;
+  }
+  if (seat)
+    seat->OnClosed(stream);
+}
+
+void SeatRendezvous::ExpireParked(absl::Time now) {
+  std::vector<std::shared_ptr<JoinedStream>> expired;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = parked_.begin(); it != parked_.end();) {
+      if (it->second.until <= now) {
+        expired.push_back(std::move(it->second.stream));
+        it = parked_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto &stream : expired)
+    stream->Close(absl::NotFoundError(
+        "no match of this referee has a seat with this ticket"));
+}
+
+void SeatRendezvous::Forget(const std::string &ticket, const JoinedSeat *seat) {
+  absl::MutexLock lock(&mu_);
+  auto it = seats_.find(ticket);
+  if (it != seats_.end() && it->second.get() == seat)
+    seats_.erase(it);
+}
+
+int SeatRendezvous::seats() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(seats_.size());
+}
+
+int SeatRendezvous::parked() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(parked_.size());
+}
+
+// ---------------------------------------------------------------------------
+// JoinedSeat
+
+void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
+                        std::optional<v1::Hello> hello) {
+  std::shared_ptr<JoinedStream> old;
+  absl::Status why =
+      absl::AbortedError("replaced by a newer join of the same seat");
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_) {
+      old = std::move(stream);
+      why = absl::FailedPreconditionError("the seat's match is over");
+    } else {
+      old = std::move(stream_);
+      stream_ = std::move(stream);
+      ever_attached_ = true;
+      absent_ = false;
+      if (hello) {
+        hello_name_ = hello->name().substr(0, 64);
+        hello_version_ = hello->version().substr(0, 64);
+      }
+      // Answers that came on the old stream stay valid; the new stream gets the
+      // seat's state again.
+      if (start_) {
+        v1::RefereeMessage m;
+        *m.mutable_match_start() = *start_;
+        stream_->Write(m);
+      }
+      if (hand_) {
+        v1::RefereeMessage m;
+        *m.mutable_hand_start() = *hand_;
+        stream_->Write(m);
+      }
+      if (pending_) {
+        v1::RefereeMessage m;
+        *m.mutable_decision_request() = *pending_;
+        m.mutable_decision_request()->set_time_left_ms(std::max<int64_t>(
+            0, absl::ToInt64Milliseconds(pending_deadline_ - absl::Now())));
+        stream_->Write(m);
+      }
+    }
+  }
+  if (old)
+    old->Close(why);
+}
+
+void JoinedSeat::OnMessage(const JoinedStream *stream,
+                           const v1::BotMessage &message) {
+  std::shared_ptr<JoinedStream> flooding;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stream != stream_.get())
+      return;
+    if (message.has_hello()) {
+      hello_name_ = message.hello().name().substr(0, 64);
+      hello_version_ = message.hello().version().substr(0, 64);
+      return;
+    }
+    if (inbox_.size() >= kMaxInbox) {
+      flooding = std::move(stream_);
+      closed_detail_ = "the bot sent messages nobody asked for";
+    } else {
+      inbox_.emplace_back(message, absl::Now());
+    }
+  }
+  if (flooding)
+    flooding->Close(absl::ResourceExhaustedError(
+        "more messages than requests on this seat"));
+}
+
+void JoinedSeat::OnClosed(const JoinedStream *stream) {
+  absl::MutexLock lock(&mu_);
+  if (stream != stream_.get() || stream == nullptr)
+    return;
+  stream_.reset();
+  closed_detail_ = "the bot's stream to the referee ended";
+}
+
+bool JoinedSeat::AwaitAttached(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithDeadline(absl::Condition(&ever_attached_), deadline);
+  return ever_attached_;
+}
+
+void JoinedSeat::Remember(const v1::RefereeMessage &message) {
+  switch (message.message_case()) {
+  case v1::RefereeMessage::kMatchStart:
+    start_ = message.match_start();
+    hand_.reset();
+    break;
+  case v1::RefereeMessage::kHandStart:
+    hand_ = message.hand_start();
+    break;
+  case v1::RefereeMessage::kHandResult:
+    hand_.reset();
+    break;
+  default:
+    break;
+  }
+}
+
+void JoinedSeat::Send(const v1::RefereeMessage &message) {
+  absl::MutexLock lock(&mu_);
+  if (finished_)
+    return;
+  Remember(message);
+  if (stream_)
+    stream_->Write(message);
+}
+
+BotReply JoinedSeat::Decide(const v1::DecisionRequest &request,
+                            absl::Time deadline) {
+  const absl::Time start = absl::Now();
+  absl::MutexLock lock(&mu_);
+  BotReply reply;
+  if (finished_) {
+    reply.kind = BotReply::Kind::kDisconnected;
+    reply.detail = "the seat's connection is closed";
+    return reply;
+  }
+  pending_ = request;
+  pending_deadline_ = deadline;
+  if (stream_) {
+    v1::RefereeMessage m;
+    *m.mutable_decision_request() = request;
+    stream_->Write(m);
+  } else if (absent_) {
+    pending_.reset();
+    reply.kind = BotReply::Kind::kDisconnected;
+    reply.detail = absl::StrCat("not connected: ", closed_detail_);
+    return reply;
+  }
+  auto has_mail = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !inbox_.empty();
+  };
+  for (;;) {
+    while (!inbox_.empty()) {
+      auto [message, arrived] = std::move(inbox_.front());
+      inbox_.pop_front();
+      reply.elapsed = arrived - start;
+      if (message.has_absent() &&
+          message.absent().request_id() == request.request_id()) {
+        pending_.reset();
+        reply.kind = BotReply::Kind::kDisconnected;
+        reply.detail = message.absent().detail().substr(0, 200);
+        return reply;
+      }
+      if (message.has_absent() &&
+          message.absent().request_id() < request.request_id())
+        continue;
+      if (!message.has_decision()) {
+        pending_.reset();
+        reply.kind = BotReply::Kind::kMalformed;
+        reply.detail = "a message that is neither a Decision nor a Hello";
+        return reply;
+      }
+      const int64_t id = message.decision().request_id();
+      if (id < request.request_id() && id > 0)
+        continue; // a late answer, already charged
+      pending_.reset();
+      if (id != request.request_id()) {
+        reply.kind = BotReply::Kind::kMalformed;
+        reply.detail = absl::StrCat("a Decision for request_id ", id,
+                                    ", expected ", request.request_id());
+        return reply;
+      }
+      reply.kind = BotReply::Kind::kDecision;
+      reply.action = message.decision().action();
+      return reply;
+    }
+    if (!mu_.AwaitWithDeadline(absl::Condition(&has_mail), deadline))
+      break;
+  }
+  pending_.reset();
+  reply.elapsed = absl::Now() - start;
+  if (stream_) {
+    reply.kind = BotReply::Kind::kTimeout;
+  } else {
+    // Away for the whole decision: a disconnect, and the next ones at once.
+    absent_ = true;
+    reply.kind = BotReply::Kind::kDisconnected;
+    reply.detail = absl::StrCat("not connected: ", closed_detail_);
+  }
+  return reply;
+}
+
+bool JoinedSeat::connected() {
+  absl::MutexLock lock(&mu_);
+  return stream_ != nullptr;
+}
+
+std::string JoinedSeat::hello_name() {
+  absl::MutexLock lock(&mu_);
+  return hello_name_;
+}
+
+std::string JoinedSeat::hello_version() {
+  absl::MutexLock lock(&mu_);
+  return hello_version_;
+}
+
+void JoinedSeat::Finish(absl::Time) {
+  std::shared_ptr<JoinedStream> stream;
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_)
+      return;
+    finished_ = true;
+    stream = std::move(stream_);
+  }
+  // The stream ends after what is queued (the MatchResult).
+  if (stream)
+    stream->Close(absl::OkStatus());
+}
+
+// ---------------------------------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<BotConnection>>
+JoinOrDialConnector::ConnectSeat(const v1::SeatSpec &seat,
+                                 absl::Time deadline) {
+  if (!seat.dial_in_ticket().empty())
+    return rendezvous_->AwaitJoin(seat.dial_in_ticket(), deadline);
+  return dial_->ConnectSeat(seat, deadline);
+}
+
+} // namespace tarock

@@ -1,0 +1,255 @@
+#include "referee/core/joined_seat.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+
+namespace tarock {
+namespace {
+
+const std::string kTicket = "0123456789abcdef0123";
+
+// A stream that records what the referee wrote and how it was closed.
+class FakeStream : public JoinedStream {
+public:
+  void Write(const v1::RefereeMessage &message) override {
+    absl::MutexLock lock(&mu);
+    if (!closed)
+      written.push_back(message);
+  }
+  void Close(const absl::Status &s) override {
+    absl::MutexLock lock(&mu);
+    closed = true;
+    status = s;
+  }
+  std::vector<v1::RefereeMessage> Written() {
+    absl::MutexLock lock(&mu);
+    return written;
+  }
+  bool Closed(absl::Status *s = nullptr) {
+    absl::MutexLock lock(&mu);
+    if (s)
+      *s = status;
+    return closed;
+  }
+  absl::Mutex mu;
+  std::vector<v1::RefereeMessage> written;
+  bool closed = false;
+  absl::Status status;
+};
+
+v1::BotMessage DecisionFor(int64_t id, const std::string &action) {
+  v1::BotMessage m;
+  m.mutable_decision()->set_request_id(id);
+  m.mutable_decision()->set_action(action);
+  return m;
+}
+
+v1::DecisionRequest Request(int64_t id) {
+  v1::DecisionRequest r;
+  r.set_request_id(id);
+  return r;
+}
+
+TEST(SeatRendezvousTest, MatchFirstThenJoin) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  std::shared_ptr<JoinedSeat> seat;
+  std::thread bot([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    auto joined = rendezvous.Join(kTicket, stream);
+    ASSERT_TRUE(joined.ok());
+    seat = *joined;
+  });
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(5));
+  bot.join();
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  ASSERT_NE(seat, nullptr);
+  EXPECT_TRUE((*connection)->connected());
+  seat->OnMessage(stream.get(), DecisionFor(1, "pass"));
+  BotReply reply =
+      (*connection)->Decide(Request(1), absl::Now() + absl::Seconds(1));
+  EXPECT_EQ(reply.kind, BotReply::Kind::kDecision);
+  EXPECT_EQ(reply.action, "pass");
+  ASSERT_EQ(stream->Written().size(), 1u);
+  EXPECT_TRUE(stream->Written()[0].has_decision_request());
+  connection->reset();
+  EXPECT_TRUE(stream->Closed());
+  EXPECT_EQ(rendezvous.seats(), 0);
+}
+
+TEST(SeatRendezvousTest, EarlyJoinIsParkedWithItsHello) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  auto joined = rendezvous.Join(kTicket, stream);
+  ASSERT_TRUE(joined.ok());
+  EXPECT_EQ(*joined, nullptr);
+  EXPECT_EQ(rendezvous.parked(), 1);
+  v1::BotMessage hello;
+  hello.mutable_hello()->set_name("early");
+  EXPECT_EQ(rendezvous.ParkedMessage(kTicket, stream.get(), hello), nullptr);
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  EXPECT_EQ((*connection)->hello_name(), "early");
+  EXPECT_EQ(rendezvous.parked(), 0);
+  // The stream's next message finds its seat through the rendezvous.
+  std::thread answer([&] {
+    absl::SleepFor(absl::Milliseconds(20));
+    EXPECT_NE(rendezvous.ParkedMessage(kTicket, stream.get(),
+                                       DecisionFor(7, "play T22")),
+              nullptr);
+  });
+  BotReply reply =
+      (*connection)->Decide(Request(7), absl::Now() + absl::Seconds(2));
+  answer.join();
+  EXPECT_EQ(reply.kind, BotReply::Kind::kDecision);
+  EXPECT_EQ(reply.action, "play T22");
+}
+
+TEST(SeatRendezvousTest, NobodyJoins) {
+  SeatRendezvous rendezvous;
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Milliseconds(50));
+  EXPECT_EQ(connection.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(rendezvous.seats(), 0);
+}
+
+TEST(SeatRendezvousTest, RefusesBadTicketsAndExpiresParkedJoins) {
+  SeatRendezvous rendezvous(JoinOptions{
+      .early_join_wait = absl::Milliseconds(10), .max_early_joins = 1});
+  EXPECT_EQ(
+      rendezvous.Join("short", std::make_shared<FakeStream>()).status().code(),
+      absl::StatusCode::kInvalidArgument);
+  auto first = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, first).ok());
+  EXPECT_EQ(rendezvous.Join(kTicket + "x", std::make_shared<FakeStream>())
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+  absl::SleepFor(absl::Milliseconds(20));
+  rendezvous.ExpireParked(absl::Now());
+  absl::Status status;
+  EXPECT_TRUE(first->Closed(&status));
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(rendezvous.parked(), 0);
+}
+
+TEST(SeatRendezvousTest, AnythingButHelloBeforeTheMatchIsRefused) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, stream).ok());
+  EXPECT_EQ(
+      rendezvous.ParkedMessage(kTicket, stream.get(), DecisionFor(1, "pass")),
+      nullptr);
+  absl::Status status;
+  EXPECT_TRUE(stream->Closed(&status));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A bot that restarts mid-decision joins again and gets the seat's state.
+TEST(JoinedSeatTest, RejoinResumesTheWaitingRequest) {
+  SeatRendezvous rendezvous;
+  auto first = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, first).ok());
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok());
+  v1::RefereeMessage start;
+  start.mutable_match_start()->set_match_id("m1");
+  (*connection)->Send(start);
+  v1::RefereeMessage hand;
+  hand.mutable_hand_start()->set_hand_index(3);
+  (*connection)->Send(hand);
+  auto second = std::make_shared<FakeStream>();
+  rendezvous.ParkedClosed(kTicket, first.get());
+  EXPECT_FALSE((*connection)->connected());
+  std::thread back([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    auto seat = rendezvous.Join(kTicket, second);
+    ASSERT_TRUE(seat.ok());
+    ASSERT_NE(*seat, nullptr);
+    // What the new stream got: MatchStart, HandStart, the waiting request.
+    std::vector<v1::RefereeMessage> got = second->Written();
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[0].match_start().match_id(), "m1");
+    EXPECT_EQ(got[1].hand_start().hand_index(), 3);
+    EXPECT_EQ(got[2].decision_request().request_id(), 2);
+    EXPECT_GT(got[2].decision_request().time_left_ms(), 0);
+    (*seat)->OnMessage(second.get(), DecisionFor(2, "pass"));
+  });
+  BotReply reply =
+      (*connection)->Decide(Request(2), absl::Now() + absl::Seconds(2));
+  back.join();
+  EXPECT_EQ(reply.kind, BotReply::Kind::kDecision);
+  EXPECT_EQ(reply.action, "pass");
+}
+
+// Away for a whole decision: a disconnect, then the next ones at once.
+TEST(JoinedSeatTest, AwayForADecisionThenAbsentAtOnce) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, stream).ok());
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok());
+  rendezvous.ParkedClosed(kTicket, stream.get());
+  BotReply first =
+      (*connection)->Decide(Request(1), absl::Now() + absl::Milliseconds(100));
+  EXPECT_EQ(first.kind, BotReply::Kind::kDisconnected);
+  EXPECT_GE(first.elapsed, absl::Milliseconds(90));
+  const absl::Time before = absl::Now();
+  BotReply second =
+      (*connection)->Decide(Request(2), absl::Now() + absl::Seconds(5));
+  EXPECT_EQ(second.kind, BotReply::Kind::kDisconnected);
+  EXPECT_LT(absl::Now() - before, absl::Seconds(1));
+  // Back: answers again.
+  auto again = std::make_shared<FakeStream>();
+  auto seat = rendezvous.Join(kTicket, again);
+  ASSERT_TRUE(seat.ok() && *seat != nullptr);
+  (*seat)->OnMessage(again.get(), DecisionFor(3, "pass"));
+  EXPECT_EQ(
+      (*connection)->Decide(Request(3), absl::Now() + absl::Seconds(1)).kind,
+      BotReply::Kind::kDecision);
+}
+
+TEST(JoinedSeatTest, SecondJoinReplacesTheFirstAndOldStreamIsIgnored) {
+  SeatRendezvous rendezvous;
+  auto first = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, first).ok());
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok());
+  auto second = std::make_shared<FakeStream>();
+  auto seat = rendezvous.Join(kTicket, second);
+  ASSERT_TRUE(seat.ok() && *seat != nullptr);
+  absl::Status status;
+  EXPECT_TRUE(first->Closed(&status));
+  EXPECT_EQ(status.code(), absl::StatusCode::kAborted);
+  (*seat)->OnMessage(first.get(), DecisionFor(1, "from the old stream"));
+  (*seat)->OnMessage(second.get(), DecisionFor(1, "pass"));
+  BotReply reply =
+      (*connection)->Decide(Request(1), absl::Now() + absl::Seconds(1));
+  EXPECT_EQ(reply.action, "pass");
+}
+
+TEST(JoinedSeatTest, TimeoutWhileConnected) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, stream).ok());
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok());
+  EXPECT_EQ((*connection)
+                ->Decide(Request(1), absl::Now() + absl::Milliseconds(30))
+                .kind,
+            BotReply::Kind::kTimeout);
+}
+
+} // namespace
+} // namespace tarock
