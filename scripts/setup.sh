@@ -15,6 +15,7 @@ packages=(
   prometheus-cpp-dev prometheus
   python3-venv python3-pip python3-setuptools python3-wheel
   clang libfuzzer-14-dev
+  libpqxx-dev postgresql
 )
 
 missing=()
