@@ -4,7 +4,7 @@
 // `tarock-referee` process.
 //
 //   ./build/bin/referee_bench                       # the defaults below
-//   ./build/bin/referee_bench --matches=8 --hands=40 --concurrent_matches=200 --json
+//   ./build/bin/referee_bench --matches=8 --hands=40 --concurrent_matches=1,100,1000,5000 --json
 //
 // It starts one `tarock-bot-random` process per seat (found beside this binary,
 // or in --bin_dir) and measures, in one run:
@@ -26,11 +26,14 @@
 //     queue polled by the waiting thread (deadlines without a thread hop). The
 //     bar: the referee's cost per decision is at most 1.5 times the sync round
 //     trip.
-//  3. Concurrency: one `tarock-referee` process plays --concurrent_matches
-//     matches of --concurrent_hands hands at once (one RunMatch client thread
-//     each) against the same bots, with a generous per-decision limit: every
-//     match must finish without a single fault (a fault there is a bug, not
-//     slowness).
+//  3. Concurrency: for each count in --concurrent_matches (1,100,1000 by
+//     default), a fresh `tarock-referee` process plays that many matches of
+//     --concurrent_hands hands at once (RunMatch calls on the callback API)
+//     against the same bots, with a generous per-decision limit: every match
+//     must finish without a single fault (a fault there is a bug, not
+//     slowness). Reported per level: the referee's CPU per decision, its
+//     threads and resident memory (sampled), the slowest decision; and the
+//     ratio of the last level's CPU per decision to the first's.
 //
 // Every process it starts is stopped at the end, on errors and on SIGINT/SIGTERM
 // too, and a watchdog (--watchdog_s) ends a run that hangs. Exit status: 0 when
@@ -66,6 +69,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -91,7 +95,9 @@ ABSL_FLAG(int, matches, 4, "end to end: matches played one after another");
 ABSL_FLAG(int, hands, 40, "end to end: hands per match (a multiple of the seats)");
 ABSL_FLAG(int64_t, pingpongs, 0,
           "round trips of each ping-pong client (0: as many as the end-to-end decisions)");
-ABSL_FLAG(int, concurrent_matches, 200, "concurrency: matches run at once (0: skip the part)");
+ABSL_FLAG(std::vector<std::string>, concurrent_matches, std::vector<std::string>({"1", "100", "1000"}),
+          "concurrency: matches run at once, one level after another, each on a fresh "
+          "tarock-referee (0 or empty: skip the part)");
 ABSL_FLAG(int, concurrent_hands, 8, "concurrency: hands per match (a multiple of the seats)");
 ABSL_FLAG(int64_t, per_decision_ms, 30000,
           "per-decision limit of every match: generous, so a loaded machine never times out");
@@ -202,6 +208,25 @@ class TimedConnection : public BotConnection {
     t_->decide_elapsed += r.elapsed;
     ++t_->decides;
     return r;
+  }
+  // The referee's matches call these (they suspend instead of blocking).
+  void DecideAsync(const v1::DecisionRequest& request, absl::Time deadline,
+                   DecideDone done) override {
+    const absl::Time t0 = absl::Now();
+    inner_->DecideAsync(request, deadline,
+                        [this, t0, done = std::move(done)](BotReply r) mutable {
+                          t_->decide += absl::Now() - t0;
+                          t_->decide_elapsed += r.elapsed;
+                          ++t_->decides;
+                          done(std::move(r));
+                        });
+  }
+  void FinishAsync(absl::Time deadline, absl::AnyInvocable<void()> done) override {
+    const absl::Time t0 = absl::Now();
+    inner_->FinishAsync(deadline, [this, t0, done = std::move(done)]() mutable {
+      t_->finish += absl::Now() - t0;
+      done();
+    });
   }
   bool connected() const override { return inner_->connected(); }
   std::string hello_name() const override { return inner_->hello_name(); }
@@ -849,8 +874,11 @@ struct ConcurrentResult {
   double referee_cpu_s = 0;
   double bots_cpu_s = 0;
   double max_decision_ms = 0;
+  int referee_threads_max = 0;    // sampled every 50 ms while the matches ran
+  double referee_rss_max_mib = 0;  // the same samples
   bool processes_alive = true;
   Problems problems;
+  double cpu_us_per_decision() const { return decisions ? referee_cpu_s * 1e6 / decisions : 0; }
   json Json() const {
     return {{"matches", matches},
             {"finished", finished},
@@ -859,12 +887,62 @@ struct ConcurrentResult {
             {"wall_s", wall_s},
             {"matches_per_s", wall_s > 0 ? finished / wall_s : 0},
             {"decisions_per_s", wall_s > 0 ? decisions / wall_s : 0},
-            {"referee_cpu_us_per_decision", decisions ? referee_cpu_s * 1e6 / decisions : 0},
+            {"referee_cpu_us_per_decision", cpu_us_per_decision()},
             {"bots_cpu_us_per_decision", decisions ? bots_cpu_s * 1e6 / decisions : 0},
             {"max_decision_ms", max_decision_ms},
+            {"referee_threads_max", referee_threads_max},
+            {"referee_rss_max_mib", referee_rss_max_mib},
             {"processes_alive", processes_alive},
             {"problems", problems.Json()}};
   }
+};
+
+// A field of /proc/PID/status ("Threads", "VmRSS" in kB), or -1.
+int64_t ProcStatusField(pid_t pid, const std::string& field) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1);
+  }
+  return -1;
+}
+
+// One RunMatch call on the callback API: the bench drives thousands of
+// matches without a thread each (its own threads would crowd the referee's).
+class MatchCall final : public grpc::ClientReadReactor<v1::MatchEvent> {
+ public:
+  MatchCall(v1::Referee::Stub* stub, v1::MatchSpec spec, absl::Duration deadline,
+            std::function<void(MatchCall*)> on_done)
+      : spec_(std::move(spec)), on_done_(std::move(on_done)) {
+    context_.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+    stub->async()->RunMatch(&context_, &spec_, this);
+    StartRead(&event_);
+    StartCall();
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) return;
+    if (event_.has_fault()) {
+      ++problems.fault_events;
+      problems.NoteFault(absl::StrCat(spec_.match_id(), ": ", FaultText(event_.fault())));
+    }
+    if (event_.has_match_finished()) finished = std::move(*event_.mutable_match_finished());
+    StartRead(&event_);
+  }
+  void OnDone(const grpc::Status& s) override {
+    status = s;
+    on_done_(this);
+  }
+  const v1::MatchSpec& spec() const { return spec_; }
+
+  Problems problems;
+  std::optional<v1::MatchFinished> finished;
+  grpc::Status status;
+
+ private:
+  v1::MatchSpec spec_;
+  std::function<void(MatchCall*)> on_done_;
+  grpc::ClientContext context_;
+  v1::MatchEvent event_;
 };
 
 ConcurrentResult RunConcurrent(const Server& referee, v1::MatchSpec spec, int matches,
@@ -874,59 +952,61 @@ ConcurrentResult RunConcurrent(const Server& referee, v1::MatchSpec spec, int ma
   auto channel = grpc::CreateChannel(referee.endpoint, grpc::InsecureChannelCredentials());
   auto stub = v1::Referee::NewStub(channel);
   channel->WaitForConnected(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-  std::mutex mu;
+  absl::Mutex mu;
+  int done = 0;
   double bots_cpu0 = 0;
   for (const Server& b : bots) bots_cpu0 += ProcessCpuSeconds(b.process->pid());
-  const double referee_cpu0 = ProcessCpuSeconds(referee.process->pid());
+  const pid_t referee_pid = referee.process->pid();
+  const double referee_cpu0 = ProcessCpuSeconds(referee_pid);
   const absl::Duration call_deadline = absl::Seconds(absl::GetFlag(FLAGS_concurrent_deadline_s));
   const absl::Time start = absl::Now();
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(matches));
+  auto on_done = [&](MatchCall* call) {
+    Problems p = std::move(call->problems);
+    int64_t decisions = 0, hands = 0;
+    double max_ms = 0;
+    const std::string& id = call->spec().match_id();
+    if (!call->status.ok()) {
+      ++p.failed_matches;
+      p.Note(absl::StrCat(id, ": RunMatch failed: ", call->status.error_code(), " ",
+                          call->status.error_message()));
+    } else if (!call->finished) {
+      ++p.failed_matches;
+      p.Note(absl::StrCat(id, ": no MatchFinished"));
+    } else {
+      decisions = CheckFinished(*call->finished, call->spec().num_hands(), id, &p);
+      hands = call->finished->hands();
+      for (const v1::SeatSummary& seat : call->finished->seats())
+        max_ms = std::max(max_ms, seat.max_decision_ms());
+    }
+    absl::MutexLock lock(&mu);
+    out.problems.Add(p);
+    out.decisions += decisions;
+    out.hands += hands;
+    out.max_decision_ms = std::max(out.max_decision_ms, max_ms);
+    if (call->status.ok() && call->finished) ++out.finished;
+    ++done;
+  };
+  std::vector<std::unique_ptr<MatchCall>> calls;
+  calls.reserve(static_cast<size_t>(matches));
   for (int k = 0; k < matches; ++k) {
-    threads.emplace_back([&, k] {
-      v1::MatchSpec my = spec;
-      my.set_seed(seed + 1000 + static_cast<uint64_t>(k));
-      my.set_match_id(absl::StrCat("concurrent-", k));
-      grpc::ClientContext context;
-      context.set_deadline(absl::ToChronoTime(absl::Now() + call_deadline));
-      Problems p;
-      std::optional<v1::MatchFinished> finished;
-      auto reader = stub->RunMatch(&context, my);
-      v1::MatchEvent event;
-      while (reader->Read(&event)) {
-        if (event.has_fault()) {
-          ++p.fault_events;
-          p.NoteFault(absl::StrCat(my.match_id(), ": ", FaultText(event.fault())));
-        }
-        if (event.has_match_finished()) finished = std::move(*event.mutable_match_finished());
-      }
-      grpc::Status status = reader->Finish();
-      int64_t decisions = 0, hands = 0;
-      double max_ms = 0;
-      if (!status.ok()) {
-        ++p.failed_matches;
-        p.Note(absl::StrCat(my.match_id(), ": RunMatch failed: ", status.error_code(), " ",
-                            status.error_message()));
-      } else if (!finished) {
-        ++p.failed_matches;
-        p.Note(absl::StrCat(my.match_id(), ": no MatchFinished"));
-      } else {
-        decisions = CheckFinished(*finished, my.num_hands(), my.match_id(), &p);
-        hands = finished->hands();
-        for (const v1::SeatSummary& s : finished->seats())
-          max_ms = std::max(max_ms, s.max_decision_ms());
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      out.problems.Add(p);
-      out.decisions += decisions;
-      out.hands += hands;
-      out.max_decision_ms = std::max(out.max_decision_ms, max_ms);
-      if (status.ok() && finished) ++out.finished;
-    });
+    v1::MatchSpec my = spec;
+    my.set_seed(seed + 1000 + static_cast<uint64_t>(k));
+    my.set_match_id(absl::StrCat("concurrent-", k));
+    calls.push_back(std::make_unique<MatchCall>(stub.get(), std::move(my), call_deadline, on_done));
   }
-  for (std::thread& t : threads) t.join();
+  // Sample the referee's threads and memory until every call is done.
+  {
+    absl::MutexLock lock(&mu);
+    auto all_done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return done == matches; };
+    while (!mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Milliseconds(50))) {
+      out.referee_threads_max = std::max<int>(out.referee_threads_max,
+                                              static_cast<int>(ProcStatusField(referee_pid, "Threads")));
+      out.referee_rss_max_mib = std::max(
+          out.referee_rss_max_mib, ProcStatusField(referee_pid, "VmRSS") / 1024.0);
+    }
+  }
   out.wall_s = absl::ToDoubleSeconds(absl::Now() - start);
-  out.referee_cpu_s = ProcessCpuSeconds(referee.process->pid()) - referee_cpu0;
+  out.referee_cpu_s = ProcessCpuSeconds(referee_pid) - referee_cpu0;
   double bots_cpu1 = 0;
   for (const Server& b : bots) bots_cpu1 += ProcessCpuSeconds(b.process->pid());
   out.bots_cpu_s = bots_cpu1 - bots_cpu0;
@@ -980,7 +1060,17 @@ int Main() {
   const std::string variant = absl::GetFlag(FLAGS_variant);
   const int matches = absl::GetFlag(FLAGS_matches);
   const int hands = absl::GetFlag(FLAGS_hands);
-  const int concurrent_matches = absl::GetFlag(FLAGS_concurrent_matches);
+  std::vector<int> concurrent_levels;
+  for (const std::string& level : absl::GetFlag(FLAGS_concurrent_matches)) {
+    int k = 0;
+    if (!absl::SimpleAtoi(level, &k) || k < 0) {
+      std::fprintf(stderr, "referee_bench: --concurrent_matches takes counts, not '%s'\n",
+                   level.c_str());
+      return 2;
+    }
+    if (k > 0) concurrent_levels.push_back(k);
+  }
+  const int concurrent_matches = concurrent_levels.empty() ? 0 : concurrent_levels.back();
   const int concurrent_hands = absl::GetFlag(FLAGS_concurrent_hands);
   const uint64_t seed = absl::GetFlag(FLAGS_seed);
   const bool as_json = absl::GetFlag(FLAGS_json);
@@ -1125,23 +1215,34 @@ int Main() {
     all.Note("a tarock-bot-random process exited during parts 1-2; part 3 skipped");
   }
 
-  // 3. Concurrency through the tarock-referee process.
-  ConcurrentResult conc;
+  // 3. Concurrency through the tarock-referee process: each level on a fresh
+  // referee, so threads and memory are that level's.
+  std::vector<ConcurrentResult> levels;
   const bool run_concurrent = concurrent_matches > 0 && bots_alive;
   if (run_concurrent) {
-    absl::StatusOr<Server> referee =
-        StartServer({bin_dir + "/tarock-referee", "--metrics_listen=", "--connect_timeout_ms=60000"},
-                    "--listen");
-    if (!referee.ok()) {
-      std::fprintf(stderr, "referee_bench: %s\n", std::string(referee.status().message()).c_str());
-      return 2;
+    report["concurrent"] = json::array();
+    for (int level : concurrent_levels) {
+      absl::StatusOr<Server> referee = StartServer(
+          {bin_dir + "/tarock-referee", "--metrics_listen=", "--connect_timeout_ms=120000"},
+          "--listen");
+      if (!referee.ok()) {
+        std::fprintf(stderr, "referee_bench: %s\n", std::string(referee.status().message()).c_str());
+        return 2;
+      }
+      ConcurrentResult conc =
+          RunConcurrent(*referee, BaseSpec(variant, bots, concurrent_hands), level, seed, bots);
+      referee->process->Stop();
+      all.Add(conc.problems);
+      json j = conc.Json();
+      j["hands_per_match"] = concurrent_hands;
+      report["concurrent"].push_back(j);
+      levels.push_back(std::move(conc));
+      if (!levels.back().processes_alive) break;
     }
-    conc = RunConcurrent(*referee, BaseSpec(variant, bots, concurrent_hands), concurrent_matches,
-                         seed, bots);
-    referee->process->Stop();
-    all.Add(conc.problems);
-    report["concurrent"] = conc.Json();
-    report["concurrent"]["hands_per_match"] = concurrent_hands;
+    if (levels.size() >= 2 && levels.front().cpu_us_per_decision() > 0) {
+      report["concurrent_cpu_ratio_last_to_first"] =
+          levels.back().cpu_us_per_decision() / levels.front().cpu_us_per_decision();
+    }
   }
   for (Server& b : bots) b.process->Stop();
   report["load_average_end"] = LoadAverage();
@@ -1194,20 +1295,29 @@ int Main() {
     std::printf("  bar: not measured (no sync ping-pong)\n");
   }
   if (run_concurrent) {
-    json j = conc.Json();
-    std::printf("\n3. concurrency: one tarock-referee process, %d matches x %d hands at once "
-                "(%d RunMatch client threads)\n",
-                concurrent_matches, concurrent_hands, concurrent_matches);
-    std::printf("  %d/%d matches finished, %lld hands, %lld decisions in %.3f s\n", conc.finished,
-                conc.matches, static_cast<long long>(conc.hands),
-                static_cast<long long>(conc.decisions), conc.wall_s);
-    std::printf("  matches/s %.2f   decisions/s %.0f   slowest decision %.1f ms\n",
-                j["matches_per_s"].get<double>(), j["decisions_per_s"].get<double>(),
-                conc.max_decision_ms);
-    std::printf("  CPU per decision: referee process %.1f us, bot processes %.1f us\n",
-                j["referee_cpu_us_per_decision"].get<double>(),
-                j["bots_cpu_us_per_decision"].get<double>());
-    PrintProblems(conc.problems);
+    std::printf("\n3. concurrency: one tarock-referee process per level, N matches x %d hands "
+                "at once (RunMatch on the callback API)\n",
+                concurrent_hands);
+    std::printf("  %6s %9s %10s %8s %12s %12s %8s %9s %12s\n", "N", "finished", "decisions",
+                "wall s", "decisions/s", "CPU us/dec", "threads", "RSS MiB", "slowest ms");
+    for (const ConcurrentResult& c : levels) {
+      std::printf("  %6d %9d %10lld %8.2f %12.0f %12.1f %8d %9.1f %12.1f\n", c.matches,
+                  c.finished, static_cast<long long>(c.decisions), c.wall_s,
+                  c.wall_s > 0 ? c.decisions / c.wall_s : 0, c.cpu_us_per_decision(),
+                  c.referee_threads_max, c.referee_rss_max_mib, c.max_decision_ms);
+    }
+    if (report.contains("concurrent_cpu_ratio_last_to_first")) {
+      std::printf("  the referee's CPU per decision at %d matches / at %d: %.2f x (bar: <= 2 at "
+                  "1,000)\n",
+                  levels.back().matches, levels.front().matches,
+                  report["concurrent_cpu_ratio_last_to_first"].get<double>());
+    }
+    for (const ConcurrentResult& c : levels) {
+      if (c.problems.any()) {
+        std::printf("  at %d matches:\n", c.matches);
+        PrintProblems(c.problems);
+      }
+    }
     std::printf("  (per-decision limit %lld ms: far above any real latency here, so a fault is "
                 "a bug, not slowness)\n",
                 static_cast<long long>(absl::GetFlag(FLAGS_per_decision_ms)));
@@ -1230,5 +1340,16 @@ int main(int argc, char** argv) {
       "referee_bench [--matches=K --hands=H --concurrent_matches=M --json]: the referee's "
       "end-to-end benchmark against tarock-bot-random processes");
   absl::ParseCommandLine(argc, argv);
+  // Thousands of matches are four times as many bot streams, each its own TCP
+  // connection at both ends: raise the open-file limit as far as allowed (the
+  // referee and bot processes inherit it).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    rlimit wanted{1 << 20, 1 << 20};
+    if (setrlimit(RLIMIT_NOFILE, &wanted) != 0) {
+      files.rlim_cur = files.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &files);
+    }
+  }
   return tarock::Main();
 }

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "referee/core/timer_queue.h"
 
 namespace tarock {
 namespace {
@@ -44,6 +46,10 @@ public:
                   absl::Time deadline) override {
     return seat_->Decide(request, deadline);
   }
+  void DecideAsync(const v1::DecisionRequest &request, absl::Time deadline,
+                   DecideDone done) override {
+    seat_->DecideAsync(request, deadline, std::move(done));
+  }
   bool connected() const override { return seat_->connected(); }
   std::string hello_name() const override { return seat_->hello_name(); }
   std::string hello_version() const override { return seat_->hello_version(); }
@@ -60,16 +66,30 @@ private:
 
 absl::StatusOr<std::unique_ptr<BotConnection>>
 SeatRendezvous::AwaitJoin(const std::string &ticket, absl::Time deadline) {
+  absl::Notification done;
+  absl::StatusOr<std::unique_ptr<BotConnection>> result;
+  AwaitJoinAsync(ticket, deadline,
+                 [&](absl::StatusOr<std::unique_ptr<BotConnection>> r) {
+                   result = std::move(r);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  return result;
+}
+
+void SeatRendezvous::AwaitJoinAsync(const std::string &ticket,
+                                    absl::Time deadline,
+                                    BotConnector::ConnectDone done) {
   if (absl::Status s = CheckTicket(ticket); !s.ok())
-    return s;
+    return done(s);
   ExpireParked(absl::Now());
   auto seat = std::make_shared<JoinedSeat>();
   std::optional<Parked> parked;
   {
     absl::MutexLock lock(&mu_);
     if (seats_.count(ticket))
-      return absl::AlreadyExistsError(
-          "this seat ticket is in use by another seat");
+      return done(absl::AlreadyExistsError(
+          "this seat ticket is in use by another seat"));
     seats_[ticket] = seat;
     auto it = parked_.find(ticket);
     if (it != parked_.end()) {
@@ -80,12 +100,15 @@ SeatRendezvous::AwaitJoin(const std::string &ticket, absl::Time deadline) {
   if (parked)
     seat->Attach(std::move(parked->stream), std::move(parked->hello));
   auto connection = std::make_unique<JoinedConnection>(this, ticket, seat);
-  if (!seat->AwaitAttached(deadline)) {
-    return absl::UnavailableError(
-        "the dial-in bot did not join its seat (SeatGateway.Join with the "
-        "seat's ticket) in time");
-  }
-  return connection;
+  seat->AwaitAttachedAsync(
+      deadline, [connection = std::move(connection),
+                 done = std::move(done)](bool attached) mutable {
+        if (!attached)
+          return done(absl::UnavailableError(
+              "the dial-in bot did not join its seat (SeatGateway.Join with "
+              "the seat's ticket) in time"));
+        done(std::move(connection));
+      });
 }
 
 absl::StatusOr<std::shared_ptr<JoinedSeat>>
@@ -210,6 +233,7 @@ int SeatRendezvous::parked() {
 void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
                         std::optional<v1::Hello> hello) {
   std::shared_ptr<JoinedStream> old;
+  absl::AnyInvocable<void(bool)> attached;
   absl::Status why =
       absl::AbortedError("replaced by a newer join of the same seat");
   {
@@ -221,6 +245,12 @@ void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
       old = std::move(stream_);
       stream_ = std::move(stream);
       ever_attached_ = true;
+      if (attach_done_) {
+        attached = std::move(attach_done_);
+        attach_done_ = nullptr;
+        if (attach_timer_) TimerQueue::Default().Cancel(attach_timer_);
+        attach_timer_ = 0;
+      }
       absent_ = false;
       if (hello) {
         hello_name_ = hello->name().substr(0, 64);
@@ -249,11 +279,15 @@ void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
   }
   if (old)
     old->Close(why);
+  if (attached)
+    attached(true);
 }
 
 void JoinedSeat::OnMessage(const JoinedStream *stream,
                            const v1::BotMessage &message) {
   std::shared_ptr<JoinedStream> flooding;
+  BotConnection::DecideDone settle;
+  BotReply reply;
   {
     absl::MutexLock lock(&mu_);
     if (stream != stream_.get())
@@ -268,8 +302,10 @@ void JoinedSeat::OnMessage(const JoinedStream *stream,
       closed_detail_ = "the bot sent messages nobody asked for";
     } else {
       inbox_.emplace_back(message, absl::Now());
+      TryAnswer(&reply, &settle);
     }
   }
+  if (settle) settle(std::move(reply));
   if (flooding)
     flooding->Close(absl::ResourceExhaustedError(
         "more messages than requests on this seat"));
@@ -283,10 +319,29 @@ void JoinedSeat::OnClosed(const JoinedStream *stream) {
   closed_detail_ = "the bot's stream to the referee ended";
 }
 
-bool JoinedSeat::AwaitAttached(absl::Time deadline) {
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithDeadline(absl::Condition(&ever_attached_), deadline);
-  return ever_attached_;
+void JoinedSeat::AwaitAttachedAsync(absl::Time deadline,
+                                    absl::AnyInvocable<void(bool)> done) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!ever_attached_) {
+      attach_done_ = std::move(done);
+      std::weak_ptr<JoinedSeat> self = weak_from_this();
+      attach_timer_ = TimerQueue::Default().Schedule(deadline, [self] {
+        std::shared_ptr<JoinedSeat> seat = self.lock();
+        if (!seat) return;
+        absl::AnyInvocable<void(bool)> late;
+        {
+          absl::MutexLock lock(&seat->mu_);
+          seat->attach_timer_ = 0;
+          late = std::move(seat->attach_done_);
+          seat->attach_done_ = nullptr;
+        }
+        if (late) late(false);
+      });
+      return;
+    }
+  }
+  done(true);
 }
 
 void JoinedSeat::Remember(const v1::RefereeMessage &message) {
@@ -317,78 +372,95 @@ void JoinedSeat::Send(const v1::RefereeMessage &message) {
 
 BotReply JoinedSeat::Decide(const v1::DecisionRequest &request,
                             absl::Time deadline) {
-  const absl::Time start = absl::Now();
-  absl::MutexLock lock(&mu_);
+  absl::Notification done;
   BotReply reply;
-  if (finished_) {
-    reply.kind = BotReply::Kind::kDisconnected;
-    reply.detail = "the seat's connection is closed";
-    return reply;
-  }
-  pending_ = request;
-  pending_deadline_ = deadline;
-  if (stream_) {
-    v1::RefereeMessage m;
-    *m.mutable_decision_request() = request;
-    stream_->Write(m);
-  } else if (absent_) {
-    pending_.reset();
-    reply.kind = BotReply::Kind::kDisconnected;
-    reply.detail = absl::StrCat("not connected: ", closed_detail_);
-    return reply;
-  }
-  auto has_mail = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return !inbox_.empty();
-  };
-  for (;;) {
-    while (!inbox_.empty()) {
-      auto [message, arrived] = std::move(inbox_.front());
-      inbox_.pop_front();
-      reply.elapsed = arrived - start;
-      if (message.has_absent() &&
-          message.absent().request_id() == request.request_id()) {
-        pending_.reset();
-        reply.kind = BotReply::Kind::kDisconnected;
-        reply.detail = message.absent().detail().substr(0, 200);
-        return reply;
-      }
-      if (message.has_absent() &&
-          message.absent().request_id() < request.request_id())
-        continue;
-      if (!message.has_decision()) {
-        pending_.reset();
-        reply.kind = BotReply::Kind::kMalformed;
-        reply.detail = "a message that is neither a Decision nor a Hello";
-        return reply;
-      }
-      const int64_t id = message.decision().request_id();
-      if (id < request.request_id() && id > 0)
-        continue; // a late answer, already charged
-      pending_.reset();
-      if (id != request.request_id()) {
-        reply.kind = BotReply::Kind::kMalformed;
-        reply.detail = absl::StrCat("a Decision for request_id ", id,
-                                    ", expected ", request.request_id());
-        return reply;
-      }
-      reply.kind = BotReply::Kind::kDecision;
-      reply.action = message.decision().action();
-      return reply;
-    }
-    if (!mu_.AwaitWithDeadline(absl::Condition(&has_mail), deadline))
-      break;
-  }
-  pending_.reset();
-  reply.elapsed = absl::Now() - start;
-  if (stream_) {
-    reply.kind = BotReply::Kind::kTimeout;
-  } else {
-    // Away for the whole decision: a disconnect, and the next ones at once.
-    absent_ = true;
-    reply.kind = BotReply::Kind::kDisconnected;
-    reply.detail = absl::StrCat("not connected: ", closed_detail_);
-  }
+  DecideAsync(request, deadline, [&](BotReply r) {
+    reply = std::move(r);
+    done.Notify();
+  });
+  done.WaitForNotification();
   return reply;
+}
+
+void JoinedSeat::DecideAsync(const v1::DecisionRequest &request,
+                             absl::Time deadline,
+                             BotConnection::DecideDone done) {
+  BotConnection::DecideDone settle;
+  BotReply reply;
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_) {
+      reply.kind = BotReply::Kind::kDisconnected;
+      reply.detail = "the seat's connection is closed";
+      settle = std::move(done);
+    } else {
+      pending_ = request;
+      pending_deadline_ = deadline;
+      pending_start_ = absl::Now();
+      decide_done_ = std::move(done);
+      if (stream_) {
+        v1::RefereeMessage m;
+        *m.mutable_decision_request() = request;
+        stream_->Write(m);
+      } else if (absent_) {
+        reply.kind = BotReply::Kind::kDisconnected;
+        reply.detail = absl::StrCat("not connected: ", closed_detail_);
+        settle = Settle();
+      }
+      if (!settle && !TryAnswer(&reply, &settle)) {
+        std::weak_ptr<JoinedSeat> self = weak_from_this();
+        const int64_t id = request.request_id();
+        decide_timer_ = TimerQueue::Default().Schedule(deadline, [self, id] {
+          if (std::shared_ptr<JoinedSeat> seat = self.lock()) seat->DecisionTimedOut(id);
+        });
+      }
+    }
+  }
+  if (settle) settle(std::move(reply));
+}
+
+BotConnection::DecideDone JoinedSeat::Settle() {
+  pending_.reset();
+  if (decide_timer_) TimerQueue::Default().Cancel(decide_timer_);
+  decide_timer_ = 0;
+  return std::move(decide_done_);
+}
+
+bool JoinedSeat::TryAnswer(BotReply *reply, BotConnection::DecideDone *settle) {
+  if (!pending_ || !decide_done_) return false;
+  while (!inbox_.empty()) {
+    auto [message, arrived] = std::move(inbox_.front());
+    inbox_.pop_front();
+    if (std::optional<BotReply> settled =
+            ReplyFromMessage(message, pending_->request_id())) {
+      *reply = std::move(*settled);
+      reply->elapsed = arrived - pending_start_;
+      *settle = Settle();
+      return true;
+    }
+  }
+  return false;
+}
+
+void JoinedSeat::DecisionTimedOut(int64_t request_id) {
+  BotConnection::DecideDone settle;
+  BotReply reply;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!pending_ || pending_->request_id() != request_id || !decide_done_) return;
+    decide_timer_ = 0;  // this one fired
+    reply.elapsed = absl::Now() - pending_start_;
+    if (stream_) {
+      reply.kind = BotReply::Kind::kTimeout;
+    } else {
+      // Away for the whole decision: a disconnect, and the next ones at once.
+      absent_ = true;
+      reply.kind = BotReply::Kind::kDisconnected;
+      reply.detail = absl::StrCat("not connected: ", closed_detail_);
+    }
+    settle = Settle();
+  }
+  settle(std::move(reply));
 }
 
 bool JoinedSeat::connected() {
@@ -428,6 +500,15 @@ JoinOrDialConnector::ConnectSeat(const v1::SeatSpec &seat,
   if (!seat.dial_in_ticket().empty())
     return rendezvous_->AwaitJoin(seat.dial_in_ticket(), deadline);
   return dial_->ConnectSeat(seat, deadline);
+}
+
+void JoinOrDialConnector::ConnectSeatAsync(const v1::SeatSpec &seat,
+                                           absl::Time deadline,
+                                           ConnectDone done) {
+  if (!seat.dial_in_ticket().empty())
+    return rendezvous_->AwaitJoinAsync(seat.dial_in_ticket(), deadline,
+                                       std::move(done));
+  dial_->ConnectSeatAsync(seat, deadline, std::move(done));
 }
 
 } // namespace tarock

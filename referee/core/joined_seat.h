@@ -32,7 +32,9 @@
 // is unit-tested without a network.
 //
 // Thread-safety: thread-safe. A JoinedSeat's BotConnection methods are called
-// from its match's thread; streams call OnMessage/OnClosed from their own.
+// by its match, one at a time; streams call OnMessage/OnClosed from their own
+// threads, which resume the match when they answer its waiting decision
+// (decision deadlines are timers, referee/core/timer_queue.h).
 
 #ifndef TAROCK_REFEREE_CORE_JOINED_SEAT_H_
 #define TAROCK_REFEREE_CORE_JOINED_SEAT_H_
@@ -90,6 +92,9 @@ public:
   // ALREADY_EXISTS for a ticket in use by another seat.
   absl::StatusOr<std::unique_ptr<BotConnection>>
   AwaitJoin(const std::string &ticket, absl::Time deadline);
+  // AwaitJoin without waiting: `done` gets its result (possibly inline).
+  void AwaitJoinAsync(const std::string &ticket, absl::Time deadline,
+                      BotConnector::ConnectDone done);
 
   // The stream's side: a bot joined with `ticket`. Returns the seat the
   // stream now plays (its messages go to JoinedSeat::OnMessage), or nullptr
@@ -135,7 +140,7 @@ private:
 };
 
 // One seat played over joined streams; a BotConnection for the match runner.
-class JoinedSeat {
+class JoinedSeat : public std::enable_shared_from_this<JoinedSeat> {
 public:
   JoinedSeat() = default;
 
@@ -148,12 +153,16 @@ public:
   // `stream` ended (a no-op for a replaced stream).
   void OnClosed(const JoinedStream *stream);
 
-  // Waits until a stream is attached or `deadline` passes.
-  bool AwaitAttached(absl::Time deadline);
+  // `done` gets true once a stream is attached (at once if one was), false
+  // when `deadline` passes first.
+  void AwaitAttachedAsync(absl::Time deadline,
+                          absl::AnyInvocable<void(bool)> done);
 
   // BotConnection, through JoinedConnection.
   void Send(const v1::RefereeMessage &message);
   BotReply Decide(const v1::DecisionRequest &request, absl::Time deadline);
+  void DecideAsync(const v1::DecisionRequest &request, absl::Time deadline,
+                   BotConnection::DecideDone done);
   bool connected();
   std::string hello_name();
   std::string hello_version();
@@ -162,6 +171,13 @@ public:
 private:
   void Remember(const v1::RefereeMessage &message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the waiting decision: returns its callback (to be called outside the
+  // lock) and cancels its timer.
+  BotConnection::DecideDone Settle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Settles the waiting decision if the inbox answers it.
+  bool TryAnswer(BotReply *reply, BotConnection::DecideDone *settle)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DecisionTimedOut(int64_t request_id);
 
   absl::Mutex mu_;
   std::shared_ptr<JoinedStream> stream_ ABSL_GUARDED_BY(mu_);
@@ -174,6 +190,11 @@ private:
   std::optional<v1::HandStart> hand_ ABSL_GUARDED_BY(mu_);
   std::optional<v1::DecisionRequest> pending_ ABSL_GUARDED_BY(mu_);
   absl::Time pending_deadline_ ABSL_GUARDED_BY(mu_);
+  absl::Time pending_start_ ABSL_GUARDED_BY(mu_);
+  BotConnection::DecideDone decide_done_ ABSL_GUARDED_BY(mu_);
+  uint64_t decide_timer_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::AnyInvocable<void(bool)> attach_done_ ABSL_GUARDED_BY(mu_);
+  uint64_t attach_timer_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<std::pair<v1::BotMessage, absl::Time>> inbox_ ABSL_GUARDED_BY(mu_);
   std::string hello_name_ ABSL_GUARDED_BY(mu_);
   std::string hello_version_ ABSL_GUARDED_BY(mu_);
@@ -192,6 +213,8 @@ public:
   }
   absl::StatusOr<std::unique_ptr<BotConnection>>
   ConnectSeat(const v1::SeatSpec &seat, absl::Time deadline) override;
+  void ConnectSeatAsync(const v1::SeatSpec &seat, absl::Time deadline,
+                        ConnectDone done) override;
 
 private:
   SeatRendezvous *rendezvous_;

@@ -5,6 +5,7 @@
 
 #include "referee/logging/log.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
@@ -67,6 +68,29 @@ Action FallbackAction(const State& state, uint64_t match_seed, int hand_index, i
   return legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
 }
 
+// The three waits of a match, as awaitables (async.h).
+Await<absl::StatusOr<std::unique_ptr<BotConnection>>> ConnectTo(BotConnector* connector,
+                                                                const v1::SeatSpec& seat,
+                                                                absl::Time deadline) {
+  return Await<absl::StatusOr<std::unique_ptr<BotConnection>>>(
+      [connector, &seat, deadline](BotConnector::ConnectDone done) {
+        connector->ConnectSeatAsync(seat, deadline, std::move(done));
+      });
+}
+
+Await<BotReply> DecisionOf(BotConnection* connection, const v1::DecisionRequest& request,
+                           absl::Time deadline) {
+  return Await<BotReply>([connection, &request, deadline](BotConnection::DecideDone done) {
+    connection->DecideAsync(request, deadline, std::move(done));
+  });
+}
+
+Await<bool> FinishOf(BotConnection* connection, absl::Time deadline) {
+  return Await<bool>([connection, deadline](absl::AnyInvocable<void(bool)> done) {
+    connection->FinishAsync(deadline, [done = std::move(done)]() mutable { done(true); });
+  });
+}
+
 }  // namespace
 
 std::string FaultKindName(v1::FaultKind kind) {
@@ -115,18 +139,42 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
   return out;
 }
 
-absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec,
+absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& spec,
                                                    const EventSink& on_event,
                                                    const CancelCheck& cancelled) {
+  absl::Notification finished;
+  absl::StatusOr<v1::MatchFinished> outcome;
+  Start(spec, on_event, cancelled, [&](absl::StatusOr<v1::MatchFinished> result) {
+    outcome = std::move(result);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return outcome;
+}
+
+void MatchRunner::Start(const v1::MatchSpec& raw_spec, EventSink on_event, CancelCheck cancelled,
+                        Done done) {
   const absl::Time started = absl::Now();
-  ASSIGN_OR_RETURN(v1::MatchSpec spec, ValidateSpec(raw_spec, options_));
-  const Options options(spec.options().begin(), spec.options().end());
-  ASSIGN_OR_RETURN(std::unique_ptr<Game> game, Registry::Global().Create(spec.variant(), options));
-  const int n = game->num_seats();
+  absl::StatusOr<v1::MatchSpec> spec = ValidateSpec(raw_spec, options_);
+  if (!spec.ok()) return done(spec.status());
+  const Options options(spec->options().begin(), spec->options().end());
+  absl::StatusOr<std::unique_ptr<Game>> game = Registry::Global().Create(spec->variant(), options);
+  if (!game.ok()) return done(game.status());
   MatchOptions mo;
-  mo.num_hands = spec.num_hands();
-  mo.seed = spec.seed();
-  ASSIGN_OR_RETURN(MatchProgress progress, MatchProgress::Start(*game, mo));
+  mo.num_hands = spec->num_hands();
+  mo.seed = spec->seed();
+  absl::StatusOr<MatchProgress> progress = MatchProgress::Start(**game, mo);
+  if (!progress.ok()) return done(progress.status());
+  Play(started, *std::move(spec), *std::move(game), *std::move(progress), std::move(on_event),
+       std::move(cancelled))
+      .Start(std::move(done));
+}
+
+DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
+    absl::Time started, v1::MatchSpec spec, std::unique_ptr<Game> game, MatchProgress progress,
+    EventSink on_event, CancelCheck cancelled) {
+  const Options options(spec.options().begin(), spec.options().end());
+  const int n = game->num_seats();
 
   const v1::TimeControl& tc = spec.time_control();
   const int max_faults = spec.fault_policy().max_faults();
@@ -141,15 +189,15 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     seat.endpoint = spec.seats(s).endpoint();
     seat.bank_left_ms = tc.match_bank_ms();
     absl::StatusOr<std::unique_ptr<BotConnection>> c =
-        connector_->ConnectSeat(spec.seats(s), connect_deadline);
+        co_await ConnectTo(connector_, spec.seats(s), connect_deadline);
     if (!c.ok()) {
       logging::Warning("referee", "bot unreachable; match not started",
                        {{"match", spec.match_id()}, {"variant", spec.variant()}, {"seat", s},
                         {"bot", seat.name}, {"endpoint", seat.endpoint},
                         {"error", c.status().ToString()}});
-      for (int t = 0; t < s; ++t) seats[t].connection->Finish(absl::Now());
+      for (int t = 0; t < s; ++t) co_await FinishOf(seats[t].connection.get(), absl::Now());
       if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();
-      return absl::FailedPreconditionError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
+      co_return absl::FailedPreconditionError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
                                                  seat.endpoint, " is unreachable: ",
                                                  c.status().message()));
     }
@@ -243,7 +291,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
         request.set_bank_left_ms(tc.match_bank_ms() > 0 ? seat.bank_left_ms : 0);
         const absl::Time deadline =
             absl::Now() + absl::Milliseconds(limit_ms) + absl::Milliseconds(tc.grace_ms());
-        BotReply reply = seat.connection->Decide(request, deadline);
+        BotReply reply = co_await DecisionOf(seat.connection.get(), request, deadline);
         elapsed_ms = absl::ToDoubleMilliseconds(reply.elapsed);
         ++seat.decisions;
         seat.total_ms += elapsed_ms;
@@ -323,7 +371,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
                              {{"match", spec.match_id()}, {"seat", s}, {"bot", seat.name},
                               {"faults", seat.faults}, {"max_faults", max_faults}});
             seat.forfeited = true;
-            seat.connection->Finish(absl::Now() + absl::Milliseconds(100));
+            co_await FinishOf(seat.connection.get(), absl::Now() + absl::Milliseconds(100));
           }
           on_event(event);
         }
@@ -398,7 +446,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
     }
   }
   const absl::Time finish_deadline = absl::Now() + options_.finish_timeout;
-  for (Seat& seat : seats) seat.connection->Finish(finish_deadline);
+  for (Seat& seat : seats) co_await FinishOf(seat.connection.get(), finish_deadline);
   if (metrics_) metrics_->active_matches.Decrement();
 
   if (!failure.ok()) {
@@ -412,7 +460,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
                 {"outcome", absl::IsCancelled(failure) ? "cancelled" : "failed"}})
           .Increment();
     }
-    return failure;
+    co_return failure;
   }
 
   v1::MatchFinished finished;
@@ -463,7 +511,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& raw_spec
                    {"duration_s", finished.duration_s()}, {"totals", totals_text},
                    {"ended_early", progress.ended_early()}});
   }
-  return finished;
+  co_return finished;
 }
 
 }  // namespace tarock

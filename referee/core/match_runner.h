@@ -2,10 +2,12 @@
 // reached through a BotConnector, enforcing the rules (the engine), the time
 // control and the fault policy, and producing the complete match record.
 //
-// The runner is synchronous: Run() occupies its calling thread for the whole
-// match, and every wait has a deadline, so a slow or silent bot delays only its
-// own match. The referee service runs each match on its own thread; hundreds of
-// matches run side by side.
+// A match is a coroutine (referee/core/async.h): Start() runs it until its
+// first wait for a bot and returns; whatever completes the wait (a gRPC
+// completion, a timer) resumes it. So matches hold no thread while they wait,
+// and a referee runs thousands of them on a few threads. Every wait has a
+// deadline, so a slow or silent bot delays only its own match. Run() is the
+// synchronous form for tools and tests.
 //
 // Rules of the match (tarock.proto documents them for bot authors):
 //  - N hands, a multiple of the seats; the dealer rotates; radli carry over;
@@ -19,8 +21,8 @@
 //    UNAVAILABLE, which callers such as the arena read as "this referee is
 //    down, try another").
 //
-// Thread-safety: a MatchRunner may run any number of matches concurrently (one
-// per calling thread); the connector and metrics must be thread-safe.
+// Thread-safety: a MatchRunner may run any number of matches concurrently;
+// the connector and metrics must be thread-safe.
 
 #ifndef TAROCK_REFEREE_CORE_MATCH_RUNNER_H_
 #define TAROCK_REFEREE_CORE_MATCH_RUNNER_H_
@@ -31,10 +33,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "referee/core/async.h"
 #include "referee/core/bot_connection.h"
 #include "referee/core/referee_metrics.h"
+#include "referee/engine/game.h"
+#include "referee/engine/match.h"
 #include "tarock/v1/tarock.pb.h"
 
 namespace tarock {
@@ -72,7 +78,19 @@ class MatchRunner {
   absl::StatusOr<v1::MatchFinished> Run(const v1::MatchSpec& spec, const EventSink& on_event,
                                         const CancelCheck& cancelled = nullptr);
 
+  // Run without waiting: `done` gets what Run would return, on whichever
+  // thread ends the match (the caller's, when the spec is refused or every
+  // bot answers inline). `on_event` and `cancelled` are called from the
+  // threads that run the match, one call at a time.
+  using Done = absl::AnyInvocable<void(absl::StatusOr<v1::MatchFinished>)>;
+  void Start(const v1::MatchSpec& spec, EventSink on_event, CancelCheck cancelled, Done done);
+
  private:
+  DetachedTask<absl::StatusOr<v1::MatchFinished>> Play(absl::Time started, v1::MatchSpec spec,
+                                                       std::unique_ptr<Game> game,
+                                                       MatchProgress progress, EventSink on_event,
+                                                       CancelCheck cancelled);
+
   RefereeOptions options_;
   BotConnector* connector_;
   RefereeMetrics* metrics_;

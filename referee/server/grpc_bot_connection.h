@@ -1,16 +1,20 @@
 // Bot connections over gRPC: one Bot.Play stream per seat per match, on the
-// async API with a completion queue per stream that only the match thread
-// polls (no thread per stream, and no gRPC thread between the socket and the
-// match thread). The match thread waits for a decision by polling with the
-// decision's deadline; an answer is stamped with its arrival time when the
-// match thread takes it off the queue, which is at once while it waits.
+// async API. Every stream's operations complete on the connector's
+// CompletionLoop (a few threads polling one completion queue), and the thread
+// that takes a bot's answer off the queue resumes the match with it (the match
+// is a coroutine, referee/core/match_runner.h): no thread per stream or per
+// match, and no hand-off between the socket and the match. A decision's
+// deadline is a timer (referee/core/timer_queue.h), cancelled when the answer
+// comes.
 //
 // Each connection gets its own channel with a local subchannel pool, so every
 // seat has its own TCP connection: a bot that floods or stalls its connection
 // cannot hold up another seat's flow control.
 //
 // Thread-safety: GrpcBotConnector is thread-safe; a connection is used by one
-// match thread only (see bot_connection.h), gRPC's threads never touch it.
+// match at a time (see bot_connection.h). The synchronous forms (Decide,
+// Finish, ConnectSeat) block their caller until a loop thread completes them,
+// so they must not be called from a loop thread.
 
 #ifndef TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
 #define TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
@@ -34,22 +38,32 @@ struct GrpcConnectorOptions {
   // cannot point the referee elsewhere. Default: everything (tests, `tarock
   // match`); tarock-referee makes it restrictive.
   net::EndpointPolicy endpoint_policy;
+  // Threads polling the streams' completion queue (and running the matches
+  // they resume). Two keep both cores of a small machine busy; more only help
+  // with more cores.
+  int completion_threads = 2;
 };
+
+class CompletionLoop;
 
 class GrpcBotConnector : public BotConnector {
  public:
   // `transport` secures the connections to bots (tarock/sdk/transport.h); the
-  // default is plaintext to loopback bots only.
-  explicit GrpcBotConnector(GrpcConnectorOptions options = {}, sdk::Transport transport = {})
-      : options_(options), transport_(std::move(transport)) {}
+  // default is plaintext to loopback bots only. Starts the completion loop.
+  explicit GrpcBotConnector(GrpcConnectorOptions options = {}, sdk::Transport transport = {});
+  // Every connection must have finished (or been dropped) before.
+  ~GrpcBotConnector() override;
   absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
                                                          absl::Time deadline) override;
   absl::StatusOr<std::unique_ptr<BotConnection>> ConnectSeat(const v1::SeatSpec& seat,
                                                              absl::Time deadline) override;
+  void ConnectSeatAsync(const v1::SeatSpec& seat, absl::Time deadline,
+                        ConnectDone done) override;
 
  private:
   GrpcConnectorOptions options_;
   sdk::Transport transport_;
+  std::unique_ptr<CompletionLoop> loop_;
 };
 
 }  // namespace tarock

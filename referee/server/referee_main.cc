@@ -180,6 +180,8 @@ int main(int argc, char** argv) {
     if (tick % 20 == 0) rendezvous.ExpireParked(absl::Now());
   }
   service.CancelAll();
+  // Matches end at their next decision (or once their bots' waits run out).
+  service.AwaitIdle(absl::Now() + absl::Seconds(2));
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   http.Stop();
   return 0;

@@ -1,8 +1,10 @@
-// The write side of one callback-API server stream (grpc::ServerBidiReactor):
+// The write side of one callback-API server stream (grpc::ServerBidiReactor,
+// or grpc::ServerWriteReactor):
 // the callback API allows one write in flight, so messages queue here and go
 // out one after the other, and the call is finished only once no write is in
 // flight. Shared by every bidi service that pushes messages from other
-// threads: the referee's SeatGateway, the arena's Bot relay and BotGateway.
+// threads: the referee's SeatGateway and RunMatch, the arena's Bot relay and
+// BotGateway.
 //
 // StartWrite and Finish are called outside the lock (a reaction may run
 // inline on the calling thread).
@@ -23,9 +25,12 @@
 
 namespace tarock {
 
-template <typename In, typename Out> class StreamWriteQueue {
+// `R` is the reactor: a bidi stream's by default, or a server stream's
+// (grpc::ServerWriteReactor<Out>; `In` is unused then).
+template <typename In, typename Out, typename R = grpc::ServerBidiReactor<In, Out>>
+class StreamWriteQueue {
 public:
-  using Reactor = grpc::ServerBidiReactor<In, Out>;
+  using Reactor = R;
   // What Close does with messages queued behind the write in flight.
   enum class OnClose {
     kDrain, // they are written first, then the call finishes
