@@ -472,6 +472,48 @@ absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::ConnectSeat(
 
 void GrpcBotConnector::ConnectSeatAsync(const v1::SeatSpec& seat, absl::Time deadline,
                                         ConnectDone done) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (connects_in_flight_ >= std::max(1, options_.max_connects_in_flight)) {
+      waiting_connects_.push_back({seat, deadline, std::move(done)});
+      return;
+    }
+    ++connects_in_flight_;
+  }
+  StartConnect(seat, deadline, std::move(done));
+}
+
+void GrpcBotConnector::ReleaseConnectSlot() {
+  for (;;) {
+    WaitingConnect next;
+    {
+      absl::MutexLock lock(&mu_);
+      if (waiting_connects_.empty()) {
+        --connects_in_flight_;
+        return;
+      }
+      next = std::move(waiting_connects_.front());
+      waiting_connects_.pop_front();
+    }
+    if (next.deadline > absl::Now()) {
+      // The slot passes on to it.
+      return StartConnect(next.seat, next.deadline, std::move(next.done));
+    }
+    next.done(absl::UnavailableError(absl::StrCat(
+        "no gRPC server answered at ", next.seat.endpoint(),
+        " (the referee was opening many streams at once and this one's connect deadline "
+        "passed while it waited its turn)")));
+  }
+}
+
+void GrpcBotConnector::StartConnect(const v1::SeatSpec& seat, absl::Time deadline,
+                                    ConnectDone raw_done) {
+  // Whatever the outcome, the slot goes back first.
+  ConnectDone done = [this, raw_done = std::move(raw_done)](
+                         absl::StatusOr<std::unique_ptr<BotConnection>> result) mutable {
+    ReleaseConnectSlot();
+    raw_done(std::move(result));
+  };
   const std::string& endpoint = seat.endpoint();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_bytes);

@@ -19,9 +19,12 @@
 #ifndef TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
 #define TAROCK_REFEREE_SERVER_GRPC_BOT_CONNECTION_H_
 
+#include <deque>
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "referee/core/bot_connection.h"
 #include "referee/net/endpoint_policy.h"
 #include "tarock/sdk/transport.h"
@@ -42,6 +45,11 @@ struct GrpcConnectorOptions {
   // they resume). Two keep both cores of a small machine busy; more only help
   // with more cores.
   int completion_threads = 2;
+  // Streams being opened at once; more wait their turn (within their connect
+  // deadline). A thousand matches starting together would otherwise open four
+  // thousand TCP connections in the same instant, and the bots' accept queues
+  // and handshakes time out, which makes gRPC retry, which makes it worse.
+  int max_connects_in_flight = 64;
 };
 
 class CompletionLoop;
@@ -61,9 +69,22 @@ class GrpcBotConnector : public BotConnector {
                         ConnectDone done) override;
 
  private:
+  // Opens the stream now (it holds a connect slot).
+  void StartConnect(const v1::SeatSpec& seat, absl::Time deadline, ConnectDone done);
+  // Gives a connect slot back, to the oldest waiting connect if any.
+  void ReleaseConnectSlot();
+
   GrpcConnectorOptions options_;
   sdk::Transport transport_;
   std::unique_ptr<CompletionLoop> loop_;
+  absl::Mutex mu_;
+  int connects_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  struct WaitingConnect {
+    v1::SeatSpec seat;
+    absl::Time deadline;
+    ConnectDone done;
+  };
+  std::deque<WaitingConnect> waiting_connects_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tarock
