@@ -253,6 +253,19 @@ class TimedConnector : public BotConnector {
     if (!c.ok()) return c.status();
     return std::unique_ptr<BotConnection>(new TimedConnection(std::move(*c), t_));
   }
+  // The runner's form: keeps the match on one of the connector's threads.
+  void ConnectSeatAsync(const v1::SeatSpec& seat, absl::Time deadline,
+                        ConnectDone done) override {
+    const absl::Time t0 = absl::Now();
+    inner_->ConnectSeatAsync(
+        seat, deadline,
+        [this, t0, done = std::move(done)](
+            absl::StatusOr<std::unique_ptr<BotConnection>> c) mutable {
+          t_->connect += absl::Now() - t0;
+          if (!c.ok()) return done(c.status());
+          done(std::unique_ptr<BotConnection>(new TimedConnection(std::move(*c), t_)));
+        });
+  }
 
  private:
   BotConnector* inner_;

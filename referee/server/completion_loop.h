@@ -1,17 +1,27 @@
-// The referee's event loop for its outgoing gRPC streams: one completion
-// queue, polled by a few threads. Each completion is handed to the object
-// that started the operation (a CompletionLoop::Handler), on the polling
-// thread, so the thread that read a bot's answer from the socket is the one
-// that goes on with the match (no hand-off).
+// The referee's event loop for its outgoing gRPC streams: a few completion
+// queues, each polled by one thread of its own. Each completion is handed to
+// the object that started the operation (a CompletionLoop::Handler), on the
+// polling thread, so the thread that read a bot's answer from the socket is
+// the one that goes on with the match (no hand-off).
+//
+// One thread per queue, not several threads on one queue: with several
+// pollers gRPC hands completions from the thread that read the socket to
+// another one (about four more context switches per decision, measured). And
+// a match keeps to one queue: cq() called from a loop thread returns that
+// thread's queue, so the streams a match opens after its first land where the
+// match runs; a call from elsewhere (a match's start) takes the next queue in
+// turn, which spreads matches over the threads.
 //
 // Thread-safety: thread-safe. Handlers run on the loop's threads, several at
-// once (for different operations); they must not block.
+// once (for different queues); they must not block.
 
 #ifndef TAROCK_REFEREE_SERVER_COMPLETION_LOOP_H_
 #define TAROCK_REFEREE_SERVER_COMPLETION_LOOP_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -19,8 +29,8 @@ namespace tarock {
 
 class CompletionLoop {
  public:
-  // The tag of every operation started on cq(): the loop calls Done with the
-  // operation's outcome.
+  // The tag of every operation started on a queue of the loop: the loop
+  // calls Done with the operation's outcome.
   class Handler {
    public:
     virtual void Done(bool ok) = 0;
@@ -29,20 +39,26 @@ class CompletionLoop {
     ~Handler() = default;
   };
 
-  // Starts `threads` (at least 1) polling threads.
+  // Starts `threads` (at least 1) queues with a polling thread each.
   explicit CompletionLoop(int threads);
-  // Shuts the queue down and joins the threads; every operation started on
-  // the queue must have completed (or complete during shutdown) by then.
+  // Shuts the queues down and joins the threads; every operation started on
+  // them must have completed (or complete during shutdown) by then.
   ~CompletionLoop();
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
 
-  grpc::CompletionQueue* cq() { return &cq_; }
-  int threads() const { return static_cast<int>(threads_.size()); }
+  // The queue for a new stream: the calling thread's own when it is one of
+  // this loop's threads, else the next in turn.
+  grpc::CompletionQueue* cq();
+  int threads() const { return static_cast<int>(shards_.size()); }
 
  private:
-  grpc::CompletionQueue cq_;
-  std::vector<std::thread> threads_;
+  struct Shard {
+    grpc::CompletionQueue cq;
+    std::thread thread;
+  };
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::atomic<unsigned> next_{0};
 };
 
 }  // namespace tarock

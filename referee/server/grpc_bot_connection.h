@@ -1,6 +1,6 @@
 // Bot connections over gRPC: one Bot.Play stream per seat per match, on the
 // async API. Every stream's operations complete on the connector's
-// CompletionLoop (a few threads polling one completion queue), and the thread
+// CompletionLoop (a few completion queues, one thread polling each), and the thread
 // that takes a bot's answer off the queue resumes the match with it (the match
 // is a coroutine, referee/core/match_runner.h): no thread per stream or per
 // match, and no hand-off between the socket and the match. A decision's
@@ -41,10 +41,13 @@ struct GrpcConnectorOptions {
   // cannot point the referee elsewhere. Default: everything (tests, `tarock
   // match`); tarock-referee makes it restrictive.
   net::EndpointPolicy endpoint_policy;
-  // Threads polling the streams' completion queue (and running the matches
-  // they resume). Two keep both cores of a small machine busy; more only help
-  // with more cores.
-  int completion_threads = 2;
+  // Threads polling the streams' completion queues, one queue each (and
+  // running the matches they resume; completion_loop.h). One is the default:
+  // gRPC's poller hands a socket's events between the threads of different
+  // queues (about three more context switches and a third more CPU per
+  // decision with two, measured by referee_bench), and one thread plays
+  // thousands of matches; more pay off only with cores to spare.
+  int completion_threads = 1;
   // Streams being opened at once; more wait their turn (within their connect
   // deadline). A thousand matches starting together would otherwise open four
   // thousand TCP connections in the same instant, and the bots' accept queues

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,9 @@ ABSL_FLAG(int, connect_timeout_ms, 10000, "how long to wait for a bot at the sta
 ABSL_FLAG(int64_t, default_per_decision_ms, 10000, "per-decision limit when a spec gives none");
 ABSL_FLAG(int64_t, default_grace_ms, 50, "grace on every limit when a spec gives none");
 ABSL_FLAG(int, max_bot_message_bytes, 64 * 1024, "largest message accepted from a bot");
+ABSL_FLAG(int, match_threads, 1,
+          "threads that run the matches (each polls its own completion queue of bot streams); "
+          "one runs thousands of matches, more help only with more cores");
 ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
           "address ranges (CIDR, comma separated) the referee may dial bots in although they "
           "are loopback, private, link-local or metadata addresses, which it refuses otherwise "
@@ -89,6 +93,7 @@ int main(int argc, char** argv) {
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);
   tarock::GrpcConnectorOptions connector_options;
   connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
+  connector_options.completion_threads = std::max(1, absl::GetFlag(FLAGS_match_threads));
   absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
   if (!transport.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(transport.status().message()).c_str());
