@@ -99,6 +99,9 @@ ABSL_FLAG(std::vector<std::string>, concurrent_matches, std::vector<std::string>
           "concurrency: matches run at once, one level after another, each on a fresh "
           "tarock-referee (0 or empty: skip the part)");
 ABSL_FLAG(int, concurrent_hands, 8, "concurrency: hands per match (a multiple of the seats)");
+ABSL_FLAG(int, concurrent_min_matches, 100,
+          "concurrency: a level of fewer matches plays rounds of them, one after another, until "
+          "this many have run (CPU time is counted in 10 ms ticks)");
 ABSL_FLAG(int64_t, per_decision_ms, 30000,
           "per-decision limit of every match: generous, so a loaded machine never times out");
 ABSL_FLAG(int, concurrent_deadline_s, 900, "concurrency: deadline of each RunMatch call");
@@ -879,7 +882,8 @@ PingPongResult ConnectionPingPong(const v1::MatchSpec& spec, const std::vector<S
 // 3. Concurrent matches through the tarock-referee process.
 
 struct ConcurrentResult {
-  int matches = 0;
+  int matches = 0;  // at once
+  int rounds = 1;   // of `matches`, one after another
   int finished = 0;
   int64_t hands = 0;
   int64_t decisions = 0;
@@ -894,6 +898,7 @@ struct ConcurrentResult {
   double cpu_us_per_decision() const { return decisions ? referee_cpu_s * 1e6 / decisions : 0; }
   json Json() const {
     return {{"matches", matches},
+            {"rounds", rounds},
             {"finished", finished},
             {"hands", hands},
             {"decisions", decisions},
@@ -999,23 +1004,31 @@ ConcurrentResult RunConcurrent(const Server& referee, v1::MatchSpec spec, int ma
     if (call->status.ok() && call->finished) ++out.finished;
     ++done;
   };
-  std::vector<std::unique_ptr<MatchCall>> calls;
-  calls.reserve(static_cast<size_t>(matches));
-  for (int k = 0; k < matches; ++k) {
-    v1::MatchSpec my = spec;
-    my.set_seed(seed + 1000 + static_cast<uint64_t>(k));
-    my.set_match_id(absl::StrCat("concurrent-", k));
-    calls.push_back(std::make_unique<MatchCall>(stub.get(), std::move(my), call_deadline, on_done));
-  }
-  // Sample the referee's threads and memory until every call is done.
-  {
+  // A level of a few matches is played in rounds, one after another, until
+  // --concurrent_min_matches have run: the CPU counters tick in 10 ms.
+  const int rounds = std::max(1, (absl::GetFlag(FLAGS_concurrent_min_matches) + matches - 1) / matches);
+  out.rounds = rounds;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::unique_ptr<MatchCall>> calls;
+    calls.reserve(static_cast<size_t>(matches));
+    for (int k = 0; k < matches; ++k) {
+      const int index = round * matches + k;
+      v1::MatchSpec my = spec;
+      my.set_seed(seed + 1000 + static_cast<uint64_t>(index));
+      my.set_match_id(absl::StrCat("concurrent-", index));
+      calls.push_back(
+          std::make_unique<MatchCall>(stub.get(), std::move(my), call_deadline, on_done));
+    }
+    // Sample the referee's threads and memory until every call is done.
     absl::MutexLock lock(&mu);
-    auto all_done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return done == matches; };
+    auto all_done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      return done == (round + 1) * matches;
+    };
     while (!mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Milliseconds(50))) {
-      out.referee_threads_max = std::max<int>(out.referee_threads_max,
-                                              static_cast<int>(ProcStatusField(referee_pid, "Threads")));
-      out.referee_rss_max_mib = std::max(
-          out.referee_rss_max_mib, ProcStatusField(referee_pid, "VmRSS") / 1024.0);
+      out.referee_threads_max = std::max<int>(
+          out.referee_threads_max, static_cast<int>(ProcStatusField(referee_pid, "Threads")));
+      out.referee_rss_max_mib =
+          std::max(out.referee_rss_max_mib, ProcStatusField(referee_pid, "VmRSS") / 1024.0);
     }
   }
   out.wall_s = absl::ToDoubleSeconds(absl::Now() - start);
@@ -1236,7 +1249,11 @@ int Main() {
     report["concurrent"] = json::array();
     for (int level : concurrent_levels) {
       absl::StatusOr<Server> referee = StartServer(
-          {bin_dir + "/tarock-referee", "--metrics_listen=", "--connect_timeout_ms=120000"},
+          // A match waits for its bots' streams as long as the call may last: with
+          // thousands starting at once, the last open their streams minutes later.
+          {bin_dir + "/tarock-referee", "--metrics_listen=",
+           absl::StrCat("--connect_timeout_ms=",
+                        int64_t{1000} * absl::GetFlag(FLAGS_concurrent_deadline_s))},
           "--listen");
       if (!referee.ok()) {
         std::fprintf(stderr, "referee_bench: %s\n", std::string(referee.status().message()).c_str());
@@ -1311,11 +1328,12 @@ int Main() {
     std::printf("\n3. concurrency: one tarock-referee process per level, N matches x %d hands "
                 "at once (RunMatch on the callback API)\n",
                 concurrent_hands);
-    std::printf("  %6s %9s %10s %8s %12s %12s %8s %9s %12s\n", "N", "finished", "decisions",
+    std::printf("  %6s %7s %9s %10s %8s %12s %12s %8s %9s %12s\n", "N", "rounds", "finished",
+                "decisions",
                 "wall s", "decisions/s", "CPU us/dec", "threads", "RSS MiB", "slowest ms");
     for (const ConcurrentResult& c : levels) {
-      std::printf("  %6d %9d %10lld %8.2f %12.0f %12.1f %8d %9.1f %12.1f\n", c.matches,
-                  c.finished, static_cast<long long>(c.decisions), c.wall_s,
+      std::printf("  %6d %7d %9d %10lld %8.2f %12.0f %12.1f %8d %9.1f %12.1f\n", c.matches,
+                  c.rounds, c.finished, static_cast<long long>(c.decisions), c.wall_s,
                   c.wall_s > 0 ? c.decisions / c.wall_s : 0, c.cpu_us_per_decision(),
                   c.referee_threads_max, c.referee_rss_max_mib, c.max_decision_ms);
     }
