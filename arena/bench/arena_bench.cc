@@ -97,6 +97,7 @@
 #include "arena/rating/rating.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/grpc_referee_client.h"
+#include "arena/store/sqlite_store.h"
 #include "arena/store/store.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/stats.h"
@@ -812,7 +813,7 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
     source = "synthetic";
   }
   const std::string path = dir + "/store_bench.db";
-  absl::StatusOr<std::unique_ptr<arena::Store>> store = arena::Store::Open(path);
+  absl::StatusOr<std::unique_ptr<arena::Store>> store = arena::SqliteStore::Open(path);
   if (!store.ok()) {
     ++problems->errors;
     problems->Note(absl::StrCat("store: ", store.status().ToString()));

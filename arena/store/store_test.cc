@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "arena/store/sqlite_store.h"
 
 namespace tarock::arena {
 namespace {
@@ -43,7 +44,7 @@ class StoreTest : public ::testing::Test {
   }
   void Open() {
     store_.reset();
-    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+    absl::StatusOr<std::unique_ptr<Store>> s = SqliteStore::Open((dir_ / "arena.db").string());
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(*s);
   }
@@ -332,7 +333,7 @@ TEST_F(StoreTest, ANewerDatabaseIsRefused) {
   ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99);", nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
-  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+  absl::StatusOr<std::unique_ptr<Store>> s = SqliteStore::Open((dir_ / "arena.db").string());
   EXPECT_TRUE(absl::IsFailedPrecondition(s.status())) << s.status();
 }
 
