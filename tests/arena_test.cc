@@ -1,7 +1,8 @@
 // End-to-end tests of the arena with real processes on loopback: tarock-arena,
 // tarock-referee and bot processes. A ladder orders bots by strength; a referee
 // killed mid-match has its match run again on another; the arena killed with
-// SIGKILL mid-ladder loses and doubles nothing; malformed and unauthorised
+// SIGKILL mid-ladder loses and doubles nothing, on SQLite and on PostgreSQL (a
+// private server the test starts, tests/pg); malformed and unauthorised
 // requests (gRPC and HTTP) get a clear status and change nothing.
 
 #include <arpa/inet.h>
@@ -28,6 +29,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/arena.grpc.pb.h"
+#include "tests/pg/postgres_server.h"
 
 namespace tarock {
 namespace {
@@ -460,15 +462,18 @@ TEST(ArenaTest, ARefereeKilledMidMatchHasItsMatchRunAgainElsewhere) {
   fs::remove_all(dir);
 }
 
-TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
-  fs::path dir = TempDir("sigkill");
+// `database`: the arena's --database flags (none: SQLite in the data directory).
+void SigkillMidLadder(const std::string& name, const std::vector<std::string>& database) {
+  fs::path dir = TempDir(name);
+  std::vector<std::string> flags = {"--max_parallel", "2"};
+  flags.insert(flags.end(), database.begin(), database.end());
   Proc referee = StartReferee();
   std::vector<Proc> bots;
   for (int i = 0; i < 3; ++i) bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "2"}));
   const int port = Port(), http = Port();
   const int kMatches = 16;
   {
-    Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+    Arena a = StartArena(dir.string(), {referee.address()}, flags, port, http);
     for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("b", i), bots[i].address(), {"slovenian-3p"});
     v1::StartLadderRequest ladder;
     ladder.mutable_config()->set_variant("slovenian-3p");
@@ -480,7 +485,7 @@ TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
     kill(a.grpc.process->pid(), SIGKILL);
     a.grpc.process->Stop();
   }
-  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+  Arena a = StartArena(dir.string(), {referee.address()}, flags, port, http);
   ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kMatches; }, absl::Seconds(180)))
       << ArenaStatus(a).DebugString();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -504,8 +509,26 @@ TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
     EXPECT_EQ(info.history_size(), kMatches) << info.name();
   }
   a.grpc.process->Stop();
-  EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string()}), 0);
+  std::vector<std::string> verify = {kBin + "tarock-arena", "--verify_ratings", "--data_dir",
+                                     dir.string()};
+  verify.insert(verify.end(), database.begin(), database.end());
+  EXPECT_EQ(ExitStatus(verify), 0);
   fs::remove_all(dir);
+}
+
+TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) { SigkillMidLadder("sigkill", {}); }
+
+TEST(ArenaTest, SigkillMidLadderOnPostgresqlLosesAndDoublesNothing) {
+#ifndef TAROCK_HAVE_POSTGRES
+  GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
+#endif
+  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
+      testing::PostgresServer::Start();
+  if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
+  ASSERT_TRUE(url.ok()) << url.status();
+  SigkillMidLadder("sigkill_pg", {"--database", *url});
 }
 
 }  // namespace

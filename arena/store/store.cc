@@ -8,6 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "arena/store/sqlite_store.h"
+#ifdef TAROCK_HAVE_POSTGRES
+#include "arena/store/postgres_store.h"
+#endif
 
 namespace tarock::arena {
 
@@ -20,8 +23,14 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url) {
     if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
     return SqliteStore::Open(absl::StrCat(dir, "/", SqliteStore::kFileName));
   }
-  if (absl::StartsWith(url, "postgresql://") || absl::StartsWith(url, "postgres://"))
-    return absl::UnimplementedError("PostgreSQL is not built into this arena yet");
+  if (absl::StartsWith(url, "postgresql://") || absl::StartsWith(url, "postgres://")) {
+#ifdef TAROCK_HAVE_POSTGRES
+    return PostgresStore::Open(url);
+#else
+    return absl::UnimplementedError(
+        "this arena was built without PostgreSQL (libpqxx-dev was missing at build time)");
+#endif
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown database '", url, "': give sqlite:DIR or postgresql://USER@HOST:PORT/DATABASE"));
 }
