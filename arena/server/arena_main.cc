@@ -58,6 +58,11 @@ ABSL_FLAG(std::string, data_dir, "arena-data",
 ABSL_FLAG(std::string, database, "",
           "the database: sqlite:DIR (the file DIR/arena.db) or postgresql://USER@HOST:PORT/NAME "
           "(docs/database.md); empty: sqlite:--data_dir");
+ABSL_FLAG(int, lease_s, 0,
+          "several arenas on one database (docs/database.md, \"Several arenas\"): each claims "
+          "matches with leases of this many seconds, renewed while they run; an arena that dies "
+          "has its matches taken over once they expire (0: this arena alone, matches queued in "
+          "memory)");
 ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, comma separated");
 ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
@@ -221,6 +226,17 @@ int main(int argc, char** argv) {
   if (!referee_key.ok()) return Fail(std::string(referee_key.status().message()));
   options.referee_secret_key = *referee_key;
   options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
+  if (const int lease_s = absl::GetFlag(FLAGS_lease_s); lease_s > 0) {
+    // Unique among the arenas sharing the database: the host, the process
+    // and a random part (a pid can come back after a reboot).
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    options.lease = absl::Seconds(lease_s);
+    options.lease_owner =
+        absl::StrCat(host, ":", getpid(), ":", tarock::arena::NewToken().substr(0, 8));
+  } else if (absl::GetFlag(FLAGS_lease_s) < 0) {
+    return Fail("--lease_s must not be negative");
+  }
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
   tarock::arena::AdmissionOptions admission_options;
   admission_options.calls_per_second = absl::GetFlag(FLAGS_calls_per_second);

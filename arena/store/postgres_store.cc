@@ -211,7 +211,7 @@ absl::StatusOr<std::unique_ptr<Store>> PostgresStore::Open(const std::string& ur
   return sql::SqlStore::Create(
       std::move(connection),
       sql::Dialect{"postgresql", absl::StrCat("BEGIN; SELECT pg_advisory_xact_lock(", kWriteLock, ");"),
-                   "string_agg", &PostgresMigration});
+                   "string_agg", " FOR UPDATE SKIP LOCKED", &PostgresMigration});
 }
 
 }  // namespace tarock::arena

@@ -157,6 +157,18 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_target ON audit(target);
 )sql",
+    // 5 -> 6: leases, so several arenas share one database (Store::ClaimMatches):
+    // who runs a match and until when (UTC text, as datetime('now') gives it;
+    // '' never leased), and named leases (the arena that makes ladder matches).
+    R"sql(
+ALTER TABLE matches ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE matches ADD COLUMN lease_expires TEXT NOT NULL DEFAULT '';
+CREATE TABLE leases (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires TEXT NOT NULL
+);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -227,7 +239,8 @@ constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash,
 
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
-    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id";
+    "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id, "
+    "lease_owner";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -247,6 +260,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.bot_ids = SplitIds(s.Text(14));
   m.finished_at = s.Text(15);
   m.test_id = s.Int(16);
+  m.lease_owner = s.Text(17);
   return m;
 }
 
@@ -537,6 +551,9 @@ CommitOutcome SqlStore::CommitLocked(const MatchCommit& commit, const RateFn& ra
     match = ReadMatch(s);
   }
   if (match.status == "done") return out;  // already counted
+  // Another arena took the match over (this one's lease expired): its result
+  // is the one that counts.
+  if (!result.lease_owner.empty() && match.lease_owner != result.lease_owner) return out;
   int64_t seq = 1;
   {
     Stmt s(db_.get(), "SELECT COALESCE(MAX(seq), 0) + 1 FROM matches");
@@ -936,6 +953,115 @@ std::vector<MatchRow> SqlStore::TestMatches(int64_t test_id) {
   std::vector<MatchRow> out;
   while (s.Step() == kRow) out.push_back(ReadMatch(s));
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// Leases. Every change runs in a write transaction (BeginWrite excludes the
+// other writers, whichever process), and the claim's SELECT also locks its
+// rows where the dialect can (FOR UPDATE SKIP LOCKED).
+
+namespace {
+// datetime()'s modifier for `lease_seconds` from now (negative: already past).
+std::string LeaseModifier(int lease_seconds) {
+  return absl::StrCat(lease_seconds >= 0 ? "+" : "", lease_seconds, " seconds");
+}
+}  // namespace
+
+absl::StatusOr<std::vector<MatchRow>> SqlStore::ClaimMatches(const std::string& owner,
+                                                            int lease_seconds, int limit) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = BeginWrite(); !s.ok()) return s;
+  std::vector<MatchRow> out;
+  {
+    Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns,
+                                   " FROM matches WHERE kind != 'play' AND (status = 'pending' OR "
+                                   "(status = 'running' AND lease_expires < datetime('now'))) "
+                                   "ORDER BY rowid LIMIT ?",
+                                   dialect_.skip_locked));
+    s.Bind(1, limit);
+    int rc;
+    while ((rc = s.Step()) == kRow) out.push_back(ReadMatch(s));
+    if (rc != kDone) {
+      absl::Status e = SqlError(db_.get(), "claim matches");
+      Exec("ROLLBACK;").IgnoreError();
+      return e;
+    }
+  }
+  for (MatchRow& m : out) {
+    Stmt s(db_.get(),
+           "UPDATE matches SET status = 'running', lease_owner = ?, "
+           "lease_expires = datetime('now', ?) WHERE id = ?");
+    s.Bind(1, owner).Bind(2, LeaseModifier(lease_seconds)).Bind(3, m.id);
+    if (s.Step() != kDone) {
+      absl::Status e = SqlError(db_.get(), "claim match");
+      Exec("ROLLBACK;").IgnoreError();
+      return e;
+    }
+    m.status = "running";
+    m.lease_owner = owner;
+  }
+  if (absl::Status s = Exec("COMMIT;"); !s.ok()) {
+    Exec("ROLLBACK;").IgnoreError();
+    return s;
+  }
+  return out;
+}
+
+absl::Status SqlStore::RenewLeases(const std::string& owner, int lease_seconds) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "UPDATE matches SET lease_expires = datetime('now', ?) WHERE lease_owner = ? AND "
+         "status = 'running'");
+  s.Bind(1, LeaseModifier(lease_seconds)).Bind(2, owner);
+  if (s.Step() != kDone) return SqlError(db_.get(), "renew leases");
+  return absl::OkStatus();
+}
+
+absl::Status SqlStore::ReleaseLeases(const std::string& owner) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "UPDATE matches SET status = 'pending', lease_expires = '' WHERE lease_owner = ? AND "
+         "status = 'running'");
+  s.Bind(1, owner);
+  if (s.Step() != kDone) return SqlError(db_.get(), "release leases");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SqlStore::AcquireLease(const std::string& name, const std::string& owner,
+                                            int lease_seconds) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = BeginWrite(); !s.ok()) return s;
+  auto abort = [&](absl::string_view what) {
+    absl::Status e = SqlError(db_.get(), what);
+    Exec("ROLLBACK;").IgnoreError();
+    return e;
+  };
+  bool free = true;
+  {
+    Stmt s(db_.get(),
+           "SELECT CASE WHEN owner = ? OR expires < datetime('now') THEN 1 ELSE 0 END "
+           "FROM leases WHERE name = ?");
+    s.Bind(1, owner).Bind(2, name);
+    int rc = s.Step();
+    if (rc == kRow) free = s.Int(0) != 0;
+    else if (rc != kDone) return abort("read lease");
+  }
+  if (!free) {
+    if (absl::Status s = Exec("COMMIT;"); !s.ok()) return s;
+    return false;
+  }
+  {
+    Stmt s(db_.get(),
+           "INSERT INTO leases (name, owner, expires) VALUES (?, ?, datetime('now', ?)) "
+           "ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires = excluded.expires");
+    s.Bind(1, name).Bind(2, owner).Bind(3, LeaseModifier(lease_seconds));
+    if (s.Step() != kDone) return abort("take lease");
+  }
+  if (absl::Status s = Exec("COMMIT;"); !s.ok()) {
+    Exec("ROLLBACK;").IgnoreError();
+    return s;
+  }
+  return true;
 }
 
 absl::StatusOr<int64_t> SqlStore::AppendAudit(const AuditRow& a) {

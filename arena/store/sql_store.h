@@ -76,6 +76,8 @@ struct Dialect {
   std::string begin_write;
   // The aggregate joining text with a separator: group_concat / string_agg.
   std::string group_concat;
+  // Appended to a SELECT that claims rows (PostgreSQL: FOR UPDATE SKIP LOCKED).
+  std::string skip_locked;
   // The schema's migration `v` (0-based, to version v + 1) in this dialect.
   std::string (*migration)(int v);
 };
@@ -141,6 +143,12 @@ class SqlStore : public Store {
   std::vector<TestRow> ListTests(const std::string& status, int limit) override;
   std::vector<MatchRow> TestMatches(int64_t test_id) override;
   int64_t CountTestMatches(int64_t test_id, const std::string& status) override;
+  absl::StatusOr<std::vector<MatchRow>> ClaimMatches(const std::string& owner, int lease_seconds,
+                                                     int limit) override;
+  absl::Status RenewLeases(const std::string& owner, int lease_seconds) override;
+  absl::Status ReleaseLeases(const std::string& owner) override;
+  absl::StatusOr<bool> AcquireLease(const std::string& name, const std::string& owner,
+                                    int lease_seconds) override;
   absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry) override;
   std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id,
                                   int limit) override;

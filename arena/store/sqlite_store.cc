@@ -146,7 +146,7 @@ absl::StatusOr<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path
   // processes on one file never both read and then fail to upgrade.
   return sql::SqlStore::Create(
       std::move(connection),
-      sql::Dialect{"sqlite", "BEGIN IMMEDIATE;", "group_concat", &sql::SqliteMigration});
+      sql::Dialect{"sqlite", "BEGIN IMMEDIATE;", "group_concat", "", &sql::SqliteMigration});
 }
 
 }  // namespace tarock::arena

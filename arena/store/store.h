@@ -100,6 +100,9 @@ struct MatchRow {
   std::vector<int64_t> bot_ids;  // by seat
   std::string finished_at;       // UTC "YYYY-MM-DD HH:MM:SS", "" until done or failed
   int64_t test_id = 0;           // kind "test" (schema version 4)
+  // The arena holding the match's lease while it runs, when several arenas
+  // share the database (schema version 6; "" otherwise).
+  std::string lease_owner;
 };
 
 struct LadderRow {
@@ -190,6 +193,10 @@ struct MatchResultRow {
   int hands = 0;
   std::string referee;
   int attempts = 1;  // referees tried, this one included
+  // Non-empty: commit only if this arena still holds the match's lease (see
+  // Store::ClaimMatches); a match whose lease went to another arena is left
+  // to that one (committed false).
+  std::string lease_owner;
 };
 
 // One match of a CommitMatches batch, and what became of it.
@@ -205,7 +212,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   virtual ~Store() = default;
 
@@ -297,6 +304,29 @@ class Store {
   virtual std::vector<TestRow> ListTests(const std::string& status, int limit) = 0;  // newest first; "" any
   virtual std::vector<MatchRow> TestMatches(int64_t test_id) = 0;  // in insertion order
   virtual int64_t CountTestMatches(int64_t test_id, const std::string& status) = 0;  // "" any
+
+  // Leases: several arenas on one database share its matches (docs/database.md,
+  // "Several arenas"). A lease has an owner (an arena process) and an expiry
+  // in the database's clock; an owner renews its leases while it lives, so the
+  // leases of an arena that died expire and other arenas take its work over.
+  //
+  // ClaimMatches claims up to `limit` matches for `owner`, oldest first:
+  // pending ones, and running ones whose lease expired; never play matches
+  // (a person's seat lives in one process). Each becomes "running" with
+  // owner's lease for `lease_seconds`. Claims are atomic across processes: a
+  // match is claimed by one owner at a time.
+  virtual absl::StatusOr<std::vector<MatchRow>> ClaimMatches(const std::string& owner,
+                                                             int lease_seconds, int limit) = 0;
+  // Extends every lease `owner` holds on a running match to `lease_seconds`
+  // from now.
+  virtual absl::Status RenewLeases(const std::string& owner, int lease_seconds) = 0;
+  // Gives back the running matches `owner` holds: pending again, claimable at once.
+  virtual absl::Status ReleaseLeases(const std::string& owner) = 0;
+  // Takes or renews the named lease (one holder at a time, e.g. the arena that
+  // makes ladder matches) for `owner`: true when `owner` holds it now, for
+  // `lease_seconds`; false while another owner's lease runs.
+  virtual absl::StatusOr<bool> AcquireLease(const std::string& name, const std::string& owner,
+                                            int lease_seconds) = 0;
 
   // The audit log. AppendAudit returns the entry's id. ListAudit: newest
   // first, entries about `target` ("" any) with ids below `before_id` (0: from

@@ -264,9 +264,11 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 5 added (the audit log), version 4 (tests), then
-// version 3 (the web pages' statistics and indexes).
+// What schema version 6 added (leases), version 5 (the audit log), version 4
+// (tests), then version 3 (the web pages' statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP TABLE leases; ALTER TABLE matches DROP COLUMN lease_owner; "                         \
+  "ALTER TABLE matches DROP COLUMN lease_expires; "                                          \
   "DROP INDEX audit_target; DROP TABLE audit; "                                             \
   "DROP INDEX matches_test; ALTER TABLE matches DROP COLUMN test_id; DROP TABLE tests; "     \
   "DROP INDEX matches_variant; DROP INDEX matches_kind; DROP INDEX matches_ladder; "        \
@@ -434,6 +436,52 @@ TEST_P(StoreTest, TestsKeepTheirStateUntilTheyEndAndFilterTheirMatches) {
   EXPECT_EQ(store_->ListTests("running", 10).size(), 0u);
   ASSERT_EQ(store_->ListTests("", 10).size(), 1u);
   EXPECT_TRUE(absl::IsNotFound(store_->GetTest(*id + 1).status()));
+}
+
+TEST_P(StoreTest, LeasesHandEachMatchToOneArenaAndExpiredOnesToAnother) {
+  for (const char* id : {"A", "B", "C"}) Insert(id);
+  absl::StatusOr<std::vector<MatchRow>> first = store_->ClaimMatches("arena-1", 60, 2);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].id, "A");  // oldest first
+  EXPECT_EQ((*first)[1].status, "running");
+  absl::StatusOr<std::vector<MatchRow>> second = store_->ClaimMatches("arena-2", 60, 5);
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].id, "C");
+  EXPECT_TRUE(store_->ClaimMatches("arena-2", 60, 5)->empty());  // all leased
+  EXPECT_EQ(store_->GetMatch("A")->lease_owner, "arena-1");
+  // arena-1 renews into the past (as if it had died long ago): its matches
+  // go to the next claimant.
+  ASSERT_TRUE(store_->RenewLeases("arena-1", -10).ok());
+  absl::StatusOr<std::vector<MatchRow>> taken = store_->ClaimMatches("arena-2", 60, 5);
+  ASSERT_TRUE(taken.ok());
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_EQ(store_->GetMatch("B")->lease_owner, "arena-2");
+  // The old holder's late result does not count; the holder's does, once.
+  MatchResultRow late = Result("A").result;
+  late.lease_owner = "arena-1";
+  EXPECT_FALSE(*store_->CommitMatch("A", late, Rate));
+  MatchResultRow holder = Result("A").result;
+  holder.lease_owner = "arena-2";
+  EXPECT_TRUE(*store_->CommitMatch("A", holder, Rate));
+  EXPECT_FALSE(*store_->CommitMatch("A", holder, Rate));
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 1);
+  // A stopping arena gives its matches back at once.
+  ASSERT_TRUE(store_->ReleaseLeases("arena-2").ok());
+  EXPECT_EQ(store_->GetMatch("B")->status, "pending");
+  EXPECT_EQ(store_->GetMatch("A")->status, "done");
+  EXPECT_EQ(store_->ClaimMatches("arena-3", 60, 5)->size(), 2u);
+}
+
+TEST_P(StoreTest, ANamedLeaseHasOneHolderUntilItExpires) {
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));
+  EXPECT_FALSE(*store_->AcquireLease("dispatcher", "arena-2", 60));
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));  // renewed
+  EXPECT_TRUE(*store_->AcquireLease("other", "arena-2", 60));
+  ASSERT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", -10));  // lapsed
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-2", 60));
+  EXPECT_FALSE(*store_->AcquireLease("dispatcher", "arena-1", 60));
 }
 
 TEST_P(StoreTest, RatingsRoundTripBitForBit) {
