@@ -1146,7 +1146,9 @@ bool Scheduler::SharedRound() {
     queued[l.id] = static_cast<int>(open);
     ladders[l.variant] = ladder;
   }
-  if (*dispatcher)
+  // Matchmaking's busy bots: only ladders need them (reading every unfinished
+  // match of a large tournament each round would not be free).
+  if (*dispatcher && !ladders.empty())
     for (const MatchRow& m : store_->UnfinishedMatches())
       for (int64_t b : m.bot_ids) ++busy[b];
   absl::MutexLock lock(&mu_);

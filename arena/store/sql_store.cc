@@ -1024,6 +1024,9 @@ absl::Status SqlStore::ReleaseLeases(const std::string& owner) {
          "status = 'running'");
   s.Bind(1, owner);
   if (s.Step() != kDone) return SqlError(db_.get(), "release leases");
+  Stmt named(db_.get(), "DELETE FROM leases WHERE owner = ?");
+  named.Bind(1, owner);
+  if (named.Step() != kDone) return SqlError(db_.get(), "release named leases");
   return absl::OkStatus();
 }
 

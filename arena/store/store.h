@@ -320,7 +320,8 @@ class Store {
   // Extends every lease `owner` holds on a running match to `lease_seconds`
   // from now.
   virtual absl::Status RenewLeases(const std::string& owner, int lease_seconds) = 0;
-  // Gives back the running matches `owner` holds: pending again, claimable at once.
+  // Gives back the running matches `owner` holds (pending again, claimable at
+  // once) and its named leases.
   virtual absl::Status ReleaseLeases(const std::string& owner) = 0;
   // Takes or renews the named lease (one holder at a time, e.g. the arena that
   // makes ladder matches) for `owner`: true when `owner` holds it now, for

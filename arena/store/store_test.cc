@@ -482,6 +482,8 @@ TEST_P(StoreTest, ANamedLeaseHasOneHolderUntilItExpires) {
   ASSERT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", -10));  // lapsed
   EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-2", 60));
   EXPECT_FALSE(*store_->AcquireLease("dispatcher", "arena-1", 60));
+  ASSERT_TRUE(store_->ReleaseLeases("arena-2").ok());  // a clean stop: free at once
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));
 }
 
 TEST_P(StoreTest, RatingsRoundTripBitForBit) {
