@@ -1,7 +1,10 @@
 // End-to-end tests of the arena with real processes on loopback: tarock-arena,
 // tarock-referee and bot processes. A ladder orders bots by strength; a referee
 // killed mid-match has its match run again on another; the arena killed with
-// SIGKILL mid-ladder loses and doubles nothing; malformed and unauthorised
+// SIGKILL mid-ladder loses and doubles nothing, on SQLite and on PostgreSQL (a
+// private server the test starts, tests/pg); two arenas on one PostgreSQL
+// database share a ladder and a tournament, one is SIGKILLed mid-way and the
+// other finishes its work, nothing lost or doubled; malformed and unauthorised
 // requests (gRPC and HTTP) get a clear status and change nothing.
 
 #include <arpa/inet.h>
@@ -28,6 +31,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/arena.grpc.pb.h"
+#include "tests/pg/postgres_server.h"
 
 namespace tarock {
 namespace {
@@ -460,15 +464,18 @@ TEST(ArenaTest, ARefereeKilledMidMatchHasItsMatchRunAgainElsewhere) {
   fs::remove_all(dir);
 }
 
-TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
-  fs::path dir = TempDir("sigkill");
+// `database`: the arena's --database flags (none: SQLite in the data directory).
+void SigkillMidLadder(const std::string& name, const std::vector<std::string>& database) {
+  fs::path dir = TempDir(name);
+  std::vector<std::string> flags = {"--max_parallel", "2"};
+  flags.insert(flags.end(), database.begin(), database.end());
   Proc referee = StartReferee();
   std::vector<Proc> bots;
   for (int i = 0; i < 3; ++i) bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "2"}));
   const int port = Port(), http = Port();
   const int kMatches = 16;
   {
-    Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+    Arena a = StartArena(dir.string(), {referee.address()}, flags, port, http);
     for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("b", i), bots[i].address(), {"slovenian-3p"});
     v1::StartLadderRequest ladder;
     ladder.mutable_config()->set_variant("slovenian-3p");
@@ -480,7 +487,7 @@ TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
     kill(a.grpc.process->pid(), SIGKILL);
     a.grpc.process->Stop();
   }
-  Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"}, port, http);
+  Arena a = StartArena(dir.string(), {referee.address()}, flags, port, http);
   ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kMatches; }, absl::Seconds(180)))
       << ArenaStatus(a).DebugString();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -504,7 +511,120 @@ TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) {
     EXPECT_EQ(info.history_size(), kMatches) << info.name();
   }
   a.grpc.process->Stop();
-  EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string()}), 0);
+  std::vector<std::string> verify = {kBin + "tarock-arena", "--verify_ratings", "--data_dir",
+                                     dir.string()};
+  verify.insert(verify.end(), database.begin(), database.end());
+  EXPECT_EQ(ExitStatus(verify), 0);
+  fs::remove_all(dir);
+}
+
+TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) { SigkillMidLadder("sigkill", {}); }
+
+TEST(ArenaTest, SigkillMidLadderOnPostgresqlLosesAndDoublesNothing) {
+#ifndef TAROCK_HAVE_POSTGRES
+  GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
+#endif
+  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
+      testing::PostgresServer::Start();
+  if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
+  ASSERT_TRUE(url.ok()) << url.status();
+  SigkillMidLadder("sigkill_pg", {"--database", *url});
+}
+
+// Several arenas on one database (--lease_s): A and B share the referee, the
+// bots and the database; a ladder started on A and a tournament started on B
+// run on both; A is SIGKILLed mid-way (it holds the dispatcher lease, being
+// first); B takes over A's leases and the ladder once they expire and
+// finishes everything: every match done once, every rating counting each
+// match once, and --verify_ratings reproduces the ratings from the results.
+TEST(ArenaTest, TwoArenasOnPostgresqlShareTheWorkAndOneSurvivesTheOthersSigkill) {
+#ifndef TAROCK_HAVE_POSTGRES
+  GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
+#endif
+  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
+      testing::PostgresServer::Start();
+  if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
+  ASSERT_TRUE(url.ok()) << url.status();
+  // One directory for both: it holds only the referee key, which they share.
+  fs::path dir = TempDir("two_arenas");
+  Proc referee = StartReferee();
+  std::vector<Proc> bots;
+  for (int i = 0; i < 3; ++i)
+    bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "2"}));
+  const std::vector<std::string> flags = {"--max_parallel", "2", "--lease_s", "2", "--database",
+                                          *url};
+  Arena a = StartArena(dir.string(), {referee.address()}, flags);
+  Arena b = StartArena(dir.string(), {referee.address()}, flags);
+  for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("b", i), bots[i].address(), {"slovenian-3p"});
+
+  const int kLadderMatches = 16;
+  v1::StartLadderRequest ladder;
+  ladder.mutable_config()->set_variant("slovenian-3p");
+  ladder.mutable_config()->set_hands_per_match(3);
+  ladder.mutable_config()->set_max_matches(kLadderMatches);
+  v1::LadderInfo li;
+  ASSERT_TRUE(a.stub->StartLadder(Ctx().get(), ladder, &li).ok());
+  v1::RunTournamentRequest t;
+  t.set_variant("slovenian-3p");
+  for (const char* bot : {"b0", "b1", "b2"}) t.add_bots(bot);
+  t.set_deals(4);
+  t.set_hands_per_match(3);
+  t.set_seed(7);
+  v1::TournamentInfo info;
+  ASSERT_TRUE(b.stub->RunTournament(Ctx().get(), t, &info).ok());
+  const int kTournamentMatches = info.matches_total();
+  ASSERT_EQ(kTournamentMatches, 12);
+  const int kAll = kLadderMatches + kTournamentMatches;
+
+  // Both arenas work: each has matches of its own running before the kill.
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).running() > 0 && ArenaStatus(b).running() > 0; },
+                      absl::Seconds(60)));
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(b).matches_done() >= 6; }, absl::Seconds(120)));
+  // Killed while it runs a match: that match's lease must expire and B run it.
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).running() > 0; }, absl::Seconds(60)));
+  ASSERT_LT(ArenaStatus(b).matches_done(), kAll);
+  kill(a.grpc.process->pid(), SIGKILL);
+  a.grpc.process->Stop();
+
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(b).matches_done() == kAll; }, absl::Seconds(240)))
+      << ArenaStatus(b).DebugString();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  v1::StatusResponse st = ArenaStatus(b);
+  EXPECT_EQ(st.matches_done(), kAll);  // none doubled, none lost
+  EXPECT_EQ(st.matches_failed(), 0);
+  for (int i = 1; i <= kLadderMatches; ++i) {
+    v1::GetMatchRequest get;
+    get.set_id(absl::StrCat("L", li.id(), "-", i));
+    v1::ArenaMatch m;
+    ASSERT_TRUE(b.stub->GetMatch(Ctx().get(), get, &m).ok()) << i;
+    EXPECT_EQ(m.status(), "done") << i;
+  }
+  v1::GetTournamentRequest g;
+  g.set_id(info.id());
+  ASSERT_TRUE(b.stub->GetTournament(Ctx().get(), g, &info).ok());
+  EXPECT_TRUE(info.finished());
+  EXPECT_EQ(info.matches_done(), kTournamentMatches);
+  v1::ListLaddersResponse ladders;
+  ASSERT_TRUE(b.stub->ListLadders(Ctx().get(), {}, &ladders).ok());
+  ASSERT_EQ(ladders.ladders_size(), 1);
+  EXPECT_EQ(ladders.ladders(0).matches_done(), kLadderMatches);
+  for (int i = 0; i < 3; ++i) {
+    v1::GetBotRequest gb;
+    gb.set_name(absl::StrCat("b", i));
+    v1::BotInfo bot;
+    ASSERT_TRUE(b.stub->GetBot(Ctx().get(), gb, &bot).ok());
+    ASSERT_EQ(bot.ratings_size(), 1);
+    EXPECT_EQ(bot.ratings(0).matches(), kAll) << bot.name();  // every match, once
+    EXPECT_EQ(bot.history_size(), kAll) << bot.name();
+  }
+  b.grpc.process->Stop();
+  EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string(),
+                        "--database", *url}),
+            0);
   fs::remove_all(dir);
 }
 

@@ -35,11 +35,19 @@
 //  4. Rating and storage cost per match: RatingModel::Update for a table of the
 //     variant's seats (a timed loop, median of 5 rounds of
 //     --rating_iterations), and the arena's writes of one match on a temp
-//     SQLite Store on the same file system: InsertMatch (when it is created),
+//     Store of the --database back end (SQLite on the same file system, or a
+//     database of the private PostgreSQL server): InsertMatch (when it is created),
 //     the scheduler's MatchResultOf (ranks, the record split into hands), and
 //     CommitMatch (seats, records, ratings, history; one match per
 //     transaction, the writer's worst case) with a real match record from
-//     step 2, --commits matches.
+//     step 2, --commits matches; with commits per second (one per
+//     transaction) and this process's CPU per commit (the arena's share; with
+//     PostgreSQL the server's CPU is not in it).
+//
+// --database=postgresql runs all of it on PostgreSQL: a private server
+// (tests/pg/postgres_server.h: initdb and pg_ctl in the temp directory, fsync
+// and synchronous_commit on, as a real deployment) with one database for the
+// arena (--database=postgresql://...) and one for the storage step.
 //
 // Per phase the report gives matches/s and hands/s, the mean match duration as
 // the referee measured it, "slots" (the share of max_parallel x wall time that
@@ -89,6 +97,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -106,6 +115,7 @@
 #include "referee/tools/subprocess.h"
 #include "tarock/v1/arena.grpc.pb.h"
 #include "tarock/v1/tarock.grpc.pb.h"
+#include "tests/pg/postgres_server.h"
 
 ABSL_FLAG(std::string, variant, "slovenian-4p", "the variant of every match");
 ABSL_FLAG(int, referees, 2, "tarock-referee processes (K)");
@@ -126,6 +136,9 @@ ABSL_FLAG(int, poll_ms, 100,
           "how often the arena's Status is polled during a phase (each poll costs the arena "
           "CPU: the report gives how much)");
 ABSL_FLAG(int, commits, 500, "storage: matches inserted and committed on a temp store (0: skip)");
+ABSL_FLAG(std::string, database, "sqlite",
+          "the arena's and the storage step's back end: sqlite, or postgresql (a private server "
+          "the benchmark starts, durable: fsync on)");
 ABSL_FLAG(int, rating_iterations, 200000, "rating: Update() calls per round (0: skip)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the tournaments and of the bots");
 ABSL_FLAG(std::string, bin_dir, "",
@@ -803,16 +816,16 @@ struct OpTimes {
   }
 };
 
-json StoreBench(const std::string& dir, const std::string& variant, int seats, int hands,
-                int commits, std::string record, Problems* problems) {
+// `url`: the store to use (OpenStore), empty.
+json StoreBench(const std::string& dir, const std::string& url, const std::string& variant,
+                int seats, int hands, int commits, std::string record, Problems* problems) {
   json out;
   std::string source = "a real match record of the direct phase";
   if (record.empty()) {
     record = SyntheticRecord(seats, hands);
     source = "synthetic";
   }
-  const std::string path = dir + "/store_bench.db";
-  absl::StatusOr<std::unique_ptr<arena::Store>> store = arena::Store::Open(path);
+  absl::StatusOr<std::unique_ptr<arena::Store>> store = arena::OpenStore(url);
   if (!store.ok()) {
     ++problems->errors;
     problems->Note(absl::StrCat("store: ", store.status().ToString()));
@@ -874,6 +887,8 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
   }
   // Then each committed as the scheduler's writer does when results come one
   // at a time (its worst case: several queued results share one transaction).
+  const Clock::time_point commits_start = Clock::now();
+  const double cpu_start = SelfCpuSeconds();
   for (int k = 0; k < commits; ++k) {
     const std::string id = absl::StrCat("S-", k + 1);
     v1::MatchFinished finished;
@@ -899,13 +914,18 @@ json StoreBench(const std::string& dir, const std::string& variant, int seats, i
       return out;
     }
   }
+  const double commits_wall = SecondsSince(commits_start);
+  const double commits_cpu = SelfCpuSeconds() - cpu_start;
   int record_hands = 0;
   {
     json rec = json::parse(record, nullptr, false);
     if (rec.is_object() && rec.contains("deals")) record_hands = static_cast<int>(rec["deals"].size());
   }
   out = {{"commits", commits},
+         {"database", absl::StartsWith(url, "sqlite:") ? "sqlite" : "postgresql"},
          {"file_system", FileSystemType(dir)},
+         {"commits_per_s", commits / commits_wall},
+         {"cpu_us_per_commit", commits_cpu / commits * 1e6},
          {"record_source", source},
          {"record_bytes", record.size()},
          {"record_hands", record_hands},
@@ -933,8 +953,9 @@ void PrintText(const json& r) {
   std::printf("load average: %s at the start, %s at the end (%d cores)\n",
               r["load_average_start"].get<std::string>().c_str(),
               r["load_average_end"].get<std::string>().c_str(), r["cores"].get<int>());
-  std::printf("data dir: %s (%s)\n\n", r["data_dir"].get<std::string>().c_str(),
-              r["file_system"].get<std::string>().c_str());
+  std::printf("data dir: %s (%s), database %s\n\n", r["data_dir"].get<std::string>().c_str(),
+              r["file_system"].get<std::string>().c_str(),
+              r.value("database", std::string("sqlite")).c_str());
   std::printf("%-11s %5s %8s %10s %9s %9s %8s %10s %10s %10s %10s %9s %7s\n", "phase", "round",
               "wall_s", "matches/s", "hands/s", "match_s", "slots", "arena_cpu", "referee_cpu",
               "request_s", "1st_run_s", "same", "retries");
@@ -1010,7 +1031,8 @@ void PrintText(const json& r) {
   }
   if (r.contains("store") && r["store"].contains("commit_match")) {
     const json& st = r["store"];
-    std::printf("store (arena::Store, SQLite on %s; %d matches; record %zu bytes, %d hands, %s):\n",
+    std::printf("store (arena::Store, %s on %s; %d matches; record %zu bytes, %d hands, %s):\n",
+                st["database"].get<std::string>().c_str(),
                 st["file_system"].get<std::string>().c_str(), st["commits"].get<int>(),
                 st["record_bytes"].get<size_t>(), st["record_hands"].get<int>(),
                 st["record_source"].get<std::string>().c_str());
@@ -1023,6 +1045,9 @@ void PrintText(const json& r) {
     std::printf("  per match (insert + split + commit): mean %.2f ms, median %.2f ms\n",
                 st["total_mean_us_per_match"].get<double>() / 1e3,
                 st["total_median_us_per_match"].get<double>() / 1e3);
+    std::printf("  commits (one match per transaction): %.0f per second, %.0f us CPU of this "
+                "process per commit\n",
+                st["commits_per_s"].get<double>(), st["cpu_us_per_commit"].get<double>());
   }
   const json& pr = r["problems"];
   std::printf("\nproblems: %d failed matches, %d faults, %d errors; %d retries on another referee "
@@ -1079,6 +1104,26 @@ int Main() {
       TempDir::Make(absl::GetFlag(FLAGS_tmp_dir), absl::GetFlag(FLAGS_keep_data));
   if (!dir.ok()) return usage(std::string(dir.status().message()));
 
+  // PostgreSQL: a private server in the temp directory, declared after it so
+  // it stops first; one database for the arena, one for the storage step.
+  const std::string database = absl::GetFlag(FLAGS_database);
+  std::unique_ptr<testing::PostgresServer> pg;
+  std::string arena_database = absl::StrCat("sqlite:", (*dir)->path(), "/arena");
+  std::string store_database = absl::StrCat("sqlite:", (*dir)->path(), "/store_bench");
+  if (database == "postgresql") {
+    absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
+        testing::PostgresServer::Start(/*durable=*/true);
+    if (!server.ok()) return usage(std::string(server.status().message()));
+    pg = std::move(*server);
+    absl::StatusOr<std::string> a = pg->CreateDatabase("arena");
+    absl::StatusOr<std::string> b = pg->CreateDatabase("store_bench");
+    if (!a.ok() || !b.ok()) return usage("cannot create the PostgreSQL databases");
+    arena_database = *a;
+    store_database = *b;
+  } else if (database != "sqlite") {
+    return usage("--database is sqlite or postgresql");
+  }
+
   // Declared after the temp dir: the processes stop (destructors, reverse
   // order) before the directory goes.
   Setup s;
@@ -1113,6 +1158,7 @@ int Main() {
   {
     absl::StatusOr<Server> arena = StartServer(
         {bin_dir + "/tarock-arena", absl::StrCat("--data_dir=", (*dir)->path(), "/arena"),
+         absl::StrCat("--database=", arena_database),
          absl::StrCat("--referees=", absl::StrJoin(referee_endpoints, ",")),
          absl::StrCat("--max_parallel=", parallel), "--http_listen="},
         "--listen", (*dir)->path() + "/arena.log");
@@ -1156,6 +1202,7 @@ int Main() {
                  {"cores", static_cast<int>(std::thread::hardware_concurrency())},
                  {"load_average_start", load_start},
                  {"data_dir", (*dir)->path()},
+                 {"database", database},
                  {"file_system", FileSystemType((*dir)->path())}};
 
   // Warm-up, not counted: connections, threads and caches on every side.
@@ -1281,7 +1328,8 @@ int Main() {
   if (const int it = absl::GetFlag(FLAGS_rating_iterations); it > 0)
     report["rating"] = RatingBench(seats, it);
   if (const int n = absl::GetFlag(FLAGS_commits); n > 0)
-    report["store"] = StoreBench((*dir)->path(), variant, seats, hands, n, record, &all);
+    report["store"] =
+        StoreBench((*dir)->path(), store_database, variant, seats, hands, n, record, &all);
   report["load_average_end"] = LoadAverage();
   report["problems"] = all.Json();
 

@@ -31,6 +31,7 @@
 #include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/http_api.h"
+#include "arena/store/sqlite_store.h"
 #include "arena/store/store.h"
 #include "benchmark/benchmark.h"
 
@@ -169,7 +170,7 @@ void BuildStore() {
 void Setup() {
   if (g_db.empty()) g_db = absl::StrCat("/tmp/tarock-web-bench-", g_bots, "x", g_matches, ".db");
   const bool exists = std::filesystem::exists(g_db);
-  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open(g_db);
+  absl::StatusOr<std::unique_ptr<Store>> s = SqliteStore::Open(g_db);
   Check(s.status(), "open store");
   g_store = std::move(*s);
   if (!exists || g_store->CountMatches("done") + g_store->CountMatches("failed") < g_matches) {
@@ -178,7 +179,7 @@ void Setup() {
       std::filesystem::remove(g_db);
       std::filesystem::remove(g_db + "-wal");
       std::filesystem::remove(g_db + "-shm");
-      g_store = std::move(*Store::Open(g_db));
+      g_store = std::move(*SqliteStore::Open(g_db));
     }
     BuildStore();
   }

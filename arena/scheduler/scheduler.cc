@@ -143,7 +143,10 @@ absl::Status Scheduler::Start() {
     absl::MutexLock lock(&mu_);
     stopping_ = false;
     cancel_.store(false);
-    for (const MatchRow& m : store_->UnfinishedMatches()) {
+    // Several arenas: unfinished matches are claimed from the database (those
+    // of a dead arena once their leases expire), not queued here, and play
+    // matches may be another arena's live sessions.
+    for (const MatchRow& m : Shared() ? std::vector<MatchRow>{} : store_->UnfinishedMatches()) {
       if (m.kind == "play") {
         // The person's seat lived in this process's memory: it cannot resume.
         store_->MarkFailed(m.id, "the arena restarted during the play session").IgnoreError();
@@ -177,7 +180,7 @@ absl::Status Scheduler::Start() {
   }
   tests_.clear();
   test_blocks_made_.clear();
-  LoadRunningTests();
+  if (!Shared()) LoadRunningTests();
   for (const BotRow& bot : store_->ListBots(/*include_retired=*/false))
     for (const RatingRow& r : store_->RatingsOfBot(bot.id)) SetBotMetrics(bot.name, r);
   {
@@ -227,6 +230,16 @@ void Scheduler::Stop() {
     commits_closed_ = true;
   }
   if (writer_.joinable()) writer_.join();
+  // What this arena claimed and did not finish goes back to the others at
+  // once, instead of when its leases expire.
+  if (Shared()) {
+    if (absl::Status s = store_->ReleaseLeases(options_.lease_owner); !s.ok())
+      logging::Warning("scheduler", "cannot release leases", {{"error", s.ToString()}});
+    absl::MutexLock lock(&mu_);
+    queue_.clear();
+    busy_by_bot_.clear();
+    queued_by_ladder_.clear();
+  }
 }
 
 absl::Status Scheduler::CheckAdmin(const std::string& token) const {
@@ -433,7 +446,16 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StopLadder(const v1::StopLadderRequest
   // only what is already running.
   const int64_t ladder_id = it->second.id;
   std::vector<std::string> spares;
-  for (auto j = queue_.begin(); j != queue_.end();) {
+  if (Shared()) {
+    // Made ahead by whichever arena holds the dispatcher lease, pending in the
+    // database; those claimed already (queued here or elsewhere) run.
+    MatchFilter pending;
+    pending.ladder_id = ladder_id;
+    pending.status = "pending";
+    for (const MatchRow& m : store_->ListMatchesPage(pending, 0, 100000, nullptr))
+      spares.push_back(m.id);
+  }
+  for (auto j = queue_.begin(); j != queue_.end() && !Shared();) {
     if (j->match.ladder_id != ladder_id) {
       ++j;
       continue;
@@ -679,7 +701,11 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
   }
   {
     absl::MutexLock lock(&mu_);
-    for (Job& j : jobs) Enqueue(std::move(j));
+    if (Shared()) {
+      refill_ = true;  // every arena claims them; the dispatcher here at once
+    } else {
+      for (Job& j : jobs) Enqueue(std::move(j));
+    }
     metrics_->queue_depth.Set(queue_.size());
   }
   return GetTournament(*tid);
@@ -994,6 +1020,8 @@ void Scheduler::DispatcherLoop() {
   for (;;) {
     std::vector<Refill> refills;
     std::map<int64_t, int> busy;
+    // Several arenas: only the holder of the dispatcher lease makes matches.
+    const bool dispatcher = !Shared() || SharedRound();
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
@@ -1002,23 +1030,26 @@ void Scheduler::DispatcherLoop() {
       // finds its next match ready instead of waiting for matchmaking.
       const int target = LadderQueueTarget();
       for (auto& [variant, ladder] : ladders_) {
+        if (!dispatcher) break;
         Refill r;
         r.ladder = ladder;
-        const int queued = queued_by_ladder_[ladder.id];
+        const int queued =
+            Shared() ? shared_queued_[ladder.id] : queued_by_ladder_[ladder.id];
         const int max = ladder.config.max_matches();
         r.wanted = target - queued;
         if (max > 0) r.wanted = static_cast<int>(std::min<int64_t>(r.wanted, max - ladder.created));
         // Ended once its last result is committed, not just played.
         const int64_t ladder_id = ladder.id;  // clang 14 cannot capture a structured binding
         r.ended = max > 0 && ladder.created >= max && queued == 0 &&
-                  std::none_of(in_flight_.begin(), in_flight_.end(), [&](const auto& f) {
-                    return f.second.ladder_id == ladder_id;
-                  });
+                  (Shared() ||  // (queued counts the running matches of every arena)
+                   std::none_of(in_flight_.begin(), in_flight_.end(), [&](const auto& f) {
+                     return f.second.ladder_id == ladder_id;
+                   }));
         if (r.wanted > 0 || r.ended) refills.push_back(std::move(r));
       }
-      busy = busy_by_bot_;
+      busy = Shared() ? shared_busy_ : busy_by_bot_;
     }
-    std::vector<Job> test_jobs = RunTests();
+    std::vector<Job> test_jobs = Shared() ? std::vector<Job>{} : RunTests();
     for (Refill& r : refills) {
       if (r.ended) {
         store_->SetLadderRunning(r.ladder.id, false).IgnoreError();
@@ -1038,6 +1069,9 @@ void Scheduler::DispatcherLoop() {
       for (const Job& j : r.made) rows.push_back(j.match);
       if (!store_->InsertMatches(rows).ok()) r.made.clear();  // nothing written: next round
     }
+    // Several arenas: this arena's free slots take the oldest claimable
+    // matches, whoever made them (those just made included).
+    if (Shared()) ClaimForFreeSlots();
     absl::MutexLock lock(&mu_);
     for (Job& j : test_jobs) Enqueue(std::move(j));
     for (Refill& r : refills) {
@@ -1057,6 +1091,7 @@ void Scheduler::DispatcherLoop() {
       }
       // Only the dispatcher makes ladder matches, so nothing else moved `created`.
       it->second.created = r.ladder.created;
+      if (Shared()) continue;  // claimed from the database, by any arena
       for (Job& j : r.made) {
         ++queued_by_ladder_[r.ladder.id];
         Enqueue(std::move(j));
@@ -1073,6 +1108,77 @@ void Scheduler::DispatcherLoop() {
 
 int Scheduler::LadderQueueTarget() const {
   return 2 * std::max(1, options_.max_parallel);
+}
+
+int Scheduler::LeaseSeconds() const {
+  return std::max<int>(1, static_cast<int>(absl::ToInt64Seconds(options_.lease)));
+}
+
+bool Scheduler::SharedRound() {
+  const absl::Time now = absl::Now();
+  if (now - leases_renewed_ >= options_.lease / 3) {
+    if (absl::Status s = store_->RenewLeases(options_.lease_owner, LeaseSeconds()); !s.ok())
+      logging::Warning("scheduler", "cannot renew leases", {{"error", s.ToString()}});
+    else
+      leases_renewed_ = now;
+  }
+  absl::StatusOr<bool> dispatcher =
+      store_->AcquireLease("dispatcher", options_.lease_owner, LeaseSeconds());
+  if (!dispatcher.ok()) {
+    logging::Warning("scheduler", "cannot take the dispatcher lease",
+                     {{"error", dispatcher.status().ToString()}});
+    return false;
+  }
+  // The running ladders as the database has them (started or stopped by any
+  // arena), with what every arena has made, queued and running of each.
+  std::map<std::string, Ladder> ladders;
+  std::map<int64_t, int> queued;
+  std::map<int64_t, int> busy;
+  for (const LadderRow& l : store_->ListLadders()) {
+    if (!l.running) continue;
+    Ladder ladder;
+    ladder.id = l.id;
+    ladder.config = FromJson<v1::LadderConfig>(l.config);
+    const int64_t open =
+        store_->CountLadderMatches(l.id, "pending") + store_->CountLadderMatches(l.id, "running");
+    ladder.created = store_->CountLadderMatches(l.id, "done") +
+                     store_->CountLadderMatches(l.id, "failed") + open;
+    queued[l.id] = static_cast<int>(open);
+    ladders[l.variant] = ladder;
+  }
+  // Matchmaking's busy bots: only ladders need them (reading every unfinished
+  // match of a large tournament each round would not be free).
+  if (*dispatcher && !ladders.empty())
+    for (const MatchRow& m : store_->UnfinishedMatches())
+      for (int64_t b : m.bot_ids) ++busy[b];
+  absl::MutexLock lock(&mu_);
+  ladders_ = std::move(ladders);
+  shared_queued_ = std::move(queued);
+  shared_busy_ = std::move(busy);
+  return *dispatcher;
+}
+
+void Scheduler::ClaimForFreeSlots() {
+  int free = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    free = std::max(1, options_.max_parallel) - static_cast<int>(in_flight_.size()) -
+           static_cast<int>(queue_.size());
+  }
+  if (free <= 0) return;
+  absl::StatusOr<std::vector<MatchRow>> claimed =
+      store_->ClaimMatches(options_.lease_owner, LeaseSeconds(), free);
+  if (!claimed.ok()) {
+    logging::Warning("scheduler", "cannot claim matches", {{"error", claimed.status().ToString()}});
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  for (const MatchRow& m : *claimed) {
+    Job job{m, FromJson<v1::MatchSpec>(m.spec)};
+    if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
+    Enqueue(std::move(job));
+  }
+  metrics_->queue_depth.Set(queue_.size());
 }
 
 void Scheduler::Enqueue(Job job) {
@@ -1101,6 +1207,7 @@ void Scheduler::WorkerLoop() {
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
     for (int64_t b : bots) --busy_by_bot_[b];
+    if (Shared()) refill_ = true;  // a slot is free: the dispatcher claims the next match
     if (ladder) {
       // The dispatcher tops the ladder up when its spare matches are gone (and
       // every 100 ms anyway).
@@ -1426,6 +1533,9 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   for (const Finished& f : batch)
     commits.push_back(
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
+  // Several arenas: committed only while this arena holds the lease.
+  if (Shared())
+    for (MatchCommit& c : commits) c.result.lease_owner = options_.lease_owner;
   Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
                               const std::vector<std::optional<RatingRow>>& current) {
     if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated

@@ -16,6 +16,18 @@
 // every match that is not done or failed back in the queue (a result not yet
 // committed runs again), and running ladders resume.
 //
+// Several arenas on one database (SchedulerOptions::lease > 0): no match is
+// queued in memory by the arena that made it. Every arena claims matches from
+// the database (Store::ClaimMatches) as its workers free up, holding a lease
+// on each that its dispatcher renews every third of the lease; a result is
+// committed only by the holder of the match's lease, and once. The leases of
+// an arena that dies expire and the others claim its matches. Ladders and
+// tournaments live in the database: any arena may start or stop them, and the
+// one arena holding the "dispatcher" lease makes the ladders' matches (another
+// takes over when it dies). Ratings follow the one commit order of the
+// database (Store serialises commits), whichever arena commits. Tests and
+// play matches stay with one arena: tests are refused in this mode.
+//
 // Matchmaking (ladders): the next match is built around the bot the ratings
 // know least (fewest queued or running matches, then highest sigma, then fewest rated
 // matches), and filled with the bots that teach the most about it: uncertain
@@ -81,6 +93,12 @@ struct SchedulerOptions {
   // Which bot endpoints may be registered (referee/net/endpoint_policy.h);
   // the default allows every address.
   net::EndpointPolicy endpoint_policy;
+  // Several arenas on one database (see the class comment): positive, matches
+  // are claimed from the database with leases this long; zero, the single
+  // arena (matches queued in memory). lease_owner names this arena uniquely
+  // among those sharing the database.
+  absl::Duration lease = absl::ZeroDuration();
+  std::string lease_owner;
 };
 
 // A match with one seat played through the arena's seat relay
@@ -210,6 +228,15 @@ class Scheduler {
 
   // Matches a running ladder keeps queued or running: the slots and a few spares.
   int LadderQueueTarget() const;
+  // Several arenas (options_.lease > 0).
+  bool Shared() const { return options_.lease > absl::ZeroDuration(); }
+  int LeaseSeconds() const;
+  // A round of the dispatcher's shared work before matchmaking: renews this
+  // arena's leases when due, takes or keeps the dispatcher lease (returned),
+  // and reloads the running ladders with their counts from the database.
+  bool SharedRound();
+  // Claims matches from the database for the free worker slots and queues them.
+  void ClaimForFreeSlots();
   // Queues a job for the workers (and counts its bots busy for matchmaking).
   void Enqueue(Job job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WorkerLoop();
@@ -303,6 +330,11 @@ class Scheduler {
   std::map<int64_t, int64_t> test_blocks_made_;
   std::vector<int64_t> tests_started_ ABSL_GUARDED_BY(mu_);
   std::set<int64_t> tests_to_stop_ ABSL_GUARDED_BY(mu_);
+  // Several arenas: what SharedRound read from the database for matchmaking
+  // (matches pending or running per ladder and per bot, of every arena).
+  std::map<int64_t, int> shared_queued_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, int> shared_busy_ ABSL_GUARDED_BY(mu_);
+  absl::Time leases_renewed_ = absl::InfinitePast();  // dispatcher thread only
 };
 
 // Names are 1-64 of [A-Za-z0-9._-].

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "arena/store/sqlite_store.h"
 #include "bots/heuristic/heuristic_bot.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/in_process_connector.h"
@@ -104,7 +105,7 @@ class SchedulerTest : public ::testing::Test {
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+    absl::StatusOr<std::unique_ptr<Store>> s = SqliteStore::Open((dir_ / "arena.db").string());
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(*s);
     options_.referees = {"ref-a:1", "ref-b:1"};

@@ -358,6 +358,9 @@ int64_t BlockOfMatchId(const std::string& id) {
 
 absl::StatusOr<v1::TestInfo> Scheduler::StartTest(const v1::StartTestRequest& request) {
   if (absl::Status s = CheckAdmin(request.admin_token()); !s.ok()) return s;
+  if (Shared())
+    return absl::FailedPreconditionError(
+        "tests run on a single arena: this one shares its database with others (--lease_s)");
   absl::StatusOr<v1::TestConfig> config = NormalizeTestConfig(request.config());
   if (!config.ok()) return config.status();
   absl::StatusOr<std::vector<BotRow>> bots = RoleBots(store_, *config, /*for_start=*/true);

@@ -1,9 +1,11 @@
 // `tarock-arena`: the arena server. Keeps the bots, runs ladders and
 // tournaments on a pool of tarock-referee processes, rates the bots, stores
-// everything in SQLite under --data_dir, and serves the Arena gRPC service,
-// a JSON HTTP API and Prometheus /metrics.
+// everything in the database --database names (SQLite under --data_dir by
+// default, or PostgreSQL: docs/database.md), and serves the Arena gRPC
+// service, a JSON HTTP API and Prometheus /metrics.
 //
 //   tarock-arena --data_dir=arena-data --referees=127.0.0.1:7701,127.0.0.1:7702
+//   tarock-arena --database=postgresql://arena@db:5432/arena --referees=...
 //
 // It prints "arena listening on HOST:PORT" and "http on http://HOST:PORT" once
 // it serves. SIGINT or SIGTERM stop it; matches in flight run again at the next
@@ -50,7 +52,17 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
 ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
           "HOST:PORT of the JSON API and /metrics (empty: none)");
-ABSL_FLAG(std::string, data_dir, "arena-data", "directory of the SQLite database");
+ABSL_FLAG(std::string, data_dir, "arena-data",
+          "directory of the arena's files (the referee key) and, unless --database names "
+          "another, of the SQLite database (DIR/arena.db)");
+ABSL_FLAG(std::string, database, "",
+          "the database: sqlite:DIR (the file DIR/arena.db) or postgresql://USER@HOST:PORT/NAME "
+          "(docs/database.md); empty: sqlite:--data_dir");
+ABSL_FLAG(int, lease_s, 0,
+          "several arenas on one database (docs/database.md, \"Several arenas\"): each claims "
+          "matches with leases of this many seconds, renewed while they run; an arena that dies "
+          "has its matches taken over once they expire (0: this arena alone, matches queued in "
+          "memory)");
 ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, comma separated");
 ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
@@ -135,12 +147,13 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(
       "tarock-arena --referees=HOST:PORT,... [--data_dir=DIR] [--listen=HOST:PORT]\n"
-      "             [--http_listen=HOST:PORT] [FLAGS]\n"
+      "             [--database=sqlite:DIR|postgresql://...] [--http_listen=HOST:PORT] [FLAGS]\n"
       "The Tarock Arena server: keeps the registered bots, runs rating ladders and tournaments\n"
       "on a pool of tarock-referee processes, rates the bots, stores every result in SQLite\n"
-      "under --data_dir, and serves the Arena gRPC API (--listen; tarock-arena-cli talks to it),\n"
-      "the web pages, the JSON API and Prometheus /metrics (--http_listen). SIGINT or SIGTERM\n"
-      "stop it; matches in flight run again at the next start. Plaintext only on loopback:\n"
+      "under --data_dir or in the --database given (PostgreSQL: docs/database.md), and serves\n"
+      "the Arena gRPC API (--listen; tarock-arena-cli talks to it), the web pages, and\n"
+      "Prometheus /metrics (--http_listen). SIGINT or SIGTERM stop it; matches in flight run\n"
+      "again at the next start. Plaintext only on loopback:\n"
       "elsewhere give --tls_cert/--tls_key (its listeners), --tls_ca (the referees' CA; the\n"
       "certificate is then also its client certificate), or --allow_plaintext.\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
@@ -154,8 +167,9 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Fail(absl::StrCat("cannot create ", dir, ": ", ec.message()));
-  absl::StatusOr<std::unique_ptr<tarock::arena::Store>> store =
-      tarock::arena::Store::Open(dir + "/arena.db");
+  std::string database = absl::GetFlag(FLAGS_database);
+  if (database.empty()) database = "sqlite:" + dir;
+  absl::StatusOr<std::unique_ptr<tarock::arena::Store>> store = tarock::arena::OpenStore(database);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   if (absl::GetFlag(FLAGS_verify_ratings)) {
     absl::Status s = tarock::arena::VerifyRatings(**store, tarock::arena::RatingModel());
@@ -212,6 +226,17 @@ int main(int argc, char** argv) {
   if (!referee_key.ok()) return Fail(std::string(referee_key.status().message()));
   options.referee_secret_key = *referee_key;
   options.commit_delay = absl::Milliseconds(absl::GetFlag(FLAGS_commit_delay_ms));
+  if (const int lease_s = absl::GetFlag(FLAGS_lease_s); lease_s > 0) {
+    // Unique among the arenas sharing the database: the host, the process
+    // and a random part (a pid can come back after a reboot).
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    options.lease = absl::Seconds(lease_s);
+    options.lease_owner =
+        absl::StrCat(host, ":", getpid(), ":", tarock::arena::NewToken().substr(0, 8));
+  } else if (absl::GetFlag(FLAGS_lease_s) < 0) {
+    return Fail("--lease_s must not be negative");
+  }
   tarock::arena::Scheduler scheduler(store->get(), &client, options, &registry);
   tarock::arena::AdmissionOptions admission_options;
   admission_options.calls_per_second = absl::GetFlag(FLAGS_calls_per_second);

@@ -1,16 +1,18 @@
-// The arena's storage: one SQLite file (WAL, synchronous=NORMAL) holding bots,
-// ladders, tournaments, matches with their seats, match and hand records,
-// ratings and the rating history, under a versioned schema with migrations
-// (schema_version table; Open() applies every missing migration in order).
+// The arena's storage interface and its rows: bots, ladders, tournaments,
+// matches with their seats, match and hand records, ratings and the rating
+// history, tests and the audit log, under one versioned schema with migrations
+// (schema_version table; opening a store applies every missing migration in
+// order). Two back ends implement it with the same schema versions and the same
+// semantics: SQLite (sqlite_store.h, the default, one file) and PostgreSQL
+// (postgres_store.h); OpenStore() picks one by URL (docs/database.md).
 //
 // Durability: a finished match is committed in one transaction (its seats,
 // records, the rating updates and history, and status "done" with the next
 // completion sequence number), so killing the process at any moment either
-// keeps the whole result or none of it (an OS crash may lose the last commits:
-// those matches run again). CommitMatch is idempotent on the match
+// keeps the whole result or none of it. CommitMatch is idempotent on the match
 // id: a match already done is never counted twice.
 //
-// Thread-safety: thread-safe; one connection, every call under one mutex.
+// Thread-safety: every implementation is thread-safe.
 
 #ifndef TAROCK_ARENA_STORE_STORE_H_
 #define TAROCK_ARENA_STORE_STORE_H_
@@ -23,12 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace tarock::arena {
 
@@ -102,6 +100,9 @@ struct MatchRow {
   std::vector<int64_t> bot_ids;  // by seat
   std::string finished_at;       // UTC "YYYY-MM-DD HH:MM:SS", "" until done or failed
   int64_t test_id = 0;           // kind "test" (schema version 4)
+  // The arena holding the match's lease while it runs, when several arenas
+  // share the database (schema version 6; "" otherwise).
+  std::string lease_owner;
 };
 
 struct LadderRow {
@@ -192,6 +193,10 @@ struct MatchResultRow {
   int hands = 0;
   std::string referee;
   int attempts = 1;  // referees tried, this one included
+  // Non-empty: commit only if this arena still holds the match's lease (see
+  // Store::ClaimMatches); a match whose lease went to another arena is left
+  // to that one (committed false).
+  std::string lease_owner;
 };
 
 // One match of a CommitMatches batch, and what became of it.
@@ -205,46 +210,41 @@ struct CommitOutcome {
   std::vector<RatingRow> ratings;  // the ratings it wrote
 };
 
-// Prepared statements by their SQL text.
-using StatementCache = std::map<std::string, sqlite3_stmt*, std::less<>>;
-
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
-  // Opens (creating if needed) the database at `path` and migrates it.
-  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
-  ~Store();
+  virtual ~Store() = default;
 
-  int SchemaVersion();
+  virtual int SchemaVersion() = 0;
 
   // Bots. Names are unique. Errors: ALREADY_EXISTS, NOT_FOUND.
-  absl::StatusOr<BotRow> AddBot(const BotRow& bot);
-  absl::Status UpdateBot(const BotRow& bot);  // by id: endpoint, variants, retired
-  absl::StatusOr<BotRow> FindBot(const std::string& name);
-  absl::StatusOr<BotRow> BotById(int64_t id);
-  std::vector<BotRow> ListBots(bool include_retired);
+  virtual absl::StatusOr<BotRow> AddBot(const BotRow& bot) = 0;
+  virtual absl::Status UpdateBot(const BotRow& bot) = 0;  // by id: endpoint, variants, retired
+  virtual absl::StatusOr<BotRow> FindBot(const std::string& name) = 0;
+  virtual absl::StatusOr<BotRow> BotById(int64_t id) = 0;
+  virtual std::vector<BotRow> ListBots(bool include_retired) = 0;
 
   // Ratings and history.
-  std::optional<RatingRow> GetRating(int64_t bot_id, const std::string& variant);
-  std::vector<RatingRow> RatingsOfBot(int64_t bot_id);
-  std::vector<RatingRow> RatingsOfVariant(const std::string& variant);
-  std::vector<HistoryRow> HistoryOfBot(int64_t bot_id);
+  virtual std::optional<RatingRow> GetRating(int64_t bot_id, const std::string& variant) = 0;
+  virtual std::vector<RatingRow> RatingsOfBot(int64_t bot_id) = 0;
+  virtual std::vector<RatingRow> RatingsOfVariant(const std::string& variant) = 0;
+  virtual std::vector<HistoryRow> HistoryOfBot(int64_t bot_id) = 0;
 
   // Matches.
-  absl::Status InsertMatch(const MatchRow& match);
+  virtual absl::Status InsertMatch(const MatchRow& match) = 0;
   // Several matches in one transaction (all or none).
-  absl::Status InsertMatches(const std::vector<MatchRow>& matches);
+  virtual absl::Status InsertMatches(const std::vector<MatchRow>& matches) = 0;
   // Deletes the given matches that never ran (status pending; others are
   // left alone), in one transaction: the spare matches of a stopped ladder.
-  absl::Status DeletePendingMatches(const std::vector<std::string>& ids);
+  virtual absl::Status DeletePendingMatches(const std::vector<std::string>& ids) = 0;
   // Records a referee failure: the match stays pending, with the referee it
   // last tried and the attempts so far (so retries are bounded across restarts).
-  absl::Status RecordAttempt(const std::string& id, const std::string& referee, int attempts);
-  absl::Status MarkFailed(const std::string& id, const std::string& error);
+  virtual absl::Status RecordAttempt(const std::string& id, const std::string& referee, int attempts) = 0;
+  virtual absl::Status MarkFailed(const std::string& id, const std::string& error) = 0;
   // Puts a running match back to pending (databases of arenas that marked
   // matches "running" on disk; the current one keeps that state in memory).
-  absl::Status MarkPending(const std::string& id);
+  virtual absl::Status MarkPending(const std::string& id) = 0;
   // Commits a finished match and its rating updates in one transaction:
   // status "done" with the next completion sequence number, the seats, the
   // match and hand records, the referee and attempts, the ratings and history.
@@ -257,73 +257,91 @@ class Store {
   using RateFn = std::function<std::vector<RatingRow>(
       const MatchRow& match, const MatchResultRow& result,
       const std::vector<std::optional<RatingRow>>& current)>;
-  absl::StatusOr<bool> CommitMatch(const std::string& id, const MatchResultRow& result,
-                                   const RateFn& rate);
+  virtual absl::StatusOr<bool> CommitMatch(const std::string& id, const MatchResultRow& result,
+                                   const RateFn& rate) = 0;
   // Commits several finished matches, in order, in one transaction (one disk
   // write of the pages they share): each exactly as CommitMatch would, each
   // all or nothing on its own (when one fails, the batch is rolled back and
   // committed match by match). One outcome per match, in order.
-  std::vector<CommitOutcome> CommitMatches(const std::vector<MatchCommit>& batch,
-                                           const RateFn& rate);
-  absl::StatusOr<MatchRow> GetMatch(const std::string& id);
-  std::vector<SeatRow> SeatsOf(const std::string& id);
-  absl::StatusOr<std::string> RecordOf(const std::string& id);
+  virtual std::vector<CommitOutcome> CommitMatches(const std::vector<MatchCommit>& batch,
+                                           const RateFn& rate) = 0;
+  virtual absl::StatusOr<MatchRow> GetMatch(const std::string& id) = 0;
+  virtual std::vector<SeatRow> SeatsOf(const std::string& id) = 0;
+  virtual absl::StatusOr<std::string> RecordOf(const std::string& id) = 0;
   // Newest first; empty filters match all.
-  std::vector<MatchRow> ListMatches(const std::string& variant, int64_t bot_id, int limit);
+  virtual std::vector<MatchRow> ListMatches(const std::string& variant, int64_t bot_id, int limit) = 0;
   // Matches with status pending or running, oldest first.
-  std::vector<MatchRow> UnfinishedMatches();
+  virtual std::vector<MatchRow> UnfinishedMatches() = 0;
   // Done matches in completion order, with their seats.
-  void ForEachDoneMatch(const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn);
-  int64_t CountMatches(const std::string& status);
-  int64_t CountLadderMatches(int64_t ladder_id, const std::string& status);
-  std::vector<MatchRow> TournamentMatches(int64_t tournament_id);
+  virtual void ForEachDoneMatch(const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn) = 0;
+  virtual int64_t CountMatches(const std::string& status) = 0;
+  virtual int64_t CountLadderMatches(int64_t ladder_id, const std::string& status) = 0;
+  virtual std::vector<MatchRow> TournamentMatches(int64_t tournament_id) = 0;
   // A page of matches, newest first, and how many pass the filters.
-  std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
-                                        int64_t* total);
+  virtual std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
+                                        int64_t* total) = 0;
   // Matches done within the last `seconds`.
-  int64_t CountDoneSince(int seconds);
-  std::vector<TournamentSummaryRow> ListTournaments(int limit);
+  virtual int64_t CountDoneSince(int seconds) = 0;
+  virtual std::vector<TournamentSummaryRow> ListTournaments(int limit) = 0;
   // The active bots rated in `variant`, with their ratings 10 matches ago.
-  std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches);
+  virtual std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches) = 0;
   // A bot's done matches per variant (by variant name).
-  std::vector<BotVariantStatsRow> BotStats(int64_t bot_id);
+  virtual std::vector<BotVariantStatsRow> BotStats(int64_t bot_id) = 0;
 
   // Ladders and tournaments.
-  absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder);
-  absl::Status SetLadderRunning(int64_t id, bool running);
-  std::vector<LadderRow> ListLadders();
-  absl::StatusOr<int64_t> InsertTournament(const TournamentRow& tournament);
-  absl::StatusOr<TournamentRow> GetTournament(int64_t id);
+  virtual absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder) = 0;
+  virtual absl::Status SetLadderRunning(int64_t id, bool running) = 0;
+  virtual std::vector<LadderRow> ListLadders() = 0;
+  virtual absl::StatusOr<int64_t> InsertTournament(const TournamentRow& tournament) = 0;
+  virtual absl::StatusOr<TournamentRow> GetTournament(int64_t id) = 0;
 
   // Tests. UpdateTest writes the state and status of a running test and
   // returns false (changing nothing) when it is not running any more;
   // finished_at is set when the status is not "running".
-  absl::StatusOr<int64_t> InsertTest(const TestRow& test);
-  absl::StatusOr<bool> UpdateTest(int64_t id, const std::string& state, const std::string& status);
-  absl::StatusOr<TestRow> GetTest(int64_t id);
-  std::vector<TestRow> ListTests(const std::string& status, int limit);  // newest first; "" any
-  std::vector<MatchRow> TestMatches(int64_t test_id);  // in insertion order
-  int64_t CountTestMatches(int64_t test_id, const std::string& status);  // "" any
+  virtual absl::StatusOr<int64_t> InsertTest(const TestRow& test) = 0;
+  virtual absl::StatusOr<bool> UpdateTest(int64_t id, const std::string& state, const std::string& status) = 0;
+  virtual absl::StatusOr<TestRow> GetTest(int64_t id) = 0;
+  virtual std::vector<TestRow> ListTests(const std::string& status, int limit) = 0;  // newest first; "" any
+  virtual std::vector<MatchRow> TestMatches(int64_t test_id) = 0;  // in insertion order
+  virtual int64_t CountTestMatches(int64_t test_id, const std::string& status) = 0;  // "" any
+
+  // Leases: several arenas on one database share its matches (docs/database.md,
+  // "Several arenas"). A lease has an owner (an arena process) and an expiry
+  // in the database's clock; an owner renews its leases while it lives, so the
+  // leases of an arena that died expire and other arenas take its work over.
+  //
+  // ClaimMatches claims up to `limit` matches for `owner`, oldest first:
+  // pending ones, and running ones whose lease expired; never play matches
+  // (a person's seat lives in one process). Each becomes "running" with
+  // owner's lease for `lease_seconds`. Claims are atomic across processes: a
+  // match is claimed by one owner at a time.
+  virtual absl::StatusOr<std::vector<MatchRow>> ClaimMatches(const std::string& owner,
+                                                             int lease_seconds, int limit) = 0;
+  // Extends every lease `owner` holds on a running match to `lease_seconds`
+  // from now.
+  virtual absl::Status RenewLeases(const std::string& owner, int lease_seconds) = 0;
+  // Gives back the running matches `owner` holds (pending again, claimable at
+  // once) and its named leases.
+  virtual absl::Status ReleaseLeases(const std::string& owner) = 0;
+  // Takes or renews the named lease (one holder at a time, e.g. the arena that
+  // makes ladder matches) for `owner`: true when `owner` holds it now, for
+  // `lease_seconds`; false while another owner's lease runs.
+  virtual absl::StatusOr<bool> AcquireLease(const std::string& name, const std::string& owner,
+                                            int lease_seconds) = 0;
 
   // The audit log. AppendAudit returns the entry's id. ListAudit: newest
   // first, entries about `target` ("" any) with ids below `before_id` (0: from
   // the newest), at most `limit`.
-  absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry);
-  std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id, int limit);
-
- private:
-  explicit Store(sqlite3* db) : db_(db) {}
-  absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status Exec(const std::string& sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // One match of a commit, inside the caller's transaction.
-  CommitOutcome CommitLocked(const MatchCommit& commit, const RateFn& rate)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  absl::Mutex mu_;
-  sqlite3* db_ ABSL_GUARDED_BY(mu_);
-  // Compiled once, reused for the connection's life (see Stmt in store.cc).
-  StatementCache statements_ ABSL_GUARDED_BY(mu_);
+  virtual absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry) = 0;
+  virtual std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id, int limit) = 0;
 };
+
+// Opens (creating if needed) and migrates the store a URL names:
+//   sqlite:DIR               the SQLite file DIR/arena.db (DIR is created if missing)
+//   postgresql://... or postgres://...   a PostgreSQL database (libpq's URL form)
+// Errors: INVALID_ARGUMENT for another URL, UNAVAILABLE when the database
+// cannot be opened or reached, FAILED_PRECONDITION for a newer schema.
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url);
 
 // Hex SHA-256 of a token (tokens are never stored in clear).
 std::string HashToken(const std::string& token);

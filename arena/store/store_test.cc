@@ -1,4 +1,7 @@
-// The arena's store: schema, idempotent and batched commits, attempts.
+// The arena's store: schema, idempotent and batched commits, attempts. Every
+// test runs on both back ends: SQLite, and PostgreSQL on a private server the
+// test starts (tests/pg/postgres_server.h; skipped, saying why, only when the
+// PostgreSQL binaries are not installed).
 
 #include "arena/store/store.h"
 
@@ -6,24 +9,64 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "arena/store/sqlite_store.h"
+#include "tests/pg/postgres_server.h"
+
+#ifdef TAROCK_HAVE_POSTGRES
+#include <pqxx/pqxx>
+
+#include "arena/store/postgres_store.h"
+#endif
 
 namespace tarock::arena {
 namespace {
 
 namespace fs = std::filesystem;
 
-class StoreTest : public ::testing::Test {
+// One server for the whole test program, started by the first test that needs
+// it and stopped at exit.
+absl::StatusOr<testing::PostgresServer*> SharedServer() {
+  static auto* server = new absl::StatusOr<std::unique_ptr<testing::PostgresServer>>(
+      testing::PostgresServer::Start());
+  static struct Stop {
+    ~Stop() {
+      if (server->ok()) server->value().reset();
+    }
+  } stop;
+  if (!server->ok()) return server->status();
+  return server->value().get();
+}
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
  protected:
+  bool postgres() const { return GetParam() == "postgresql"; }
+
   void SetUp() override {
+    static std::atomic<int> counter{0};
     dir_ = fs::temp_directory_path() / absl::StrCat("store_test_", getpid(), "_",
                                                       ::testing::UnitTest::GetInstance()
                                                           ->current_test_info()
                                                           ->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    url_ = absl::StrCat("sqlite:", dir_.string());
+    if (postgres()) {
+#ifndef TAROCK_HAVE_POSTGRES
+      GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
+#endif
+      absl::StatusOr<testing::PostgresServer*> server = SharedServer();
+      if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
+      ASSERT_TRUE(server.ok()) << server.status();
+      absl::StatusOr<std::string> url =
+          (*server)->CreateDatabase(absl::StrCat("store_test_", counter++));
+      ASSERT_TRUE(url.ok()) << url.status();
+      url_ = *url;
+    }
     Open();
     for (int b = 0; b < 3; ++b) {
       BotRow row;
@@ -43,9 +86,29 @@ class StoreTest : public ::testing::Test {
   }
   void Open() {
     store_.reset();
-    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+    absl::StatusOr<std::unique_ptr<Store>> s = OpenStore(url_);
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(*s);
+  }
+  // Runs SQL on the database behind the store's back (the store closed).
+  void RawExec(const std::string& sql) {
+    if (postgres()) {
+#ifdef TAROCK_HAVE_POSTGRES
+      try {
+        pqxx::connection c(url_);
+        pqxx::nontransaction t(c);
+        t.exec(sql);
+      } catch (const std::exception& e) {
+        FAIL() << e.what();
+      }
+#endif
+      return;
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / SqliteStore::kFileName).string().c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
   }
   void Insert(const std::string& id) {
     MatchRow m;
@@ -90,11 +153,12 @@ class StoreTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::string url_;  // sqlite:DIR or the test's PostgreSQL database
   std::unique_ptr<Store> store_;
   std::vector<int64_t> bots_;
 };
 
-TEST_F(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
+TEST_P(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
   for (int i = 0; i < 5; ++i) {
     AuditRow row{0, "", i == 4 ? "admin" : "owner of a", "10.0.0.7", "UpdateBot",
                  i % 2 ? "bot:a" : "bot:b", i == 3 ? "PERMISSION_DENIED" : "ok", "detail"};
@@ -117,14 +181,14 @@ TEST_F(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
   EXPECT_EQ(store_->ListAudit("", 0, 100).size(), 5u);
 }
 
-TEST_F(StoreTest, FreshDatabaseHasTheCurrentSchemaAndReopens) {
+TEST_P(StoreTest, FreshDatabaseHasTheCurrentSchemaAndReopens) {
   EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
   Open();
   EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
   EXPECT_EQ(store_->ListBots(false).size(), 3u);
 }
 
-TEST_F(StoreTest, CommitIsAllOfAMatchAndNeverTwice) {
+TEST_P(StoreTest, CommitIsAllOfAMatchAndNeverTwice) {
   Insert("M1");
   absl::StatusOr<bool> first = store_->CommitMatch("M1", Result("M1").result, Rate);
   ASSERT_TRUE(first.ok()) << first.status();
@@ -145,7 +209,7 @@ TEST_F(StoreTest, CommitIsAllOfAMatchAndNeverTwice) {
   EXPECT_EQ(store_->HistoryOfBot(bots_[0]).size(), 1u);
 }
 
-TEST_F(StoreTest, ABatchCommitsInOrderAndAFailingMatchFailsAlone) {
+TEST_P(StoreTest, ABatchCommitsInOrderAndAFailingMatchFailsAlone) {
   for (const char* id : {"A", "B", "C"}) Insert(id);
   std::vector<MatchCommit> batch = {Result("A", 2), Result("missing"), Result("B"), Result("A"),
                                     Result("C")};
@@ -171,7 +235,7 @@ TEST_F(StoreTest, ABatchCommitsInOrderAndAFailingMatchFailsAlone) {
   EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->mu, 28);
 }
 
-TEST_F(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
+TEST_P(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
   Insert("P");
   ASSERT_TRUE(store_->RecordAttempt("P", "127.0.0.1:9", 2).ok());
   EXPECT_EQ(store_->GetMatch("P")->attempts, 2);
@@ -185,7 +249,7 @@ TEST_F(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
   EXPECT_EQ(store_->GetMatch("P")->status, "done");  // a done match never fails
 }
 
-TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
+TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   Insert("H");
   MatchCommit c = Result("H");
   c.result.seats[2].hand_scores = std::vector<int64_t>{};  // no hand played
@@ -200,9 +264,11 @@ TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 5 added (the audit log), version 4 (tests), then
-// version 3 (the web pages' statistics and indexes).
+// What schema version 6 added (leases), version 5 (the audit log), version 4
+// (tests), then version 3 (the web pages' statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP TABLE leases; ALTER TABLE matches DROP COLUMN lease_owner; "                         \
+  "ALTER TABLE matches DROP COLUMN lease_expires; "                                          \
   "DROP INDEX audit_target; DROP TABLE audit; "                                             \
   "DROP INDEX matches_test; ALTER TABLE matches DROP COLUMN test_id; DROP TABLE tests; "     \
   "DROP INDEX matches_variant; DROP INDEX matches_kind; DROP INDEX matches_ladder; "        \
@@ -217,19 +283,13 @@ TEST_F(StoreTest, SeatsKeepTheirScoresPerHand) {
   "ALTER TABLE match_seats DROP COLUMN decision_ms; "                                       \
   "ALTER TABLE match_seats DROP COLUMN fault_kinds; "
 
-TEST_F(StoreTest, AVersionTwoDatabaseIsMigratedAndItsSeatsHaveNoStatistics) {
+TEST_P(StoreTest, AVersionTwoDatabaseIsMigratedAndItsSeatsHaveNoStatistics) {
   Insert("OLD");
   MatchCommit c = Result("OLD");
   c.result.seats[0].declarer_hands = 2;
   ASSERT_TRUE(store_->CommitMatch("OLD", c.result, Rate).ok());
   store_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, kDropVersion3 "DELETE FROM schema_version WHERE version > 2;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  RawExec(kDropVersion3 "DELETE FROM schema_version WHERE version > 2;");
   Open();
   EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
   std::vector<BotVariantStatsRow> stats = store_->BotStats(bots_[0]);
@@ -239,7 +299,7 @@ TEST_F(StoreTest, AVersionTwoDatabaseIsMigratedAndItsSeatsHaveNoStatistics) {
   EXPECT_EQ(stats[0].sums.declarer_hands, 0);  // unknown before version 3
 }
 
-TEST_F(StoreTest, MatchPagesFilterCountAndPage) {
+TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
   for (int i = 0; i < 7; ++i) Insert(absl::StrCat("M", i));
   MatchCommit c = Result("M1");
   c.result.seats[1].fault_kinds = "timeout:2,illegal:1";
@@ -296,22 +356,14 @@ TEST_F(StoreTest, MatchPagesFilterCountAndPage) {
   EXPECT_TRUE(none.empty());
 }
 
-TEST_F(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
+TEST_P(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   Insert("OLD");
   ASSERT_TRUE(store_->CommitMatch("OLD", Result("OLD").result, Rate).ok());
   store_.reset();
   // Take the database back to schema version 1, as an arena of the previous
   // release left it.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "ALTER TABLE match_seats DROP COLUMN hand_scores; "
-                         kDropVersion3
-                         "DELETE FROM schema_version WHERE version > 1;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  RawExec("ALTER TABLE match_seats DROP COLUMN hand_scores; " kDropVersion3
+          "DELETE FROM schema_version WHERE version > 1;");
   Open();
   EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
   std::vector<SeatRow> seats = store_->SeatsOf("OLD");
@@ -325,18 +377,14 @@ TEST_F(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   EXPECT_TRUE(store_->SeatsOf("NEW")[0].hand_scores.has_value());
 }
 
-TEST_F(StoreTest, ANewerDatabaseIsRefused) {
+TEST_P(StoreTest, ANewerDatabaseIsRefused) {
   store_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "arena.db").string().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99);", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
-  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open((dir_ / "arena.db").string());
+  RawExec("INSERT INTO schema_version VALUES (99);");
+  absl::StatusOr<std::unique_ptr<Store>> s = OpenStore(url_);
   EXPECT_TRUE(absl::IsFailedPrecondition(s.status())) << s.status();
 }
 
-TEST_F(StoreTest, RecordsAndHandRecordsAreStored) {
+TEST_P(StoreTest, RecordsAndHandRecordsAreStored) {
   Insert("R");
   ASSERT_TRUE(store_->CommitMatch("R", Result("R").result, Rate).ok());
   absl::StatusOr<std::string> record = store_->RecordOf("R");
@@ -345,7 +393,7 @@ TEST_F(StoreTest, RecordsAndHandRecordsAreStored) {
   EXPECT_TRUE(absl::IsNotFound(store_->RecordOf("nope").status()));
 }
 
-TEST_F(StoreTest, TestsKeepTheirStateUntilTheyEndAndFilterTheirMatches) {
+TEST_P(StoreTest, TestsKeepTheirStateUntilTheyEndAndFilterTheirMatches) {
   TestRow t;
   t.variant = "slovenian-3p";
   t.config = "{}";
@@ -389,6 +437,118 @@ TEST_F(StoreTest, TestsKeepTheirStateUntilTheyEndAndFilterTheirMatches) {
   ASSERT_EQ(store_->ListTests("", 10).size(), 1u);
   EXPECT_TRUE(absl::IsNotFound(store_->GetTest(*id + 1).status()));
 }
+
+TEST_P(StoreTest, LeasesHandEachMatchToOneArenaAndExpiredOnesToAnother) {
+  for (const char* id : {"A", "B", "C"}) Insert(id);
+  absl::StatusOr<std::vector<MatchRow>> first = store_->ClaimMatches("arena-1", 60, 2);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].id, "A");  // oldest first
+  EXPECT_EQ((*first)[1].status, "running");
+  absl::StatusOr<std::vector<MatchRow>> second = store_->ClaimMatches("arena-2", 60, 5);
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].id, "C");
+  EXPECT_TRUE(store_->ClaimMatches("arena-2", 60, 5)->empty());  // all leased
+  EXPECT_EQ(store_->GetMatch("A")->lease_owner, "arena-1");
+  // arena-1 renews into the past (as if it had died long ago): its matches
+  // go to the next claimant.
+  ASSERT_TRUE(store_->RenewLeases("arena-1", -10).ok());
+  absl::StatusOr<std::vector<MatchRow>> taken = store_->ClaimMatches("arena-2", 60, 5);
+  ASSERT_TRUE(taken.ok());
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_EQ(store_->GetMatch("B")->lease_owner, "arena-2");
+  // The old holder's late result does not count; the holder's does, once.
+  MatchResultRow late = Result("A").result;
+  late.lease_owner = "arena-1";
+  EXPECT_FALSE(*store_->CommitMatch("A", late, Rate));
+  MatchResultRow holder = Result("A").result;
+  holder.lease_owner = "arena-2";
+  EXPECT_TRUE(*store_->CommitMatch("A", holder, Rate));
+  EXPECT_FALSE(*store_->CommitMatch("A", holder, Rate));
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 1);
+  // A stopping arena gives its matches back at once.
+  ASSERT_TRUE(store_->ReleaseLeases("arena-2").ok());
+  EXPECT_EQ(store_->GetMatch("B")->status, "pending");
+  EXPECT_EQ(store_->GetMatch("A")->status, "done");
+  EXPECT_EQ(store_->ClaimMatches("arena-3", 60, 5)->size(), 2u);
+}
+
+TEST_P(StoreTest, ANamedLeaseHasOneHolderUntilItExpires) {
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));
+  EXPECT_FALSE(*store_->AcquireLease("dispatcher", "arena-2", 60));
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));  // renewed
+  EXPECT_TRUE(*store_->AcquireLease("other", "arena-2", 60));
+  ASSERT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", -10));  // lapsed
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-2", 60));
+  EXPECT_FALSE(*store_->AcquireLease("dispatcher", "arena-1", 60));
+  ASSERT_TRUE(store_->ReleaseLeases("arena-2").ok());  // a clean stop: free at once
+  EXPECT_TRUE(*store_->AcquireLease("dispatcher", "arena-1", 60));
+}
+
+TEST_P(StoreTest, RatingsRoundTripBitForBit) {
+  // --verify_ratings compares stored ratings with rebuilt ones exactly.
+  Insert("F");
+  auto rate = [](const MatchRow& m, const MatchResultRow& result,
+                 const std::vector<std::optional<RatingRow>>&) {
+    std::vector<RatingRow> out;
+    for (const SeatRow& seat : result.seats)
+      out.push_back(RatingRow{seat.bot_id, m.variant, 25.0 / 3 + seat.seat * 1e-13,
+                              0.1 + 0.2 + seat.seat, 1, 0});
+    return out;
+  };
+  ASSERT_TRUE(store_->CommitMatch("F", Result("F").result, rate).ok());
+  Open();
+  for (int s = 0; s < 3; ++s) {
+    std::optional<RatingRow> r = store_->GetRating(bots_[s], "slovenian-3p");
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->mu, 25.0 / 3 + s * 1e-13);
+    EXPECT_EQ(r->sigma, 0.1 + 0.2 + s);
+    EXPECT_EQ(store_->HistoryOfBot(bots_[s])[0].mu, r->mu);
+  }
+}
+
+TEST_P(StoreTest, NamesSortByteWiseOnBothBackEnds) {
+  for (const char* name : {"Zed", "alpha", "_under", "Beta"}) {
+    BotRow row;
+    row.name = name;
+    row.endpoint = "127.0.0.1:1";
+    row.owner = "me";
+    row.token_hash = HashToken("t");
+    ASSERT_TRUE(store_->AddBot(row).ok());
+  }
+  std::vector<std::string> names;
+  for (const BotRow& b : store_->ListBots(false)) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Beta", "Zed", "_under", "alpha", "bot0", "bot1",
+                                             "bot2"}));
+  EXPECT_TRUE(absl::IsAlreadyExists(store_->AddBot(store_->ListBots(false)[0]).status()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(OpenStoreTest, RefusesAnUnknownUrl) {
+  EXPECT_TRUE(absl::IsInvalidArgument(OpenStore("mysql://x").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(OpenStore("/tmp/arena.db").status()));
+}
+
+#ifdef TAROCK_HAVE_POSTGRES
+TEST(OpenStoreTest, ANonListeningServerIsUnavailable) {
+  EXPECT_TRUE(absl::IsUnavailable(
+      OpenStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2").status()));
+}
+#endif
+
+#ifdef TAROCK_HAVE_POSTGRES
+TEST(ToPostgresParametersTest, NumbersBareAndExplicitParametersAsSqliteDoes) {
+  EXPECT_EQ(ToPostgresParameters("a = ? AND b = ? AND c = ?1"), "a = $1 AND b = $2 AND c = $1");
+  EXPECT_EQ(ToPostgresParameters("OFFSET ?2) WHERE v = ?1 AND w = ?"),
+            "OFFSET $2) WHERE v = $1 AND w = $3");
+  EXPECT_EQ(ToPostgresParameters("x = '?' AND y = ?"), "x = '?' AND y = $1");
+}
+#endif
 
 }  // namespace
 }  // namespace tarock::arena

@@ -28,6 +28,7 @@
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/http_api.h"
+#include "arena/store/sqlite_store.h"
 #include "arena/store/store.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/registry.h"
@@ -75,7 +76,7 @@ Server* Start() {
   auto* s = new Server;
   char templ[] = "/tmp/http_api_fuzz.XXXXXX";
   s->dir = mkdtemp(templ);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open((s->dir / "arena.db").string());
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((s->dir / "arena.db").string());
   Require(store.status(), "open store");
   s->store = std::move(*store);
   std::vector<int64_t> ids;
