@@ -45,6 +45,7 @@
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/health.h"
 #include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
@@ -96,6 +97,10 @@ ABSL_FLAG(std::vector<std::string>, referee_bot_addresses, {},
 ABSL_FLAG(int, gateway_max_per_address, 256, "open dial-in connections from one address");
 ABSL_FLAG(int, gateway_keepalive_s, 20,
           "the arena pings each connection this often and closes it after 10 s without an answer");
+ABSL_FLAG(int, drain_ms, 0,
+          "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
+          "long before stopping (matches keep running meanwhile; those still running then run "
+          "again at the next start)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -125,6 +130,10 @@ absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
   if (!written) return absl::InternalError(absl::StrCat("cannot write ", path));
   return key;
 }
+
+// The services whose health this process reports besides the overall status.
+constexpr std::initializer_list<const char*> kHealthServices = {
+    "tarock.v1.Arena", "tarock.v1.Bot", "tarock.v1.BotGateway"};
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
@@ -223,6 +232,9 @@ int main(int argc, char** argv) {
   tarock::arena::ArenaService service(&scheduler, store->get(), admission->get());
   const int max_request_bytes = std::max(4096, absl::GetFlag(FLAGS_max_request_bytes));
 
+  // grpc.health.v1.Health for probes: NOT_SERVING until the scheduler runs,
+  // SERVING then, NOT_SERVING again while draining and stopping.
+  tarock::sdk::EnableHealthService();
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -254,6 +266,7 @@ int main(int argc, char** argv) {
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
+  tarock::sdk::SetServing(*server, false, kHealthServices);
 
   tarock::arena::play::PlayOptions play_options;
   play_options.relay_endpoint = absl::GetFlag(FLAGS_public_address);
@@ -310,6 +323,7 @@ int main(int argc, char** argv) {
     http_port = *bound;
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
+  tarock::sdk::SetServing(*server, true, kHealthServices);
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   if (http_port)
     std::printf("http on %s://%s:%d\n", http.tls() ? "https" : "http",
@@ -323,6 +337,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  tarock::sdk::SetServing(*server, false, kHealthServices);
+  if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
+    tarock::logging::Info("arena", "draining", {{"drain_ms", drain_ms}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
+  }
   tarock::logging::Info("arena", "stopping");
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
