@@ -180,6 +180,13 @@ def check_compose(programs: Programs, path: Path) -> dict[str, dict[str, int]]:
     """Checks the Compose file; returns {service: {listen flag: port}}."""
     doc = load_yaml(path)[0]
     services = doc["services"]
+    # Network aliases: a name several services share resolves to all of them.
+    aliases: dict[str, list[str]] = {}
+    for name, svc in services.items():
+        networks = svc.get("networks") or {}
+        for net in networks.values() if isinstance(networks, dict) else []:
+            for alias in (net or {}).get("aliases", []):
+                aliases.setdefault(alias, []).append(name)
     listens: dict[str, dict[str, int]] = {}
     for name, svc in services.items():
         argv = compose_argv(svc)
@@ -207,10 +214,18 @@ def check_compose(programs: Programs, path: Path) -> dict[str, dict[str, int]]:
             for flag, host, port in dialed(inv):
                 if flag == "addr" or host in ("127.0.0.1", "localhost"):
                     continue
-                if not check(host in services, f"compose {name}: --{flag} names unknown service {host}"):
-                    continue
-                want = listens[host].get("listen") if flag != "database" else listens[host].get("postgres")
-                check(port == want, f"compose {name}: --{flag} dials {host}:{port}, it listens on {want}")
+                targets = [host] if host in services else aliases.get(host, [])
+                check(bool(targets), f"compose {name}: --{flag} names no service or alias {host}")
+                for target in targets:
+                    key = "postgres" if flag == "database" else "listen"
+                    want = listens[target].get(key)
+                    check(port == want, f"compose {name}: --{flag} dials {host}:{port}, "
+                                        f"{target} listens on {want}")
+    for alias, names in aliases.items():
+        listens.setdefault(alias, {})
+        for n in names:  # Prometheus' dns_sd on an alias reaches every service's ports
+            for flag, port in listens[n].items():
+                listens[alias].setdefault(flag, port)
     return listens
 
 
