@@ -10,7 +10,7 @@ packages=(
   nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev libssl-dev
-  python3-grpcio python3-protobuf python3-pytest
+  python3-grpcio python3-protobuf python3-pytest python3-yaml
   chromium chromium-driver python3-selenium
   prometheus-cpp-dev prometheus
   python3-venv python3-pip python3-setuptools python3-wheel

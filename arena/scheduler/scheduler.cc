@@ -133,7 +133,34 @@ Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions optio
     : store_(store), client_(client), options_(std::move(options)), model_(options_.rating) {
   static prometheus::Registry unused;
   metrics_ = std::make_unique<Metrics>(registry ? registry : &unused);
-  metrics_->referees_available.Set(options_.referees.size());
+  referees_ = options_.referees;
+  metrics_->referees_available.Set(referees_.size());
+}
+
+void Scheduler::SetReferees(std::vector<std::string> referees) {
+  absl::MutexLock lock(&mu_);
+  if (referees == referees_) return;
+  std::vector<std::string> joined, left;
+  for (const std::string& r : referees)
+    if (std::find(referees_.begin(), referees_.end(), r) == referees_.end()) joined.push_back(r);
+  for (const std::string& r : referees_)
+    if (std::find(referees.begin(), referees.end(), r) == referees.end()) {
+      left.push_back(r);
+      resting_until_.erase(r);  // a referee that comes back starts afresh
+    }
+  logging::Info("scheduler", "referee pool changed",
+                {{"referees", absl::StrJoin(referees, ",")}, {"joined", absl::StrJoin(joined, ",")},
+                 {"left", absl::StrJoin(left, ",")}});
+  referees_ = std::move(referees);
+  // Round robin goes on from about where it was; the index must stay in range.
+  next_referee_ = referees_.empty() ? 0 : next_referee_ % referees_.size();
+  int available = 0;
+  const absl::Time now = absl::Now();
+  for (const std::string& r : referees_) {
+    auto it = resting_until_.find(r);
+    if (it == resting_until_.end() || it->second <= now) ++available;
+  }
+  metrics_->referees_available.Set(available);
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -977,10 +1004,10 @@ v1::StatusResponse Scheduler::GetStatus() {
   out.set_queue_depth(static_cast<int>(queue_.size()));
   out.set_running(static_cast<int>(in_flight_.size()));
   int available = 0;
-  for (const std::string& r : options_.referees)
+  for (const std::string& r : referees_)
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
   out.set_referees_available(available);
-  out.set_referees_total(static_cast<int>(options_.referees.size()));
+  out.set_referees_total(static_cast<int>(referees_.size()));
   for (const auto& [match, bot] : waiting_) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
   return out;
 }
@@ -990,11 +1017,11 @@ v1::StatusResponse Scheduler::GetStatus() {
 
 std::string Scheduler::PickReferee() {
   const absl::Time now = absl::Now();
-  const size_t n = options_.referees.size();
+  const size_t n = referees_.size();
   int available = 0;
   std::string pick;
   for (size_t i = 0; i < n; ++i) {
-    const std::string& r = options_.referees[(next_referee_ + i) % n];
+    const std::string& r = referees_[(next_referee_ + i) % n];
     auto it = resting_until_.find(r);
     if (it != resting_until_.end() && it->second > now) continue;
     ++available;

@@ -70,7 +70,7 @@
 namespace tarock::arena {
 
 struct SchedulerOptions {
-  std::vector<std::string> referees;  // HOST:PORT of each tarock-referee
+  std::vector<std::string> referees;  // HOST:PORT of each tarock-referee (see SetReferees)
   int max_parallel = 4;               // matches in flight at once
   int max_attempts = 5;               // referees tried per match before it fails
   absl::Duration referee_rest = absl::Seconds(3);  // a failed referee is skipped this long
@@ -126,6 +126,14 @@ class Scheduler {
   Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
             prometheus::Registry* registry);
   ~Scheduler();  // Stop()s
+
+  // Replaces the pool of referees (HOST:PORT each; the arena's --referees
+  // with dns: names resolved, arena/scheduler/referee_resolver.h). Referees
+  // that joined get matches from now on; those that left get no new match,
+  // while matches running on them finish there (or, when that referee fails,
+  // are retried on the new pool as always). A referee kept keeps its rest
+  // after a failure. Any time, from any thread.
+  void SetReferees(std::vector<std::string> referees);
 
   // Re-queues unfinished matches, resumes running ladders, starts the workers.
   absl::Status Start();
@@ -301,6 +309,7 @@ class Scheduler {
   std::map<int64_t, int> busy_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches queued or running
   std::map<int64_t, int> queued_by_ladder_ ABSL_GUARDED_BY(mu_);  // queued or in flight
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);    // running, by variant
+  std::vector<std::string> referees_ ABSL_GUARDED_BY(mu_);  // the pool; SetReferees
   std::map<std::string, absl::Time> resting_until_ ABSL_GUARDED_BY(mu_);  // by referee
   size_t next_referee_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -453,6 +453,56 @@ TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
   EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);
 }
 
+TEST_F(SchedulerTest, TheRefereePoolFollowsSetReferees) {
+  // An empty pool (a DNS name with no ready referee yet): matches wait, no
+  // attempt is spent.
+  options_.referees = {};
+  options_.max_parallel = 1;
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(1));
+  ASSERT_TRUE(t.ok());
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_TRUE(referees_.calls().empty());
+  EXPECT_EQ(scheduler_->GetStatus().referees_total(), 0);
+  // A referee joins: every match runs on it.
+  scheduler_->SetReferees({"ref-c:1"});
+  v1::TournamentInfo done = WaitForTournament(t->id());
+  EXPECT_EQ(done.matches_done(), 3);
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) {
+    EXPECT_EQ(m.referee, "ref-c:1");
+    EXPECT_EQ(m.attempts, 1);
+  }
+  // It leaves and another joins: new matches go to the new one only.
+  scheduler_->SetReferees({"ref-d:1"});
+  EXPECT_EQ(scheduler_->GetStatus().referees_total(), 1);
+  v1::RunTournamentRequest again = Tournament(1);
+  again.set_seed(12);
+  absl::StatusOr<v1::TournamentInfo> t2 = scheduler_->RunTournament(again);
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ(WaitForTournament(t2->id()).matches_done(), 3);
+  for (const MatchRow& m : store_->TournamentMatches(t2->id())) EXPECT_EQ(m.referee, "ref-d:1");
+}
+
+TEST_F(SchedulerTest, ARefereeThatLeavesAndComesBackIsNoLongerResting) {
+  referees_.SetDown("ref-a:1");
+  options_.max_parallel = 1;
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(1));
+  ASSERT_TRUE(t.ok());
+  WaitForTournament(t->id());
+  EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);  // ref-a rests 60 s
+  scheduler_->SetReferees({"ref-b:1"});
+  EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);
+  scheduler_->SetReferees({"ref-a:1", "ref-b:1"});  // back: a new pod at the old address
+  EXPECT_EQ(scheduler_->GetStatus().referees_available(), 2);
+}
+
 TEST_F(SchedulerTest, ATestAcceptsH1ForTheBetterBotAndH0ForItsTwinUnrated) {
   StartScheduler();
   AddBot("h1", "heuristic");

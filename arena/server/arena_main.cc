@@ -37,6 +37,7 @@
 #include "arena/play/bot_relay_service.h"
 #include "arena/play/play_api.h"
 #include "arena/play/seat_relay.h"
+#include "arena/scheduler/referee_resolver.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/admission.h"
 #include "arena/server/arena_service.h"
@@ -47,6 +48,7 @@
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/health.h"
 #include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
@@ -63,7 +65,13 @@ ABSL_FLAG(int, lease_s, 0,
           "matches with leases of this many seconds, renewed while they run; an arena that dies "
           "has its matches taken over once they expire (0: this arena alone, matches queued in "
           "memory)");
-ABSL_FLAG(std::vector<std::string>, referees, {}, "tarock-referee addresses, comma separated");
+ABSL_FLAG(std::vector<std::string>, referees, {},
+          "tarock-referee addresses, comma separated: HOST:PORT, or dns:///NAME:PORT for every "
+          "address NAME resolves to (e.g. a Kubernetes headless Service), looked up again every "
+          "--referee_resolve_interval");
+ABSL_FLAG(absl::Duration, referee_resolve_interval, absl::Seconds(30),
+          "how often dns:/// names in --referees are resolved again: referees that appear join "
+          "the pool, those that vanish get no new matches");
 ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
 ABSL_FLAG(int, commit_delay_ms, 50,
@@ -108,6 +116,10 @@ ABSL_FLAG(std::vector<std::string>, referee_bot_addresses, {},
 ABSL_FLAG(int, gateway_max_per_address, 256, "open dial-in connections from one address");
 ABSL_FLAG(int, gateway_keepalive_s, 20,
           "the arena pings each connection this often and closes it after 10 s without an answer");
+ABSL_FLAG(int, drain_ms, 0,
+          "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
+          "long before stopping (matches keep running meanwhile; those still running then run "
+          "again at the next start)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -138,6 +150,10 @@ absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
   return key;
 }
 
+// The services whose health this process reports besides the overall status.
+constexpr std::initializer_list<const char*> kHealthServices = {
+    "tarock.v1.Arena", "tarock.v1.Bot", "tarock.v1.BotGateway"};
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tarock-arena: %s\n", message.c_str());
   return 1;
@@ -156,6 +172,8 @@ int main(int argc, char** argv) {
       "again at the next start. Plaintext only on loopback:\n"
       "elsewhere give --tls_cert/--tls_key (its listeners), --tls_ca (the referees' CA; the\n"
       "certificate is then also its client certificate), or --allow_plaintext.\n"
+      "Referees by DNS: --referees=dns:///NAME:PORT stands for every address of NAME, looked\n"
+      "up again every --referee_resolve_interval (a Kubernetes headless Service).\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
   absl::ParseCommandLine(argc, argv);
   if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return Fail(std::string(s.message()));
@@ -193,17 +211,38 @@ int main(int argc, char** argv) {
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
   absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
-  for (const std::string& referee : absl::GetFlag(FLAGS_referees)) {
-    grpc::ChannelArguments unused;
-    auto credentials = transport->ChannelCredentials(referee, &unused);
-    if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
-  }
+  absl::StatusOr<tarock::arena::RefereeResolver> resolver =
+      tarock::arena::RefereeResolver::Create(absl::GetFlag(FLAGS_referees));
+  if (!resolver.ok()) return Fail(std::string(resolver.status().message()));
+  // The pool from the referee list, each address checked against the transport
+  // policy (plaintext only to loopback...): refused at start, since the flags
+  // are wrong; later (a name resolving somewhere new) dropped with a warning.
+  auto resolve_referees = [&](bool at_start) -> absl::StatusOr<std::vector<std::string>> {
+    std::vector<std::string> errors;
+    std::vector<std::string> pool;
+    for (std::string& address : resolver->Resolve(&errors)) {
+      grpc::ChannelArguments unused;
+      auto credentials = transport->ChannelCredentials(address, &unused);
+      if (credentials.ok()) {
+        pool.push_back(std::move(address));
+      } else if (at_start) {
+        return credentials.status();
+      } else {
+        errors.push_back(absl::StrCat(address, ": ", credentials.status().message()));
+      }
+    }
+    for (const std::string& e : errors)
+      tarock::logging::Warning("arena", "referee resolution", {{"error", e}});
+    return pool;
+  };
+  absl::StatusOr<std::vector<std::string>> referee_pool = resolve_referees(true);
+  if (!referee_pool.ok()) return Fail(std::string(referee_pool.status().message()));
   tarock::arena::GrpcRefereeClient client(
       *transport,
       tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"),
       &grpc_metrics);
   tarock::arena::SchedulerOptions options;
-  options.referees = absl::GetFlag(FLAGS_referees);
+  options.referees = *std::move(referee_pool);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
   options.admin_token =
@@ -248,6 +287,9 @@ int main(int argc, char** argv) {
   tarock::arena::ArenaService service(&scheduler, store->get(), admission->get());
   const int max_request_bytes = std::max(4096, absl::GetFlag(FLAGS_max_request_bytes));
 
+  // grpc.health.v1.Health for probes: NOT_SERVING until the scheduler runs,
+  // SERVING then, NOT_SERVING again while draining and stopping.
+  tarock::sdk::EnableHealthService();
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -279,6 +321,7 @@ int main(int argc, char** argv) {
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
+  tarock::sdk::SetServing(*server, false, kHealthServices);
 
   tarock::arena::play::PlayOptions play_options;
   play_options.relay_endpoint = absl::GetFlag(FLAGS_public_address);
@@ -335,6 +378,7 @@ int main(int argc, char** argv) {
     http_port = *bound;
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
+  tarock::sdk::SetServing(*server, true, kHealthServices);
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   if (http_port)
     std::printf("http on %s://%s:%d\n", http.tls() ? "https" : "http",
@@ -347,7 +391,24 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
-  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // dns:/// referees: looked up again every interval (getaddrinfo blocks this
+  // thread only, which has nothing else to do).
+  const absl::Duration resolve_interval =
+      std::max(absl::GetFlag(FLAGS_referee_resolve_interval), absl::Milliseconds(100));
+  absl::Time next_resolve = absl::Now() + resolve_interval;
+  while (!g_stop.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (resolver->has_names() && absl::Now() >= next_resolve) {
+      if (absl::StatusOr<std::vector<std::string>> pool = resolve_referees(false); pool.ok())
+        scheduler.SetReferees(*std::move(pool));
+      next_resolve = absl::Now() + resolve_interval;
+    }
+  }
+  tarock::sdk::SetServing(*server, false, kHealthServices);
+  if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
+    tarock::logging::Info("arena", "draining", {{"drain_ms", drain_ms}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
+  }
   tarock::logging::Info("arena", "stopping");
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));

@@ -33,6 +33,7 @@
 #include "referee/server/referee_service.h"
 #include "referee/server/seat_gateway_service.h"
 #include "referee/tools/program_usage.h"
+#include "tarock/sdk/health.h"
 #include "tarock/sdk/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
@@ -54,6 +55,10 @@ ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to loa
 ABSL_FLAG(std::string, referee_token, "",
           "a token every RunMatch call must carry (authorization: Bearer TOKEN), where client "
           "certificates (--tls_client_ca) are not used; default $TAROCK_REFEREE_TOKEN");
+ABSL_FLAG(int, drain_ms, 0,
+          "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
+          "long before stopping, so that load balancers and arenas resolving the referees by "
+          "DNS stop sending matches first; matches still running then are cancelled");
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -139,6 +144,9 @@ int main(int argc, char** argv) {
       &runner, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
                                                 "TAROCK_REFEREE_TOKEN"));
 
+  // grpc.health.v1.Health for probes: SERVING from the start (nothing to
+  // prepare), NOT_SERVING while draining and stopping.
+  tarock::sdk::EnableHealthService();
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -160,6 +168,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tarock-referee: cannot listen on %s\n", listen.c_str());
     return 1;
   }
+  tarock::sdk::SetServing(*server, true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
@@ -183,6 +192,11 @@ int main(int argc, char** argv) {
   for (int tick = 0; !g_stop.load(); ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (tick % 20 == 0) rendezvous.ExpireParked(absl::Now());
+  }
+  tarock::sdk::SetServing(*server, false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
+  if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
+    tarock::logging::Info("referee", "draining", {{"drain_ms", drain_ms}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
   }
   service.CancelAll();
   // Matches end at their next decision (or once their bots' waits run out).

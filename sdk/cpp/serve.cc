@@ -14,6 +14,7 @@
 #include "absl/flags/usage.h"
 #include "referee/tools/program_usage.h"
 #include "absl/strings/str_cat.h"
+#include "tarock/sdk/health.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:0",
@@ -90,6 +91,7 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
   auto credentials = transport->ServerCredentials(options.listen);
   if (!credentials.ok()) return credentials.status();
   BotService service(options, std::move(factory));
+  EnableHealthService();  // grpc.health.v1 for probes: SERVING while it serves
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, *credentials, &port);
@@ -98,6 +100,7 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0)
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen));
+  SetServing(*server, true, {"tarock.v1.Bot"});
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("%s listening on %s:%d\n", options.name.c_str(), host.c_str(), port);
   std::fflush(stdout);
@@ -105,6 +108,7 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  SetServing(*server, false, {"tarock.v1.Bot"});
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return absl::OkStatus();
 }

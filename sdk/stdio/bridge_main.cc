@@ -39,6 +39,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sdk/stdio/stdio_bot.h"
+#include "tarock/sdk/health.h"
 #include "tarock/sdk/serve.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 #include "tarock/sdk/transport.h"
@@ -203,6 +204,7 @@ int Main(int argc, char** argv) {
   BridgeService service(
       options, name, absl::GetFlag(FLAGS_version),
       sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_secret), "TAROCK_REFEREE_SECRET"));
+  sdk::EnableHealthService();  // grpc.health.v1 for probes: SERVING while it serves
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -224,12 +226,14 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "tarock-stdio-bridge: cannot listen on %s\n", listen.c_str());
     return 1;
   }
+  sdk::SetServing(*server, true, {"tarock.v1.Bot"});
   std::printf("%s listening on %s:%d\n", name.c_str(), listen.substr(0, listen.rfind(':')).c_str(),
               port);
   std::fflush(stdout);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  sdk::SetServing(*server, false, {"tarock.v1.Bot"});
   // The programs go first: a stream waiting on one returns at once.
   ChildProcess::KillAll();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));

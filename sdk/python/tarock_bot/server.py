@@ -21,6 +21,7 @@ from typing import Iterator, Optional
 import grpc
 
 from ._proto import pb
+from .health import HealthState
 from .bot import BotFactory, BotSession
 from .transport import REFEREE_PROOF_HEADER, Transport, referee_proof_matches
 
@@ -53,9 +54,13 @@ class BotServer:
         self.name = name
         self.version = version
         self.port = 0
+        # grpc.health.v1 for probes (tarock_bot/health.py): SERVING from
+        # start() until stop(). Its calls share the stream limit, so a bot
+        # with every stream busy answers a probe RESOURCE_EXHAUSTED.
+        self.health = HealthState([SERVICE])
         self._server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=max_streams, thread_name_prefix="tarock-bot"),
-            handlers=[self._handler()],
+            handlers=[self._handler(), self.health.handler()],
             maximum_concurrent_rpcs=max_streams,
             options=[("grpc.max_receive_message_length", max_receive_bytes)],
         )
@@ -114,6 +119,7 @@ class BotServer:
         if self.port == 0:
             raise OSError(f"cannot listen on {self.listen}")
         self._server.start()
+        self.health.set_serving(True)
         return self
 
     @property
@@ -121,6 +127,7 @@ class BotServer:
         return self.listen.rsplit(":", 1)[0]
 
     def stop(self, grace: Optional[float] = 1.0) -> None:
+        self.health.set_serving(False)
         self._server.stop(grace).wait()
 
     def __enter__(self) -> "BotServer":
