@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/synchronization/notification.h"
 
 namespace tarock {
 
@@ -111,6 +112,21 @@ class Await {
   std::optional<T> value_;
   std::atomic<int> phase_{kStarting};
 };
+
+// The synchronous form of a callback API: calls start(done) and blocks the
+// calling thread until `done` has been called (on any thread, or inline);
+// returns its value. Never call it from a thread that `done` needs.
+template <typename T>
+T BlockOn(absl::AnyInvocable<void(absl::AnyInvocable<void(T)>)> start) {
+  absl::Notification finished;
+  std::optional<T> value;
+  start([&](T v) {
+    value.emplace(std::move(v));
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return std::move(*value);
+}
 
 }  // namespace tarock
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "referee/core/async.h"
 #include "referee/core/timer_queue.h"
 
 namespace tarock {
@@ -66,15 +66,10 @@ private:
 
 absl::StatusOr<std::unique_ptr<BotConnection>>
 SeatRendezvous::AwaitJoin(const std::string &ticket, absl::Time deadline) {
-  absl::Notification done;
-  absl::StatusOr<std::unique_ptr<BotConnection>> result;
-  AwaitJoinAsync(ticket, deadline,
-                 [&](absl::StatusOr<std::unique_ptr<BotConnection>> r) {
-                   result = std::move(r);
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  return result;
+  return BlockOn<absl::StatusOr<std::unique_ptr<BotConnection>>>(
+      [&](BotConnector::ConnectDone done) {
+        AwaitJoinAsync(ticket, deadline, std::move(done));
+      });
 }
 
 void SeatRendezvous::AwaitJoinAsync(const std::string &ticket,
@@ -372,14 +367,9 @@ void JoinedSeat::Send(const v1::RefereeMessage &message) {
 
 BotReply JoinedSeat::Decide(const v1::DecisionRequest &request,
                             absl::Time deadline) {
-  absl::Notification done;
-  BotReply reply;
-  DecideAsync(request, deadline, [&](BotReply r) {
-    reply = std::move(r);
-    done.Notify();
+  return BlockOn<BotReply>([&](BotConnection::DecideDone done) {
+    DecideAsync(request, deadline, std::move(done));
   });
-  done.WaitForNotification();
-  return reply;
 }
 
 void JoinedSeat::DecideAsync(const v1::DecisionRequest &request,

@@ -5,7 +5,6 @@
 
 #include "referee/logging/log.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
@@ -142,14 +141,9 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
 absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& spec,
                                                    const EventSink& on_event,
                                                    const CancelCheck& cancelled) {
-  absl::Notification finished;
-  absl::StatusOr<v1::MatchFinished> outcome;
-  Start(spec, on_event, cancelled, [&](absl::StatusOr<v1::MatchFinished> result) {
-    outcome = std::move(result);
-    finished.Notify();
+  return BlockOn<absl::StatusOr<v1::MatchFinished>>([&](Done done) {
+    Start(spec, on_event, cancelled, std::move(done));
   });
-  finished.WaitForNotification();
-  return outcome;
 }
 
 void MatchRunner::Start(const v1::MatchSpec& raw_spec, EventSink on_event, CancelCheck cancelled,

@@ -9,7 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
+#include "referee/core/async.h"
 #include "referee/core/timer_queue.h"
 #include "referee/server/completion_loop.h"
 #include "referee/server/grpc_status.h"
@@ -414,23 +414,18 @@ class GrpcBotConnection : public BotConnection {
 
   void Send(const v1::RefereeMessage& message) override { stream_->Send(message); }
   BotReply Decide(const v1::DecisionRequest& request, absl::Time deadline) override {
-    absl::Notification done;
-    BotReply reply;
-    stream_->DecideAsync(request, deadline, [&](BotReply r) {
-      reply = std::move(r);
-      done.Notify();
+    return BlockOn<BotReply>([&](DecideDone done) {
+      stream_->DecideAsync(request, deadline, std::move(done));
     });
-    done.WaitForNotification();
-    return reply;
   }
   void DecideAsync(const v1::DecisionRequest& request, absl::Time deadline,
                    DecideDone done) override {
     stream_->DecideAsync(request, deadline, std::move(done));
   }
   void Finish(absl::Time deadline) override {
-    absl::Notification done;
-    stream_->FinishAsync(deadline, [&] { done.Notify(); });
-    done.WaitForNotification();
+    BlockOn<bool>([&](absl::AnyInvocable<void(bool)> done) {
+      stream_->FinishAsync(deadline, [done = std::move(done)]() mutable { done(true); });
+    });
   }
   void FinishAsync(absl::Time deadline, absl::AnyInvocable<void()> done) override {
     stream_->FinishAsync(deadline, std::move(done));
@@ -460,14 +455,8 @@ absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::Connect(
 
 absl::StatusOr<std::unique_ptr<BotConnection>> GrpcBotConnector::ConnectSeat(
     const v1::SeatSpec& seat, absl::Time deadline) {
-  absl::Notification done;
-  absl::StatusOr<std::unique_ptr<BotConnection>> result;
-  ConnectSeatAsync(seat, deadline, [&](absl::StatusOr<std::unique_ptr<BotConnection>> r) {
-    result = std::move(r);
-    done.Notify();
-  });
-  done.WaitForNotification();
-  return result;
+  return BlockOn<absl::StatusOr<std::unique_ptr<BotConnection>>>(
+      [&](ConnectDone done) { ConnectSeatAsync(seat, deadline, std::move(done)); });
 }
 
 void GrpcBotConnector::ConnectSeatAsync(const v1::SeatSpec& seat, absl::Time deadline,
