@@ -98,10 +98,13 @@ void SeatRendezvous::AwaitJoinAsync(const std::string &ticket,
   seat->AwaitAttachedAsync(
       deadline, [connection = std::move(connection),
                  done = std::move(done)](bool attached) mutable {
-        if (!attached)
+        if (!attached) {
+          // The ticket is given up before the match hears of it.
+          connection.reset();
           return done(absl::UnavailableError(
               "the dial-in bot did not join its seat (SeatGateway.Join with "
               "the seat's ticket) in time"));
+        }
         done(std::move(connection));
       });
 }
