@@ -518,19 +518,35 @@ void SigkillMidLadder(const std::string& name, const std::vector<std::string>& d
   fs::remove_all(dir);
 }
 
+// A private PostgreSQL server (tests/pg) with a fresh database "arena".
+// NOT_FOUND when this build or machine has none (the test skips); any other
+// error fails the test.
+struct PostgresDatabase {
+  std::unique_ptr<testing::PostgresServer> server;
+  std::string url;
+};
+absl::StatusOr<PostgresDatabase> StartPostgresDatabase() {
+#ifndef TAROCK_HAVE_POSTGRES
+  return absl::NotFoundError("this build has no PostgreSQL back end (libpqxx-dev was missing)");
+#else
+  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
+      testing::PostgresServer::Start();
+  if (!server.ok()) return server.status();
+  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
+  // A database that cannot be made is a failure, never a skip.
+  if (!url.ok()) return absl::InternalError(url.status().ToString());
+  return PostgresDatabase{*std::move(server), *std::move(url)};
+#endif
+}
+
 TEST(ArenaTest, SigkillMidLadderLosesAndDoublesNothing) { SigkillMidLadder("sigkill", {}); }
 
 TEST(ArenaTest, SigkillMidLadderOnPostgresqlLosesAndDoublesNothing) {
-#ifndef TAROCK_HAVE_POSTGRES
-  GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
-#endif
-  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
-      testing::PostgresServer::Start();
-  if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
-  ASSERT_TRUE(server.ok()) << server.status();
-  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
-  ASSERT_TRUE(url.ok()) << url.status();
-  SigkillMidLadder("sigkill_pg", {"--database", *url});
+  absl::StatusOr<PostgresDatabase> pg = StartPostgresDatabase();
+  if (absl::IsNotFound(pg.status())) GTEST_SKIP() << pg.status().message();
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  const std::string& url = pg->url;
+  SigkillMidLadder("sigkill_pg", {"--database", url});
 }
 
 // Several arenas on one database (--lease_s): A and B share the referee, the
@@ -540,15 +556,10 @@ TEST(ArenaTest, SigkillMidLadderOnPostgresqlLosesAndDoublesNothing) {
 // finishes everything: every match done once, every rating counting each
 // match once, and --verify_ratings reproduces the ratings from the results.
 TEST(ArenaTest, TwoArenasOnPostgresqlShareTheWorkAndOneSurvivesTheOthersSigkill) {
-#ifndef TAROCK_HAVE_POSTGRES
-  GTEST_SKIP() << "this build has no PostgreSQL back end (libpqxx-dev was missing)";
-#endif
-  absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
-      testing::PostgresServer::Start();
-  if (absl::IsNotFound(server.status())) GTEST_SKIP() << server.status().message();
-  ASSERT_TRUE(server.ok()) << server.status();
-  absl::StatusOr<std::string> url = (*server)->CreateDatabase("arena");
-  ASSERT_TRUE(url.ok()) << url.status();
+  absl::StatusOr<PostgresDatabase> pg = StartPostgresDatabase();
+  if (absl::IsNotFound(pg.status())) GTEST_SKIP() << pg.status().message();
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  const std::string& url = pg->url;
   // One directory for both: it holds only the referee key, which they share.
   fs::path dir = TempDir("two_arenas");
   Proc referee = StartReferee();
@@ -556,7 +567,7 @@ TEST(ArenaTest, TwoArenasOnPostgresqlShareTheWorkAndOneSurvivesTheOthersSigkill)
   for (int i = 0; i < 3; ++i)
     bots.push_back(StartBot("faulty_bot", {"--mode", "late", "--delay_ms", "2"}));
   const std::vector<std::string> flags = {"--max_parallel", "2", "--lease_s", "2", "--database",
-                                          *url};
+                                          url};
   Arena a = StartArena(dir.string(), {referee.address()}, flags);
   Arena b = StartArena(dir.string(), {referee.address()}, flags);
   for (int i = 0; i < 3; ++i) AddBot(a, absl::StrCat("b", i), bots[i].address(), {"slovenian-3p"});
@@ -623,7 +634,7 @@ TEST(ArenaTest, TwoArenasOnPostgresqlShareTheWorkAndOneSurvivesTheOthersSigkill)
   }
   b.grpc.process->Stop();
   EXPECT_EQ(ExitStatus({kBin + "tarock-arena", "--verify_ratings", "--data_dir", dir.string(),
-                        "--database", *url}),
+                        "--database", url}),
             0);
   fs::remove_all(dir);
 }
