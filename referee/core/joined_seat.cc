@@ -281,32 +281,33 @@ void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
     attached(true);
 }
 
-void JoinedSeat::OnMessage(const JoinedStream *stream,
+bool JoinedSeat::OnMessage(const JoinedStream *stream,
                            const v1::BotMessage &message) {
   std::shared_ptr<JoinedStream> flooding;
   BotConnection::DecideDone settle;
   BotReply reply;
+  bool awaiting = false;
   {
     absl::MutexLock lock(&mu_);
     if (stream != stream_.get())
-      return;
+      return false;
     if (message.has_hello()) {
       hello_name_ = message.hello().name().substr(0, 64);
       hello_version_ = message.hello().version().substr(0, 64);
-      return;
-    }
-    if (inbox_.size() >= kMaxInbox) {
+    } else if (inbox_.size() >= kMaxInbox) {
       flooding = std::move(stream_);
       closed_detail_ = "the bot sent messages nobody asked for";
     } else {
       inbox_.emplace_back(message, absl::Now());
       TryAnswer(&reply, &settle);
     }
+    awaiting = !flooding && pending_.has_value() && decide_done_ != nullptr;
   }
   if (settle) settle(std::move(reply));
   if (flooding)
     flooding->Close(absl::ResourceExhaustedError(
         "more messages than requests on this seat"));
+  return awaiting;
 }
 
 void JoinedSeat::OnClosed(const JoinedStream *stream) {

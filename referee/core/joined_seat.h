@@ -149,7 +149,11 @@ public:
   void Attach(std::shared_ptr<JoinedStream> stream,
               std::optional<v1::Hello> hello);
   // A message the bot sent on `stream` (ignored from a replaced stream).
-  void OnMessage(const JoinedStream *stream, const v1::BotMessage &message);
+  // Returns whether the seat still waits for an answer from the bot (a
+  // decision is pending that this message did not settle): then the transport
+  // must read on at once; otherwise it may read only when it next writes to
+  // the bot (referee/server/seat_gateway_service.cc says why).
+  bool OnMessage(const JoinedStream *stream, const v1::BotMessage &message);
   // `stream` ended (a no-op for a replaced stream).
   void OnClosed(const JoinedStream *stream);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -249,6 +250,45 @@ TEST(JoinedSeatTest, TimeoutWhileConnected) {
                 ->Decide(Request(1), absl::Now() + absl::Milliseconds(30))
                 .kind,
             BotReply::Kind::kTimeout);
+}
+
+// The transport reads on at once only while the seat waits for an answer
+// (referee/server/seat_gateway_service.cc posts the other reads with its next
+// write): OnMessage says which.
+TEST(JoinedSeatTest, OnMessageSaysWhetherTheSeatStillWaitsForAnAnswer) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  std::shared_ptr<JoinedSeat> seat;
+  std::thread bot([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    auto joined = rendezvous.Join(kTicket, stream);
+    ASSERT_TRUE(joined.ok());
+    seat = *joined;
+  });
+  auto connection =
+      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(5));
+  bot.join();
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  ASSERT_NE(seat, nullptr);
+  v1::BotMessage hello;
+  hello.mutable_hello()->set_name("reader");
+  EXPECT_FALSE(seat->OnMessage(stream.get(), hello)); // nothing asked yet
+
+  std::optional<BotReply> reply;
+  (*connection)->DecideAsync(Request(2), absl::Now() + absl::Seconds(5),
+                             [&](BotReply r) { reply = std::move(r); });
+  // A Hello or a stale answer leaves the decision waiting: read on.
+  EXPECT_TRUE(seat->OnMessage(stream.get(), hello));
+  EXPECT_TRUE(seat->OnMessage(stream.get(), DecisionFor(1, "pass")));
+  EXPECT_FALSE(reply.has_value());
+  // The answer settles it (the match resumes here, inline): no more to wait for.
+  EXPECT_FALSE(seat->OnMessage(stream.get(), DecisionFor(2, "pass")));
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->kind, BotReply::Kind::kDecision);
+  EXPECT_EQ(reply->action, "pass");
+  // A stream that is not the seat's is ignored and not read.
+  auto stranger = std::make_shared<FakeStream>();
+  EXPECT_FALSE(seat->OnMessage(stranger.get(), DecisionFor(3, "pass")));
 }
 
 } // namespace

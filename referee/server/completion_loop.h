@@ -12,6 +12,12 @@
 // match runs; a call from elsewhere (a match's start) takes the next queue in
 // turn, which spreads matches over the threads.
 //
+// A server's queues (grpc::ServerBuilder::AddCompletionQueue) may be the
+// loop's: then the streams bots open to the server (SeatGateway.Join,
+// seat_gateway_service.h) complete on the same threads as the streams the
+// referee dials, and a joined bot's answer resumes its match with no hand-off
+// either.
+//
 // Thread-safety: thread-safe. Handlers run on the loop's threads, several at
 // once (for different queues); they must not block.
 
@@ -41,8 +47,10 @@ class CompletionLoop {
 
   // Starts `threads` (at least 1) queues with a polling thread each.
   explicit CompletionLoop(int threads);
-  // Shuts the queues down and joins the threads; every operation started on
-  // them must have completed (or complete during shutdown) by then.
+  // A loop on a server's queues (at least one), made before the server is
+  // built; their threads start with Start(), once it is.
+  explicit CompletionLoop(std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> queues);
+  // Shuts down (see Shutdown).
   ~CompletionLoop();
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
@@ -51,13 +59,27 @@ class CompletionLoop {
   // this loop's threads, else the next in turn.
   grpc::CompletionQueue* cq();
   int threads() const { return static_cast<int>(shards_.size()); }
+  // The server's queues the loop was made from (empty for a loop of its own).
+  std::vector<grpc::ServerCompletionQueue*> server_queues() const;
+
+  // Starts the polling threads of a loop made from a server's queues (a no-op
+  // otherwise, and when started).
+  void Start();
+  // Shuts the queues down and joins the threads; idempotent. Every operation
+  // started on the queues must have completed (or complete during shutdown),
+  // and none may be started after: a server's queues only after its Shutdown
+  // and once its calls have ended.
+  void Shutdown();
 
  private:
   struct Shard {
-    grpc::CompletionQueue cq;
+    std::unique_ptr<grpc::CompletionQueue> cq;
+    grpc::ServerCompletionQueue* server_cq = nullptr;  // cq, when it is one
     std::thread thread;
   };
   std::vector<std::unique_ptr<Shard>> shards_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> shut_down_{false};
   std::atomic<unsigned> next_{0};
 };
 

@@ -442,7 +442,10 @@ class GrpcBotConnection : public BotConnection {
 
 GrpcBotConnector::GrpcBotConnector(GrpcConnectorOptions options, sdk::Transport transport)
     : options_(options), transport_(std::move(transport)),
-      loop_(std::make_unique<CompletionLoop>(options.completion_threads)) {}
+      own_loop_(options.loop == nullptr
+                    ? std::make_unique<CompletionLoop>(options.completion_threads)
+                    : nullptr),
+      loop_(options.loop != nullptr ? options.loop : own_loop_.get()) {}
 
 GrpcBotConnector::~GrpcBotConnector() = default;
 

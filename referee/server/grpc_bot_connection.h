@@ -31,6 +31,8 @@
 
 namespace tarock {
 
+class CompletionLoop;
+
 struct GrpcConnectorOptions {
   // The largest message accepted from a bot; larger ones fail the stream and
   // count as a malformed-message fault. A decision is a few dozen bytes.
@@ -48,14 +50,17 @@ struct GrpcConnectorOptions {
   // decision with two, measured by referee_bench), and one thread plays
   // thousands of matches; more pay off only with cores to spare.
   int completion_threads = 1;
+  // A loop to run on instead of one of the connector's own (then
+  // completion_threads is unused): tarock-referee's, whose queues are also
+  // its server's, so dialed and joined seats share the threads. Not owned; it
+  // must outlive the connector. Default: none.
+  CompletionLoop* loop = nullptr;
   // Streams being opened at once; more wait their turn (within their connect
   // deadline). A thousand matches starting together would otherwise open four
   // thousand TCP connections in the same instant, and the bots' accept queues
   // and handshakes time out, which makes gRPC retry, which makes it worse.
   int max_connects_in_flight = 64;
 };
-
-class CompletionLoop;
 
 class GrpcBotConnector : public BotConnector {
  public:
@@ -79,7 +84,8 @@ class GrpcBotConnector : public BotConnector {
 
   GrpcConnectorOptions options_;
   sdk::Transport transport_;
-  std::unique_ptr<CompletionLoop> loop_;
+  std::unique_ptr<CompletionLoop> own_loop_;  // unless options_.loop
+  CompletionLoop* loop_;
   absl::Mutex mu_;
   int connects_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   struct WaitingConnect {

@@ -98,7 +98,6 @@ int main(int argc, char** argv) {
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);
   tarock::GrpcConnectorOptions connector_options;
   connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
-  connector_options.completion_threads = std::max(1, absl::GetFlag(FLAGS_match_threads));
   absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
   if (!transport.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(transport.status().message()).c_str());
@@ -129,6 +128,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   connector_options.endpoint_policy = *std::move(policy);
+  // One event loop for the streams the referee dials and the ones bots open
+  // to it (SeatGateway.Join): its queues are the server's, so a joined bot's
+  // answer is read and played by the match's thread, as a dialed one's is.
+  grpc::ServerBuilder builder;
+  std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> queues;
+  for (int i = 0; i < std::max(1, absl::GetFlag(FLAGS_match_threads)); ++i)
+    queues.push_back(builder.AddCompletionQueue());
+  tarock::CompletionLoop loop(std::move(queues));
+  connector_options.loop = &loop;
   tarock::GrpcBotConnector dialer(connector_options, *transport);
   // Dial-in bots on the direct route join their seats here instead of being
   // dialed (referee/core/joined_seat.h).
@@ -147,7 +155,6 @@ int main(int argc, char** argv) {
   // grpc.health.v1.Health for probes: SERVING from the start (nothing to
   // prepare), NOT_SERVING while draining and stopping.
   tarock::sdk::EnableHealthService();
-  grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
   auto credentials = transport->ServerCredentials(listen);
@@ -161,13 +168,15 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.RegisterService(&service);
-  builder.RegisterService(&seat_gateway);
+  seat_gateway.Register(&builder);
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::fprintf(stderr, "tarock-referee: cannot listen on %s\n", listen.c_str());
     return 1;
   }
+  loop.Start();
+  seat_gateway.Start(&loop);
   tarock::sdk::SetServing(*server, true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
@@ -201,7 +210,16 @@ int main(int argc, char** argv) {
   service.CancelAll();
   // Matches end at their next decision (or once their bots' waits run out).
   service.AwaitIdle(absl::Now() + absl::Seconds(2));
+  seat_gateway.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  // The Join calls end once their cancellation went through the loop; a
+  // queue shut down under a live call would abort the process.
+  if (!seat_gateway.AwaitCallsEnded(absl::Now() + absl::Seconds(2))) {
+    tarock::logging::Info("referee", "exiting with Join calls still open", {});
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
+  loop.Shutdown();
   http.Stop();
   return 0;
 }
