@@ -21,6 +21,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "referee/tools/subprocess.h"
@@ -74,6 +75,8 @@ class DialIn {
     port_ = Port();
     std::vector<std::string> argv = {kBin + "tarock-arena", "--listen", Addr(port_), "--http_listen=",
                                      "--data_dir", dir_.string(), "--referees", Addr(rport)};
+    // "{referee}" in a flag stands for the referee's address.
+    for (std::string& flag : extra) flag = absl::StrReplaceAll(flag, {{"{referee}", Addr(rport)}});
     argv.insert(argv.end(), extra.begin(), extra.end());
     arena_ = Launch(argv);
     EXPECT_TRUE(WaitForPort("127.0.0.1", port_, absl::Now() + absl::Seconds(20)));
@@ -240,6 +243,34 @@ TEST_P(DialInRouteTest, BotsWithoutAPortPlayALadderAndATournamentAndTheirRecords
     for (const v1::ArenaSeat& s : m.seats()) EXPECT_EQ(s.faults(), 0) << m.id() << " " << s.bot();
     ExpectReplays(m, a.dir());
   }
+}
+
+// --dial_in_route=auto, the default: bots that can join the referee do; bots
+// that cannot (here the address the arena gives them for the referee is a
+// closed port) play relayed once --dial_in_join_wait_ms has passed, with no
+// fault, and their connections stay relayed. The bot list says which route
+// each bot takes.
+TEST(DialInTest, TheAutoRouteRelaysBotsThatCannotReachTheRefereeWithoutAFault) {
+  const int closed = Port();
+  DialIn a("auto", {"--dial_in_join_wait_ms=500",
+                    absl::StrCat("--referee_bot_addresses={referee}=", Addr(closed))});
+  const std::vector<std::string> names = {"walled0", "walled1", "walled2", "walled3"};
+  for (const std::string& n : names) a.StartCpp(n, a.Add(n), "tarock-bot-random");
+  for (const std::string& n : names) {
+    ASSERT_TRUE(WaitFor([&] { return a.Bot(n).dial_in_route() == "direct"; }, absl::Seconds(30)))
+        << n << ": " << a.Bot(n).DebugString();
+  }
+  a.Ladder(3, 4);
+  ASSERT_TRUE(WaitFor([&] { return a.Status().matches_done() == 3; }, absl::Seconds(90)))
+      << a.Status().DebugString();
+  EXPECT_EQ(a.Status().matches_failed(), 0);
+  for (const v1::ArenaMatch& listed : a.Matches()) {
+    v1::ArenaMatch m = a.Match(listed.id());
+    EXPECT_EQ(m.status(), "done");
+    for (const v1::ArenaSeat& s : m.seats()) EXPECT_EQ(s.faults(), 0) << m.id() << " " << s.bot();
+    ExpectReplays(m, a.dir());
+  }
+  for (const std::string& n : names) EXPECT_EQ(a.Bot(n).dial_in_route(), "relay") << n;
 }
 
 // A gateway connection opened by the test itself.

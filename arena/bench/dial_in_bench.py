@@ -14,7 +14,7 @@ Each run plays one duplicate tournament per field, rotating which goes first,
 and takes the median of every decision's time as the referee measured it (the
 match records' `decision_ms`: from handing the request to the transport to the
 answer's arrival). Prints the median over the runs of each field and the
-ratios to `direct`.
+ratios to `direct`, then each run's own ratios and their median.
 
     /usr/bin/python3 arena/bench/dial_in_bench.py [--build build] [--runs 5] [--deals 4]
         [--bot tarock-bot-random] [--bot_args '--iterations=0 --budget_ms=2']
@@ -140,6 +140,12 @@ def main() -> int:
               f"of {args.hands} hands per field and run): direct {med['direct']:.3f} ms, "
               f"dial-in relayed {med['relay']:.3f} ms (ratio {med['relay'] / med['direct']:.2f}), "
               f"dial-in joined {med['join']:.3f} ms (ratio {med['join'] / med['direct']:.2f})")
+        # The same ratios paired within each run (the fields ran side by side,
+        # so a run's load weighs on both): steadier on a shared machine.
+        for label in ("relay", "join"):
+            ratios = [x / d for x, d in zip(results[label], results["direct"])]
+            print(f"{label} / direct per run: " + ", ".join(f"{r:.2f}" for r in ratios) +
+                  f"; median {statistics.median(ratios):.2f}")
         return 0
     finally:
         for p in reversed(procs):

@@ -99,7 +99,7 @@ void PrintJson(const google::protobuf::Message& m) {
 }
 
 void PrintBot(const v1::BotInfo& b) {
-  std::cout << b.name() << "  " << (b.dial_in() ? (b.online() ? "dial-in (online)" : "dial-in (offline)") : b.endpoint()) << "  owner " << b.owner() << "  variants "
+  std::cout << b.name() << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string("dial-in (online)") : "dial-in (online, " + b.dial_in_route() + ")") : std::string("dial-in (offline)")) : b.endpoint()) << "  owner " << b.owner() << "  variants "
             << absl::StrJoin(b.variants(), ",") << (b.retired() ? "  (retired)" : "") << "\n";
   for (const v1::RatingInfo& r : b.ratings()) {
     std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",

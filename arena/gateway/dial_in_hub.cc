@@ -11,23 +11,35 @@ namespace tarock::arena::gateway {
 // DialInSeat.
 
 DialInSeat::DialInSeat(int64_t seat_id, int64_t bot_id, std::shared_ptr<BotLink> bot_link,
-                       std::optional<v1::Hello> hello)
-    : seat_id_(seat_id), bot_id_(bot_id), bot_link_(std::move(bot_link)), hello_(std::move(hello)) {}
+                       std::optional<v1::Hello> hello, std::function<void()> on_join_fallback)
+    : seat_id_(seat_id), bot_id_(bot_id), on_join_fallback_(std::move(on_join_fallback)),
+      bot_link_(std::move(bot_link)), hello_(std::move(hello)) {}
 
 void DialInSeat::OnAttach(std::shared_ptr<play::RefereeLink> link) {
-  absl::MutexLock lock(&mu_);
-  // A new referee stream (a first one, or the match again on another
-  // referee): the seat starts over with its MatchStart, next.
-  referee_ = std::move(link);
-  start_.reset();
-  hand_.reset();
-  pending_.reset();
-  absent_ = false;
-  if (hello_) {
-    v1::BotMessage hello;
-    *hello.mutable_hello() = *hello_;
-    referee_->Send(hello);
+  bool fell_back = false;
+  {
+    absl::MutexLock lock(&mu_);
+    // A new referee stream (a first one, or the match again on another
+    // referee): the seat starts over with its MatchStart, next.
+    referee_ = std::move(link);
+    start_.reset();
+    hand_.reset();
+    pending_.reset();
+    absent_ = false;
+    if (join_) {
+      // Routed to a referee that dials the relay after all: the bot did not
+      // join in time (--dial_in_route=auto). The seat is relayed, and a
+      // reconnected bot gets it resent, not the ticket.
+      join_.reset();
+      fell_back = true;
+    }
+    if (hello_) {
+      v1::BotMessage hello;
+      *hello.mutable_hello() = *hello_;
+      referee_->Send(hello);
+    }
   }
+  if (fell_back && on_join_fallback_) on_join_fallback_();
 }
 
 void DialInSeat::OnMessage(const v1::RefereeMessage& message) {
@@ -219,6 +231,7 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
     bot.link = link;
     bot.connection = connection = ++next_connection_;
     bot.hello.reset();  // the new process says who it is again
+    bot.join_failed = false;  // it may be somewhere else now
     for (auto& [id, seat] : bot.seats) seats.push_back(seat);
   }
   if (old) old->Close(absl::AbortedError("replaced by a newer connection of the same bot"));
@@ -330,7 +343,9 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
       return absl::ResourceExhaustedError(absl::StrCat(
           "dial-in bot '", bot_name, "' holds ", bot.seats.size(), " seats (the limit)"));
     const int64_t id = ++next_seat_id_;
-    consumer = std::make_shared<DialInSeat>(id, bot_id, bot.link, bot.hello);
+    consumer = std::make_shared<DialInSeat>(
+        id, bot_id, bot.link, bot.hello,
+        [this, bot_id, connection = bot.connection] { JoinFellBack(bot_id, connection); });
     if (absl::Status s = relay_->Register(match_id, seat, consumer); !s.ok()) return s;
     bot.seats[id] = consumer;
     seats_[id] = consumer;
@@ -339,10 +354,17 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
   return absl::OkStatus();
 }
 
+void DialInHub::JoinFellBack(int64_t bot_id, uint64_t connection) {
+  absl::MutexLock lock(&mu_);
+  auto it = bots_.find(bot_id);
+  if (it != bots_.end() && it->second.connection == connection) it->second.join_failed = true;
+}
+
 bool DialInHub::CanJoinReferee(int64_t bot_id) {
   absl::MutexLock lock(&mu_);
   auto it = bots_.find(bot_id);
   if (it == bots_.end() || !it->second.link || !it->second.hello) return false;
+  if (it->second.join_failed) return false;
   for (const std::string& feature : it->second.hello->features())
     if (feature == "join-referee") return true;
   return false;

@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,7 +113,13 @@ class DialInHub final : public DialInSeats {
     std::vector<absl::Time> connects;  // within the last minute
     std::optional<v1::Hello> hello;
     std::map<int64_t, std::shared_ptr<DialInSeat>> seats;  // by seat id
+    // A seat routed to a referee was dialed there instead (--dial_in_route=
+    // auto: the bot did not join in time): this connection's seats are
+    // relayed from now on.
+    bool join_failed = false;
   };
+  // A seat of `connection` fell back to the relay.
+  void JoinFellBack(int64_t bot_id, uint64_t connection);
   void TickLoop();
 
   play::SeatRelay* relay_;
@@ -130,8 +137,10 @@ class DialInHub final : public DialInSeats {
 // One prepared seat: the relay's consumer for (match, seat), bound to a bot.
 class DialInSeat final : public play::SeatConsumer {
  public:
+  // `on_join_fallback` is called when a referee dials the relay for a seat
+  // routed to that referee (the bot did not join it in time).
   DialInSeat(int64_t seat_id, int64_t bot_id, std::shared_ptr<BotLink> bot_link,
-             std::optional<v1::Hello> hello);
+             std::optional<v1::Hello> hello, std::function<void()> on_join_fallback = nullptr);
 
   int64_t seat_id() const { return seat_id_; }
   int64_t bot_id() const { return bot_id_; }
@@ -166,6 +175,7 @@ class DialInSeat final : public play::SeatConsumer {
 
   const int64_t seat_id_;
   const int64_t bot_id_;
+  const std::function<void()> on_join_fallback_;
   absl::Mutex mu_;
   std::shared_ptr<BotLink> bot_link_ ABSL_GUARDED_BY(mu_);
   std::optional<v1::Hello> hello_ ABSL_GUARDED_BY(mu_);

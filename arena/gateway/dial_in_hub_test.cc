@@ -212,5 +212,54 @@ TEST(DialInHubTest, TooManyConnectionsAMinuteAreRefused) {
   EXPECT_TRUE(hub.Connect(2, "b", std::make_shared<FakeBot>()).ok());  // per bot
 }
 
+// --dial_in_route=auto: a seat routed to a referee that the referee dials
+// on the relay after all (the bot did not join in time) is relayed, and the
+// bot's connection is relayed from then on, until it connects again.
+TEST(DialInHubTest, ASeatRoutedToARefereeThatDialsTheRelayFallsBackForTheConnection) {
+  Fixture f;
+  auto alice = std::make_shared<FakeBot>();
+  v1::BotUplink hello;
+  hello.mutable_hello()->set_name("alice");
+  hello.mutable_hello()->add_features("join-referee");
+  absl::StatusOr<uint64_t> connection = f.hub.Connect(1, "alice", alice);
+  ASSERT_TRUE(connection.ok());
+  ASSERT_TRUE(f.hub.FromBot(1, *connection, hello).ok());
+  EXPECT_TRUE(f.hub.CanJoinReferee(1));
+
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
+  ASSERT_TRUE(f.hub.RouteToReferee("M", 0, "127.0.0.1:1", "ticket-0123456789abcdef").ok());
+  std::vector<v1::ArenaDownlink> got = alice->Sent();
+  ASSERT_TRUE(got.back().has_join_referee());
+  EXPECT_EQ(got.back().join_referee().ticket(), "ticket-0123456789abcdef");
+  EXPECT_TRUE(f.hub.CanJoinReferee(1));  // nothing failed yet
+
+  // The referee gave up waiting and dialed the relay.
+  auto referee = std::make_shared<FakeReferee>();
+  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), referee);
+  ASSERT_TRUE(seat.ok());
+  EXPECT_FALSE(f.hub.CanJoinReferee(1));
+  (*seat)->OnMessage(Request(3, 1000));
+  got = alice->Sent();
+  ASSERT_TRUE(got.back().has_seat());
+  EXPECT_EQ(got.back().seat().message().decision_request().request_id(), 3);
+  const int64_t seat_id = got.back().seat().seat_id();
+  ASSERT_TRUE(f.hub.FromBot(1, *connection, Reply(seat_id, 3)).ok());
+  ASSERT_EQ(referee->Sent().size(), 2u);  // the Hello, the answer
+  EXPECT_EQ(referee->Sent()[1].decision().request_id(), 3);
+
+  // Back after a reconnection: the seat is resent relayed, not the ticket.
+  auto again = std::make_shared<FakeBot>();
+  connection = f.hub.Connect(1, "alice", again);
+  ASSERT_TRUE(connection.ok());
+  (*seat)->OnMessage(Request(4, 1000));
+  bool ticket = false;
+  for (const v1::ArenaDownlink& m : again->Sent()) ticket |= m.has_join_referee();
+  EXPECT_FALSE(ticket);
+  EXPECT_EQ(again->Sent().back().seat().message().decision_request().request_id(), 4);
+  // A new connection may be somewhere the referees can be reached from.
+  ASSERT_TRUE(f.hub.FromBot(1, *connection, hello).ok());
+  EXPECT_TRUE(f.hub.CanJoinReferee(1));
+}
+
 }  // namespace
 }  // namespace tarock::arena::gateway

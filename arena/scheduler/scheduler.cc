@@ -403,6 +403,8 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
   info.set_retired(bot.retired);
   info.set_dial_in(bot.endpoint == kDialInEndpoint);
   info.set_online(info.dial_in() && dial_in_ && dial_in_->Online(bot.id));
+  if (info.online())
+    info.set_dial_in_route(direct_dial_in_ && dial_in_->CanJoinReferee(bot.id) ? "direct" : "relay");
   for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
     v1::RatingInfo* ri = info.add_ratings();
     ri->set_variant(r.variant);
@@ -1389,23 +1391,30 @@ absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
   return absl::OkStatus();
 }
 
-void Scheduler::SetDirectDialIn(std::map<std::string, std::string> bot_addresses) {
+void Scheduler::SetDirectDialIn(std::map<std::string, std::string> bot_addresses,
+                                absl::Duration join_wait) {
   direct_dial_in_ = true;
   referee_bot_addresses_ = std::move(bot_addresses);
+  dial_in_join_wait_ = join_wait;
 }
 
 void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee) {
   for (int s : prepared) {
     v1::SeatSpec* seat = job.spec.mutable_seats(s);
     seat->clear_dial_in_ticket();
+    seat->clear_dial_in_join_wait_ms();
     if (!direct_dial_in_) continue;
     const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;
     if (!dial_in_->CanJoinReferee(bot)) continue;  // an older SDK: relayed
     auto mapped = referee_bot_addresses_.find(referee);
     const std::string& address = mapped != referee_bot_addresses_.end() ? mapped->second : referee;
     const std::string ticket = NewToken();
-    if (dial_in_->RouteToReferee(job.match.id, s, address, ticket).ok())
+    if (dial_in_->RouteToReferee(job.match.id, s, address, ticket).ok()) {
       seat->set_dial_in_ticket(ticket);
+      // The seat's endpoint stays the relay: the referee's fallback.
+      seat->set_dial_in_join_wait_ms(
+          static_cast<int32_t>(absl::ToInt64Milliseconds(dial_in_join_wait_)));
+    }
   }
 }
 

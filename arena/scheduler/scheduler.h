@@ -205,8 +205,13 @@ class Scheduler {
   // ticket, SeatGateway.Join) instead of through the arena's relay, so no
   // relay sits on the decision's path. The bot dials the referee at the
   // address the arena uses, or at `bot_addresses[that address]` when given
-  // (referees known to the arena by a private address). Call before Start().
-  void SetDirectDialIn(std::map<std::string, std::string> bot_addresses);
+  // (referees known to the arena by a private address). With a positive
+  // `join_wait` (--dial_in_route=auto) a referee waits that long for the bot
+  // and then dials the relay instead, and the bot's connection stays relayed
+  // (DialInSeats::CanJoinReferee); zero: the seat waits for the join until
+  // the referee's connect timeout (direct). Call before Start().
+  void SetDirectDialIn(std::map<std::string, std::string> bot_addresses,
+                       absl::Duration join_wait = absl::ZeroDuration());
 
  private:
   struct Job {
@@ -297,6 +302,7 @@ class Scheduler {
   std::string relay_endpoint_;
   bool direct_dial_in_ = false;  // set before Start()
   std::map<std::string, std::string> referee_bot_addresses_;  // set before Start()
+  absl::Duration dial_in_join_wait_ = absl::ZeroDuration();  // set before Start()
   absl::Duration dial_in_wait_ = absl::Seconds(60);
   std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
   SchedulerOptions options_;

@@ -105,14 +105,19 @@ ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat i
 ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
           "a match waits this long for an offline dial-in bot, then fails saying so");
-ABSL_FLAG(std::string, dial_in_route, "relay",
-          "how dial-in bots play their seats (docs/dial-in.md, \"Routes\"): relay (through this "
-          "arena; bots need to reach only the arena) or direct (bots whose SDK can join the "
-          "referee itself with a seat ticket; no relay on the decision's path, but bots must "
-          "reach the referees' --listen port; older SDKs stay relayed)");
+ABSL_FLAG(std::string, dial_in_route, "auto",
+          "how dial-in bots play their seats (docs/dial-in.md, \"Routes\"): direct (bots whose "
+          "SDK can join the referee itself with a seat ticket do; no relay on the decision's "
+          "path, but bots must reach the referees' --listen port; older SDKs stay relayed), "
+          "relay (through this arena; bots need to reach only the arena), or auto (direct, and "
+          "a seat whose bot has not joined within --dial_in_join_wait_ms is relayed, as are "
+          "that connection's next seats)");
+ABSL_FLAG(int, dial_in_join_wait_ms, 3000,
+          "with --dial_in_route=auto: how long a referee waits for a dial-in bot to join its "
+          "seat before it plays the seat through this arena's relay");
 ABSL_FLAG(std::vector<std::string>, referee_bot_addresses, {},
-          "with --dial_in_route=direct: REFEREE=HOST:PORT pairs, the address dial-in bots use "
-          "for a referee this arena knows by another (private) address");
+          "with --dial_in_route=direct or auto: REFEREE=HOST:PORT pairs, the address dial-in bots "
+          "use for a referee this arena knows by another (private) address");
 ABSL_FLAG(int, gateway_max_per_address, 256, "open dial-in connections from one address");
 ABSL_FLAG(int, gateway_keepalive_s, 20,
           "the arena pings each connection this often and closes it after 10 s without an answer");
@@ -332,7 +337,8 @@ int main(int argc, char** argv) {
   }
   scheduler.SetDialIn(&hub, play_options.relay_endpoint,
                       absl::Seconds(absl::GetFlag(FLAGS_dial_in_wait_s)));
-  if (const std::string route = absl::GetFlag(FLAGS_dial_in_route); route == "direct") {
+  if (const std::string route = absl::GetFlag(FLAGS_dial_in_route);
+      route == "direct" || route == "auto") {
     std::map<std::string, std::string> bot_addresses;
     for (const std::string& pair : absl::GetFlag(FLAGS_referee_bot_addresses)) {
       std::vector<std::string> parts = absl::StrSplit(pair, absl::MaxSplits('=', 1));
@@ -340,9 +346,14 @@ int main(int argc, char** argv) {
         return Fail(absl::StrCat("--referee_bot_addresses: '", pair, "' is not REFEREE=HOST:PORT"));
       bot_addresses[parts[0]] = parts[1];
     }
-    scheduler.SetDirectDialIn(std::move(bot_addresses));
+    const int join_wait_ms = absl::GetFlag(FLAGS_dial_in_join_wait_ms);
+    if (route == "auto" && join_wait_ms <= 0)
+      return Fail("--dial_in_join_wait_ms must be positive with --dial_in_route=auto");
+    scheduler.SetDirectDialIn(std::move(bot_addresses), route == "auto"
+                                                            ? absl::Milliseconds(join_wait_ms)
+                                                            : absl::ZeroDuration());
   } else if (route != "relay") {
-    return Fail(absl::StrCat("--dial_in_route must be relay or direct, not '", route, "'"));
+    return Fail(absl::StrCat("--dial_in_route must be auto, direct or relay, not '", route, "'"));
   }
   play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);

@@ -491,18 +491,32 @@ void JoinedSeat::Finish(absl::Time) {
 absl::StatusOr<std::unique_ptr<BotConnection>>
 JoinOrDialConnector::ConnectSeat(const v1::SeatSpec &seat,
                                  absl::Time deadline) {
-  if (!seat.dial_in_ticket().empty())
-    return rendezvous_->AwaitJoin(seat.dial_in_ticket(), deadline);
-  return dial_->ConnectSeat(seat, deadline);
+  return BlockOn<absl::StatusOr<std::unique_ptr<BotConnection>>>(
+      [&](ConnectDone done) {
+        ConnectSeatAsync(seat, deadline, std::move(done));
+      });
 }
 
 void JoinOrDialConnector::ConnectSeatAsync(const v1::SeatSpec &seat,
                                            absl::Time deadline,
                                            ConnectDone done) {
-  if (!seat.dial_in_ticket().empty())
+  if (seat.dial_in_ticket().empty())
+    return dial_->ConnectSeatAsync(seat, deadline, std::move(done));
+  if (seat.dial_in_join_wait_ms() <= 0 || seat.endpoint().empty())
     return rendezvous_->AwaitJoinAsync(seat.dial_in_ticket(), deadline,
                                        std::move(done));
-  dial_->ConnectSeatAsync(seat, deadline, std::move(done));
+  // Joined if the bot comes in time, else dialed at the endpoint.
+  const absl::Time join_deadline = std::min(
+      deadline, absl::Now() + absl::Milliseconds(seat.dial_in_join_wait_ms()));
+  rendezvous_->AwaitJoinAsync(
+      seat.dial_in_ticket(), join_deadline,
+      [this, seat, deadline, done = std::move(done)](
+          absl::StatusOr<std::unique_ptr<BotConnection>> joined) mutable {
+        if (joined.ok() || absl::Now() >= deadline)
+          return done(std::move(joined));
+        fallbacks_.fetch_add(1, std::memory_order_relaxed);
+        dial_->ConnectSeatAsync(seat, deadline, std::move(done));
+      });
 }
 
 } // namespace tarock

@@ -39,6 +39,7 @@
 #ifndef TAROCK_REFEREE_CORE_JOINED_SEAT_H_
 #define TAROCK_REFEREE_CORE_JOINED_SEAT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -220,9 +221,16 @@ public:
   void ConnectSeatAsync(const v1::SeatSpec &seat, absl::Time deadline,
                         ConnectDone done) override;
 
+  // Seats with a ticket whose bot did not join within dial_in_join_wait_ms
+  // and that were dialed instead.
+  int64_t fallbacks() const {
+    return fallbacks_.load(std::memory_order_relaxed);
+  }
+
 private:
   SeatRendezvous *rendezvous_;
   BotConnector *dial_;
+  std::atomic<int64_t> fallbacks_{0};
 };
 
 } // namespace tarock

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "referee/logging/log.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
@@ -68,13 +70,45 @@ Action FallbackAction(const State& state, uint64_t match_seed, int hand_index, i
 }
 
 // The three waits of a match, as awaitables (async.h).
-Await<absl::StatusOr<std::unique_ptr<BotConnection>>> ConnectTo(BotConnector* connector,
-                                                                const v1::SeatSpec& seat,
-                                                                absl::Time deadline) {
-  return Await<absl::StatusOr<std::unique_ptr<BotConnection>>>(
-      [connector, &seat, deadline](BotConnector::ConnectDone done) {
-        connector->ConnectSeatAsync(seat, deadline, std::move(done));
-      });
+using Connected = std::vector<absl::StatusOr<std::unique_ptr<BotConnection>>>;
+
+// Connects every seat at once and resumes with the results in seat order once
+// all are in: the seats' waits overlap (TCP handshakes, and dial-in bots
+// joining; a seat that falls back from a join to the relay after its join
+// wait does not push the next seat's wait past the connect deadline).
+Await<Connected> ConnectAll(BotConnector* connector, const v1::MatchSpec& spec,
+                            absl::Time deadline) {
+  return Await<Connected>([connector, &spec, deadline](absl::AnyInvocable<void(Connected)> done) {
+    struct Gather {
+      absl::Mutex mu;
+      Connected results ABSL_GUARDED_BY(mu);
+      int left ABSL_GUARDED_BY(mu) = 0;
+      absl::AnyInvocable<void(Connected)> done;
+    };
+    const int n = spec.seats_size();
+    if (n == 0) return done(Connected());
+    auto gather = std::make_shared<Gather>();
+    {
+      absl::MutexLock lock(&gather->mu);
+      gather->results.resize(n);
+      gather->left = n;
+    }
+    gather->done = std::move(done);
+    for (int s = 0; s < n; ++s) {
+      connector->ConnectSeatAsync(
+          spec.seats(s), deadline,
+          [gather, s](absl::StatusOr<std::unique_ptr<BotConnection>> connection) {
+            Connected all;
+            {
+              absl::MutexLock lock(&gather->mu);
+              gather->results[s] = std::move(connection);
+              if (--gather->left > 0) return;
+              all = std::move(gather->results);
+            }
+            gather->done(std::move(all));
+          });
+    }
+  });
 }
 
 Await<BotReply> DecisionOf(BotConnection* connection, const v1::DecisionRequest& request,
@@ -173,29 +207,31 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
   const v1::TimeControl& tc = spec.time_control();
   const int max_faults = spec.fault_policy().max_faults();
 
-  // Connect every seat first: a bot unreachable at the start fails the match
-  // before anyone plays.
+  // Connect every seat first (all at once): a bot unreachable at the start
+  // fails the match before anyone plays.
   std::vector<Seat> seats(n);
   const absl::Time connect_deadline = absl::Now() + options_.connect_timeout;
+  Connected connected = co_await ConnectAll(connector_, spec, connect_deadline);
+  for (int s = 0; s < n; ++s) {
+    if (connected[s].ok()) seats[s].connection = *std::move(connected[s]);
+  }
   for (int s = 0; s < n; ++s) {
     Seat& seat = seats[s];
     seat.name = spec.seats(s).name();
     seat.endpoint = spec.seats(s).endpoint();
     seat.bank_left_ms = tc.match_bank_ms();
-    absl::StatusOr<std::unique_ptr<BotConnection>> c =
-        co_await ConnectTo(connector_, spec.seats(s), connect_deadline);
-    if (!c.ok()) {
+    if (!connected[s].ok()) {
       logging::Warning("referee", "bot unreachable; match not started",
                        {{"match", spec.match_id()}, {"variant", spec.variant()}, {"seat", s},
                         {"bot", seat.name}, {"endpoint", seat.endpoint},
-                        {"error", c.status().ToString()}});
-      for (int t = 0; t < s; ++t) co_await FinishOf(seats[t].connection.get(), absl::Now());
+                        {"error", connected[s].status().ToString()}});
+      for (Seat& other : seats)
+        if (other.connection) co_await FinishOf(other.connection.get(), absl::Now());
       if (metrics_) metrics_->matches.Add({{"variant", spec.variant()}, {"outcome", "failed"}}).Increment();
       co_return absl::FailedPreconditionError(absl::StrCat("seat ", s, " (", seat.name, ") at ",
                                                  seat.endpoint, " is unreachable: ",
-                                                 c.status().message()));
+                                                 connected[s].status().message()));
     }
-    seat.connection = std::move(*c);
     if (metrics_) {
       seat.decisions_metric = &metrics_->decisions.Add({{"bot", seat.name}});
       seat.latency_metric =

@@ -150,9 +150,12 @@
   }
 
   // ---- bots ----------------------------------------------------------------------
-  // A dial-in bot (docs/dial-in.md): whether it is connected now.
+  // A dial-in bot (docs/dial-in.md): whether it is connected now, and then
+  // its route (it joins the referees itself, or plays through the arena).
   function dialIn(b) {
-    return b.dial_in ? el('span', { class: 'muted dial-in' }, b.online ? ' \u00b7 dial-in, online' : ' \u00b7 dial-in, offline') : null;
+    if (!b.dial_in) return null;
+    const route = b.dial_in_route === 'relay' ? ', relayed' : b.dial_in_route === 'direct' ? ', direct' : '';
+    return el('span', { class: 'muted dial-in' }, b.online ? ' \u00b7 dial-in, online' + route : ' \u00b7 dial-in, offline');
   }
 
   async function bots() {
