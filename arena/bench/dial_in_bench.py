@@ -8,8 +8,9 @@ CPU) and three fields of four bots, all the same bot binary:
   direct  bots that listen; the referee dials them (arena A);
   relay   dial-in bots on the relay route: the referee dials arena A's Bot
           service, which relays each seat over the bot's gateway connection;
-  join    dial-in bots on the direct route: arena B (--dial_in_route=direct)
-          sends each bot a seat ticket and the bot joins the referee itself.
+  join    dial-in bots on the direct route: arena B (--dial_in_route=auto, the
+          default) sends each bot a seat ticket and the bot joins the referee
+          itself (it can: all on loopback).
 Each run plays one duplicate tournament per field, rotating which goes first,
 and takes the median of every decision's time as the referee measured it (the
 match records' `decision_ms`: from handing the request to the transport to the
@@ -74,7 +75,7 @@ def main() -> int:
         rport, aport, bport = free_port(), free_port(), free_port()
         start([f"{bin_dir}/tarock-referee", "--listen", f"127.0.0.1:{rport}", "--metrics_listen="])
         wait_port(rport)
-        for port, route, sub in ((aport, "relay", "a"), (bport, "direct", "b")):
+        for port, route, sub in ((aport, "relay", "a"), (bport, "auto", "b")):
             os.makedirs(os.path.join(work, sub))
             start([f"{bin_dir}/tarock-arena", "--listen", f"127.0.0.1:{port}", "--http_listen=",
                    "--data_dir", os.path.join(work, sub), "--referees", f"127.0.0.1:{rport}",
