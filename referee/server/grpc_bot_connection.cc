@@ -472,10 +472,16 @@ void GrpcBotConnector::ConnectSeatAsync(const v1::SeatSpec& seat, absl::Time dea
     }
     ++connects_in_flight_;
   }
-  StartConnect(seat, deadline, std::move(done));
+  if (absl::Status refused = StartConnect(seat, deadline, &done); !refused.ok()) {
+    ReleaseConnectSlot();
+    done(refused);
+  }
 }
 
 void GrpcBotConnector::ReleaseConnectSlot() {
+  // A loop, not a recursion through StartConnect: a long queue of connects
+  // that fail at once (say, endpoints the policy refuses) must not grow the
+  // stack.
   for (;;) {
     WaitingConnect next;
     {
@@ -487,25 +493,22 @@ void GrpcBotConnector::ReleaseConnectSlot() {
       next = std::move(waiting_connects_.front());
       waiting_connects_.pop_front();
     }
+    absl::Status failed;
     if (next.deadline > absl::Now()) {
-      // The slot passes on to it.
-      return StartConnect(next.seat, next.deadline, std::move(next.done));
+      failed = StartConnect(next.seat, next.deadline, &next.done);
+      if (failed.ok()) return;  // the slot passed on to it
+    } else {
+      failed = absl::UnavailableError(absl::StrCat(
+          "no gRPC server answered at ", next.seat.endpoint(),
+          " (the referee was opening many streams at once and this one's connect deadline "
+          "passed while it waited its turn)"));
     }
-    next.done(absl::UnavailableError(absl::StrCat(
-        "no gRPC server answered at ", next.seat.endpoint(),
-        " (the referee was opening many streams at once and this one's connect deadline "
-        "passed while it waited its turn)")));
+    next.done(failed);  // the slot is still ours: on to the next
   }
 }
 
-void GrpcBotConnector::StartConnect(const v1::SeatSpec& seat, absl::Time deadline,
-                                    ConnectDone raw_done) {
-  // Whatever the outcome, the slot goes back first.
-  ConnectDone done = [this, raw_done = std::move(raw_done)](
-                         absl::StatusOr<std::unique_ptr<BotConnection>> result) mutable {
-    ReleaseConnectSlot();
-    raw_done(std::move(result));
-  };
+absl::Status GrpcBotConnector::StartConnect(const v1::SeatSpec& seat, absl::Time deadline,
+                                            ConnectDone* raw_done) {
   const std::string& endpoint = seat.endpoint();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_bytes);
@@ -515,19 +518,27 @@ void GrpcBotConnector::StartConnect(const v1::SeatSpec& seat, absl::Time deadlin
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   absl::StatusOr<net::ResolvedEndpoint> checked = options_.endpoint_policy.Check(endpoint);
-  if (!checked.ok()) return done(checked.status());
+  if (!checked.ok()) return checked.status();
   // A certificate names the host, not the address it resolved to.
   if (checked->target != endpoint && !checked->host.empty())
     args.SetSslTargetNameOverride(checked->host);
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       transport_.Channel(checked->target, args);
-  if (!channel.ok()) return done(channel.status());
+  if (!channel.ok()) return channel.status();
+  // From here on the outcome comes through `done`; whatever it is, the slot
+  // goes back first.
+  ConnectDone done = [this, raw_done = std::move(*raw_done)](
+                         absl::StatusOr<std::unique_ptr<BotConnection>> result) mutable {
+    ReleaseConnectSlot();
+    raw_done(std::move(result));
+  };
   auto stream = std::make_shared<Stream>(*std::move(channel), endpoint, loop_->cq());
   stream->Connect(deadline, seat.referee_proof(),
                   [stream, done = std::move(done)](absl::Status status) mutable {
                     if (!status.ok()) return done(status);
                     done(std::make_unique<GrpcBotConnection>(std::move(stream)));
                   });
+  return absl::OkStatus();
 }
 
 }  // namespace tarock

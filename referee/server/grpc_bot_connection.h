@@ -77,8 +77,11 @@ class GrpcBotConnector : public BotConnector {
                         ConnectDone done) override;
 
  private:
-  // Opens the stream now (it holds a connect slot).
-  void StartConnect(const v1::SeatSpec& seat, absl::Time deadline, ConnectDone done);
+  // Opens the stream now (it holds a connect slot); `*done` is moved from and
+  // gets the outcome. An error instead when the seat cannot be dialed at all
+  // (the endpoint policy, the transport): then `*done` is untouched and the
+  // caller still holds the slot.
+  absl::Status StartConnect(const v1::SeatSpec& seat, absl::Time deadline, ConnectDone* done);
   // Gives a connect slot back, to the oldest waiting connect if any.
   void ReleaseConnectSlot();
 

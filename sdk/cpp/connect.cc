@@ -113,7 +113,9 @@ class Joiner {
       stream->Write(hello);
       SeatHandler handler;
       v1::RefereeMessage in;
+      bool heard = false;  // the referee answered at all
       while (stream->Read(&in)) {
+        heard = true;
         // A MatchStart (a new seat, or the seat again after a rejoin)
         // starts a fresh Bot; the old one goes first.
         if (in.has_match_start() || !handler) {
@@ -126,7 +128,15 @@ class Joiner {
       handler = nullptr;
       stream->WritesDone();
       grpc::Status status = stream->Finish();
-      if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED)
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !heard) {
+        // Never reached the referee: an arena on the default route
+        // (--dial_in_route=auto) plays the seat through itself instead.
+        std::fprintf(stderr,
+                     "%s: cannot reach referee %s for seat %lld (%s); the arena relays the seat "
+                     "if its --dial_in_route is auto\n",
+                     options_->name.c_str(), join.referee().c_str(),
+                     static_cast<long long>(join.seat_id()), status.error_message().c_str());
+      } else if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED)
         std::fprintf(stderr, "%s: seat %lld on referee %s ended: %s\n", options_->name.c_str(),
                      static_cast<long long>(join.seat_id()), join.referee().c_str(),
                      status.error_message().c_str());

@@ -118,7 +118,13 @@ class _JoinedSeat:
                 if reply is not None:
                     self.outbox.put(reply)
         except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.CANCELLED:
+            if e.code() == grpc.StatusCode.UNAVAILABLE and session is None:
+                # Never reached the referee: an arena on the default route
+                # (--dial_in_route=auto) plays the seat through itself instead.
+                print(f"{self.name}: cannot reach referee {self.join.referee} for seat "
+                      f"{self.join.seat_id} ({e.details()}); the arena relays the seat if its "
+                      f"--dial_in_route is auto", file=sys.stderr, flush=True)
+            elif e.code() != grpc.StatusCode.CANCELLED:
                 print(f"{self.name}: seat {self.join.seat_id} on referee {self.join.referee} ended: "
                       f"{e.code().name}: {e.details()}", file=sys.stderr, flush=True)
         finally:
