@@ -514,7 +514,6 @@ void JoinOrDialConnector::ConnectSeatAsync(const v1::SeatSpec &seat,
           absl::StatusOr<std::unique_ptr<BotConnection>> joined) mutable {
         if (joined.ok() || absl::Now() >= deadline)
           return done(std::move(joined));
-        fallbacks_.fetch_add(1, std::memory_order_relaxed);
         dial_->ConnectSeatAsync(seat, deadline, std::move(done));
       });
 }

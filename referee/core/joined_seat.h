@@ -39,7 +39,6 @@
 #ifndef TAROCK_REFEREE_CORE_JOINED_SEAT_H_
 #define TAROCK_REFEREE_CORE_JOINED_SEAT_H_
 
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -205,8 +204,9 @@ private:
   std::string hello_version_ ABSL_GUARDED_BY(mu_);
 };
 
-// Chooses per seat: a seat with a dial_in_ticket waits for its bot to join;
-// every other seat is dialed by `dial`.
+// Chooses per seat: a seat with a dial_in_ticket waits for its bot to join
+// (with dial_in_join_wait_ms, that long, and then dials the seat's endpoint:
+// the arena's relay); every other seat is dialed by `dial`.
 class JoinOrDialConnector final : public BotConnector {
 public:
   // Both must outlive the connector.
@@ -221,16 +221,9 @@ public:
   void ConnectSeatAsync(const v1::SeatSpec &seat, absl::Time deadline,
                         ConnectDone done) override;
 
-  // Seats with a ticket whose bot did not join within dial_in_join_wait_ms
-  // and that were dialed instead.
-  int64_t fallbacks() const {
-    return fallbacks_.load(std::memory_order_relaxed);
-  }
-
 private:
   SeatRendezvous *rendezvous_;
   BotConnector *dial_;
-  std::atomic<int64_t> fallbacks_{0};
 };
 
 } // namespace tarock
