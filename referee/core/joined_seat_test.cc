@@ -56,19 +56,30 @@ v1::DecisionRequest Request(int64_t id) {
   return r;
 }
 
-TEST(SeatRendezvousTest, MatchFirstThenJoin) {
-  SeatRendezvous rendezvous;
-  auto stream = std::make_shared<FakeStream>();
-  std::shared_ptr<JoinedSeat> seat;
+// The match asks for the seat first; the bot joins with `stream` 50 ms later,
+// from another thread. Returns the match's connection, and the seat the
+// stream's messages go to in `seat`.
+absl::StatusOr<std::unique_ptr<BotConnection>>
+MatchThenJoin(SeatRendezvous &rendezvous, std::shared_ptr<FakeStream> stream,
+              std::shared_ptr<JoinedSeat> *seat) {
   std::thread bot([&] {
     absl::SleepFor(absl::Milliseconds(50));
     auto joined = rendezvous.Join(kTicket, stream);
-    ASSERT_TRUE(joined.ok());
-    seat = *joined;
+    EXPECT_TRUE(joined.ok()) << joined.status();
+    if (joined.ok())
+      *seat = *joined;
   });
   auto connection =
       rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(5));
   bot.join();
+  return connection;
+}
+
+TEST(SeatRendezvousTest, MatchFirstThenJoin) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  std::shared_ptr<JoinedSeat> seat;
+  auto connection = MatchThenJoin(rendezvous, stream, &seat);
   ASSERT_TRUE(connection.ok()) << connection.status();
   ASSERT_NE(seat, nullptr);
   EXPECT_TRUE((*connection)->connected());
@@ -259,15 +270,7 @@ TEST(JoinedSeatTest, OnMessageSaysWhetherTheSeatStillWaitsForAnAnswer) {
   SeatRendezvous rendezvous;
   auto stream = std::make_shared<FakeStream>();
   std::shared_ptr<JoinedSeat> seat;
-  std::thread bot([&] {
-    absl::SleepFor(absl::Milliseconds(50));
-    auto joined = rendezvous.Join(kTicket, stream);
-    ASSERT_TRUE(joined.ok());
-    seat = *joined;
-  });
-  auto connection =
-      rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(5));
-  bot.join();
+  auto connection = MatchThenJoin(rendezvous, stream, &seat);
   ASSERT_TRUE(connection.ok()) << connection.status();
   ASSERT_NE(seat, nullptr);
   v1::BotMessage hello;

@@ -45,6 +45,22 @@ class CompletionLoop {
     ~Handler() = default;
   };
 
+  // The tag of one kind of operation of `Owner`: the loop's completion goes
+  // to owner->Handle(op, ok). An owner keeps one per kind of operation it may
+  // have in flight, so a tag needs no allocation.
+  template <typename Owner, typename Op>
+  class OpTag final : public Handler {
+   public:
+    OpTag(Owner* owner, Op op) : owner_(owner), op_(op) {}
+    void Done(bool ok) override { owner_->Handle(op_, ok); }
+    // The tag to start an operation with.
+    void* tag() { return static_cast<Handler*>(this); }
+
+   private:
+    Owner* owner_;
+    Op op_;
+  };
+
   // Starts `threads` (at least 1) queues with a polling thread each.
   explicit CompletionLoop(int threads);
   // A loop on a server's queues (at least one), made before the server is

@@ -130,16 +130,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
  private:
   enum Op { kChannel, kStart, kRead, kWrite, kWritesDone, kFinish };
 
-  // The tag of one kind of operation (at most one of each is in flight).
-  class Tag final : public CompletionLoop::Handler {
-   public:
-    Tag(Stream* stream, Op op) : stream_(stream), op_(op) {}
-    void Done(bool ok) override { stream_->Handle(op_, ok); }
-
-   private:
-    Stream* stream_;
-    Op op_;
-  };
+  // At most one operation of each kind is in flight.
+  using Tag = CompletionLoop::OpTag<Stream, Op>;
+  friend Tag;
 
   // Callbacks to run once the mutex is released (they resume the match).
   struct Callbacks {
@@ -162,7 +155,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
     TimerQueue::Id timer = 0;
   };
 
-  void* TagOf(Op op) { return static_cast<CompletionLoop::Handler*>(&tags_[op]); }
+  void* TagOf(Op op) { return tags_[op].tag(); }
   void Started() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (outstanding_++ == 0) keep_alive_ = shared_from_this();
   }

@@ -63,15 +63,8 @@ class JoinCall {
  private:
   enum Op { kRequest, kRead, kWrite, kFinish };
 
-  class Tag final : public CompletionLoop::Handler {
-   public:
-    Tag(JoinCall* call, Op op) : call_(call), op_(op) {}
-    void Done(bool ok) override { call_->Handle(op_, ok); }
-
-   private:
-    JoinCall* call_;
-    Op op_;
-  };
+  using Tag = CompletionLoop::OpTag<JoinCall, Op>;
+  friend Tag;
 
   // The rendezvous's side of the stream. It may outlive the call: the write
   // queue ignores it then.
@@ -83,7 +76,7 @@ class JoinCall {
     Queue queue;
   };
 
-  void* TagOf(Op op) { return static_cast<CompletionLoop::Handler*>(&tags_[op]); }
+  void* TagOf(Op op) { return tags_[op].tag(); }
 
   void Handle(Op op, bool ok) {
     switch (op) {
