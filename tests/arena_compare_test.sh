@@ -23,7 +23,7 @@ pids=()
 arena_pid=""
 cleanup() {
   [ -n "$arena_pid" ] && kill "$arena_pid" 2>/dev/null && wait "$arena_pid" 2>/dev/null
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT

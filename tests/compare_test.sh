@@ -18,7 +18,7 @@ bin=$(cd "$1/bin" && pwd)
 tarock="$bin/tarock"
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"

@@ -11,7 +11,7 @@ set -uo pipefail
 bin=$(cd "$1/bin" && pwd)
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
@@ -54,7 +54,7 @@ for path in /api/bots /api/matches /api/tournaments; do
     "http://127.0.0.1:$hp$path" && ok || bad "GET $path"
 done
 sleep 0.5
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done
 pids=()
 
 # No secret in any log or output of the servers.

@@ -24,7 +24,7 @@ for n in "${names[@]}"; do ns[$n]=t${n:0:3}$tag; addr[$n]=10.213.$((tag % 250)).
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done
   for n in "${names[@]}"; do ip netns del "${ns[$n]}" 2>/dev/null; done
   ip netns del "$sw" 2>/dev/null
   rm -rf "$tmp"

@@ -16,3 +16,20 @@ expect_error() {  # expect_error NAME FRAGMENT COMMAND...
 # A free TCP port on loopback, and waiting (up to 10 s) until one accepts connections.
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# kill_tree PID: stops the process and every process under it. A shell
+# function started in the background (`in_ns ... &`, `pyb serve ... &`) is a
+# subshell whose child survives a plain kill of $!; so the children go first.
+# Pure bash over /proc (no procps needed).
+kill_tree() {
+  local parent=$1 stat s child
+  for stat in /proc/[0-9]*/stat; do
+    read -r s <"$stat" 2>/dev/null || continue
+    child=${stat#/proc/}
+    child=${child%/stat}
+    s=${s##*) }         # after "PID (COMM) ": STATE PPID ...
+    s=${s#* }           # PPID ...
+    [ "${s%% *}" = "$parent" ] && kill_tree "$child"
+  done
+  kill "$parent" 2>/dev/null
+}
