@@ -48,10 +48,7 @@ class JoinCall {
     absl::MutexLock lock(&mu_);
     ++outstanding_;
     stream_.Write(*message, TagOf(kWrite));
-    if (read_wanted_) {
-      read_wanted_ = false;
-      PostRead();
-    }
+    PostWantedRead();
   }
   void Finish(const grpc::Status& status) {
     absl::MutexLock lock(&mu_);
@@ -81,14 +78,10 @@ class JoinCall {
   void Handle(Op op, bool ok) {
     switch (op) {
       case kRequest:
-        if (!ok) {  // the server is shutting down: no call came
-          {
-            absl::MutexLock lock(&mu_);
-            --outstanding_;
-          }
-          service_->CallEnded();
-          delete this;
-          return;
+        if (!ok) {  // the server is shutting down: no call came, none follows
+          absl::MutexLock lock(&mu_);
+          finished_ = true;
+          break;
         }
         service_->RequestCall(cq_);  // the next caller's
         Begin();
@@ -108,10 +101,7 @@ class JoinCall {
               // The seat waits for more (a Hello before an answer, a stale
               // answer): read on now, unless a write did already.
               absl::MutexLock lock(&mu_);
-              if (read_wanted_) {
-                read_wanted_ = false;
-                PostRead();
-              }
+              PostWantedRead();
             }
           } else {
             seat_ = service_->rendezvous_->ParkedMessage(ticket_, link_.get(), message);
@@ -175,6 +165,12 @@ class JoinCall {
     absl::MutexLock lock(&mu_);
     PostRead();
   }
+  // The read held back for the next write, if one is.
+  void PostWantedRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!read_wanted_) return;
+    read_wanted_ = false;
+    PostRead();
+  }
   void PostRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finish_started_) return;  // the read would only fail
     ++outstanding_;
@@ -220,13 +216,11 @@ void SeatGatewayService::Start(CompletionLoop* loop) {
 }
 
 void SeatGatewayService::RequestCall(grpc::ServerCompletionQueue* cq) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (stopped_) return;
-    ++calls_;
-    // Requested under the lock, so Stop cannot slip in between.
-    (new JoinCall(this, cq))->Request();
-  }
+  absl::MutexLock lock(&mu_);
+  if (stopped_) return;
+  ++calls_;
+  // Requested under the lock, so Stop cannot slip in between.
+  (new JoinCall(this, cq))->Request();
 }
 
 void SeatGatewayService::Stop() {
