@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null
 dir=${FUZZ_BUILD_DIR:-build-fuzz}
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"  # as in scripts/build.sh
 CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTAROCK_BUILD_FUZZERS=ON -DTAROCK_BUILD_TESTS=OFF -DTAROCK_BUILD_BENCHMARKS=OFF \
   -DTAROCK_FUZZ_SECONDS="${FUZZ_SECONDS:-20}" >/dev/null
