@@ -318,10 +318,9 @@ void SlovenianState::Apply(Action a) {
       talon_taken_ = TalonGroup(arg);
       hands_[declarer_] |= talon_taken_;
       discards_left_ = static_cast<uint8_t>(talon_taken_.size());
-      if (talon_set_.Contains(kMond) && !talon_taken_.Contains(kMond) && MondPenaltyApplies()) {
-        // 003 §4.6.2 / 000: leaving an exposed Mond to the defenders costs as much as losing it.
-        mond_penalty_[declarer_] -= rules().mond_rule == MondRule::kMondfang ? 20 : 21;
-      }
+      // A Mond left in the talon is charged when play starts (StartPlay), under
+      // the contract that is played: a Solo raised to Colour Valat is no longer
+      // one of the bids "bis und mit Solo Einer" (003 §4.6.2, §5.2.3).
       phase_ = Phase::kDiscard;
       return;
     }
@@ -493,7 +492,17 @@ void SlovenianState::ApplyAnnouncement(Action a) {
       break;
     case Verb::kBid:  // 003 §5.2.3: the solo declarer raises to colour valat
       contract_ = kColourValat;
+      // §5: no bonuses from Beggar up, so bonuses announced before the raise
+      // (by seats that spoke before the declarer, §4.5) are void, and so are
+      // their Kontra chains. A Kontra on the game stays (a choice: §4.5.2 and
+      // §5.2.3 are silent) unless raise_kontra=void.
       announceable_ = {0, 0};
+      kontra_open_ &= 1;
+      if (!rules().raise_keeps_kontra) {
+        kontra_[kKontraGame] = 0;
+        kontra_even_ |= 1;
+        if (rules().kontra) kontra_open_ |= 1;
+      }
       consecutive_passes_ = 0;
       break;
     case Verb::kAnnounce:
@@ -527,6 +536,13 @@ void SlovenianState::StartPlay() {
     pagat_guard_ = static_cast<uint8_t>(1 << announcer_[kPagatUltimo]);  // fixed once play starts
   } else {
     pagat_guard_ = 0;
+  }
+  // 003 §4.6.2 / 000: leaving an exposed Mond to the defenders costs as much
+  // as losing it, in the contract that is played (a raised Colour Valat is
+  // not charged, §4.6.2 "bis und mit Solo Einer").
+  if (talon_group_ >= 0 && talon_set_.Contains(kMond) && !talon_taken_.Contains(kMond) &&
+      MondPenaltyApplies()) {
+    mond_penalty_[declarer_] -= r.mond_rule == MondRule::kMondfang ? 20 : 21;
   }
   beaters_ = game_->beaters_[trumps_].data();
   trick_.Start(Leader());
@@ -1073,6 +1089,7 @@ Rules MakeRules(const std::string& variant, const Options& options) {
     r.mondfang_in_klop = opt("mondfang_in_klop", "yes") == "yes";
     r.failed_valat_both = opt("failed_valat_charge", "announcement") == "both";
   }
+  if (r.colour_valat_upgrade) r.raise_keeps_kontra = opt("raise_kontra", "keep") == "keep";
   if (r.king_call) {  // a partner exists only where a king is called (4p, 5p)
     r.partner_radl = opt("radl", "declarer-and-partner") == "declarer-and-partner";
     r.kontra_game_by_seat = opt("game_kontra", "any-but-declarer") == "any-but-declarer";
@@ -1123,6 +1140,10 @@ VariantInfo MakeInfo(const std::string& name, std::string title, std::string sou
                             "Rekontra/Mordkontra by the declarer (003 §4.5.2), or side against side (real play)"});
   }
   if (doc003) {
+    if (r.colour_valat_upgrade)
+      info.options.push_back({"raise_kontra", "keep", {"keep", "void"},
+                              "a Kontra on the game said before a Solo is raised to Colour Valat doubles "
+                              "the Colour Valat (keep), or the raise voids it (003 §4.5.2, §5.2.3 are silent)"});
     info.options.push_back({"failed_valat_charge", "announcement", {"announcement", "both"},
                             "one side takes every trick after the other announced valat: only the failed "
                             "announcement counts, or also the silent valat (the engine before issue 11)"});

@@ -96,6 +96,11 @@ struct Rules {
   // way round): true charges the silent valat and the failed announcement;
   // false only the announcement, as for every other announced bonus.
   bool failed_valat_both = false;
+  // A Kontra on the game said before a Solo is raised to Colour Valat (by a
+  // seat that spoke before the declarer, 003 §4.5) doubles the Colour Valat
+  // too; false (option raise_kontra=void): the raise starts the game's chain
+  // afresh. 003 §4.5.2 and §5.2.3 are silent.
+  bool raise_keeps_kontra = true;
   int difference_rounding = 5;  // 1: exact; 5: to the nearest 5
   int klop_lose_thirds = 107;   // a Klop player with at least this many thirds loses
 };

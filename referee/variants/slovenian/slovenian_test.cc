@@ -1729,6 +1729,86 @@ TEST(Document003, ColourValatRaiseStaysOpenUntilTheDeclarerSpeaks) {
   EXPECT_FALSE(absl::StrContains(Legal(t.s()), "colour-valat")) << Legal(t.s());
 }
 
+TEST(Document003, RaisedColourValatIsNotChargedForAMondLeftInTheTalon) {
+  // Issue 27's hand. 003 §4.6.2 opens with "Diese Zusatzregel kommt nur in den
+  // Geboten bis und mit Solo Einer zur Geltung" and its second paragraph, a
+  // Mond left in the talon, is part of that Zusatzregel. §5.2.3: "Der Ausrufer
+  // darf nach dem Wechseln der Karten das Gebot auf farbiger Valat erhöhen":
+  // after the raise the bid played is Colour Valat, above Solo One, so no -20.
+  // Dealer 2; seat 1 bids Solo Two and takes group 1 (C7 T11) of T10 SN | C7
+  // T11 | HQ T21, leaving the Mond; lays away T14 T3. The dealer opens the
+  // announcements (§4.5): seats 2, 3, 0 pass; seat 1 raises; four passes. The
+  // dealer leads Colour Valat (§4.6 "Ausnahme"): D2, DJ, D3, D4: seat 3's Jack
+  // takes the first trick, the declarer has lost: -125 (§5.2.7), nothing else.
+  const Deal deal = MakeDeal({"S8 H1 H4 T20 SQ SK T18 T22 DK D3 T1 C8",
+                              "H3 DN T7 SJ T3 CQ HN DQ C9 T14 T15 D4",
+                              "T16 CK HK D2 T6 T17 CN T12 S9 CJ T2 S10",
+                              "T9 S7 HJ T5 D1 T19 T8 C10 T13 DJ H2 T4"},
+                             "T10 SN C7 T11 HQ T21");
+  const char* script =
+      "pass, pass, bid solo-two, pass, talon 1, discard T14, discard T3, pass, pass, pass, "
+      "bid colour-valat, pass, pass, pass, pass, play D2, play DJ, play D3, play D4";
+  Table t = Start("slovenian-4p", deal, Dealt(2));
+  ASSERT_TRUE(Do(t.s(), script));
+  ASSERT_TRUE(t.s().IsTerminal());
+  HandResult r = t.s().Result();
+  EXPECT_EQ(r.contract, "colour-valat");
+  EXPECT_TRUE(r.penalties.empty());
+  EXPECT_EQ(r.scores, (std::vector<int>{0, -125, 0, 0}));
+  // Not raised, the same Solo Two is charged: "erhält er ebenfalls einen
+  // Punktabzug von 20 Punkten" (the hand is then played out; only the
+  // penalty is checked here).
+  Table u = Start("slovenian-4p", deal, Dealt(2));
+  ASSERT_TRUE(Do(u.s(), "pass, pass, bid solo-two, pass, talon 1, discard T14, discard T3, "
+                        "pass, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(u.s()));
+  r = u.s().Result();
+  ASSERT_EQ(r.penalties.size(), 1u);
+  EXPECT_EQ(r.penalties[0].seat, 1);
+  EXPECT_EQ(r.penalties[0].points, -20);
+}
+
+TEST(Document003, RaisedColourValatVoidsEarlierBonusesAndKeepsTheGameKontra) {
+  // Deal A, dealer 3, seat 0 bids Solo Three. The dealer opens (§4.5) with
+  // "announce trula" for the defenders, then seat 0 raises to Colour Valat.
+  // §5 "Bei höheren Geboten (Bettler und höher) werden keine Bonuspunkte
+  // ausgeschüttet": the trula announcement is void and can no longer be
+  // kontra'd. A Kontra on the game said before the raise (seat 3 here, in a
+  // second hand) doubles the Colour Valat by default (silent; option
+  // raise_kontra=void starts the chain afresh).
+  Table t = Start("slovenian-4p", DealA(), Dealt(3));
+  ASSERT_TRUE(Do(t.s(), "bid solo-three, pass, pass, pass, talon 0, discard H4, discard H3, discard T11"));
+  ASSERT_TRUE(Do(t.s(), "announce trula"));
+  ASSERT_TRUE(Do(t.s(), "bid colour-valat"));
+  EXPECT_EQ(Legal(t.s()), "pass, kontra game");  // seat 1: no "kontra trula"
+  ASSERT_TRUE(Do(t.s(), "pass, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(t.s()));
+  HandResult r = t.s().Result();
+  EXPECT_EQ(r.contract, "colour-valat");
+  EXPECT_TRUE(r.bonuses.empty());
+  const int plain = r.scores[0];
+  EXPECT_EQ(std::abs(plain), 125);
+
+  Table k = Start("slovenian-4p", DealA(), Dealt(3));
+  ASSERT_TRUE(Do(k.s(), "bid solo-three, pass, pass, pass, talon 0, discard H4, discard H3, discard T11"));
+  ASSERT_TRUE(Do(k.s(), "kontra game, bid colour-valat, pass, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(k.s()));
+  r = k.s().Result();
+  EXPECT_EQ(r.game_kontra_level, 1);
+  EXPECT_EQ(r.scores[0], 2 * plain);
+
+  Table v = Start("slovenian-4p", DealA(), Dealt(3), {{"raise_kontra", "void"}});
+  ASSERT_TRUE(Do(v.s(), "bid solo-three, pass, pass, pass, talon 0, discard H4, discard H3, discard T11"));
+  ASSERT_TRUE(Do(v.s(), "kontra game, bid colour-valat"));
+  // The chain starts again: seat 1 (a defender) may say Kontra afresh.
+  EXPECT_EQ(Legal(v.s()), "pass, kontra game");
+  ASSERT_TRUE(Do(v.s(), "pass, pass, pass, pass"));
+  ASSERT_TRUE(PlayOut(v.s()));
+  r = v.s().Result();
+  EXPECT_EQ(r.game_kontra_level, 0);
+  EXPECT_EQ(r.scores[0], plain);
+}
+
 TEST(Document003, MondfangAppliesInKlop) {
   // 003 §4.6.2: "Diese Zusatzregel kommt nur in den Geboten bis und mit Solo
   // Einer zur Geltung. Falls Škis und Mond (XXI) gleichzeitig auf dem Tisch
