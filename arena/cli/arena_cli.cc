@@ -63,7 +63,9 @@ ABSL_FLAG(std::string, format, "round-robin", "tournament format: round-robin or
 ABSL_FLAG(std::string, challenger, "", "gauntlet challenger");
 ABSL_FLAG(int, deals, 0, "tournament deals per group (0: 4)");
 ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotated seats");
-ABSL_FLAG(uint64_t, seed, 1, "tournament, test: the seed of the deals");
+ABSL_FLAG(uint64_t, seed, 0,
+          "tournament, test: the seed of the deals; 0 (default): secret random deals, "
+          "published with each match once every table has played it");
 ABSL_FLAG(std::string, name, "", "tournament name");
 ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");

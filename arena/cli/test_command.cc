@@ -89,13 +89,14 @@ std::string ProgressLine(const v1::TestInfo& t) {
 
 void PrintSummary(const v1::TestInfo& t) {
   const v1::TestConfig& c = t.config();
-  std::printf("test %lld %s: candidate %s against baseline %s, %s (%s), seed %llu\n",
+  std::printf("test %lld %s: candidate %s against baseline %s, %s (%s), %s\n",
               static_cast<long long>(t.id()), c.variant().c_str(), c.candidate().c_str(),
               c.baseline().c_str(),
               c.opponents().empty()
                   ? "head to head"
                   : absl::StrCat("against ", absl::StrJoin(c.opponents(), ", ")).c_str(),
-              absl::StrJoin(t.seatings(), " ").c_str(), static_cast<unsigned long long>(c.seed()));
+              absl::StrJoin(t.seatings(), " ").c_str(),
+              c.seed() ? absl::StrCat("seed ", c.seed()).c_str() : "seed secret until the test ends");
   std::printf("  H0: better by at most %g per deal; H1: by at least %g (alpha %g, beta %g)\n", c.h0(),
               c.h1(), c.alpha(), c.beta());
   std::printf("  status %s  deals %lld (%d/%d matches done, %lld hands)\n", t.status().c_str(),

@@ -73,17 +73,25 @@ v1::BotUplink Reply(int64_t seat_id, int64_t request_id) {
   return up;
 }
 
+// Opens seat (match, seat) for a fresh attempt as the scheduler does
+// (relay_gate.h) and returns the capability its referee presents.
+std::string Open(play::SeatRelay& relay, const std::string& match, int seat) {
+  const std::string capability(32, 'c');
+  EXPECT_TRUE(relay.Authorize(match, seat, capability).ok());
+  return capability;
+}
+
 struct Fixture {
   play::SeatRelay relay;
   DialInHub hub{&relay};
   // Attaches a referee stream to (match, seat) as the relay service would.
   std::shared_ptr<FakeReferee> Attach(const std::string& match, int seat) {
     auto referee = std::make_shared<FakeReferee>();
-    EXPECT_TRUE(relay.Attach(Start(match, seat), referee).ok());
+    EXPECT_TRUE(relay.Attach(Start(match, seat), Open(relay, match, seat), referee).ok());
     return referee;
   }
   std::shared_ptr<play::SeatConsumer> Consumer(const std::string& match, int seat) {
-    auto c = relay.Attach(Start(match, seat), std::make_shared<FakeReferee>());
+    auto c = relay.Attach(Start(match, seat), Open(relay, match, seat), std::make_shared<FakeReferee>());
     return c.ok() ? *c : nullptr;
   }
 };
@@ -100,7 +108,7 @@ TEST(DialInHubTest, RelaysASeatBothWaysAndRefusesAnotherBotsSeat) {
   ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
   EXPECT_EQ(f.hub.Prepare("M", 0, 2, "bob").code(), absl::StatusCode::kAlreadyExists);
   auto referee = std::make_shared<FakeReferee>();
-  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), referee);
+  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), Open(f.relay, "M", 0), referee);
   ASSERT_TRUE(seat.ok());
   (*seat)->OnMessage(Request(7, 1000));
 
@@ -136,7 +144,7 @@ TEST(DialInHubTest, AReconnectionReplacesTheOldOneAndResumesTheSeat) {
   ASSERT_TRUE(f.hub.Connect(1, "alice", first).ok());
   ASSERT_TRUE(f.hub.Prepare("M", 2, 1, "alice").ok());
   auto referee = std::make_shared<FakeReferee>();
-  auto seat = f.relay.Attach(Start("M", 2), referee);
+  auto seat = f.relay.Attach(Start("M", 2), Open(f.relay, "M", 2), referee);
   ASSERT_TRUE(seat.ok());
   v1::RefereeMessage hand;
   hand.mutable_hand_start()->set_hand_index(3);
@@ -170,7 +178,7 @@ TEST(DialInHubTest, AnOfflineBotsDecisionWaitsItsTimeThenIsAbsentAndLaterOnesAtO
   ASSERT_TRUE(c.ok());
   ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
   auto referee = std::make_shared<FakeReferee>();
-  auto seat = f.relay.Attach(Start("M", 0), referee);
+  auto seat = f.relay.Attach(Start("M", 0), Open(f.relay, "M", 0), referee);
   ASSERT_TRUE(seat.ok());
   f.hub.Disconnect(1, *c);
   EXPECT_FALSE(f.hub.Online(1));
@@ -235,7 +243,7 @@ TEST(DialInHubTest, ASeatRoutedToARefereeThatDialsTheRelayFallsBackForTheConnect
 
   // The referee gave up waiting and dialed the relay.
   auto referee = std::make_shared<FakeReferee>();
-  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), referee);
+  absl::StatusOr<std::shared_ptr<play::SeatConsumer>> seat = f.relay.Attach(Start("M", 0), Open(f.relay, "M", 0), referee);
   ASSERT_TRUE(seat.ok());
   EXPECT_FALSE(f.hub.CanJoinReferee(1));
   (*seat)->OnMessage(Request(3, 1000));

@@ -1,7 +1,10 @@
 #include "arena/play/bot_relay_service.h"
 
+#include <atomic>
+
 #include "referee/server/grpc_status.h"
 #include "referee/server/stream_write_queue.h"
+#include "tarock/sdk/referee_proof.h"
 
 namespace tarock::arena::play {
 namespace {
@@ -13,14 +16,22 @@ using Queue = StreamWriteQueue<v1::RefereeMessage, v1::BotMessage>;
 class Link final : public RefereeLink {
  public:
   explicit Link(Queue::Reactor* stream) : queue(stream, Queue::OnClose::kDrop) {}
-  bool Send(const v1::BotMessage& message) override { return queue.Send(message); }
+  bool Send(const v1::BotMessage& message) override {
+    return !revoked.load() && queue.Send(message);
+  }
+  void Revoke() override {
+    revoked.store(true);
+    queue.Close(grpc::Status(grpc::StatusCode::ABORTED, "a newer attempt of this match took the seat"));
+  }
   void Close(const grpc::Status& status) { queue.Close(status); }
   Queue queue;
+  std::atomic<bool> revoked{false};
 };
 
 class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage> {
  public:
-  explicit Stream(SeatRelay* relay) : relay_(relay), link_(std::make_shared<Link>(this)) {
+  Stream(SeatRelay* relay, std::string capability)
+      : relay_(relay), capability_(std::move(capability)), link_(std::make_shared<Link>(this)) {
     StartRead(&in_);
   }
 
@@ -31,8 +42,10 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
       link_->Close(grpc::Status::OK);
       return;
     }
+    if (link_->revoked.load()) return;  // a newer attempt holds the seat; Revoke closed us
     if (!consumer_) {
-      absl::StatusOr<std::shared_ptr<SeatConsumer>> consumer = relay_->Attach(in_, link_);
+      absl::StatusOr<std::shared_ptr<SeatConsumer>> consumer =
+          relay_->Attach(in_, capability_, link_);
       if (!consumer.ok()) {
         link_->Close(ToGrpcStatus(consumer.status()));
         return;
@@ -53,6 +66,7 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
 
  private:
   SeatRelay* relay_;
+  const std::string capability_;  // the referee's "x-tarock-referee-proof"
   std::shared_ptr<Link> link_;
   std::shared_ptr<SeatConsumer> consumer_;
   v1::RefereeMessage in_;
@@ -61,8 +75,12 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
 }  // namespace
 
 grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage>* BotRelayService::Play(
-    grpc::CallbackServerContext*) {
-  return new Stream(relay_);
+    grpc::CallbackServerContext* context) {
+  std::string capability;
+  const auto& metadata = context->client_metadata();
+  if (auto it = metadata.find(sdk::kRefereeProofHeader); it != metadata.end())
+    capability.assign(it->second.data(), std::min<size_t>(it->second.size(), 256));
+  return new Stream(relay_, std::move(capability));
 }
 
 }  // namespace tarock::arena::play

@@ -68,11 +68,39 @@ TEST(BotRelayService, RelaysARegisteredSeatBothWays) {
   RelayServer s;
   auto session = std::make_shared<PlaySession>("secret", "P-1", 2);
   ASSERT_TRUE(s.relay_.Register("P-1", 2, session).ok());
+  const std::string capability(64, 'f');
+  ASSERT_TRUE(s.relay_.Authorize("P-1", 2, capability).ok());
+  // Strangers first: no capability, a wrong one. Each is refused and the
+  // seat stays free for its referee.
+  for (const std::string& guess : {std::string(), std::string(64, 'e')}) {
+    grpc::ClientContext bad;
+    bad.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (!guess.empty()) bad.AddMetadata("x-tarock-referee-proof", guess);
+    auto probe = s.stub_->Play(&bad);
+    ASSERT_TRUE(probe->Write(Start("P-1", 2)));
+    v1::BotMessage in;
+    EXPECT_FALSE(probe->Read(&in));
+    EXPECT_EQ(probe->Finish().error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  EXPECT_EQ(session->View()["status"], "waiting");
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  ctx.AddMetadata("x-tarock-referee-proof", capability);
   auto stream = s.stub_->Play(&ctx);
   ASSERT_TRUE(stream->Write(Start("P-1", 2)));
   for (int64_t id = 1; id <= 3; ++id) {
+    if (id == 2) {
+      // A replay of the referee's capability while its stream is open: refused,
+      // and the open stream plays on.
+      grpc::ClientContext replay;
+      replay.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      replay.AddMetadata("x-tarock-referee-proof", capability);
+      auto probe = s.stub_->Play(&replay);
+      ASSERT_TRUE(probe->Write(Start("P-1", 2)));
+      v1::BotMessage in;
+      EXPECT_FALSE(probe->Read(&in));
+      EXPECT_EQ(probe->Finish().error_code(), grpc::StatusCode::ALREADY_EXISTS);
+    }
     ASSERT_TRUE(stream->Write(Request(id)));
     // The browser's answer, once the request has arrived.
     for (int i = 0; i < 500 && session->View()["request"].is_null(); ++i)

@@ -69,7 +69,7 @@ absl::StatusOr<json> PlayService::Create(const json& body) {
   for (int s = 0, o = 0; s < n; ++s) request.seats.push_back(s == seat ? "" : opponents[o++]);
   request.relay_endpoint = options_.relay_endpoint;
   request.num_hands = hands;
-  (void)absl::SimpleHexAtoi(NewToken().substr(0, 16), &request.seed);
+  request.seed = 0;  // the scheduler draws a secret, sealed seed (deal_seal.h)
   request.time_control.set_per_decision_ms(options_.per_decision_ms);
   request.fault_policy.set_max_faults(options_.max_faults);
 

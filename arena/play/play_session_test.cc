@@ -81,16 +81,21 @@ TEST(SeatRelay, AttachesStreamsToTheSeatsConsumer) {
   ASSERT_TRUE(relay.Register("P-1", 2, consumer).ok());
   EXPECT_EQ(relay.Register("P-1", 2, consumer).code(), absl::StatusCode::kAlreadyExists);
   EXPECT_TRUE(relay.Registered("P-1", 2));
+  const std::string cap(32, 'a');
+  ASSERT_TRUE(relay.Authorize("P-1", 2, cap).ok());
+  EXPECT_EQ(relay.Authorize("P-1", 3, cap).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(relay.Authorize("P-1", 2, "short").code(), absl::StatusCode::kInvalidArgument);
   auto link = std::make_shared<FakeLink>();
 
   // The first message must be MatchStart.
-  EXPECT_EQ(relay.Attach(HandStartMsg(), link).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(relay.Attach(HandStartMsg(), cap, link).status().code(),
+            absl::StatusCode::kInvalidArgument);
   // Another seat, another match: nobody holds them.
-  EXPECT_EQ(relay.Attach(Start("P-1", 1), link).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(relay.Attach(Start("P-2", 2), link).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(relay.Attach(Start("P-1", 1), cap, link).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(relay.Attach(Start("P-2", 2), cap, link).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(consumer->attaches, 0);
 
-  absl::StatusOr<std::shared_ptr<SeatConsumer>> got = relay.Attach(Start("P-1", 2), link);
+  absl::StatusOr<std::shared_ptr<SeatConsumer>> got = relay.Attach(Start("P-1", 2), cap, link);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->get(), consumer.get());
   EXPECT_EQ(consumer->attaches, 1);
@@ -100,7 +105,49 @@ TEST(SeatRelay, AttachesStreamsToTheSeatsConsumer) {
 
   relay.Unregister("P-1", 2);
   EXPECT_FALSE(relay.Registered("P-1", 2));
-  EXPECT_EQ(relay.Attach(Start("P-1", 2), link).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(relay.Attach(Start("P-1", 2), cap, link).status().code(), absl::StatusCode::kNotFound);
+}
+
+// Issue 28: only the referee of the current attempt opens a relayed seat.
+TEST(SeatRelay, OnlyTheCurrentAttemptsCapabilityOpensTheSeatAndOnlyOnce) {
+  struct RevocableLink : FakeLink {
+    int revoked = 0;
+    void Revoke() override { ++revoked; }
+  };
+  SeatRelay relay;
+  auto consumer = std::make_shared<RecordingConsumer>();
+  ASSERT_TRUE(relay.Register("P-1", 0, consumer).ok());
+  auto stranger = std::make_shared<RevocableLink>();
+  // Before any attempt: nobody opens it, whatever they present.
+  EXPECT_EQ(relay.Attach(Start("P-1", 0), "", stranger).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  const std::string first(32, '1'), second(32, '2');
+  ASSERT_TRUE(relay.Authorize("P-1", 0, first).ok());
+  // A stranger's guess, an empty or a longer one: refused, nothing attached.
+  for (const std::string& guess : {std::string(), std::string(32, '0'), first + "x", first.substr(1)})
+    EXPECT_EQ(relay.Attach(Start("P-1", 0), guess, stranger).status().code(),
+              absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(consumer->attaches, 0);
+  auto referee1 = std::make_shared<RevocableLink>();
+  ASSERT_TRUE(relay.Attach(Start("P-1", 0), first, referee1).ok());
+  EXPECT_EQ(consumer->attaches, 1);
+  // The same capability again (a replayed or second stream): refused, never
+  // a replacement.
+  EXPECT_EQ(relay.Attach(Start("P-1", 0), first, stranger).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(consumer->link.get(), referee1.get());
+  // The match is retried: a new capability; the earlier attempt's is dead and
+  // its stream is revoked when the new one attaches.
+  ASSERT_TRUE(relay.Authorize("P-1", 0, second).ok());
+  EXPECT_EQ(relay.Attach(Start("P-1", 0), first, stranger).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  auto referee2 = std::make_shared<RevocableLink>();
+  ASSERT_TRUE(relay.Attach(Start("P-1", 0), second, referee2).ok());
+  EXPECT_EQ(referee1->revoked, 1);
+  EXPECT_EQ(referee2->revoked, 0);
+  EXPECT_EQ(consumer->attaches, 2);
+  EXPECT_EQ(consumer->link.get(), referee2.get());
+  EXPECT_EQ(stranger->revoked, 0);
 }
 
 struct FakeClock {
@@ -118,7 +165,8 @@ TEST(PlaySession, RelaysOneSeatToTheBrowserAndBack) {
   EXPECT_EQ(session->View()["status"], "waiting");
 
   auto link = std::make_shared<FakeLink>();
-  ASSERT_TRUE(relay.Attach(Start("P-1", 1), link).ok());
+  ASSERT_TRUE(relay.Authorize("P-1", 1, std::string(32, 'c')).ok());
+  ASSERT_TRUE(relay.Attach(Start("P-1", 1), std::string(32, 'c'), link).ok());
   nlohmann::json v = session->View();
   EXPECT_EQ(v["status"], "playing");
   EXPECT_EQ(v["variant"], "slovenian-4p");

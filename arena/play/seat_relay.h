@@ -12,13 +12,21 @@
 //                                        +---- RefereeLink <--- Send() ---- SeatConsumer
 //
 // Lifecycle: a consumer is registered for (match, seat) before the match is
-// scheduled (so the referee never dials before it is there). Each stream
-// that names the key attaches to it: OnAttach with the link back to the
-// referee, OnMessage for every message (MatchStart first), OnDetach when the
-// stream ends (the referee closed it, or it broke). A match the scheduler
-// retries on another referee dials again with the same key: the consumer
-// sees a second OnAttach and starts over. A stream for a key nobody holds is
-// refused (NOT_FOUND): the referee treats that seat as disconnected.
+// scheduled (so the referee never dials before it is there). Before each
+// attempt at the match the scheduler authorises a fresh random capability for
+// the seat (Authorize; arena/scheduler/relay_gate.h), which it gives only to
+// the referee of that attempt (SeatSpec.referee_proof, presented as the
+// stream's "x-tarock-referee-proof" metadata). A stream attaches only with
+// the current capability: OnAttach with the link back to the referee,
+// OnMessage for every message (MatchStart first), OnDetach when the stream
+// ends (the referee closed it, or it broke). A stream without it (a
+// stranger's, one of an earlier attempt) is refused (PERMISSION_DENIED), and
+// so is a second stream with it while the first is attached (ALREADY_EXISTS):
+// a seat's stream is never replaced by another of the same attempt. A match
+// the scheduler retries on another referee comes with a new capability: its
+// stream ends the earlier attempt's (Revoke) and the consumer sees a second
+// OnAttach and starts over. A stream for a key nobody holds is refused
+// (NOT_FOUND): the referee treats that seat as disconnected.
 //
 // Thread-safety: thread-safe. Consumer callbacks run on the transport's
 // threads, never under the relay's lock; a consumer synchronises itself.
@@ -34,6 +42,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "arena/scheduler/relay_gate.h"
 #include "tarock/v1/tarock.pb.h"
 
 namespace tarock::arena::play {
@@ -44,6 +53,9 @@ class RefereeLink {
   virtual ~RefereeLink() = default;
   // Queues a message for the referee; false once the stream is gone.
   virtual bool Send(const v1::BotMessage& message) = 0;
+  // A newer attempt's stream took the seat: end this stream (ABORTED) and
+  // deliver none of its further messages.
+  virtual void Revoke() {}
 };
 
 // Whoever plays a seat through the relay.
@@ -58,7 +70,7 @@ class SeatConsumer {
   virtual void OnDetach(const RefereeLink* link) = 0;
 };
 
-class SeatRelay {
+class SeatRelay final : public RelayGate {
  public:
   using Key = std::pair<std::string, int>;  // match id, seat
 
@@ -68,15 +80,30 @@ class SeatRelay {
   void Unregister(const std::string& match_id, int seat);
   bool Registered(const std::string& match_id, int seat);
 
-  // A stream's first message arrived: the consumer of its seat, after its
-  // OnAttach(link) and OnMessage(first). Errors: INVALID_ARGUMENT when the
-  // first message is not a MatchStart, NOT_FOUND when nobody holds the seat.
-  absl::StatusOr<std::shared_ptr<SeatConsumer>> Attach(const v1::RefereeMessage& first,
-                                                       std::shared_ptr<RefereeLink> link);
+  // The capability of the match's next attempt for a registered seat: from
+  // now on only a stream presenting it attaches. Errors: NOT_FOUND when
+  // nobody holds the seat; INVALID_ARGUMENT for fewer than 32 characters.
+  absl::Status Authorize(const std::string& match_id, int seat,
+                         const std::string& capability) override;
 
+  // A stream's first message arrived, with the capability its referee
+  // presented: the consumer of its seat, after its OnAttach(link) and
+  // OnMessage(first). Errors: INVALID_ARGUMENT when the first message is not
+  // a MatchStart, NOT_FOUND when nobody holds the seat, PERMISSION_DENIED
+  // for a capability that is not the current attempt's (compared in constant
+  // time), ALREADY_EXISTS when a stream of this attempt is attached.
+  absl::StatusOr<std::shared_ptr<SeatConsumer>> Attach(const v1::RefereeMessage& first,
+                                                       const std::string& capability,
+                                                       std::shared_ptr<RefereeLink> link);
  private:
+  struct Entry {
+    std::shared_ptr<SeatConsumer> consumer;
+    std::string capability;               // the current attempt's; "" none yet
+    std::weak_ptr<RefereeLink> attached;  // its stream, once one attached
+    bool used = false;                    // a stream of this attempt attached
+  };
   absl::Mutex mu_;
-  std::map<Key, std::shared_ptr<SeatConsumer>> consumers_ ABSL_GUARDED_BY(mu_);
+  std::map<Key, Entry> consumers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tarock::arena::play

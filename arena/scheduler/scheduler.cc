@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/deal_seal.h"
+#include "referee/net/secure_random.h"
 #include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/record_split.h"
 #include "nlohmann/json.hpp"
@@ -582,10 +584,16 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder,
   }
   if (static_cast<int>(chosen.size()) < n)
     return absl::FailedPreconditionError("not enough bots for a ladder match");
+  // A secret deal (deal_seal.h): never a function of the public match id.
+  absl::StatusOr<SealedSeed> sealed = NewSealedSeed();
+  if (!sealed.ok()) return sealed.status();
+  absl::StatusOr<SealedSeed> shuffle = NewSealedSeed();
+  if (!shuffle.ok()) return shuffle.status();
   const int64_t number = ++ladder.created;
-  const uint64_t seed = HandSeed(0x1adde7ULL ^ static_cast<uint64_t>(ladder.id), number);
-  // Shuffle the seats from the seed, so no bot keeps a position.
-  Rng rng(seed);
+  const uint64_t seed = sealed->seed;
+  // Shuffle the seats, so no bot keeps a position (from other random bits
+  // than the deal's: the seating is public).
+  Rng rng(shuffle->seed);
   for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
 
   Job job;
@@ -594,6 +602,8 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder,
   job.match.kind = "ladder";
   job.match.ladder_id = ladder.id;
   job.match.seed = seed;
+  job.match.seed_salt = sealed->salt;
+  job.match.seed_commitment = sealed->commitment;
   v1::MatchSpec& spec = job.spec;
   spec.set_match_id(job.match.id);
   spec.set_variant(config.variant());
@@ -692,7 +702,13 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
   int64_t k = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     for (int d = 0; d < deals; ++d) {
-      const uint64_t seed = HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d);
+      // One sealed seed per duplicate set (every rotation of this deal):
+      // fresh random bits, or derived from the organiser's seed when given.
+      absl::StatusOr<SealedSeed> sealed =
+          r.seed() != 0 ? SealSeed(HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d))
+                        : NewSealedSeed();
+      if (!sealed.ok()) return sealed.status();
+      const uint64_t seed = sealed->seed;
       for (int rot = 0; rot < (duplicate ? n : 1); ++rot) {
         const int shift = duplicate ? rot : d % n;
         Job job;
@@ -701,6 +717,8 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
         job.match.kind = "tournament";
         job.match.tournament_id = *tid;
         job.match.seed = seed;
+        job.match.seed_salt = sealed->salt;
+        job.match.seed_commitment = sealed->commitment;
         v1::MatchSpec& spec = job.spec;
         spec.set_match_id(job.match.id);
         spec.set_variant(r.variant());
@@ -715,6 +733,8 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
         spec.set_num_hands(hands);
         spec.set_seed(seed);
         spec.set_result_only(true);
+        // Other tables play the same deal: no hand record to the bots.
+        spec.set_withhold_hand_records(duplicate);
         *spec.mutable_time_control() = r.time_control();
         *spec.mutable_fault_policy() = r.fault_policy();
         job.match.spec = ToJson(spec);
@@ -803,6 +823,9 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
     s.set_ci95(std::isfinite(ci.half_width) ? ci.half_width : -1);
     s.set_faults(x.faults);
     s.set_mean_rank(x.matches ? x.rank_sum / x.matches : 0);
+    // Every bot today runs on its own machine (listening or dial-in); hosted
+    // bots in a fresh sandbox per match will be the exception.
+    s.set_runs_elsewhere(true);
     standings.push_back(s);
   }
   std::sort(standings.begin(), standings.end(), [](const auto& a, const auto& b) {
@@ -940,7 +963,16 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_referee(m->referee);
   out.set_attempts(m->attempts);
   out.set_error(m->error);
-  out.set_seed(m->seed);
+  // Secret deals (deal_seal.h): the seed, its salt and the record only once
+  // every table of the deal has finished it; the commitment always.
+  const bool finished = m->status == "done" || m->status == "failed";
+  const bool deal_public = finished && store_->CountUnfinishedWithSeed(m->seed) == 0;
+  out.set_deal_public(deal_public);
+  out.set_seed_commitment(m->seed_commitment);
+  if (deal_public) {
+    out.set_seed(m->seed);
+    out.set_seed_salt(m->seed_salt);
+  }
   out.set_ladder_id(m->ladder_id);
   out.set_tournament_id(m->tournament_id);
   out.set_finished_at(m->finished_at);
@@ -963,7 +995,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
     seat->set_forfeited(s.forfeited);
     seat->set_rank(s.rank);
   }
-  if (with_record && m->status == "done") {
+  if (with_record && m->status == "done" && deal_public) {
     absl::StatusOr<std::string> record = store_->RecordOf(m->id);
     if (record.ok()) out.set_record_json(*record);
   }
@@ -1275,9 +1307,15 @@ bool Scheduler::RunOnReferees(Job job) {
     const std::vector<int>& seats;
     ~Release() { s->ReleaseDialIn(match_id, seats); }
   } release{this, job.match.id, dial_in};
+  // Seats the referee reaches through the arena's relay: a dial-in bot's
+  // (relayed unless it joins the referee) and a play match's person.
+  std::vector<int> relayed = dial_in;
+  if (job.match.kind == "play")
+    for (int s = 0; s < job.spec.seats_size(); ++s)
+      if (job.spec.seats(s).name() == kHumanBotName) relayed.push_back(s);
   if (!options_.referee_secret_key.empty()) {
-    // Computed here, not stored: the stored spec stays free of secrets. (A
-    // dial-in seat carries one too; the arena's relay does not check it.)
+    // Computed here, not stored: the stored spec stays free of secrets.
+    // Relayed seats get their attempt's capability below instead.
     for (int s = 0; s < job.spec.seats_size(); ++s) {
       v1::SeatSpec* seat = job.spec.mutable_seats(s);
       seat->set_referee_proof(sdk::RefereeProof(
@@ -1304,7 +1342,12 @@ bool Scheduler::RunOnReferees(Job job) {
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                    {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
     RouteDialIn(job, dial_in, referee);
-    absl::StatusOr<v1::MatchFinished> finished = client_->RunMatch(referee, job.spec, &cancel_);
+    absl::StatusOr<v1::MatchFinished> finished;
+    if (absl::Status gate = AuthorizeRelayedSeats(job, relayed); !gate.ok()) {
+      finished = gate;
+    } else {
+      finished = client_->RunMatch(referee, job.spec, &cancel_);
+    }
     if (finished.ok()) {
       logging::Info("scheduler", "match finished",
                     {{"match", job.match.id}, {"variant", job.match.variant},
@@ -1418,6 +1461,18 @@ void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const st
   }
 }
 
+absl::Status Scheduler::AuthorizeRelayedSeats(Job& job, const std::vector<int>& relayed) {
+  for (int s : relayed) {
+    if (relay_gate_ == nullptr)
+      return absl::FailedPreconditionError("this arena has no seat relay for relayed seats");
+    absl::StatusOr<std::string> capability = net::SecureRandomHex(32);
+    if (!capability.ok()) return capability.status();
+    if (absl::Status st = relay_gate_->Authorize(job.match.id, s, *capability); !st.ok()) return st;
+    job.spec.mutable_seats(s)->set_referee_proof(*capability);
+  }
+  return absl::OkStatus();
+}
+
 void Scheduler::ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared) {
   for (int s : prepared) dial_in_->Release(match_id, s);
 }
@@ -1464,7 +1519,13 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
   job.match.id = r.match_id;
   job.match.variant = r.variant;
   job.match.kind = "play";
-  job.match.seed = r.seed;
+  {
+    absl::StatusOr<SealedSeed> sealed = r.seed != 0 ? SealSeed(r.seed) : NewSealedSeed();
+    if (!sealed.ok()) return sealed.status();
+    job.match.seed = sealed->seed;
+    job.match.seed_salt = sealed->salt;
+    job.match.seed_commitment = sealed->commitment;
+  }
   v1::MatchSpec& spec = job.spec;
   spec.set_match_id(r.match_id);
   spec.set_variant(r.variant);
@@ -1487,7 +1548,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
     job.match.bot_ids.push_back(b->id);
   }
   spec.set_num_hands(hands);
-  spec.set_seed(r.seed);
+  spec.set_seed(job.match.seed);
   spec.set_result_only(true);
   *spec.mutable_time_control() = r.time_control;
   *spec.mutable_fault_policy() = r.fault_policy;

@@ -62,6 +62,7 @@
 #include "arena/rating/rating.h"
 #include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/referee_client.h"
+#include "arena/scheduler/relay_gate.h"
 #include "arena/scheduler/test_job.h"
 #include "arena/store/store.h"
 #include "prometheus/registry.h"
@@ -110,7 +111,7 @@ struct PlayMatchRequest {
   std::vector<std::string> seats;  // bot names in seat order; "" for the relayed seat
   std::string relay_endpoint;      // HOST:PORT of the arena's own Bot service
   int num_hands = 0;               // a multiple of the seats; 0: one per seat
-  uint64_t seed = 0;
+  uint64_t seed = 0;                // 0: a secret random seed (deal_seal.h)
   v1::TimeControl time_control;
   v1::FaultPolicy fault_policy;
 };
@@ -212,6 +213,12 @@ class Scheduler {
   // the referee's connect timeout (direct). Call before Start().
   void SetDirectDialIn(std::map<std::string, std::string> bot_addresses,
                        absl::Duration join_wait = absl::ZeroDuration());
+  // The arena's seat relay (relay_gate.h; outliving the scheduler): before
+  // each attempt every relayed seat (a play match's person, a dial-in bot's
+  // relayed seat) gets a fresh capability that only that attempt's referee
+  // learns. Without it a relayed seat cannot be opened: such matches fail.
+  // Call before Start().
+  void SetRelayGate(RelayGate* gate) { relay_gate_ = gate; }
 
  private:
   struct Job {
@@ -263,6 +270,9 @@ class Scheduler {
   // Dial-in seats of `job`: waits for their bots, prepares their seats on
   // the relay and points the spec at it (the seats prepared go to `prepared`).
   absl::Status PrepareDialIn(Job& job, std::vector<int>* prepared);
+  // A fresh capability per relayed seat for the coming attempt (relay_gate.h),
+  // in the seat's referee_proof.
+  absl::Status AuthorizeRelayedSeats(Job& job, const std::vector<int>& relayed);
   void ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared);
   // For an attempt on `referee`: each prepared dial-in seat whose bot can,
   // goes the direct route with a fresh ticket; the others stay relayed.
@@ -299,6 +309,7 @@ class Scheduler {
   Store* store_;
   RefereeClient* client_;
   DialInSeats* dial_in_ = nullptr;  // set before Start()
+  RelayGate* relay_gate_ = nullptr;  // set before Start()
   std::string relay_endpoint_;
   bool direct_dial_in_ = false;  // set before Start()
   std::map<std::string, std::string> referee_bot_addresses_;  // set before Start()

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "arena/scheduler/deal_seal.h"
 #include "arena/scheduler/scheduler.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/random.h"
@@ -63,7 +64,13 @@ absl::StatusOr<v1::TestConfig> NormalizeTestConfig(v1::TestConfig c) {
   if (c.beta() == 0) c.set_beta(0.05);
   if (c.max_deals() == 0) c.set_max_deals(20000);
   if (c.min_deals() == 0) c.set_min_deals(20);
-  if (c.seed() == 0) c.set_seed(1);
+  if (c.seed() == 0) {
+    // A secret seed (deal_seal.h): the deals of a test stay unknown to its
+    // bots; TestInfo shows it once the test has ended.
+    absl::StatusOr<SealedSeed> sealed = NewSealedSeed();
+    if (!sealed.ok()) return sealed.status();
+    c.set_seed(sealed->seed);
+  }
   if (c.max_deals() < 0 || c.max_deals() > 1000000)
     return absl::InvalidArgumentError("max_deals must be 1..1000000");
   if (c.max_faults() < 0) return absl::InvalidArgumentError("max_faults must be >= 0");
@@ -174,6 +181,11 @@ std::vector<TestMatch> TestJob::MakeBlock(int64_t block) const {
     m.match.kind = "test";
     m.match.test_id = id_;
     m.match.seed = seed;
+    // Sealed like every deal. The salt is derived from the test's secret seed
+    // (MakeBlock cannot fail, and a block made again after a restart must
+    // commit to the same salt).
+    m.match.seed_salt = SeedCommitment(seed, "salt").substr(0, 32);
+    m.match.seed_commitment = SeedCommitment(seed, m.match.seed_salt);
     v1::MatchSpec& spec = m.spec;
     spec.set_match_id(m.match.id);
     spec.set_variant(config_.variant());
@@ -187,6 +199,7 @@ std::vector<TestMatch> TestJob::MakeBlock(int64_t block) const {
     }
     spec.set_num_hands(n_);
     spec.set_seed(seed);
+    spec.set_withhold_hand_records(true);  // the block's other seatings play the deal too
     *spec.mutable_time_control() = config_.time_control();
     spec.mutable_fault_policy()->set_max_faults(0);  // never forfeit: every deal stays comparable
     spec.set_result_only(true);
@@ -263,6 +276,8 @@ v1::TestInfo TestInfoOf(const TestRow& row, int64_t matches_done, int64_t matche
   const v1::TestConfig config = ConfigOf(row);
   out.set_id(row.id);
   *out.mutable_config() = config;
+  // The seed of a test's deals is secret while its matches are played.
+  if (row.status == "running") out.mutable_config()->set_seed(0);
   out.set_status(row.status);
   out.set_created_at(row.created_at);
   out.set_finished_at(row.finished_at);

@@ -335,6 +335,7 @@ int main(int argc, char** argv) {
     if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") host = "127.0.0.1";
     play_options.relay_endpoint = absl::StrCat(host, ":", port);
   }
+  scheduler.SetRelayGate(&relay);  // only each attempt's referee opens a relayed seat
   scheduler.SetDialIn(&hub, play_options.relay_endpoint,
                       absl::Seconds(absl::GetFlag(FLAGS_dial_in_wait_s)));
   if (const std::string route = absl::GetFlag(FLAGS_dial_in_route);

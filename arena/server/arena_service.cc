@@ -160,6 +160,8 @@ grpc::Status ArenaService::ExportRecords(grpc::ServerContext* context,
   store_->ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>&) {
     if (!alive || context->IsCancelled()) return;
     if (!r->variant().empty() && m.variant != r->variant()) return;
+    // Secret deals: a table whose deal another table still plays waits.
+    if (store_->CountUnfinishedWithSeed(m.seed) > 0) return;
     absl::StatusOr<std::string> record = store_->RecordOf(m.id);
     if (!record.ok()) return;
     v1::ExportedRecord out;

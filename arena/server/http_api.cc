@@ -91,6 +91,10 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
               [scheduler](const HttpRequest& req) {
     absl::StatusOr<v1::ArenaMatch> m = scheduler->GetMatch(req.matches[1], true);
     if (!m.ok()) return JsonFromStatus(m.status());
+    if (!m->deal_public())
+      return JsonError(404, m->status() == "done"
+                                ? "this deal is still being played at another table of its set"
+                                : "the match is not finished");
     json record = json::parse(m->record_json(), nullptr, false);
     size_t k = 0;
     if (!record.is_object() || !record.contains("deals") || !absl::SimpleAtoi(req.matches[2], &k) ||

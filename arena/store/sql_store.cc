@@ -169,6 +169,14 @@ CREATE TABLE leases (
   expires TEXT NOT NULL
 );
 )sql",
+    // 6 -> 7: sealed deal seeds (arena/scheduler/deal_seal.h): the salt and
+    // the commitment published when the match is scheduled, and an index for
+    // "is every table of this deal finished?".
+    R"sql(
+ALTER TABLE matches ADD COLUMN seed_salt TEXT NOT NULL DEFAULT '';
+ALTER TABLE matches ADD COLUMN seed_commitment TEXT NOT NULL DEFAULT '';
+CREATE INDEX matches_seed ON matches(seed, status);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -240,7 +248,7 @@ constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash,
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
     "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id, "
-    "lease_owner";
+    "lease_owner, seed_salt, seed_commitment";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -261,6 +269,8 @@ MatchRow ReadMatch(const Stmt& s) {
   m.finished_at = s.Text(15);
   m.test_id = s.Int(16);
   m.lease_owner = s.Text(17);
+  m.seed_salt = s.Text(18);
+  m.seed_commitment = s.Text(19);
   return m;
 }
 
@@ -434,10 +444,11 @@ absl::Status SqlStore::InsertMatches(const std::vector<MatchRow>& matches) {
   for (const MatchRow& m : matches) {
     Stmt s(db_.get(),
            "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
-           "bot_ids, test_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "bot_ids, test_id, seed_salt, seed_commitment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
         .Bind(5, m.tournament_id).Bind(6, m.spec).Bind(7, m.status)
-        .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids)).Bind(10, m.test_id);
+        .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids)).Bind(10, m.test_id)
+        .Bind(11, m.seed_salt).Bind(12, m.seed_commitment);
     int rc = s.Step();
     if (rc != kDone) {
       absl::Status e = rc == kConstraint
@@ -680,6 +691,14 @@ std::vector<MatchRow> SqlStore::UnfinishedMatches() {
   std::vector<MatchRow> out;
   while (s.Step() == kRow) out.push_back(ReadMatch(s));
   return out;
+}
+
+int64_t SqlStore::CountUnfinishedWithSeed(uint64_t seed) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT COUNT(*) FROM matches WHERE seed = ? AND status IN ('pending', 'running')");
+  s.Bind(1, static_cast<int64_t>(seed));
+  return s.Step() == kRow ? s.Int(0) : 0;
 }
 
 void SqlStore::ForEachDoneMatch(

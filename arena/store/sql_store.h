@@ -120,6 +120,7 @@ class SqlStore : public Store {
   std::vector<MatchRow> ListMatches(const std::string& variant, int64_t bot_id,
                                     int limit) override;
   std::vector<MatchRow> UnfinishedMatches() override;
+  int64_t CountUnfinishedWithSeed(uint64_t seed) override;
   void ForEachDoneMatch(
       const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn) override;
   int64_t CountMatches(const std::string& status) override;

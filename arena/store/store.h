@@ -103,6 +103,11 @@ struct MatchRow {
   // The arena holding the match's lease while it runs, when several arenas
   // share the database (schema version 6; "" otherwise).
   std::string lease_owner;
+  // The deal's sealed seed (arena/scheduler/deal_seal.h; schema version 7):
+  // the salt, secret like the seed until the deal is public, and the
+  // commitment, public from the start ('' on older rows).
+  std::string seed_salt;
+  std::string seed_commitment;
 };
 
 struct LadderRow {
@@ -212,7 +217,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   virtual ~Store() = default;
 
@@ -272,6 +277,9 @@ class Store {
   virtual std::vector<MatchRow> ListMatches(const std::string& variant, int64_t bot_id, int limit) = 0;
   // Matches with status pending or running, oldest first.
   virtual std::vector<MatchRow> UnfinishedMatches() = 0;
+  // How many matches dealt from `seed` are pending or running: a deal is
+  // public only when none is (every table of a duplicate set finished it).
+  virtual int64_t CountUnfinishedWithSeed(uint64_t seed) = 0;
   // Done matches in completion order, with their seats.
   virtual void ForEachDoneMatch(const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn) = 0;
   virtual int64_t CountMatches(const std::string& status) = 0;

@@ -249,6 +249,37 @@ TEST_P(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
   EXPECT_EQ(store_->GetMatch("P")->status, "done");  // a done match never fails
 }
 
+// Secret deals (arena/scheduler/deal_seal.h): the salt and commitment are
+// stored with the match, and a deal counts as unfinished while any match dealt
+// from its seed is pending (the tables of a duplicate set).
+TEST_P(StoreTest, SealedSeedsAreKeptAndUnfinishedTablesOfADealCounted) {
+  auto insert = [&](const std::string& id, uint64_t seed) {
+    MatchRow m;
+    m.id = id;
+    m.variant = "slovenian-3p";
+    m.kind = "tournament";
+    m.spec = "{}";
+    m.bot_ids = bots_;
+    m.seed = seed;
+    m.seed_salt = "00112233445566778899aabbccddeeff";
+    m.seed_commitment = std::string(64, 'c');
+    ASSERT_TRUE(store_->InsertMatch(m).ok());
+  };
+  const uint64_t big = 0xF123456789ABCDEFULL;  // above INT64_MAX: stored as a negative integer
+  insert("D1", big);
+  insert("D2", big);
+  insert("E1", 5);
+  EXPECT_EQ(store_->GetMatch("D1")->seed, big);
+  EXPECT_EQ(store_->GetMatch("D1")->seed_salt, "00112233445566778899aabbccddeeff");
+  EXPECT_EQ(store_->GetMatch("D1")->seed_commitment, std::string(64, 'c'));
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(big), 2);
+  ASSERT_TRUE(store_->CommitMatch("D1", Result("D1").result, Rate).ok());
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(big), 1);
+  ASSERT_TRUE(store_->MarkFailed("D2", "gone").ok());
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(big), 0);
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(5), 1);
+}
+
 TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   Insert("H");
   MatchCommit c = Result("H");
@@ -264,9 +295,12 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 6 added (leases), version 5 (the audit log), version 4
-// (tests), then version 3 (the web pages' statistics and indexes).
+// What schema version 7 added (sealed seeds), version 6 (leases), version 5
+// (the audit log), version 4 (tests), then version 3 (the web pages'
+// statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP INDEX matches_seed; ALTER TABLE matches DROP COLUMN seed_salt; "                     \
+  "ALTER TABLE matches DROP COLUMN seed_commitment; "                                        \
   "DROP TABLE leases; ALTER TABLE matches DROP COLUMN lease_owner; "                         \
   "ALTER TABLE matches DROP COLUMN lease_expires; "                                          \
   "DROP INDEX audit_target; DROP TABLE audit; "                                             \

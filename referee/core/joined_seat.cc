@@ -117,7 +117,6 @@ SeatRendezvous::Join(const std::string &ticket,
   const absl::Time now = absl::Now();
   ExpireParked(now);
   std::shared_ptr<JoinedSeat> seat;
-  std::shared_ptr<JoinedStream> replaced;
   {
     absl::MutexLock lock(&mu_);
     auto it = seats_.find(ticket);
@@ -129,15 +128,16 @@ SeatRendezvous::Join(const std::string &ticket,
           static_cast<int>(parked_.size()) >= options_.max_early_joins)
         return absl::ResourceExhaustedError(
             "too many joins are waiting for their matches; try again shortly");
+      // One stream per ticket: a second join while the first waits is
+      // refused, never a replacement (docs/security.md, "Secret deals").
+      if (p != parked_.end() && p->second.stream)
+        return absl::AlreadyExistsError(
+            "this seat ticket has joined already; a second join is refused");
       Parked &entry = parked_[ticket];
-      replaced = std::move(entry.stream);
       entry.stream = std::move(stream);
       entry.until = now + options_.early_join_wait;
     }
   }
-  if (replaced)
-    replaced->Close(
-        absl::AbortedError("replaced by a newer join of the same seat"));
   if (seat)
     seat->Attach(std::move(stream), std::nullopt);
   return seat;
@@ -232,13 +232,19 @@ void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
                         std::optional<v1::Hello> hello) {
   std::shared_ptr<JoinedStream> old;
   absl::AnyInvocable<void(bool)> attached;
-  absl::Status why =
-      absl::AbortedError("replaced by a newer join of the same seat");
+  absl::Status why;
   {
     absl::MutexLock lock(&mu_);
     if (finished_) {
       old = std::move(stream);
       why = absl::FailedPreconditionError("the seat's match is over");
+    } else if (stream_) {
+      // Never a replacement: a second join while the seat's stream is live is
+      // refused (a stranger who learnt the ticket cannot take the seat over;
+      // a bot that restarted joins again once its old stream has ended).
+      old = std::move(stream);
+      why = absl::AlreadyExistsError(
+          "this seat already has a live stream; a second join is refused");
     } else {
       old = std::move(stream_);
       stream_ = std::move(stream);

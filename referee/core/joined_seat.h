@@ -24,9 +24,9 @@
 // the current HandStart and the waiting DecisionRequest) and play goes on
 // without a fault. Once a seat missed a whole decision while away, its next
 // requests are disconnect faults at once until the bot is back, so a dead bot
-// does not slow its match. A second Join with a live stream replaces it (the
-// old one ends with ABORTED). These are the semantics of the arena's relay
-// (arena/gateway/dial_in_hub.h), so a bot sees the same either way.
+// does not slow its match. A second Join while the seat's stream is live is
+// refused with ALREADY_EXISTS, never a replacement, as the arena's relay
+// refuses a second referee stream for a seat (arena/play/seat_relay.h).
 //
 // No gRPC here (referee/server/seat_gateway_service.h is the transport), so it
 // is unit-tested without a network.
@@ -144,8 +144,10 @@ class JoinedSeat : public std::enable_shared_from_this<JoinedSeat> {
 public:
   JoinedSeat() = default;
 
-  // A stream of the bot. Replaces the current one (closed with ABORTED) and
-  // sends the seat's state again on it.
+  // A stream of the bot: with no live stream (never one, or the last one
+  // ended) it becomes the seat's stream and gets the seat's state again; while
+  // one is live it is refused (closed with ALREADY_EXISTS), never a
+  // replacement.
   void Attach(std::shared_ptr<JoinedStream> stream,
               std::optional<v1::Hello> hello);
   // A message the bot sent on `stream` (ignored from a replaced stream).

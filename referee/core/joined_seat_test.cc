@@ -230,10 +230,15 @@ TEST(JoinedSeatTest, AwayForADecisionThenAbsentAtOnce) {
       BotReply::Kind::kDecision);
 }
 
-TEST(JoinedSeatTest, SecondJoinReplacesTheFirstAndOldStreamIsIgnored) {
+// Issue 28: a seat's stream is never replaced. A second join while the first
+// is live (a stranger who learnt the ticket, a replay) is refused and the
+// first plays on; so is a second early join while the first waits.
+TEST(JoinedSeatTest, ASecondJoinWhileTheFirstIsLiveIsRefusedAndTheFirstPlaysOn) {
   SeatRendezvous rendezvous;
   auto first = std::make_shared<FakeStream>();
   ASSERT_TRUE(rendezvous.Join(kTicket, first).ok());
+  auto early = std::make_shared<FakeStream>();
+  EXPECT_EQ(rendezvous.Join(kTicket, early).status().code(), absl::StatusCode::kAlreadyExists);
   auto connection =
       rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
   ASSERT_TRUE(connection.ok());
@@ -241,10 +246,11 @@ TEST(JoinedSeatTest, SecondJoinReplacesTheFirstAndOldStreamIsIgnored) {
   auto seat = rendezvous.Join(kTicket, second);
   ASSERT_TRUE(seat.ok() && *seat != nullptr);
   absl::Status status;
-  EXPECT_TRUE(first->Closed(&status));
-  EXPECT_EQ(status.code(), absl::StatusCode::kAborted);
-  (*seat)->OnMessage(first.get(), DecisionFor(1, "from the old stream"));
-  (*seat)->OnMessage(second.get(), DecisionFor(1, "pass"));
+  EXPECT_TRUE(second->Closed(&status));
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_FALSE(first->Closed(&status));
+  (*seat)->OnMessage(second.get(), DecisionFor(1, "from the refused stream"));
+  (*seat)->OnMessage(first.get(), DecisionFor(1, "pass"));
   BotReply reply =
       (*connection)->Decide(Request(1), absl::Now() + absl::Seconds(1));
   EXPECT_EQ(reply.action, "pass");

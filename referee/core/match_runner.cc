@@ -1,6 +1,9 @@
 #include "referee/core/match_runner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -168,7 +171,12 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
   if (tc.grace_ms() == 0) out.mutable_time_control()->set_grace_ms(options.default_grace_ms);
   if (spec.fault_policy().max_faults() < 0)
     return absl::InvalidArgumentError("max_faults must not be negative");
-  if (out.match_id().empty()) out.set_match_id(absl::StrCat("match-", spec.seed()));
+  if (out.match_id().empty()) {
+    // Never derived from the seed: every bot sees the match id, and the seed
+    // is secret until the match is over (docs/security.md, "Secret deals").
+    static std::atomic<uint64_t> next{0};
+    out.set_match_id(absl::StrCat("match-", getpid(), "-", next.fetch_add(1) + 1));
+  }
   return out;
 }
 
@@ -244,7 +252,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
     for (const Seat& t : seats) absl::StrAppend(&names, names.empty() ? "" : ",", t.name);
     logging::Info("referee", "match started",
                   {{"match", spec.match_id()}, {"variant", spec.variant()},
-                   {"hands", spec.num_hands()}, {"seed", spec.seed()}, {"bots", names}});
+                   {"hands", spec.num_hands()}, {"bots", names}});  // no seed: secret until the end
   }
 
   for (int s = 0; s < n; ++s) {
@@ -443,7 +451,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
       hr->set_partner(result.partner);
       hr->set_redeal(result.redeal);
       hr->set_counts_as_hand(result.redeal && result.counts_as_hand);
-      hr->set_record_json(hand_record_json);
+      if (!spec.withhold_hand_records()) hr->set_record_json(hand_record_json);
     }
     for (int s = 0; s < n; ++s) {
       if (!seats[s].forfeited) seats[s].connection->Send(hand_result);

@@ -19,7 +19,7 @@ HandRecord Dealt(const std::string& variant, uint64_t seed) {
 TEST(RecordTest, SeededDealIsFixed) {
   const std::string json = HandRecordToJson(Dealt("slovenian-4p", 1));
   EXPECT_EQ(json,
-            R"({"actions":[],"dealer":0,"hands":[["T2","T4","T15","H1","HN","HQ","DJ","DK","C8","CJ","S7","SK"],["T6","T9","T18","T20","T21","D4","D3","DQ","C7","CQ","S10","SJ"],["T3","T11","T13","T14","T16","H4","H3","HJ","C9","CN","CK","SQ"],["T1","T7","T10","T19","T22","D2","D1","DN","C10","S8","S9","SN"]],"options":{"announce_first":"dealer","difference_rounding":"5","failed_valat_charge":"announcement","game_kontra":"any-but-declarer","imperator":"on","mondfang_in_klop":"yes","radl":"declarer-and-partner","radl_for_beggar":"no","red_pip_order":"numeric"},"seed":1,"talon":["HK","T17","T12","H2","T5","T8"],"variant":"slovenian-4p"})");
+            R"({"actions":[],"dealer":0,"hands":[["T2","T4","T15","H1","HN","HQ","DJ","DK","C8","CJ","S7","SK"],["T6","T9","T18","T20","T21","D4","D3","DQ","C7","CQ","S10","SJ"],["T3","T11","T13","T14","T16","H4","H3","HJ","C9","CN","CK","SQ"],["T1","T7","T10","T19","T22","D2","D1","DN","C10","S8","S9","SN"]],"options":{"announce_first":"dealer","difference_rounding":"5","failed_valat_charge":"announcement","game_kontra":"any-but-declarer","imperator":"on","mondfang_in_klop":"yes","radl":"declarer-and-partner","radl_for_beggar":"no","raise_kontra":"keep","red_pip_order":"numeric"},"seed":1,"talon":["HK","T17","T12","H2","T5","T8"],"variant":"slovenian-4p"})");
 }
 
 TEST(RecordTest, RoundTrip) {

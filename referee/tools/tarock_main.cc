@@ -35,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "referee/net/secure_random.h"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
 #include "referee/engine/random_play.h"
@@ -47,7 +48,9 @@
 #include "referee/tools/program_usage.h"
 
 ABSL_FLAG(std::string, variant, "", "variant name (see `tarock variants`)");
-ABSL_FLAG(uint64_t, seed, 1, "seed of the deal");
+ABSL_FLAG(uint64_t, seed, 0,
+          "seed of the deals; 0 (default): deal, demo and selfplay use 1, match and compare draw "
+          "a secret random seed (no bot can compute the deals; the record and report name it)");
 ABSL_FLAG(int, dealer, 0, "the dealer's seat (the first dealer in selfplay)");
 ABSL_FLAG(int, hands, 0, "hands in a selfplay match (a multiple of the seats; default 10 per seat)");
 ABSL_FLAG(std::vector<std::string>, option, {}, "variant options as NAME=VALUE, comma separated");
@@ -56,7 +59,7 @@ ABSL_FLAG(bool, pretty, false, "indent JSON output");
 ABSL_FLAG(std::string, record, "", "match: write the match record (JSON) to this file");
 ABSL_FLAG(std::string, referee, "", "match, compare: HOST:PORT of a tarock-referee (compare: a comma-separated list, "
           "matches spread round robin; default: in process)");
-ABSL_FLAG(std::string, match_id, "", "match: the match id (default: from the seed)");
+ABSL_FLAG(std::string, match_id, "", "match: the match id (default: a fresh one, never from the seed)");
 ABSL_FLAG(int64_t, per_decision_ms, 0, "match, compare: per-decision time limit (0: the referee's 10 s)");
 ABSL_FLAG(int64_t, bank_ms, 0, "match: time bank per bot for the whole match (0: none)");
 ABSL_FLAG(int64_t, grace_ms, 0, "match: grace on every limit (0: the referee's 50 ms)");
@@ -118,6 +121,21 @@ int Fail(absl::string_view message) {
   return 1;
 }
 
+// --seed for the commands that replay a fixed deal (deal, demo, selfplay).
+uint64_t FixedSeed() {
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  return seed != 0 ? seed : 1;
+}
+
+// --seed for commands whose deals bots play (match, compare): a given seed,
+// or a secret random one, so that no bot at the table can compute the deals
+// (docs/security.md, "Secret deals"). The record and the report name it.
+absl::StatusOr<uint64_t> SecretOrGivenSeed() {
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  if (seed != 0) return seed;
+  return net::SecureRandomSeed();
+}
+
 absl::Status LoadPlugins() {
   std::vector<std::string> paths = absl::GetFlag(FLAGS_plugin);
   if (const char* env = std::getenv("TAROCK_PLUGINS"); env != nullptr && *env) {
@@ -171,7 +189,7 @@ int DealCommand() {
   absl::StatusOr<Options> options = ParseOptions();
   if (!options.ok()) return Fail(options.status().message());
   absl::StatusOr<HandRecord> r =
-      DealRecord(variant, *options, absl::GetFlag(FLAGS_seed), absl::GetFlag(FLAGS_dealer));
+      DealRecord(variant, *options, FixedSeed(), absl::GetFlag(FLAGS_dealer));
   if (!r.ok()) return Fail(r.status().message());
   std::cout << HandRecordToJson(*r, absl::GetFlag(FLAGS_pretty) ? 2 : -1) << "\n";
   return 0;
@@ -218,7 +236,7 @@ int ReplayCommand(const std::string& path) {
 }
 
 int Demo() {
-  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const uint64_t seed = FixedSeed();
   std::cout << "Tarock Arena demo: one hand of every variant, random legal play, seed " << seed << "\n";
   int index = 0;
   for (const VariantInfo& v : Registry::Global().List()) {
@@ -282,7 +300,7 @@ int Selfplay() {
   const int n = (*game)->num_seats();
   MatchOptions mo;
   mo.num_hands = absl::GetFlag(FLAGS_hands) > 0 ? absl::GetFlag(FLAGS_hands) : 10 * n;
-  mo.seed = absl::GetFlag(FLAGS_seed);
+  mo.seed = FixedSeed();
   mo.first_dealer = absl::GetFlag(FLAGS_dealer);
   absl::StatusOr<MatchProgress> match = MatchProgress::Start(**game, mo);
   if (!match.ok()) return Fail(match.status().message());
@@ -328,7 +346,9 @@ int MatchCommand(const std::vector<std::string>& seats) {
   o.variant = absl::GetFlag(FLAGS_variant);
   o.options = *options;
   o.hands = absl::GetFlag(FLAGS_hands);
-  o.seed = absl::GetFlag(FLAGS_seed);
+  absl::StatusOr<uint64_t> seed = SecretOrGivenSeed();
+  if (!seed.ok()) return Fail(seed.status().message());
+  o.seed = *seed;
   o.record_path = absl::GetFlag(FLAGS_record);
   o.referee = absl::GetFlag(FLAGS_referee);
   o.match_id = absl::GetFlag(FLAGS_match_id);
@@ -364,7 +384,9 @@ int CompareCommand(const std::vector<std::string>& extra) {
   o.sprt.beta = absl::GetFlag(FLAGS_beta);
   o.sprt.max_deals = absl::GetFlag(FLAGS_max_deals);
   o.sprt.min_deals = absl::GetFlag(FLAGS_min_deals);
-  o.seed = absl::GetFlag(FLAGS_seed);
+  absl::StatusOr<uint64_t> seed = SecretOrGivenSeed();
+  if (!seed.ok()) return Fail(seed.status().message());
+  o.seed = *seed;
   o.concurrency = absl::GetFlag(FLAGS_concurrency);
   for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_referee), ',', absl::SkipEmpty()))
     o.referees.emplace_back(r);

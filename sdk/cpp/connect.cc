@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -101,9 +102,23 @@ class Joiner {
   }
 
  private:
-  void Play(const v1::JoinReferee& join, grpc::ClientContext* context, uint64_t id) {
+  void Play(const v1::JoinReferee& join, grpc::ClientContext* first_context, uint64_t id) {
     std::shared_ptr<grpc::Channel> channel = ChannelTo(join.referee());
-    if (channel != nullptr) {
+    // The referee refuses a join while the seat's earlier stream is live
+    // (ALREADY_EXISTS): after this process restarted, the referee may not
+    // have seen the old stream end yet. Join again for a few seconds.
+    std::shared_ptr<grpc::ClientContext> retry_context;
+    grpc::ClientContext* context = first_context;
+    for (int attempt = 0; channel != nullptr; ++attempt) {
+      if (attempt > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        absl::MutexLock lock(&mu_);
+        if (stopping_) break;
+        retry_context = std::make_shared<grpc::ClientContext>();
+        retry_context->AddMetadata("x-tarock-seat-ticket", join.ticket());
+        active_[join.ticket()] = retry_context;
+        context = retry_context.get();
+      }
       std::unique_ptr<v1::SeatGateway::Stub> stub = v1::SeatGateway::NewStub(channel);
       std::unique_ptr<grpc::ClientReaderWriter<v1::BotMessage, v1::RefereeMessage>> stream =
           stub->Join(context);
@@ -128,6 +143,7 @@ class Joiner {
       handler = nullptr;
       stream->WritesDone();
       grpc::Status status = stream->Finish();
+      if (status.error_code() == grpc::StatusCode::ALREADY_EXISTS && !heard && attempt < 20) continue;
       if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !heard) {
         // Never reached the referee: an arena on the default route
         // (--dial_in_route=auto) plays the seat through itself instead.
@@ -140,6 +156,7 @@ class Joiner {
         std::fprintf(stderr, "%s: seat %lld on referee %s ended: %s\n", options_->name.c_str(),
                      static_cast<long long>(join.seat_id()), join.referee().c_str(),
                      status.error_message().c_str());
+      break;
     }
     absl::MutexLock lock(&mu_);
     active_.erase(join.ticket());

@@ -347,7 +347,10 @@
     clear(main).append(head(t.name || ('Tournament ' + id), t.variant + ' \u00b7 ' + t.format + ' \u00b7 ' +
       t.matches_done + ' of ' + t.matches_total + ' matches done' + (t.matches_failed ? ', ' + t.matches_failed + ' failed' : '') +
       (t.finished ? ' \u00b7 finished' : ' \u00b7 running')));
-    const rows = (t.standings || []).map((s, i) => ({ data: s, cells: [String(i + 1), botLink(s.bot), el('strong', null, signed(s.mean_per_hand, 2)),
+    const duplicate = /duplicate/.test(t.format || '');
+    const elsewhere = (s) => duplicate && s.runs_elsewhere
+      ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
+    const rows = (t.standings || []).map((s, i) => ({ data: s, cells: [String(i + 1), el('span', null, botLink(s.bot), elsewhere(s)), el('strong', null, signed(s.mean_per_hand, 2)),
       s.ci95 >= 0 ? '\u00b1 ' + num(s.ci95, 2) : '\u2013',
       s.ci95 >= 0 ? '[' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' : '\u2013',
       signed(s.total), String(s.hands), s.faults ? el('span', { class: 'bad' }, String(s.faults)) : '0', num(s.mean_rank + 1, 2)] }));
@@ -356,7 +359,9 @@
       { label: '95% CI \u00b1', cls: 'num' }, { label: 'Interval', cls: 'num hide-sm' }, { label: 'Total', cls: 'num', sort: (s) => Number(s.total), desc: true },
       { label: 'Hands', cls: 'num' }, { label: 'Faults', cls: 'num', sort: (s) => s.faults, desc: true },
       { label: 'Mean place', cls: 'num', sort: (s) => s.mean_rank }], rows, { empty: 'No match finished yet.' })),
-    el('p', { class: 'legend' }, 'Mean score per hand with the half-width of its 95% confidence interval; mean place over its matches (1 = first).')));
+    el('p', { class: 'legend' }, 'Mean score per hand with the half-width of its 95% confidence interval; mean place over its matches (1 = first).' +
+      (duplicate && (t.standings || []).some((s) => s.runs_elsewhere)
+        ? ' \u2020 runs on its own machine: in duplicate play such a bot could remember a deal from one table to the next, so its result rests on trust.' : ''))));
     const list = el('div');
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Matches'), list));
     const r = await api('/api/matches?limit=200&tournament=' + encodeURIComponent(id));
@@ -388,7 +393,7 @@
     const c = t.config;
     setTitle('Test ' + id);
     clear(main).append(head('Test ' + id + ': ' + c.candidate + ' against ' + c.baseline, c.variant + ' \u00b7 ' + t.design +
-      ' (' + (t.seatings || []).join(' ') + ') \u00b7 H0 ' + (c.h0 || 0) + ', H1 ' + c.h1 + ' per deal \u00b7 seed ' + c.seed));
+      ' (' + (t.seatings || []).join(' ') + ') \u00b7 H0 ' + (c.h0 || 0) + ', H1 ' + c.h1 + ' per deal \u00b7 ' + (c.seed && c.seed !== '0' ? 'seed ' + c.seed : 'seed secret until the test ends')));
     main.append(el('div', { class: 'panel' }, el('p', null, testState(t), ' ', int(t.deals) + ' deals, mean difference ',
       el('strong', null, signed(t.mean, 2)), ' per deal [' + signed(t.ci_low, 2) + ', ' + signed(t.ci_high, 2) + '], LLR ' +
       num(t.llr, 2) + ' in [' + num(t.lower_bound, 2) + ', ' + num(t.upper_bound, 2) + '], ' + t.matches_done + ' of ' +

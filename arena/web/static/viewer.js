@@ -11,6 +11,21 @@
   const VERB = { pass: 'passes', bid: 'bids', call: 'calls', talon: 'takes talon group', discard: 'discards',
     announce: 'announces', kontra: 'kontra on', play: 'plays' };
 
+  // The deal's seal (docs/security.md, "Secret deals"): the commitment made
+  // when the match was scheduled, and once every table has played the deal
+  // the seed and salt that open it.
+  function dealSeal(match) {
+    if (!match.seed_commitment) return match.deal_public ? el('div', { class: 'sub mono' }, 'seed ' + match.seed) : '';
+    const short = match.seed_commitment.slice(0, 16) + '\u2026';
+    if (!match.deal_public)
+      return el('div', { class: 'sub', id: 'deal-seal' }, 'deal sealed \u00b7 commitment ',
+        el('span', { class: 'mono', title: match.seed_commitment }, short));
+    return el('div', { class: 'sub', id: 'deal-seal' }, 'seed ', el('span', { class: 'mono' }, String(match.seed)),
+      ' \u00b7 salt ', el('span', { class: 'mono' }, match.seed_salt),
+      ' \u00b7 commitment ', el('span', { class: 'mono', title: 'printf \'tarock-seed:v1:' + match.seed + ':' +
+        match.seed_salt + '\' | sha256sum' }, short));
+  }
+
   async function matchViewer(main, id) {
     T.nav('matches');
     let match;
@@ -31,13 +46,16 @@
     clear(main);
     main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
       el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
-        ' \u00b7 seed ' + match.seed + ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : ''))),
+        ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
+      dealSeal(match)),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
       'seat ' + s.seat + ': ', botLink(s.bot), helloOf(rec, s.seat), match.status === 'done' ? ' ' + signed(s.total) + ' \u00b7 place ' + (s.rank + 1) : '',
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
-        : 'This match has no record yet (status ' + match.status + ').'));
+        : match.status === 'done' && !match.deal_public
+          ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
+          : 'This match has no record yet (status ' + match.status + ').'));
       return;
     }
     const deals = rec.deals;

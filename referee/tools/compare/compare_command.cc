@@ -229,11 +229,13 @@ int RunCompareCommand(const CompareOptions& o) {
     const int64_t k = t / per_block;
     const int64_t si = t % per_block;
     v1::MatchSpec spec;
-    spec.set_match_id(absl::StrCat("compare-", o.seed, "-", k, "-", SeatingName(seatings[si])));
+    // Never the seed in the id: every bot sees it (docs/security.md).
+    spec.set_match_id(absl::StrCat("compare-", k, "-", SeatingName(seatings[si])));
     spec.set_variant(o.variant);
     for (const auto& [key, v] : o.options) (*spec.mutable_options())[key] = v;
     spec.set_num_hands(n);
     spec.set_seed(HandSeed(o.seed, static_cast<uint64_t>(k)));
+    spec.set_withhold_hand_records(true);  // the deal's other seatings play it too
     spec.mutable_time_control()->set_per_decision_ms(o.per_decision_ms);
     spec.mutable_time_control()->set_match_bank_ms(o.bank_ms);
     spec.mutable_time_control()->set_grace_ms(o.grace_ms);

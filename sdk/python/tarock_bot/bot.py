@@ -291,7 +291,9 @@ class Bot:
         raise NotImplementedError("a Bot must implement decide(self, s)")
 
     def end_hand(self, result: "pb.HandResult") -> None:
-        """Called at the end of every hand: scores, and the full hand record."""
+        """Called at the end of every hand: scores, and the full hand record
+        (``result.record_json``), except in duplicate matches whose deals other
+        tables still play (tournaments, tests): then it is empty."""
 
     def end_match(self, result: "pb.MatchResult") -> None:
         """Called once at the end: totals and faults per seat."""

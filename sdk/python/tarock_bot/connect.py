@@ -95,15 +95,32 @@ class _JoinedSeat:
             response_deserializer=pb.RefereeMessage.FromString,
         )
         self.call = None
+        self._cancelled = False
         self.thread = threading.Thread(target=self._run, name=f"tarock-join-{join.seat_id}", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
+        try:
+            # The referee refuses a join while the seat's earlier stream is
+            # live (ALREADY_EXISTS): after this process restarted it may not
+            # have seen the old stream end yet. Join again for a few seconds.
+            for attempt in range(21):
+                if attempt:
+                    time.sleep(0.25)
+                if self._cancelled or not self._run_once(last=attempt == 20):
+                    break
+        finally:
+            self.on_end(self.join.ticket)
+
+    def _run_once(self, last: bool) -> bool:
+        """One join; True when it was refused as a second stream (join again)."""
+        self.outbox = queue.Queue()
         self.outbox.put(pb.BotMessage(hello=pb.Hello(name=self.name, version=self.version)))
+        outbox = self.outbox
 
         def uplink() -> Iterator["pb.BotMessage"]:
             while True:
-                item = self.outbox.get()
+                item = outbox.get()
                 if item is _END:
                     return
                 yield item
@@ -116,8 +133,10 @@ class _JoinedSeat:
                     session = BotSession(self.factory())
                 reply = session.handle(message)
                 if reply is not None:
-                    self.outbox.put(reply)
+                    outbox.put(reply)
         except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.ALREADY_EXISTS and session is None and not last:
+                return True
             if e.code() == grpc.StatusCode.UNAVAILABLE and session is None:
                 # Never reached the referee: an arena on the default route
                 # (--dial_in_route=auto) plays the seat through itself instead.
@@ -128,10 +147,11 @@ class _JoinedSeat:
                 print(f"{self.name}: seat {self.join.seat_id} on referee {self.join.referee} ended: "
                       f"{e.code().name}: {e.details()}", file=sys.stderr, flush=True)
         finally:
-            self.outbox.put(_END)
-            self.on_end(self.join.ticket)
+            outbox.put(_END)
+        return False
 
     def cancel(self) -> None:
+        self._cancelled = True
         call = self.call
         if call is not None:
             call.cancel()

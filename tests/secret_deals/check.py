@@ -1,0 +1,265 @@
+"""The checks of tests/secret_deals_test.sh (which starts the processes).
+
+Usage: check.py BUILD_PYTHON_DIR, with TAROCK_TEST_TMP, TAROCK_BIN,
+TAROCK_HTTP and TAROCK_GRPC set. Prints what failed and exits non-zero.
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, sys.argv[1])
+import grpc  # noqa: E402
+from tarock_bot._generated import arena_pb2, tarock_pb2  # noqa: E402
+
+TMP = os.environ["TAROCK_TEST_TMP"]
+BIN = os.environ["TAROCK_BIN"]
+HTTP = "http://" + os.environ["TAROCK_HTTP"]
+GRPC = os.environ["TAROCK_GRPC"]
+failures = []
+M64 = (1 << 64) - 1
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return cond
+
+
+def get(path):
+    try:
+        with urllib.request.urlopen(HTTP + path, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def post(path, body):
+    req = urllib.request.Request(HTTP + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def cli(*args):
+    return subprocess.run([BIN + "/tarock-arena-cli", "--arena", GRPC, *args], check=True,
+                          capture_output=True, text=True, timeout=30).stdout
+
+
+def wait(pred, seconds, what):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.1)
+    check(False, "timed out waiting for " + what)
+    return None
+
+
+def split_mix(state):
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def hand_seed(match_seed, k):  # referee/engine/random.h HandSeed
+    return split_mix(match_seed ^ ((0xD1B54A32D192ED03 * (k + 1)) & M64))
+
+
+channel = grpc.insecure_channel(GRPC)
+get_match = channel.unary_unary("/tarock.v1.Arena/GetMatch",
+                                request_serializer=arena_pb2.GetMatchRequest.SerializeToString,
+                                response_deserializer=arena_pb2.ArenaMatch.FromString)
+export = channel.unary_stream("/tarock.v1.Arena/ExportRecords",
+                              request_serializer=arena_pb2.ExportRecordsRequest.SerializeToString,
+                              response_deserializer=arena_pb2.ExportedRecord.FromString)
+seen_public = []  # every API answer served while some deal was secret
+
+
+def sealed(m, where):
+    """A match whose deal is not public: nothing but the commitment."""
+    seen_public.append(json.dumps(m))
+    ok = check(str(m.get("seed", "0")) == "0", f"{where}: seed {m.get('seed')} served early")
+    ok &= check(not m.get("seed_salt"), f"{where}: salt served early")
+    ok &= check(not m.get("deal_public"), f"{where}: deal_public early")
+    ok &= check(m.get("record") in (None, {}) and not m.get("record_json"), f"{where}: record early")
+    ok &= check(re.fullmatch("[0-9a-f]{64}", m.get("seed_commitment", "")) is not None,
+                f"{where}: no commitment")
+    return ok
+
+
+def opened(m, where):
+    """A finished deal: the seed opens the commitment and reproduces the deal."""
+    seed = int(m["seed"])
+    check(m.get("deal_public") is True, f"{where}: not public after every table finished")
+    text = f"tarock-seed:v1:{seed}:{m['seed_salt']}"
+    check(hashlib.sha256(text.encode()).hexdigest() == m["seed_commitment"],
+          f"{where}: seed and salt do not open the commitment")
+    record = m["record"]
+    check(record["seed"] == seed, f"{where}: record seed {record['seed']} != published {seed}")
+    d = record["deals"][0]
+    check(d["seed"] == hand_seed(seed, d["hand_index"]), f"{where}: hand 0's seed is not derived from the published one")
+    out = subprocess.run([BIN + "/tarock", "deal", "--variant", m["variant"], "--seed", str(d["seed"]),
+                          "--dealer", str(d["dealer"])], capture_output=True, text=True, check=True)
+    dealt = json.loads(out.stdout)
+    check(dealt["hands"] == d["hands"] and dealt["talon"] == d["talon"],
+          f"{where}: `tarock deal` with the published seed does not reproduce the deal")
+    return seed
+
+
+# --- 1. A duplicate tournament: one deal at four tables, one after another.
+out = cli("--json", "tournament", "run", "--variant=slovenian-4p", "--bots=spy,r1,r2,r3", "--deals=1",
+          "--hands=4")
+tid = json.loads(out)["id"]
+
+
+def tournament_matches():
+    return get(f"/api/matches?tournament={tid}&limit=10")[1]["matches"]
+
+
+# The spy holds up the second table at its first decision: one table done.
+wait(lambda: any(m["status"] == "done" for m in tournament_matches()) and
+     any(json.loads(l)["kind"] == "decision" and json.loads(l)["match"] != first
+         for l in open(os.path.join(TMP, "spy.jsonl")))
+     if (first := next((m["id"] for m in tournament_matches() if m["status"] == "done"), None)) else None,
+     90, "the first table to finish and the spy to hold up the second")
+ms = tournament_matches()
+check(len(ms) == 4, f"{len(ms)} tournament matches, not 4")
+check(sum(m["status"] == "done" for m in ms) == 1, "not exactly one table done while the spy waits")
+commitments = {m["seed_commitment"] for m in ms}
+check(len(commitments) == 1, "the tables of one deal do not share one commitment")
+for m in ms:
+    sealed(m, f"/api/matches list {m['id']}")
+    status, one = get(f"/api/matches/{m['id']}")
+    sealed(one, f"/api/matches/{m['id']}")
+    status, _ = get(f"/api/matches/{m['id']}/hands/0/replay")
+    check(status == 404, f"replay of {m['id']} served while the deal is played elsewhere ({status})")
+    g = get_match(arena_pb2.GetMatchRequest(id=m["id"], with_record=True), timeout=10)
+    check(g.seed == 0 and not g.record_json and not g.seed_salt and not g.deal_public,
+          f"gRPC GetMatch {m['id']} gave the deal away")
+    seen_public.append(str(g))
+exported = [json.loads(r.json_line) for r in export(arena_pb2.ExportRecordsRequest(), timeout=10)]
+check(not any(str(r.get("match_id", "")).startswith(f"T{tid}-") for r in exported),
+      "ExportRecords gave a table's record while another still plays its deal")
+seen_public.extend(json.dumps(r) for r in exported)
+
+open(os.path.join(TMP, "gate"), "w").close()
+wait(lambda: all(m["status"] == "done" for m in tournament_matches()), 120, "the tournament")
+seeds = set()
+records = {}
+for m in tournament_matches():
+    status, one = get(f"/api/matches/{m['id']}")
+    seeds.add(opened(one, m["id"]))
+    records[m["id"]] = one["record"]
+check(len(seeds) == 1, "the tables of the duplicate set were not dealt from one seed")
+tournament_seed = seeds.pop() if seeds else None
+status, _ = get(f"/api/matches/{tournament_matches()[0]['id']}/hands/0/replay")
+check(status == 200, f"the replay is not served once the deal is public ({status})")
+
+# --- 2. A ladder of three matches.
+cli("ladder", "start", "--variant=slovenian-4p", "--hands=4", "--max_matches=3")
+ladder_id = None
+deadline = time.time() + 120
+while check(time.time() < deadline, "the ladder's three matches took over 120 s") and len(failures) < 20:
+    ms = get("/api/matches?kind=ladder&limit=10")[1].get("matches", [])
+    for m in ms:
+        ladder_id = m["ladder_id"]
+        if m["status"] != "done":
+            sealed(m, f"ladder match {m['id']} ({m['status']})")
+    if len(ms) >= 3 and all(m["status"] == "done" for m in ms):
+        break
+    time.sleep(0.2)
+ladder_seeds = {}
+for m in get("/api/matches?kind=ladder&limit=10")[1]["matches"]:
+    status, one = get(f"/api/matches/{m['id']}")
+    ladder_seeds[m["id"]] = opened(one, m["id"])
+    records[m["id"]] = one["record"]
+    number = int(m["id"].split("-")[1])
+    check(ladder_seeds[m["id"]] != hand_seed(0x1ADDE7 ^ int(ladder_id), number),
+          f"{m['id']}: the seed is still the public function of the match id")
+check(len(set(ladder_seeds.values())) == len(ladder_seeds), "ladder matches share a seed")
+
+# --- 3. What the spy got: no seed, no salt, no card of another seat.
+spy = [json.loads(l) for l in open(os.path.join(TMP, "spy.jsonl"))]
+secrets = {str(s) for s in list(ladder_seeds.values()) + [tournament_seed] if s}
+salts = set()
+for mid in records:
+    salts.add(get(f"/api/matches/{mid}")[1]["seed_salt"])
+for line in spy:
+    for s in secrets | salts:
+        check(s not in line["text"], f"the spy's {line['kind']} in {line['match']} names a seed or salt")
+for text in seen_public:
+    for s in secrets | salts:
+        check(s not in text, "an API answer served before the deal was public names its seed or salt")
+seat_of = {l["match"]: l["seat"] for l in spy if l["kind"] == "match_start"}
+check(any(m.startswith("T") for m in seat_of) and any(m.startswith("L") for m in seat_of),
+      "the spy sat at no tournament or no ladder match")
+for line in spy:
+    rec = records.get(line["match"])
+    if rec is None or line["kind"] not in ("hand_start", "decision"):
+        continue
+    deal = next(d for d in rec["deals"] if d["hand_index"] == line["hand_index"])
+    mine = set(deal["hands"][seat_of[line["match"]]])
+    allowed = mine | set(deal["talon"])
+    got = set(line["cards"])
+    if line["kind"] == "hand_start":
+        check(got == mine, f"{line['match']} hand {line['hand_index']}: HandStart cards are not the seat's own")
+    else:
+        check(got <= allowed, f"{line['match']} hand {line['hand_index']}: the seat held {sorted(got - allowed)}")
+for line in spy:
+    if line["kind"] == "hand_result":
+        if line["match"].startswith("T"):
+            check("record_json" not in line["text"],
+                  f"{line['match']}: a duplicate table's HandResult carried the hand record")
+check(any(l["kind"] == "hand_result" and l["match"].startswith("L") and "record_json" in l["text"]
+          for l in spy), "a ladder HandResult lost its record (only duplicate tables withhold it)")
+
+# --- 4. A person's play match: a stranger cannot open the relayed seat.
+play = post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]})
+view = wait(lambda: (v := get(f"/api/play/{play['id']}")[1]) and v.get("request") and v, 30,
+            "the person's first decision")
+sealed(get(f"/api/matches/{play['match_id']}")[1], "the running play match")
+bot_play = channel.stream_stream("/tarock.v1.Bot/Play",
+                                 request_serializer=tarock_pb2.RefereeMessage.SerializeToString,
+                                 response_deserializer=tarock_pb2.BotMessage.FromString)
+for metadata in ((), (("x-tarock-referee-proof", "f" * 64),)):
+    start = tarock_pb2.RefereeMessage()
+    start.match_start.match_id = play["match_id"]
+    start.match_start.seat = play["seat"]
+    start.match_start.num_seats = 4
+    try:
+        for _ in bot_play(iter([start]), metadata=metadata, timeout=10):
+            pass
+        check(False, "a stranger's relay stream was not refused")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.PERMISSION_DENIED,
+              f"a stranger's relay stream ended with {e.code()}, not PERMISSION_DENIED")
+# The seat plays on: the person answers every request until the match ends.
+for _ in range(400):
+    v = get(f"/api/play/{play['id']}")[1]
+    if v["status"] == "done":
+        break
+    r = v.get("request")
+    if r:
+        try:
+            post(f"/api/play/{play['id']}/action", {"request_id": r["request_id"], "action": r["legal_actions"][0]})
+        except urllib.error.HTTPError:
+            pass  # answered meanwhile by the fallback
+    time.sleep(0.05)
+check(v["status"] == "done", f"the play match did not finish after the strangers ({v['status']})")
+check(v.get("faults", [0])[play["seat"]] == 0 if isinstance(v.get("faults"), list) else True,
+      "the person's seat took faults")
+wait(lambda: get(f"/api/matches/{play['match_id']}")[1].get("deal_public"), 30, "the play match's record")
+opened(get(f"/api/matches/{play['match_id']}")[1], play["match_id"])
+
+print(f"secret deals: {len(failures)} failures", flush=True)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,54 @@
+"""A bot that writes down everything its seat is told (tests/secret_deals_test.sh).
+
+Every MatchStart, HandStart, DecisionRequest, HandResult and MatchResult goes
+to $SPY_LOG as one JSON line (the message in protobuf text format and the
+cards it names), so the test can look for anything the seat should not know.
+In the tournament it waits at its first decision of the second match it plays
+until the file $SPY_GATE exists (at most 60 s), so the test can look at the
+arena while one table of a duplicate set has finished and another has not.
+"""
+import json
+import os
+import time
+
+from tarock_bot import Bot
+
+LOG = os.environ["SPY_LOG"]
+GATE = os.environ.get("SPY_GATE", "")
+_matches: list[str] = []
+
+
+def _write(kind: str, match_id: str, text: str, **extra) -> None:
+    with open(LOG, "a") as f:
+        f.write(json.dumps({"kind": kind, "match": match_id, "text": text, **extra}) + "\n")
+
+
+class Spy(Bot):
+    name = "spy"
+
+    def start_match(self, match) -> None:
+        self.match = match
+        _matches.append(match.match_id)
+        self.blocked = GATE and match.match_id.startswith("T") and \
+            sum(m.startswith("T") for m in _matches) == 2
+        _write("match_start", match.match_id, repr(match), seat=match.seat)
+
+    def start_hand(self, hand) -> None:
+        _write("hand_start", self.match.match_id, str(hand), hand_index=hand.hand_index,
+               cards=list(hand.hand))
+
+    def decide(self, s) -> str:
+        _write("decision", self.match.match_id, str(s.request), hand_index=s.hand_index,
+               cards=[str(c) for c in s.hand])
+        if self.blocked:
+            deadline = time.time() + 60
+            while not os.path.exists(GATE) and time.time() < deadline:
+                time.sleep(0.05)
+            self.blocked = False
+        return s.legal[0]
+
+    def end_hand(self, result) -> None:
+        _write("hand_result", self.match.match_id, str(result))
+
+    def end_match(self, result) -> None:
+        _write("match_result", self.match.match_id, str(result))
