@@ -335,13 +335,14 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
   row.owner = request.owner();
   row.variants.assign(request.variants().begin(), request.variants().end());
-  const std::string token = NewToken();
-  row.token_hash = HashToken(token);
+  absl::StatusOr<std::string> token = NewToken();
+  if (!token.ok()) return token.status();
+  row.token_hash = HashToken(*token);
   absl::StatusOr<BotRow> added = store_->AddBot(row);
   if (!added.ok()) return added.status();
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
-  out.set_token(token);
+  out.set_token(*token);
   if (!options_.referee_secret_key.empty())
     out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
@@ -1408,9 +1409,10 @@ void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const st
     if (!dial_in_->CanJoinReferee(bot)) continue;  // an older SDK: relayed
     auto mapped = referee_bot_addresses_.find(referee);
     const std::string& address = mapped != referee_bot_addresses_.end() ? mapped->second : referee;
-    const std::string ticket = NewToken();
-    if (dial_in_->RouteToReferee(job.match.id, s, address, ticket).ok()) {
-      seat->set_dial_in_ticket(ticket);
+    absl::StatusOr<std::string> ticket = NewToken();
+    if (!ticket.ok()) continue;  // no ticket: the seat stays relayed
+    if (dial_in_->RouteToReferee(job.match.id, s, address, *ticket).ok()) {
+      seat->set_dial_in_ticket(*ticket);
       // The seat's endpoint stays the relay: the referee's fallback.
       seat->set_dial_in_join_wait_ms(
           static_cast<int32_t>(absl::ToInt64Milliseconds(dial_in_join_wait_)));
@@ -1451,7 +1453,9 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
     row.name = kHumanBotName;
     row.endpoint = "(browser)";
     row.owner = "arena";
-    row.token_hash = HashToken(NewToken());  // nobody holds it
+    absl::StatusOr<std::string> unheld = NewToken();  // nobody holds it
+    if (!unheld.ok()) return unheld.status();
+    row.token_hash = HashToken(*unheld);
     human = store_->AddBot(row);
     if (!human.ok()) human = store_->FindBot(kHumanBotName);  // made meanwhile
     if (!human.ok()) return human.status();

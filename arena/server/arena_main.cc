@@ -144,9 +144,7 @@ absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
     return key;
   }
   std::string key(32, '\0');
-  std::ifstream random("/dev/urandom", std::ios::binary);
-  if (!random.read(key.data(), static_cast<std::streamsize>(key.size())))
-    return absl::InternalError("cannot read /dev/urandom");
+  if (absl::Status s = tarock::arena::FillRandom(key.data(), key.size()); !s.ok()) return s;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
   bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size());
@@ -276,8 +274,9 @@ int main(int argc, char** argv) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     options.lease = absl::Seconds(lease_s);
-    options.lease_owner =
-        absl::StrCat(host, ":", getpid(), ":", tarock::arena::NewToken().substr(0, 8));
+    absl::StatusOr<std::string> part = tarock::arena::NewToken();
+    if (!part.ok()) return Fail(std::string(part.status().message()));
+    options.lease_owner = absl::StrCat(host, ":", getpid(), ":", part->substr(0, 8));
   } else if (absl::GetFlag(FLAGS_lease_s) < 0) {
     return Fail("--lease_s must not be negative");
   }

@@ -17,6 +17,8 @@
 #ifndef TAROCK_ARENA_STORE_STORE_H_
 #define TAROCK_ARENA_STORE_STORE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -345,8 +347,19 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url);
 
 // Hex SHA-256 of a token (tokens are never stored in clear).
 std::string HashToken(const std::string& token);
-// A fresh random token (32 hex characters from /dev/urandom).
-std::string NewToken();
+// `size` random bytes from the kernel (getrandom(2), which needs no file
+// descriptor). Fails closed: UNAVAILABLE when the source fails or returns
+// only zeros, and then `buffer` is zeroed but must not be used.
+absl::Status FillRandom(void* buffer, size_t size);
+// A fresh random token (32 hex characters from FillRandom). UNAVAILABLE when
+// there are no random bytes: callers refuse their request, never use zeros.
+absl::StatusOr<std::string> NewToken();
+
+// Replaces the kernel as FillRandom's source (nullptr: the kernel again), so
+// tests can make it fail. Same contract as read(2): bytes written or -1 with
+// errno.
+using RandomSource = ssize_t (*)(void* buffer, size_t size);
+void SetRandomSourceForTesting(RandomSource source);
 
 }  // namespace tarock::arena
 
