@@ -94,8 +94,15 @@ ABSL_FLAG(double, calls_per_second, 20,
           "(0: no limit)");
 ABSL_FLAG(double, registrations_per_minute, 10,
           "bot registrations per minute from one client address, bursts of 5 (0: no limit)");
+ABSL_FLAG(double, prefix_calls_per_second, 100,
+          "API calls per second from one network (/24 IPv4, /64 IPv6), bursts of twice as "
+          "many, besides the per-address limit (0: no limit)");
+ABSL_FLAG(double, prefix_registrations_per_minute, 30,
+          "bot registrations per minute from one network (/24 IPv4, /64 IPv6), bursts of 15 "
+          "(0: no limit)");
 ABSL_FLAG(std::vector<std::string>, rate_limit_exempt, std::vector<std::string>({"127.0.0.0/8", "::1"}),
-          "client address ranges (CIDR) never rate limited (empty: limit everyone)");
+          "client address ranges (CIDR) never rate limited, unless the request came through "
+          "a proxy (empty: limit everyone)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
 ABSL_FLAG(std::string, public_address, "",
@@ -284,6 +291,9 @@ int main(int argc, char** argv) {
   tarock::arena::AdmissionOptions admission_options;
   admission_options.calls_per_second = absl::GetFlag(FLAGS_calls_per_second);
   admission_options.registrations_per_minute = absl::GetFlag(FLAGS_registrations_per_minute);
+  admission_options.prefix_calls_per_second = absl::GetFlag(FLAGS_prefix_calls_per_second);
+  admission_options.prefix_registrations_per_minute =
+      absl::GetFlag(FLAGS_prefix_registrations_per_minute);
   admission_options.exempt_ranges = absl::GetFlag(FLAGS_rate_limit_exempt);
   absl::StatusOr<std::unique_ptr<tarock::arena::Admission>> admission =
       tarock::arena::Admission::Create(admission_options);
@@ -370,8 +380,10 @@ int main(int argc, char** argv) {
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {
     absl::Duration retry_after;
-    absl::Status s = admission->Admit(r.remote_addr, "", tarock::arena::Admission::Kind::kCall,
-                                      &retry_after);
+    // proxied: true once the HTTP server reports a request that came
+    // through a trusted proxy (the client address is then the forwarded one).
+    absl::Status s = admission->Admit(r.remote_addr, /*proxied=*/false, "",
+                                      tarock::arena::Admission::Kind::kCall, &retry_after);
     if (s.ok()) return std::nullopt;
     tarock::metrics::HttpResponse refused = tarock::arena::JsonError(429, std::string(s.message()));
     refused.headers.push_back({"Retry-After", absl::StrCat(absl::ToInt64Seconds(retry_after))});
