@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/bot_rules.h"
 #include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/record_split.h"
 #include "nlohmann/json.hpp"
@@ -311,12 +312,7 @@ absl::StatusOr<v1::ListAuditResponse> Scheduler::ListAudit(const v1::ListAuditRe
 // Bots.
 
 absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
-  if (!ValidBotName(request.name()))
-    return absl::InvalidArgumentError(
-        "a bot name is 1-64 characters of letters, digits, '-', '_' and '.'");
-  if (request.name() == kHumanBotName)
-    return absl::InvalidArgumentError(
-        absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
+  if (absl::Status s = CheckNewBotName(request.name()); !s.ok()) return s;  // bot_rules.h
   if (request.dial_in() && !request.endpoint().empty())
     return absl::InvalidArgumentError("a dial-in bot has no endpoint: give one or the other");
   if (!request.dial_in() &&
@@ -329,7 +325,10 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
       return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
-  if (request.owner().empty()) return absl::InvalidArgumentError("the owner must not be empty");
+  if (absl::Status s = CheckOwner(request.owner()); !s.ok()) return s;
+  for (const BotRow& b : store_->ListBots(true))  // names are unique whatever their case
+    if (SameBotName(b.name, request.name()))
+      return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
   BotRow row;
   row.name = request.name();
   row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();

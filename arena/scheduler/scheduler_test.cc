@@ -344,6 +344,28 @@ TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   EXPECT_TRUE(scheduler_->StartLadder(request).ok());
 }
 
+// Issue 29: names unique without regard to case, reserved names, owners.
+TEST_F(SchedulerTest, BotNamesAndOwnersFollowTheRules) {
+  StartScheduler();
+  AddBot("rnd1", "random");
+  auto add = [&](const std::string& name, const std::string& owner) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_endpoint("inproc:random");
+    r.set_owner(owner);
+    r.add_variants("slovenian-3p");
+    return scheduler_->AddBot(r).status();
+  };
+  EXPECT_EQ(add("RND1", "o").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(add("Rnd1", "o").code(), absl::StatusCode::kAlreadyExists);
+  for (const char* reserved : {"human", "HUMAN", ".", ".."})
+    EXPECT_EQ(add(reserved, "o").code(), absl::StatusCode::kInvalidArgument) << reserved;
+  EXPECT_EQ(add("ctl", "evil\x1b]0;title\x07").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(add("big", std::string(100 << 10, 'o')).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(add("rnd2", "Žiga <z@example.org>").ok());
+  EXPECT_EQ(scheduler_->ListBots({}).bots_size(), 2);
+}
+
 // Every match ends, whatever the bots do: three bots that pass every bid in
 // tapp-tarock-classic throw in every deal. By default each thrown-in deal is
 // one of the match's hands (0 each); under thrown_in=redeal the match ends
