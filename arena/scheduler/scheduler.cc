@@ -984,12 +984,43 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   v1::ListMatchesResponse out;
   int64_t total = 0;
   out.set_offset(r.offset());
+  if (r.status() == "running") {
+    // Running is a state in memory (GetMatch); the store has these matches
+    // as pending. At most --max_parallel of them: filtered here.
+    std::vector<std::string> ids;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [id, flight] : in_flight_)
+        if (!flight.referee.empty()) ids.push_back(id);
+    }
+    std::vector<v1::ArenaMatch> running;
+    for (const std::string& id : ids) {
+      absl::StatusOr<v1::ArenaMatch> m = GetMatch(id, false);
+      if (!m.ok() || m->status() != "running") continue;
+      if ((!r.variant().empty() && m->variant() != r.variant()) ||
+          (!r.kind().empty() && m->kind() != r.kind()) ||
+          (r.ladder_id() && m->ladder_id() != r.ladder_id()) ||
+          (r.tournament_id() && m->tournament_id() != r.tournament_id()) ||
+          (r.test_id() && m->test_id() != r.test_id()) ||
+          (!r.bot().empty() && std::none_of(m->seats().begin(), m->seats().end(),
+                                            [&](const v1::ArenaSeat& x) { return x.bot() == r.bot(); })))
+        continue;
+      running.push_back(*std::move(m));
+    }
+    out.set_total(static_cast<int64_t>(running.size()));
+    const size_t limit = r.limit() ? r.limit() : 50;
+    for (size_t i = r.offset(); i < running.size() && i < r.offset() + limit; ++i)
+      *out.add_matches() = running[i];
+    return out;
+  }
   std::vector<MatchRow> page =
       store_->ListMatchesPage(filter, r.offset(), r.limit() ? r.limit() : 50, &total);
   out.set_total(total);
   for (const MatchRow& m : page) {
     absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);
-    if (match.ok()) *out.add_matches() = *match;
+    // A pending row may be running by now: it is listed under "running".
+    if (match.ok() && (r.status().empty() || match->status() == r.status()))
+      *out.add_matches() = *match;
   }
   return out;
 }
