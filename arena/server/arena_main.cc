@@ -47,6 +47,7 @@
 #include "arena/store/store.h"
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
+#include "referee/net/listener_watchdog.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/health.h"
 #include "tarock/sdk/transport.h"
@@ -132,6 +133,14 @@ ABSL_FLAG(int, drain_ms, 0,
           "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
           "long before stopping (matches keep running meanwhile; those still running then run "
           "again at the next start)");
+ABSL_FLAG(int, handshake_timeout_ms, 10000,
+          "a connection to the gRPC port that has not completed its TLS and HTTP/2 handshake "
+          "in this long is closed");
+ABSL_FLAG(int, listener_watchdog_s, 10,
+          "probe the gRPC port over loopback this often; when 3 probes in a row go unanswered "
+          "(gRPC stopped accepting, e.g. after running out of descriptors: grpc/grpc#20418) "
+          "log an error and exit with status 70 so that systemd or Kubernetes restart the "
+          "arena (0: no watchdog)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -191,6 +200,10 @@ int main(int argc, char** argv) {
   // lock graph on every acquisition: a real cost on the hot path of a server
   // (it showed in profiles). The unit tests keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Many bots, browsers and referees: as many descriptors as the hard limit
+  // (LimitNOFILE in the units) allows.
+  tarock::logging::Info("arena", "open file limit",
+                        {{"nofile", static_cast<int64_t>(tarock::net::RaiseOpenFileLimit())}});
   const std::string dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -311,6 +324,9 @@ int main(int argc, char** argv) {
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
   builder.AddListeningPort(listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(max_request_bytes);
+  // Connections that never finish their handshake are closed (gRPC's default: 120 s).
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
   builder.RegisterService(&service);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.
@@ -410,6 +426,19 @@ int main(int argc, char** argv) {
                         {{"grpc", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)},
                          {"http_port", http_port}});
 
+  // gRPC 1.51 can stop accepting for good after EMFILE (grpc/grpc#20418):
+  // a dead listener ends the process, for the service manager to restart.
+  std::unique_ptr<tarock::net::ListenerWatchdog> watchdog;
+  if (const int every_s = absl::GetFlag(FLAGS_listener_watchdog_s); every_s > 0) {
+    tarock::net::ListenerWatchdogOptions o;
+    o.interval = absl::Seconds(every_s);
+    o.timeout = std::min(absl::Seconds(5), o.interval);
+    watchdog = std::make_unique<tarock::net::ListenerWatchdog>(
+        "arena grpc",
+        tarock::net::ProbeHostFor(tarock::metrics::SplitHostPort(listen).first), port, o,
+        [] { std::_Exit(70); });
+  }
+
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
@@ -432,6 +461,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
   }
   tarock::logging::Info("arena", "stopping");
+  if (watchdog) watchdog->Stop();
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   http.Stop();
