@@ -202,8 +202,9 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Many bots, browsers and referees: as many descriptors as the hard limit
   // (LimitNOFILE in the units) allows.
-  tarock::logging::Info("arena", "open file limit",
-                        {{"nofile", static_cast<int64_t>(tarock::net::RaiseOpenFileLimit())}});
+  if (const long nofile = tarock::net::RaiseOpenFileLimit(); nofile >= 0 && nofile < 4096)
+    tarock::logging::Warning("arena", "few file descriptors (the hard limit): connections beyond "
+                             "them are refused", {{"nofile", static_cast<int64_t>(nofile)}});
   const std::string dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

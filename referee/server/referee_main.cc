@@ -120,8 +120,9 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Many bot streams: as many descriptors as the hard limit (LimitNOFILE in
   // the units) allows.
-  tarock::logging::Info("referee", "open file limit",
-                        {{"nofile", static_cast<int64_t>(tarock::net::RaiseOpenFileLimit())}});
+  if (const long nofile = tarock::net::RaiseOpenFileLimit(); nofile >= 0 && nofile < 4096)
+    tarock::logging::Warning("referee", "few file descriptors (the hard limit): connections beyond "
+                             "them are refused", {{"nofile", static_cast<int64_t>(nofile)}});
   for (const std::string& p : absl::GetFlag(FLAGS_plugin)) {
     if (absl::Status s = tarock::Registry::Global().LoadPlugin(p); !s.ok()) {
       std::fprintf(stderr, "tarock-referee: %s\n", std::string(s.message()).c_str());
@@ -199,17 +200,11 @@ int main(int argc, char** argv) {
   service_options.max_concurrent_matches = std::max(0, absl::GetFlag(FLAGS_max_matches));
   service_options.max_match_time = absl::Milliseconds(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_match_ms)));
   // Reachable beyond loopback and nobody has to prove who they are: anyone
-  // who reaches the port can make this referee dial and run matches.
-  if (!tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) &&
-      service_options.required_token.empty() && tls.client_ca_file.empty()) {
-    std::fprintf(stderr,
-                 "tarock-referee: WARNING: listening on %s, beyond loopback, without "
-                 "--referee_token or --tls_client_ca: anyone who reaches this port can run "
-                 "matches here\n",
-                 absl::GetFlag(FLAGS_listen).c_str());
-    tarock::logging::Warning("referee", "no client authentication beyond loopback",
-                             {{"listen", absl::GetFlag(FLAGS_listen)}});
-  }
+  // who reaches the port can make this referee dial and run matches (said
+  // once it listens).
+  const bool unauthenticated = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) &&
+                               service_options.required_token.empty() &&
+                               tls.client_ca_file.empty();
   tarock::RefereeService service(&runner, service_options);
 
   // grpc.health.v1.Health for probes: SERVING from the start (nothing to
@@ -250,6 +245,15 @@ int main(int argc, char** argv) {
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
+  if (unauthenticated) {
+    std::fprintf(stderr,
+                 "tarock-referee: WARNING: listening on %s, beyond loopback, without "
+                 "--referee_token or --tls_client_ca: anyone who reaches this port can run "
+                 "matches here\n",
+                 listen.c_str());
+    tarock::logging::Warning("referee", "no client authentication beyond loopback",
+                             {{"listen", listen}});
+  }
 
   tarock::metrics::HttpServer http(http_options);
   if (!metrics_listen.empty()) {
