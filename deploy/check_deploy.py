@@ -19,7 +19,10 @@ checked without a container engine or a cluster.
   scripts/setup.sh, the runtime stage runs as a non-root user, and its
   packages provide every shared library the built programs load (ldd);
 - `promtool check config` on both Prometheus configurations, laid out as the
-  containers see them.
+  containers see them;
+- `nginx -t` on deploy/nginx/tarock-arena.conf inside a throwaway nginx.conf
+  (with a throwaway certificate) when nginx is installed, and that it sets
+  the limits and timeouts docs/security.md promises.
 
     check_deploy.py --source SOURCE_DIR --build BUILD_DIR
 
@@ -465,6 +468,36 @@ def promtool_check(config: Path, rules: Path, where: str) -> None:
         check(out.returncode == 0, f"promtool check config {where}: {out.stdout}{out.stderr}")
 
 
+def nginx_check(conf: Path) -> None:
+    text = conf.read_text()
+    for directive in ("limit_conn_zone", "limit_req_zone", "limit_conn ", "limit_req ",
+                      "client_header_timeout", "client_body_timeout", "send_timeout",
+                      "client_max_body_size", "proxy_set_header X-Forwarded-For",
+                      "proxy_buffering off"):
+        check(directive in text, f"deploy/nginx/tarock-arena.conf sets no {directive.strip()}")
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    openssl = shutil.which("openssl")
+    if nginx is None or openssl is None:
+        print("note: nginx or openssl not installed: deploy/nginx/tarock-arena.conf not run through nginx -t")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=check", "-keyout", str(t / "k.pem"), "-out", str(t / "c.pem")],
+                       capture_output=True, check=False)
+        site = text.replace("/etc/tarock/tls/arena.pem", str(t / "c.pem")).replace(
+            "/etc/tarock/tls/arena.key", str(t / "k.pem"))
+        (t / "site.conf").write_text(site)
+        (t / "logs").mkdir()
+        (t / "nginx.conf").write_text(
+            f"pid {t}/nginx.pid;\nerror_log {t}/logs/error.log;\nevents {{}}\n"
+            f"http {{\n  access_log off;\n  client_body_temp_path {t}/body;\n"
+            f"  proxy_temp_path {t}/proxy;\n  include {t}/site.conf;\n}}\n")
+        out = subprocess.run([nginx, "-t", "-c", str(t / "nginx.conf"), "-p", tmp],
+                             capture_output=True, text=True, check=False)
+        check(out.returncode == 0, f"nginx -t deploy/nginx/tarock-arena.conf: {out.stdout}{out.stderr}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", required=True, type=Path)
@@ -493,6 +526,7 @@ def main() -> int:
     promtool_check(deploy / "compose" / "prometheus.yml", rules, "compose")
     promtool_check(deploy / "kubernetes" / "base" / "prometheus" / "prometheus.yml", rules, "kubernetes")
     promtool_check(deploy / "prometheus" / "prometheus.yml", rules, "systemd")
+    nginx_check(deploy / "nginx" / "tarock-arena.conf")
 
     print(f"{checks - len(failures)} checks passed, {len(failures)} failed")
     return 1 if failures else 0

@@ -405,6 +405,19 @@ TEST(DialInTest, WrongRetiredSecondAndGarbageConnectionsGetClearErrorsAndChangeN
     }
   }
 
+  // Issue 29: wrong tokens lock out wrong tokens from their address, never
+  // a right one (the lockout keys on the token, not only the address).
+  for (int i = 0; i < 25; ++i) s = refused(absl::StrCat("wrong-token-", i));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  {
+    RawConnection good(a.gateway(), token);
+    std::optional<v1::ArenaDownlink> hello = good.Read();
+    ASSERT_TRUE(hello && hello->has_welcome()) << good.Finish().error_message();
+    EXPECT_EQ(hello->welcome().bot(), "dialer");
+    good.Finish();
+  }
+  EXPECT_EQ(refused("still-wrong").error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+
   v1::ListBotsResponse after;
   ASSERT_TRUE(a.arena()->ListBots(Ctx().get(), all, &after).ok());
   ASSERT_EQ(before.bots_size(), after.bots_size());

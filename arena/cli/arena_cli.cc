@@ -38,6 +38,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "arena/cli/test_command.h"
+#include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
@@ -100,9 +101,11 @@ void PrintJson(const google::protobuf::Message& m) {
   std::cout << out;
 }
 
+// Stored text is printed through ForTerminal (bot_rules.h): rows stored
+// before the arena checked owners may hold terminal control characters.
 void PrintBot(const v1::BotInfo& b) {
-  std::cout << b.name() << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string("dial-in (online)") : "dial-in (online, " + b.dial_in_route() + ")") : std::string("dial-in (offline)")) : b.endpoint()) << "  owner " << b.owner() << "  variants "
-            << absl::StrJoin(b.variants(), ",") << (b.retired() ? "  (retired)" : "") << "\n";
+  std::cout << tarock::arena::ForTerminal(b.name()) << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string("dial-in (online)") : "dial-in (online, " + tarock::arena::ForTerminal(b.dial_in_route()) + ")") : std::string("dial-in (offline)")) : tarock::arena::ForTerminal(b.endpoint())) << "  owner " << tarock::arena::ForTerminal(b.owner()) << "  variants "
+            << tarock::arena::ForTerminal(absl::StrJoin(b.variants(), ",")) << (b.retired() ? "  (retired)" : "") << "\n";
   for (const v1::RatingInfo& r : b.ratings()) {
     std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",
                                  r.variant(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
@@ -115,8 +118,9 @@ void PrintLeaderboard(const v1::LeaderboardResponse& l) {
                                "display", "mu", "sigma", "matches", "faults");
   for (const v1::LeaderboardEntry& e : l.entries()) {
     const v1::RatingInfo& r = e.rating();
-    std::cout << absl::StrFormat("%4d  %-20s %-12s %8.2f %7.2f %6.2f %8d %6d\n", e.rank(), e.bot(),
-                                 e.owner(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
+    std::cout << absl::StrFormat("%4d  %-20s %-12s %8.2f %7.2f %6.2f %8d %6d\n", e.rank(),
+                                 tarock::arena::ForTerminal(e.bot()),
+                                 tarock::arena::ForTerminal(e.owner()), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
   }
 }
 

@@ -52,16 +52,20 @@ class Connection final : public Reactor {
       if (absl::StartsWithIgnoreCase(value, "bearer ")) token = value.substr(7);
     }
     if (token.empty() || token.size() > 256) {
-      service_->FailedAuth(address_);
-      link_->Close(absl::UnauthenticatedError(
-          "no bot token: send metadata 'authorization: Bearer TOKEN' (the token of "
-          "`tarock-arena-cli bots add NAME --dial_in`)"));
+      link_->Close(service_->FailedAuth(
+          address_, absl::UnauthenticatedError(
+                        "no bot token: send metadata 'authorization: Bearer TOKEN' (the token "
+                        "of `tarock-arena-cli bots add NAME --dial_in`)")));
       return;
     }
+    // Every token is checked, from a locked-out address too: the lockout
+    // (FailedAuth) answers wrong tokens, and never refuses a right one, so
+    // one typo behind a NAT does not lock out the good bots behind it.
     absl::StatusOr<std::pair<int64_t, std::string>> bot = service_->authenticate()(token);
     if (!bot.ok()) {
-      if (bot.status().code() == absl::StatusCode::kUnauthenticated) service_->FailedAuth(address_);
-      link_->Close(bot.status());
+      link_->Close(bot.status().code() == absl::StatusCode::kUnauthenticated
+                       ? service_->FailedAuth(address_, bot.status())
+                       : bot.status());
       return;
     }
     bot_id_ = bot->first;
@@ -181,12 +185,6 @@ void BotGatewayService::ConfigureServer(const GatewayOptions& o, grpc::ServerBui
 absl::Status BotGatewayService::Admit(const std::string& address) {
   absl::MutexLock lock(&mu_);
   Address& a = addresses_[address];
-  const absl::Time now = absl::Now();
-  while (!a.failed.empty() && a.failed.front() < now - absl::Minutes(1)) a.failed.pop_front();
-  if (static_cast<int>(a.failed.size()) >= options_.max_failed_auth_per_minute)
-    return absl::ResourceExhaustedError(absl::StrCat(
-        a.failed.size(), " connections with a wrong token from this address in the last "
-        "minute (the limit): wait a minute"));
   if (a.open >= options_.max_connections_per_address)
     return absl::ResourceExhaustedError(absl::StrCat(
         a.open, " gateway connections are open from this address (the limit)"));
@@ -198,12 +196,28 @@ void BotGatewayService::Leave(const std::string& address) {
   absl::MutexLock lock(&mu_);
   auto it = addresses_.find(address);
   if (it == addresses_.end()) return;
-  if (--it->second.open <= 0 && it->second.failed.empty()) addresses_.erase(it);
+  --it->second.open;
+  Forget(it, absl::Now());
 }
 
-void BotGatewayService::FailedAuth(const std::string& address) {
+void BotGatewayService::Forget(std::map<std::string, Address>::iterator it, absl::Time now) {
+  Address& a = it->second;
+  while (!a.failed.empty() && a.failed.front() < now - absl::Minutes(1)) a.failed.pop_front();
+  if (a.open <= 0 && a.failed.empty()) addresses_.erase(it);
+}
+
+absl::Status BotGatewayService::FailedAuth(const std::string& address, absl::Status refusal) {
   absl::MutexLock lock(&mu_);
-  addresses_[address].failed.push_back(absl::Now());
+  const absl::Time now = absl::Now();
+  Address& a = addresses_[address];
+  while (!a.failed.empty() && a.failed.front() < now - absl::Minutes(1)) a.failed.pop_front();
+  // Past the limit the answer is the lockout, and the list stops growing.
+  if (static_cast<int>(a.failed.size()) >= options_.max_failed_auth_per_minute)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        a.failed.size(), " connections with a wrong token from this address in the last "
+        "minute (the limit): wait a minute (a right token is still accepted)"));
+  a.failed.push_back(now);
+  return refusal;
 }
 
 }  // namespace tarock::arena::gateway

@@ -31,7 +31,11 @@ namespace tarock::arena::gateway {
 
 struct GatewayOptions {
   int max_connections_per_address = 256;  // open gateway calls from one address
-  int max_failed_auth_per_minute = 20;    // per address; then refused for the rest of the minute
+  // Connections with a wrong (or no) token per address and minute; past it a
+  // wrong token is answered RESOURCE_EXHAUSTED for the rest of the minute.
+  // A right token is always accepted (issue 29: one typo behind a NAT must
+  // not lock out the good bots behind it).
+  int max_failed_auth_per_minute = 20;
   double max_messages_per_second = 2000;  // per connection, sustained
   double message_burst = 4000;            // per connection
   int max_message_bytes = 64 << 10;       // one uplink message
@@ -63,16 +67,22 @@ class BotGatewayService final : public v1::BotGateway::CallbackService {
   DialInHub* hub() { return hub_; }
   const GatewayOptions& options() const { return options_; }
   const Authenticator& authenticate() const { return authenticate_; }
-  // An address opens a connection: an error when it may not.
+  // An address opens a connection: an error when it has too many open.
   absl::Status Admit(const std::string& address);
   void Leave(const std::string& address);
-  void FailedAuth(const std::string& address);
+  // A connection from `address` brought a wrong or no token: counts it and
+  // returns `refusal`, or the lockout (RESOURCE_EXHAUSTED) past the limit.
+  absl::Status FailedAuth(const std::string& address, absl::Status refusal);
 
  private:
   struct Address {
     int open = 0;
     std::deque<absl::Time> failed;  // within the last minute
   };
+  // Drops `it` when nothing about it is left to remember.
+  void Forget(std::map<std::string, Address>::iterator it, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   DialInHub* hub_;
   Authenticator authenticate_;
   const GatewayOptions options_;

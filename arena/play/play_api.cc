@@ -50,7 +50,12 @@ absl::StatusOr<json> PlayService::Create(const json& body) {
         absl::StrCat(variant, " has ", n, " seats: choose ", n - 1, " opponents"));
   int seat = -1;
   if (body.contains("seat") && body["seat"].is_number_integer()) seat = body["seat"].get<int>();
-  const std::string token = NewToken();
+  // Two random values; without either no session (never zeros).
+  absl::StatusOr<std::string> session_id = NewToken();
+  if (!session_id.ok()) return session_id.status();
+  absl::StatusOr<std::string> match_part = NewToken();
+  if (!match_part.ok()) return match_part.status();
+  const std::string& token = *session_id;
   if (seat < 0) {
     uint64_t r = 0;
     (void)absl::SimpleHexAtoi(token.substr(16, 8), &r);
@@ -61,7 +66,7 @@ absl::StatusOr<json> PlayService::Create(const json& body) {
   if (body.contains("hands") && body["hands"].is_number_integer()) hands = body["hands"].get<int>();
 
   PlayMatchRequest request;
-  request.match_id = absl::StrCat("P-", NewToken().substr(0, 12));
+  request.match_id = absl::StrCat("P-", match_part->substr(0, 12));
   request.variant = variant;
   if (body.contains("options") && body["options"].is_object())
     for (const auto& [k, v] : body["options"].items())

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/bot_rules.h"
 #include "arena/scheduler/deal_seal.h"
 #include "referee/net/secure_random.h"
 #include "arena/scheduler/match_stats.h"
@@ -313,12 +314,7 @@ absl::StatusOr<v1::ListAuditResponse> Scheduler::ListAudit(const v1::ListAuditRe
 // Bots.
 
 absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
-  if (!ValidBotName(request.name()))
-    return absl::InvalidArgumentError(
-        "a bot name is 1-64 characters of letters, digits, '-', '_' and '.'");
-  if (request.name() == kHumanBotName)
-    return absl::InvalidArgumentError(
-        absl::StrCat("the name '", kHumanBotName, "' is reserved for people's seats"));
+  if (absl::Status s = CheckNewBotName(request.name()); !s.ok()) return s;  // bot_rules.h
   if (request.dial_in() && !request.endpoint().empty())
     return absl::InvalidArgumentError("a dial-in bot has no endpoint: give one or the other");
   if (!request.dial_in() &&
@@ -331,19 +327,23 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
       return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
-  if (request.owner().empty()) return absl::InvalidArgumentError("the owner must not be empty");
+  if (absl::Status s = CheckOwner(request.owner()); !s.ok()) return s;
+  for (const BotRow& b : store_->ListBots(true))  // names are unique whatever their case
+    if (SameBotName(b.name, request.name()))
+      return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
   BotRow row;
   row.name = request.name();
   row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
   row.owner = request.owner();
   row.variants.assign(request.variants().begin(), request.variants().end());
-  const std::string token = NewToken();
-  row.token_hash = HashToken(token);
+  absl::StatusOr<std::string> token = NewToken();
+  if (!token.ok()) return token.status();
+  row.token_hash = HashToken(*token);
   absl::StatusOr<BotRow> added = store_->AddBot(row);
   if (!added.ok()) return added.status();
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
-  out.set_token(token);
+  out.set_token(*token);
   if (!options_.referee_secret_key.empty())
     out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
@@ -1016,12 +1016,43 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   v1::ListMatchesResponse out;
   int64_t total = 0;
   out.set_offset(r.offset());
+  if (r.status() == "running") {
+    // Running is a state in memory (GetMatch); the store has these matches
+    // as pending. At most --max_parallel of them: filtered here.
+    std::vector<std::string> ids;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [id, flight] : in_flight_)
+        if (!flight.referee.empty()) ids.push_back(id);
+    }
+    std::vector<v1::ArenaMatch> running;
+    for (const std::string& id : ids) {
+      absl::StatusOr<v1::ArenaMatch> m = GetMatch(id, false);
+      if (!m.ok() || m->status() != "running") continue;
+      if ((!r.variant().empty() && m->variant() != r.variant()) ||
+          (!r.kind().empty() && m->kind() != r.kind()) ||
+          (r.ladder_id() && m->ladder_id() != r.ladder_id()) ||
+          (r.tournament_id() && m->tournament_id() != r.tournament_id()) ||
+          (r.test_id() && m->test_id() != r.test_id()) ||
+          (!r.bot().empty() && std::none_of(m->seats().begin(), m->seats().end(),
+                                            [&](const v1::ArenaSeat& x) { return x.bot() == r.bot(); })))
+        continue;
+      running.push_back(*std::move(m));
+    }
+    out.set_total(static_cast<int64_t>(running.size()));
+    const size_t limit = r.limit() ? r.limit() : 50;
+    for (size_t i = r.offset(); i < running.size() && i < r.offset() + limit; ++i)
+      *out.add_matches() = running[i];
+    return out;
+  }
   std::vector<MatchRow> page =
       store_->ListMatchesPage(filter, r.offset(), r.limit() ? r.limit() : 50, &total);
   out.set_total(total);
   for (const MatchRow& m : page) {
     absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);
-    if (match.ok()) *out.add_matches() = *match;
+    // A pending row may be running by now: it is listed under "running".
+    if (match.ok() && (r.status().empty() || match->status() == r.status()))
+      *out.add_matches() = *match;
   }
   return out;
 }
@@ -1451,9 +1482,10 @@ void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const st
     if (!dial_in_->CanJoinReferee(bot)) continue;  // an older SDK: relayed
     auto mapped = referee_bot_addresses_.find(referee);
     const std::string& address = mapped != referee_bot_addresses_.end() ? mapped->second : referee;
-    const std::string ticket = NewToken();
-    if (dial_in_->RouteToReferee(job.match.id, s, address, ticket).ok()) {
-      seat->set_dial_in_ticket(ticket);
+    absl::StatusOr<std::string> ticket = NewToken();
+    if (!ticket.ok()) continue;  // no ticket: the seat stays relayed
+    if (dial_in_->RouteToReferee(job.match.id, s, address, *ticket).ok()) {
+      seat->set_dial_in_ticket(*ticket);
       // The seat's endpoint stays the relay: the referee's fallback.
       seat->set_dial_in_join_wait_ms(
           static_cast<int32_t>(absl::ToInt64Milliseconds(dial_in_join_wait_)));
@@ -1506,7 +1538,9 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
     row.name = kHumanBotName;
     row.endpoint = "(browser)";
     row.owner = "arena";
-    row.token_hash = HashToken(NewToken());  // nobody holds it
+    absl::StatusOr<std::string> unheld = NewToken();  // nobody holds it
+    if (!unheld.ok()) return unheld.status();
+    row.token_hash = HashToken(*unheld);
     human = store_->AddBot(row);
     if (!human.ok()) human = store_->FindBot(kHumanBotName);  // made meanwhile
     if (!human.ok()) return human.status();

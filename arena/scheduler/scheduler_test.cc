@@ -344,6 +344,69 @@ TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   EXPECT_TRUE(scheduler_->StartLadder(request).ok());
 }
 
+// Issue 29: status=running lists the running matches (the store has them as
+// pending; running is a state in memory), and status=pending does not.
+TEST_F(SchedulerTest, RunningMatchesAreListedAsRunning) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  v1::StartLadderRequest request;
+  request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_hands_per_match(30);
+  ASSERT_TRUE(scheduler_->StartLadder(request).ok());
+  v1::ListMatchesRequest running;
+  running.set_status("running");
+  absl::StatusOr<v1::ListMatchesResponse> listed;
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  do {
+    listed = scheduler_->ListMatches(running);
+    ASSERT_TRUE(listed.ok()) << listed.status();
+    if (listed->matches_size() > 0) break;
+    absl::SleepFor(absl::Milliseconds(5));
+  } while (absl::Now() < deadline);
+  ASSERT_GT(listed->matches_size(), 0);
+  EXPECT_EQ(listed->total(), listed->matches_size());
+  for (const v1::ArenaMatch& m : listed->matches()) {
+    EXPECT_EQ(m.status(), "running") << m.id();
+    EXPECT_FALSE(m.referee().empty());
+  }
+  running.set_variant("slovenian-4p");  // the other filters apply too
+  absl::StatusOr<v1::ListMatchesResponse> other = scheduler_->ListMatches(running);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->matches_size(), 0);
+  v1::ListMatchesRequest pending;
+  pending.set_status("pending");
+  absl::StatusOr<v1::ListMatchesResponse> waiting = scheduler_->ListMatches(pending);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  for (const v1::ArenaMatch& m : waiting->matches()) EXPECT_EQ(m.status(), "pending") << m.id();
+  v1::StopLadderRequest stop;
+  stop.set_variant("slovenian-3p");
+  ASSERT_TRUE(scheduler_->StopLadder(stop).ok());
+}
+
+// Issue 29: names unique without regard to case, reserved names, owners.
+TEST_F(SchedulerTest, BotNamesAndOwnersFollowTheRules) {
+  StartScheduler();
+  AddBot("rnd1", "random");
+  auto add = [&](const std::string& name, const std::string& owner) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_endpoint("inproc:random");
+    r.set_owner(owner);
+    r.add_variants("slovenian-3p");
+    return scheduler_->AddBot(r).status();
+  };
+  EXPECT_EQ(add("RND1", "o").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(add("Rnd1", "o").code(), absl::StatusCode::kAlreadyExists);
+  for (const char* reserved : {"human", "HUMAN", ".", ".."})
+    EXPECT_EQ(add(reserved, "o").code(), absl::StatusCode::kInvalidArgument) << reserved;
+  EXPECT_EQ(add("ctl", "evil\x1b]0;title\x07").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(add("big", std::string(100 << 10, 'o')).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(add("rnd2", "Žiga <z@example.org>").ok());
+  EXPECT_EQ(scheduler_->ListBots({}).bots_size(), 2);
+}
+
 // Every match ends, whatever the bots do: three bots that pass every bid in
 // tapp-tarock-classic throw in every deal. By default each thrown-in deal is
 // one of the match's hands (0 each); under thrown_in=redeal the match ends

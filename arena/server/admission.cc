@@ -1,6 +1,7 @@
 #include "arena/server/admission.h"
 
 #include <cmath>
+#include <vector>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/match.h"
@@ -35,8 +36,10 @@ absl::Status Refuse(absl::string_view who, absl::Duration wait, absl::Duration* 
 
 Admission::Admission(const AdmissionOptions& o)
     : calls_by_address_(PerSecond(o.calls_per_second, 2 * o.calls_per_second)),
+      calls_by_prefix_(PerSecond(o.prefix_calls_per_second, 2 * o.prefix_calls_per_second)),
       calls_by_token_(PerSecond(o.calls_per_second, 2 * o.calls_per_second)),
-      registrations_(PerSecond(o.registrations_per_minute / 60, 5)) {}
+      registrations_(PerSecond(o.registrations_per_minute / 60, 5)),
+      registrations_by_prefix_(PerSecond(o.prefix_registrations_per_minute / 60, 15)) {}
 
 absl::StatusOr<std::unique_ptr<Admission>> Admission::Create(const AdmissionOptions& options) {
   std::unique_ptr<Admission> a(new Admission(options));
@@ -55,22 +58,34 @@ bool Admission::Exempt(absl::string_view address) const {
   return false;
 }
 
-absl::Status Admission::Admit(absl::string_view address, absl::string_view token, Kind kind,
-                              absl::Duration* retry_after, absl::Time now) {
-  if (!address.empty() && Exempt(address)) return absl::OkStatus();
+absl::Status Admission::Admit(absl::string_view address, bool proxied, absl::string_view token,
+                              Kind kind, absl::Duration* retry_after, absl::Time now) {
+  if (!proxied && !address.empty() && Exempt(address)) return absl::OkStatus();
   const std::string who = address.empty() ? "an unknown address" : std::string(address);
-  // Registration first: a flood of registrations is refused before it can
-  // use up the address's budget for ordinary calls.
+  std::string prefix = net::PrefixKey(address);
+  if (prefix.empty()) prefix = who;
+  // Each limit in turn; a refusal gives back what the earlier ones took, so
+  // a refused call uses up nothing. Registration first: a flood of
+  // registrations is refused before it can use up the ordinary budget.
+  struct Step {
+    net::RateLimiter* limiter;
+    std::string key;
+    std::string who;
+  };
+  std::vector<Step> steps;
   if (kind == Kind::kRegistration) {
-    if (absl::Duration wait = registrations_.Take(who, now); wait > absl::ZeroDuration())
-      return Refuse(absl::StrCat(who, " (bot registrations)"), wait, retry_after);
+    steps.push_back({&registrations_, who, absl::StrCat(who, " (bot registrations)")});
+    steps.push_back({&registrations_by_prefix_, prefix,
+                     absl::StrCat("the network ", prefix, " (bot registrations)")});
   }
-  if (absl::Duration wait = calls_by_address_.Take(who, now); wait > absl::ZeroDuration())
-    return Refuse(who, wait, retry_after);
-  if (!token.empty()) {
-    if (absl::Duration wait = calls_by_token_.Take(TokenKey(token), now);
-        wait > absl::ZeroDuration())
-      return Refuse("this token", wait, retry_after);
+  steps.push_back({&calls_by_address_, who, who});
+  steps.push_back({&calls_by_prefix_, prefix, absl::StrCat("the network ", prefix)});
+  if (!token.empty()) steps.push_back({&calls_by_token_, TokenKey(token), "this token"});
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const absl::Duration wait = steps[i].limiter->Take(steps[i].key, now);
+    if (wait <= absl::ZeroDuration()) continue;
+    for (size_t j = 0; j < i; ++j) steps[j].limiter->Give(steps[j].key);
+    return Refuse(steps[i].who, wait, retry_after);
   }
   return absl::OkStatus();
 }

@@ -1,10 +1,12 @@
-// Who may call the arena how often: rate limits per client address and per
-// token on every API call, and a stricter one on bot registration
-// (docs/security.md, "Limits"). The gRPC service and the HTTP server ask it
-// before doing any work; a refusal is RESOURCE_EXHAUSTED (HTTP 429) with the
-// time to wait, which they send as Retry-After. Clients in the exempt ranges
-// (by default loopback: the operator's own tools and the tests) are never
-// limited. No gRPC here.
+// Who may call the arena how often: rate limits per client address, per
+// address prefix (/24 IPv4, /64 IPv6: one network's many addresses share one
+// budget) and per token on every API call, and stricter ones on bot
+// registration (docs/security.md, "Limits"). The gRPC service and the HTTP
+// server ask it before doing any work; a refusal is RESOURCE_EXHAUSTED (HTTP
+// 429) with the time to wait, which they send as Retry-After. Clients in the
+// exempt ranges (by default loopback: the operator's own tools and the tests)
+// are never limited, unless the request came through a proxy: behind a local
+// reverse proxy every client would be loopback. No gRPC here.
 //
 // Thread-safety: thread-safe.
 
@@ -30,6 +32,10 @@ struct AdmissionOptions {
   double calls_per_second = 20;
   // Bot registrations (AddBot), per client address, per minute; bursts of 5.
   double registrations_per_minute = 10;
+  // The same per address prefix (/24 IPv4, /64 IPv6); bursts of twice the
+  // calls a second and of 15 registrations. 0: no limit.
+  double prefix_calls_per_second = 100;
+  double prefix_registrations_per_minute = 30;
   // Clients never limited (CIDR ranges or addresses).
   std::vector<std::string> exempt_ranges = {"127.0.0.0/8", "::1"};
 };
@@ -42,10 +48,14 @@ class Admission {
   static absl::StatusOr<std::unique_ptr<Admission>> Create(const AdmissionOptions& options);
 
   // May the client at `address` (numeric, no port; "" when unknown) make a
-  // call of `kind` with `token` ("" for none)? OK, or RESOURCE_EXHAUSTED
-  // saying who is limited and when to retry; `*retry_after` (may be null) is
-  // then the wait, rounded up to whole seconds. A refused call uses up nothing.
-  absl::Status Admit(absl::string_view address, absl::string_view token, Kind kind,
+  // call of `kind` with `token` ("" for none)? `proxied`: the request came
+  // through a reverse proxy (the HTTP server saw a forwarding header from a
+  // trusted proxy, and `address` is the client it names); then the exempt
+  // ranges do not apply, since the proxy's own address is usually loopback.
+  // OK, or RESOURCE_EXHAUSTED saying who is limited and when to retry;
+  // `*retry_after` (may be null) is then the wait, rounded up to whole
+  // seconds. A refused call uses up nothing.
+  absl::Status Admit(absl::string_view address, bool proxied, absl::string_view token, Kind kind,
                      absl::Duration* retry_after = nullptr, absl::Time now = absl::Now());
 
   // The address of a gRPC peer: "ipv4:10.0.0.7:5123" -> "10.0.0.7",
@@ -58,8 +68,10 @@ class Admission {
 
   std::vector<net::AddressRange> exempt_;
   net::RateLimiter calls_by_address_;
+  net::RateLimiter calls_by_prefix_;
   net::RateLimiter calls_by_token_;
   net::RateLimiter registrations_;
+  net::RateLimiter registrations_by_prefix_;
 };
 
 }  // namespace tarock::arena

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace tarock::arena {
 namespace {
 
@@ -19,14 +21,14 @@ TEST(AdmissionTest, CallsPerAddressThenRetryAfter) {
   o.exempt_ranges = {};
   auto a = Make(o);
   for (int i = 0; i < 4; ++i)
-    EXPECT_TRUE(a->Admit("10.0.0.7", "", Admission::Kind::kCall, nullptr, kT0).ok()) << i;
+    EXPECT_TRUE(a->Admit("10.0.0.7", false, "", Admission::Kind::kCall, nullptr, kT0).ok()) << i;
   absl::Duration retry;
-  absl::Status s = a->Admit("10.0.0.7", "", Admission::Kind::kCall, &retry, kT0);
+  absl::Status s = a->Admit("10.0.0.7", false, "", Admission::Kind::kCall, &retry, kT0);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(s.message().find("10.0.0.7"), std::string::npos) << s;
   EXPECT_EQ(retry, absl::Seconds(1));  // half a second, rounded up
   // Another address is not affected.
-  EXPECT_TRUE(a->Admit("10.0.0.8", "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("10.0.0.8", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
 }
 
 TEST(AdmissionTest, ATokenIsLimitedAcrossAddresses) {
@@ -34,9 +36,9 @@ TEST(AdmissionTest, ATokenIsLimitedAcrossAddresses) {
   o.calls_per_second = 1;  // bursts of 2
   o.exempt_ranges = {};
   auto a = Make(o);
-  EXPECT_TRUE(a->Admit("10.0.0.1", "tok", Admission::Kind::kCall, nullptr, kT0).ok());
-  EXPECT_TRUE(a->Admit("10.0.0.2", "tok", Admission::Kind::kCall, nullptr, kT0).ok());
-  absl::Status s = a->Admit("10.0.0.3", "tok", Admission::Kind::kCall, nullptr, kT0);
+  EXPECT_TRUE(a->Admit("10.0.0.1", false, "tok", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("10.0.0.2", false, "tok", Admission::Kind::kCall, nullptr, kT0).ok());
+  absl::Status s = a->Admit("10.0.0.3", false, "tok", Admission::Kind::kCall, nullptr, kT0);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(s.message().find("this token"), std::string::npos) << s;
   EXPECT_EQ(s.message().find("tok"), s.message().find("token"));  // the token is not shown
@@ -48,16 +50,16 @@ TEST(AdmissionTest, RegistrationsHaveTheirOwnStricterLimit) {
   o.exempt_ranges = {};
   auto a = Make(o);
   for (int i = 0; i < 5; ++i)
-    EXPECT_TRUE(a->Admit("192.0.2.9", "", Admission::Kind::kRegistration, nullptr, kT0).ok());
+    EXPECT_TRUE(a->Admit("192.0.2.9", false, "", Admission::Kind::kRegistration, nullptr, kT0).ok());
   absl::Duration retry;
-  absl::Status s = a->Admit("192.0.2.9", "", Admission::Kind::kRegistration, &retry, kT0);
+  absl::Status s = a->Admit("192.0.2.9", false, "", Admission::Kind::kRegistration, &retry, kT0);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(s.message().find("registrations"), std::string::npos) << s;
   EXPECT_EQ(retry, absl::Seconds(10));
   // Ordinary calls from that address still go through.
-  EXPECT_TRUE(a->Admit("192.0.2.9", "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("192.0.2.9", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
   EXPECT_TRUE(
-      a->Admit("192.0.2.9", "", Admission::Kind::kRegistration, nullptr, kT0 + absl::Seconds(10))
+      a->Admit("192.0.2.9", false, "", Admission::Kind::kRegistration, nullptr, kT0 + absl::Seconds(10))
           .ok());
 }
 
@@ -67,8 +69,8 @@ TEST(AdmissionTest, ExemptRangesAreNeverLimited) {
   o.registrations_per_minute = 1;
   auto a = Make(o);  // default: loopback exempt
   for (int i = 0; i < 100; ++i) {
-    EXPECT_TRUE(a->Admit("127.0.0.1", "", Admission::Kind::kRegistration, nullptr, kT0).ok());
-    EXPECT_TRUE(a->Admit("::1", "t", Admission::Kind::kCall, nullptr, kT0).ok());
+    EXPECT_TRUE(a->Admit("127.0.0.1", false, "", Admission::Kind::kRegistration, nullptr, kT0).ok());
+    EXPECT_TRUE(a->Admit("::1", false, "t", Admission::Kind::kCall, nullptr, kT0).ok());
   }
   EXPECT_FALSE(Admission::Create({.exempt_ranges = {"not-a-range"}}).ok());
 }
@@ -77,10 +79,77 @@ TEST(AdmissionTest, NoLimitMeansNoLimit) {
   AdmissionOptions o;
   o.calls_per_second = 0;
   o.registrations_per_minute = 0;
+  o.prefix_calls_per_second = 0;
+  o.prefix_registrations_per_minute = 0;
   o.exempt_ranges = {};
   auto a = Make(o);
   for (int i = 0; i < 1000; ++i)
-    EXPECT_TRUE(a->Admit("10.0.0.7", "t", Admission::Kind::kRegistration, nullptr, kT0).ok());
+    EXPECT_TRUE(a->Admit("10.0.0.7", false, "t", Admission::Kind::kRegistration, nullptr, kT0).ok());
+}
+
+// Issue 29: ten addresses of one network do not get ten budgets, and an
+// IPv6 /64 is one client.
+TEST(AdmissionTest, AddressesOfOneNetworkShareThePrefixBudget) {
+  AdmissionOptions o;
+  o.calls_per_second = 100;
+  o.prefix_calls_per_second = 2;  // bursts of 4 per /24 or /64
+  o.exempt_ranges = {};
+  auto a = Make(o);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(a->Admit(absl::StrCat("198.51.100.", i + 1), false, "", Admission::Kind::kCall,
+                         nullptr, kT0).ok()) << i;
+  absl::Status s = a->Admit("198.51.100.77", false, "", Admission::Kind::kCall, nullptr, kT0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("198.51.100.0/24"), std::string::npos) << s;
+  EXPECT_TRUE(a->Admit("198.51.101.1", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(a->Admit(absl::StrCat("2001:db8:5:6::", i + 1), false, "",
+                         Admission::Kind::kCall, nullptr, kT0).ok()) << i;
+  s = a->Admit("2001:db8:5:6:ffff::9", false, "", Admission::Kind::kCall, nullptr, kT0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("2001:db8:5:6::/64"), std::string::npos) << s;
+  EXPECT_TRUE(a->Admit("2001:db8:5:7::1", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
+
+  // Registrations too.
+  o.prefix_registrations_per_minute = 6;  // bursts of 15
+  o.registrations_per_minute = 60;
+  o.prefix_calls_per_second = 100;
+  auto r = Make(o);
+  for (int i = 0; i < 15; ++i)
+    EXPECT_TRUE(r->Admit(absl::StrCat("203.0.113.", i), false, "", Admission::Kind::kRegistration,
+                         nullptr, kT0).ok()) << i;
+  s = r->Admit("203.0.113.200", false, "", Admission::Kind::kRegistration, nullptr, kT0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("registrations"), std::string::npos) << s;
+}
+
+TEST(AdmissionTest, ARefusalByALaterLimitUsesUpNothing) {
+  AdmissionOptions o;
+  o.calls_per_second = 1;  // bursts of 2 per address
+  o.prefix_calls_per_second = 100;
+  o.exempt_ranges = {};
+  auto a = Make(o);
+  // The token's budget (2) runs out; the address's budget must not go with it.
+  EXPECT_TRUE(a->Admit("10.9.0.1", false, "tok", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("10.9.0.2", false, "tok", Admission::Kind::kCall, nullptr, kT0).ok());
+  for (int i = 0; i < 5; ++i)
+    EXPECT_FALSE(a->Admit("10.9.0.3", false, "tok", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("10.9.0.3", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("10.9.0.3", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
+}
+
+// Behind a local reverse proxy every client is loopback: the exemption only
+// holds for requests that did not come through a proxy.
+TEST(AdmissionTest, LoopbackIsExemptOnlyWhenNotProxied) {
+  AdmissionOptions o;
+  o.calls_per_second = 1;  // bursts of 2
+  auto a = Make(o);        // default: loopback exempt
+  for (int i = 0; i < 10; ++i)
+    EXPECT_TRUE(a->Admit("127.0.0.1", false, "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("127.0.0.1", true, "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_TRUE(a->Admit("127.0.0.1", true, "", Admission::Kind::kCall, nullptr, kT0).ok());
+  EXPECT_EQ(a->Admit("127.0.0.1", true, "", Admission::Kind::kCall, nullptr, kT0).code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 TEST(AdmissionTest, AddressesOfGrpcPeers) {

@@ -47,6 +47,7 @@
 #include "arena/store/store.h"
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
+#include "referee/net/listener_watchdog.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/health.h"
 #include "tarock/sdk/transport.h"
@@ -94,8 +95,15 @@ ABSL_FLAG(double, calls_per_second, 20,
           "(0: no limit)");
 ABSL_FLAG(double, registrations_per_minute, 10,
           "bot registrations per minute from one client address, bursts of 5 (0: no limit)");
+ABSL_FLAG(double, prefix_calls_per_second, 100,
+          "API calls per second from one network (/24 IPv4, /64 IPv6), bursts of twice as "
+          "many, besides the per-address limit (0: no limit)");
+ABSL_FLAG(double, prefix_registrations_per_minute, 30,
+          "bot registrations per minute from one network (/24 IPv4, /64 IPv6), bursts of 15 "
+          "(0: no limit)");
 ABSL_FLAG(std::vector<std::string>, rate_limit_exempt, std::vector<std::string>({"127.0.0.0/8", "::1"}),
-          "client address ranges (CIDR) never rate limited (empty: limit everyone)");
+          "client address ranges (CIDR) never rate limited, unless the request came through "
+          "a proxy (empty: limit everyone)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
 ABSL_FLAG(std::string, public_address, "",
@@ -125,6 +133,14 @@ ABSL_FLAG(int, drain_ms, 0,
           "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
           "long before stopping (matches keep running meanwhile; those still running then run "
           "again at the next start)");
+ABSL_FLAG(int, handshake_timeout_ms, 10000,
+          "a connection to the gRPC port that has not completed its TLS and HTTP/2 handshake "
+          "in this long is closed");
+ABSL_FLAG(int, listener_watchdog_s, 10,
+          "probe the gRPC port over loopback this often; when 3 probes in a row go unanswered "
+          "(gRPC stopped accepting, e.g. after running out of descriptors: grpc/grpc#20418) "
+          "log an error and exit with status 70 so that systemd or Kubernetes restart the "
+          "arena (0: no watchdog)");
 ABSL_FLAG(bool, verify_ratings, false,
           "rebuild every rating from the stored results, compare with the stored ratings, exit");
 
@@ -144,9 +160,7 @@ absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
     return key;
   }
   std::string key(32, '\0');
-  std::ifstream random("/dev/urandom", std::ios::binary);
-  if (!random.read(key.data(), static_cast<std::streamsize>(key.size())))
-    return absl::InternalError("cannot read /dev/urandom");
+  if (absl::Status s = tarock::arena::FillRandom(key.data(), key.size()); !s.ok()) return s;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
   bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size());
@@ -186,6 +200,11 @@ int main(int argc, char** argv) {
   // lock graph on every acquisition: a real cost on the hot path of a server
   // (it showed in profiles). The unit tests keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Many bots, browsers and referees: as many descriptors as the hard limit
+  // (LimitNOFILE in the units) allows.
+  if (const long nofile = tarock::net::RaiseOpenFileLimit(); nofile >= 0 && nofile < 4096)
+    tarock::logging::Warning("arena", "few file descriptors (the hard limit): connections beyond "
+                             "them are refused", {{"nofile", static_cast<int64_t>(nofile)}});
   const std::string dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -276,8 +295,9 @@ int main(int argc, char** argv) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     options.lease = absl::Seconds(lease_s);
-    options.lease_owner =
-        absl::StrCat(host, ":", getpid(), ":", tarock::arena::NewToken().substr(0, 8));
+    absl::StatusOr<std::string> part = tarock::arena::NewToken();
+    if (!part.ok()) return Fail(std::string(part.status().message()));
+    options.lease_owner = absl::StrCat(host, ":", getpid(), ":", part->substr(0, 8));
   } else if (absl::GetFlag(FLAGS_lease_s) < 0) {
     return Fail("--lease_s must not be negative");
   }
@@ -285,6 +305,9 @@ int main(int argc, char** argv) {
   tarock::arena::AdmissionOptions admission_options;
   admission_options.calls_per_second = absl::GetFlag(FLAGS_calls_per_second);
   admission_options.registrations_per_minute = absl::GetFlag(FLAGS_registrations_per_minute);
+  admission_options.prefix_calls_per_second = absl::GetFlag(FLAGS_prefix_calls_per_second);
+  admission_options.prefix_registrations_per_minute =
+      absl::GetFlag(FLAGS_prefix_registrations_per_minute);
   admission_options.exempt_ranges = absl::GetFlag(FLAGS_rate_limit_exempt);
   absl::StatusOr<std::unique_ptr<tarock::arena::Admission>> admission =
       tarock::arena::Admission::Create(admission_options);
@@ -302,6 +325,9 @@ int main(int argc, char** argv) {
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
   builder.AddListeningPort(listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(max_request_bytes);
+  // Connections that never finish their handshake are closed (gRPC's default: 120 s).
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
   builder.RegisterService(&service);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.
@@ -372,8 +398,10 @@ int main(int argc, char** argv) {
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {
     absl::Duration retry_after;
-    absl::Status s = admission->Admit(r.remote_addr, "", tarock::arena::Admission::Kind::kCall,
-                                      &retry_after);
+    // proxied: true once the HTTP server reports a request that came
+    // through a trusted proxy (the client address is then the forwarded one).
+    absl::Status s = admission->Admit(r.remote_addr, /*proxied=*/false, "",
+                                      tarock::arena::Admission::Kind::kCall, &retry_after);
     if (s.ok()) return std::nullopt;
     tarock::metrics::HttpResponse refused = tarock::arena::JsonError(429, std::string(s.message()));
     refused.headers.push_back({"Retry-After", absl::StrCat(absl::ToInt64Seconds(retry_after))});
@@ -400,6 +428,19 @@ int main(int argc, char** argv) {
                         {{"grpc", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)},
                          {"http_port", http_port}});
 
+  // gRPC 1.51 can stop accepting for good after EMFILE (grpc/grpc#20418):
+  // a dead listener ends the process, for the service manager to restart.
+  std::unique_ptr<tarock::net::ListenerWatchdog> watchdog;
+  if (const int every_s = absl::GetFlag(FLAGS_listener_watchdog_s); every_s > 0) {
+    tarock::net::ListenerWatchdogOptions o;
+    o.interval = absl::Seconds(every_s);
+    o.timeout = std::min(absl::Seconds(5), o.interval);
+    watchdog = std::make_unique<tarock::net::ListenerWatchdog>(
+        "arena grpc",
+        tarock::net::ProbeHostFor(tarock::metrics::SplitHostPort(listen).first), port, o,
+        [] { std::_Exit(70); });
+  }
+
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
@@ -422,6 +463,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
   }
   tarock::logging::Info("arena", "stopping");
+  if (watchdog) watchdog->Stop();
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   http.Stop();

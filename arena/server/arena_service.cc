@@ -22,8 +22,9 @@ grpc::Status ArenaService::Admit(grpc::ServerContext* context, const std::string
                                  Admission::Kind kind) {
   if (admission_ == nullptr) return grpc::Status::OK;
   absl::Duration retry_after;
-  absl::Status s = admission_->Admit(Admission::AddressOfGrpcPeer(context->peer()), token, kind,
-                                     &retry_after);
+  // gRPC is never proxied (a proxy would have to speak HTTP/2 end to end).
+  absl::Status s = admission_->Admit(Admission::AddressOfGrpcPeer(context->peer()),
+                                     /*proxied=*/false, token, kind, &retry_after);
   if (s.ok()) return grpc::Status::OK;
   context->AddTrailingMetadata("retry-after",
                                absl::StrCat(absl::ToInt64Seconds(retry_after)));

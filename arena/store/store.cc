@@ -2,8 +2,10 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -44,13 +46,6 @@ std::string HashToken(const std::string& token) {
   return hex;
 }
 
-std::string NewToken() {
-  unsigned char bytes[16] = {};
-  std::ifstream urandom("/dev/urandom", std::ios::binary);
-  urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes);
-  std::string hex;
-  for (unsigned char b : bytes) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
-  return hex;
-}
+absl::StatusOr<std::string> NewToken() { return net::SecureRandomHex(16); }
 
 }  // namespace tarock::arena

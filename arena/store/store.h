@@ -17,6 +17,8 @@
 #ifndef TAROCK_ARENA_STORE_STORE_H_
 #define TAROCK_ARENA_STORE_STORE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "referee/net/secure_random.h"
 
 namespace tarock::arena {
 
@@ -353,8 +356,16 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url);
 
 // Hex SHA-256 of a token (tokens are never stored in clear).
 std::string HashToken(const std::string& token);
-// A fresh random token (32 hex characters from /dev/urandom).
-std::string NewToken();
+// Random bytes fail closed (referee/net/secure_random.h): UNAVAILABLE when the
+// source fails or returns only zeros.
+inline absl::Status FillRandom(void* buffer, size_t size) {
+  return net::SecureRandomBytes(buffer, size);
+}
+using net::RandomSource;
+using net::SetRandomSourceForTesting;
+// A fresh random token (32 hex characters). UNAVAILABLE when there are no
+// random bytes: callers refuse their request, never use zeros.
+absl::StatusOr<std::string> NewToken();
 
 }  // namespace tarock::arena
 

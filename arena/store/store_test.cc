@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/ascii.h"
@@ -566,6 +568,38 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postg
 TEST(OpenStoreTest, RefusesAnUnknownUrl) {
   EXPECT_TRUE(absl::IsInvalidArgument(OpenStore("mysql://x").status()));
   EXPECT_TRUE(absl::IsInvalidArgument(OpenStore("/tmp/arena.db").status()));
+}
+
+// Issue 29: a failing random source is an error, never a token of zeros.
+ssize_t FailingSource(void*, size_t) {
+  errno = EMFILE;
+  return -1;
+}
+ssize_t ZeroSource(void* buffer, size_t size) {
+  std::memset(buffer, 0, size);
+  return static_cast<ssize_t>(size);
+}
+ssize_t ShortSource(void* buffer, size_t size) {  // one byte per call
+  static_cast<unsigned char*>(buffer)[0] = 0x5a;
+  return size > 0 ? 1 : 0;
+}
+
+TEST(NewTokenTest, FailsClosedAndNeverReturnsZeros) {
+  absl::StatusOr<std::string> fine = NewToken();
+  ASSERT_TRUE(fine.ok()) << fine.status();
+  EXPECT_EQ(fine->size(), 32u);
+  EXPECT_NE(*fine, std::string(32, '0'));
+  SetRandomSourceForTesting(FailingSource);
+  absl::StatusOr<std::string> failed = NewToken();
+  SetRandomSourceForTesting(ZeroSource);
+  absl::StatusOr<std::string> zeros = NewToken();
+  SetRandomSourceForTesting(ShortSource);
+  absl::StatusOr<std::string> short_reads = NewToken();
+  SetRandomSourceForTesting(nullptr);
+  EXPECT_TRUE(absl::IsUnavailable(failed.status())) << failed.status();
+  EXPECT_TRUE(absl::IsUnavailable(zeros.status())) << zeros.status();
+  ASSERT_TRUE(short_reads.ok()) << short_reads.status();  // short reads are completed
+  EXPECT_EQ(*short_reads, "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a");
 }
 
 #ifdef TAROCK_HAVE_POSTGRES

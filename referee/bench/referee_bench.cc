@@ -1251,7 +1251,8 @@ int Main() {
       absl::StatusOr<Server> referee = StartServer(
           // A match waits for its bots' streams as long as the call may last: with
           // thousands starting at once, the last open their streams minutes later.
-          {bin_dir + "/tarock-referee", "--metrics_listen=",
+          // and every level's matches at once (--max_matches: no limit).
+          {bin_dir + "/tarock-referee", "--metrics_listen=", "--max_matches=0",
            absl::StrCat("--connect_timeout_ms=",
                         int64_t{1000} * absl::GetFlag(FLAGS_concurrent_deadline_s))},
           "--listen");

@@ -106,6 +106,11 @@ class BotConnection {
                            DecideDone done) {
     done(Decide(request, deadline));
   }
+  // Ends the connection now, from any thread (match_interrupt.h): the bot's
+  // stream is closed and a pending DecideAsync completes soon as a
+  // disconnect, never inline. The default does nothing: the wait ends at its
+  // deadline (in-process bots answer at once anyway).
+  virtual void Interrupt() {}
   // Finish without waiting: `done` runs once the stream has ended (or
   // `deadline` passed and it was cancelled). The default calls Finish.
   virtual void FinishAsync(absl::Time deadline, absl::AnyInvocable<void()> done) {

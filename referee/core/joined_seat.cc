@@ -54,6 +54,7 @@ public:
   std::string hello_name() const override { return seat_->hello_name(); }
   std::string hello_version() const override { return seat_->hello_version(); }
   void Finish(absl::Time deadline) override { seat_->Finish(deadline); }
+  void Interrupt() override { seat_->Interrupt(); }
 
 private:
   SeatRendezvous *rendezvous_;
@@ -111,7 +112,8 @@ void SeatRendezvous::AwaitJoinAsync(const std::string &ticket,
 
 absl::StatusOr<std::shared_ptr<JoinedSeat>>
 SeatRendezvous::Join(const std::string &ticket,
-                     std::shared_ptr<JoinedStream> stream) {
+                     std::shared_ptr<JoinedStream> stream,
+                     const std::string &client) {
   if (absl::Status s = CheckTicket(ticket); !s.ok())
     return s;
   const absl::Time now = absl::Now();
@@ -133,7 +135,18 @@ SeatRendezvous::Join(const std::string &ticket,
       if (p != parked_.end() && p->second.stream)
         return absl::AlreadyExistsError(
             "this seat ticket has joined already; a second join is refused");
+      if (p == parked_.end() || p->second.client != client) {
+        // At most max_early_joins entries to count.
+        int mine = 0;
+        for (const auto &[t, parked] : parked_)
+          if (parked.client == client) ++mine;
+        if (mine >= options_.max_early_joins_per_client)
+          return absl::ResourceExhaustedError(absl::StrCat(
+              mine, " joins from this client are waiting for their matches (the "
+              "limit); try again shortly"));
+      }
       Parked &entry = parked_[ticket];
+      entry.client = client;
       entry.stream = std::move(stream);
       entry.until = now + options_.early_join_wait;
     }
@@ -440,6 +453,26 @@ bool JoinedSeat::TryAnswer(BotReply *reply, BotConnection::DecideDone *settle) {
     }
   }
   return false;
+}
+
+void JoinedSeat::Interrupt() {
+  std::shared_ptr<JoinedStream> stream;
+  {
+    absl::MutexLock lock(&mu_);
+    stream = std::move(stream_);
+    closed_detail_ = "the match was cancelled";
+    absent_ = true;
+    if (pending_ && decide_done_) {
+      // Settled on the timer's thread, never inline.
+      if (decide_timer_) TimerQueue::Default().Cancel(decide_timer_);
+      std::weak_ptr<JoinedSeat> self = weak_from_this();
+      const int64_t id = pending_->request_id();
+      decide_timer_ = TimerQueue::Default().Schedule(absl::Now(), [self, id] {
+        if (std::shared_ptr<JoinedSeat> seat = self.lock()) seat->DecisionTimedOut(id);
+      });
+    }
+  }
+  if (stream) stream->Close(absl::CancelledError("the referee cancelled the match"));
 }
 
 void JoinedSeat::DecisionTimedOut(int64_t request_id) {

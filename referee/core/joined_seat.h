@@ -78,6 +78,10 @@ struct JoinOptions {
   // Joins waiting for their match at once; more are refused
   // (RESOURCE_EXHAUSTED), so strangers cannot pile up streams.
   int max_early_joins = 1024;
+  // Of those, from one client (the transport names clients: an IPv4
+  // address, an IPv6 /64), so made-up tickets from one client cannot fill
+  // the slots of all (issue 29).
+  int max_early_joins_per_client = 64;
 };
 
 // Pairs tickets of the matches' seats with the bots' streams.
@@ -100,10 +104,12 @@ public:
   // stream now plays (its messages go to JoinedSeat::OnMessage), or nullptr
   // when the seat's match has not asked yet (the stream is parked and attached
   // when it does; it is closed with NOT_FOUND when early_join_wait passes
-  // first). Errors: RESOURCE_EXHAUSTED when too many joins are parked;
+  // first). Errors: RESOURCE_EXHAUSTED when too many joins are parked, in
+  // all or from `client` ("" when unknown: counted as one client);
   // INVALID_ARGUMENT for a malformed ticket.
   absl::StatusOr<std::shared_ptr<JoinedSeat>>
-  Join(const std::string &ticket, std::shared_ptr<JoinedStream> stream);
+  Join(const std::string &ticket, std::shared_ptr<JoinedStream> stream,
+       const std::string &client = "");
 
   // A message on a stream whose Join returned no seat. Returns the seat when
   // the stream has been attached meanwhile (the message went to it; the
@@ -129,6 +135,7 @@ private:
     std::shared_ptr<JoinedStream> stream;
     absl::Time until;
     std::optional<v1::Hello> hello;
+    std::string client;
   };
   void Forget(const std::string &ticket, const JoinedSeat *seat);
 
@@ -173,6 +180,9 @@ public:
   std::string hello_name();
   std::string hello_version();
   void Finish(absl::Time deadline);
+  // BotConnection::Interrupt: closes the stream; a waiting decision ends
+  // (as a disconnect) on the timer thread, and so do later ones.
+  void Interrupt();
 
 private:
   void Remember(const v1::RefereeMessage &message)

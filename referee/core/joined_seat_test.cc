@@ -152,6 +152,50 @@ TEST(SeatRendezvousTest, RefusesBadTicketsAndExpiresParkedJoins) {
   EXPECT_EQ(rendezvous.parked(), 0);
 }
 
+// Issue 29: made-up tickets from one client fill at most its share of the
+// waiting slots; other clients still join.
+TEST(SeatRendezvousTest, WaitingJoinsAreBoundedPerClient) {
+  SeatRendezvous rendezvous(JoinOptions{.max_early_joins = 10, .max_early_joins_per_client = 3});
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(rendezvous.Join(kTicket + std::to_string(i), std::make_shared<FakeStream>(),
+                                "192.0.2.1").ok()) << i;
+  absl::Status refused =
+      rendezvous.Join(kTicket + "x", std::make_shared<FakeStream>(), "192.0.2.1").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("this client"), absl::string_view::npos) << refused;
+  // A second join of a waiting ticket is refused (never a replacement, issue
+  // 28) and takes no slot.
+  EXPECT_EQ(rendezvous.Join(kTicket + "0", std::make_shared<FakeStream>(), "192.0.2.1").status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(rendezvous.Join(kTicket + "y", std::make_shared<FakeStream>(), "192.0.2.2").ok());
+  EXPECT_EQ(rendezvous.parked(), 4);
+}
+
+// Issue 29: an interrupted seat ends its waiting decision at once (not at
+// its deadline, which may be far), closes the bot's stream, and fails the
+// next decisions at once.
+TEST(JoinedSeatTest, InterruptEndsTheWaitingDecisionAndClosesTheStream) {
+  SeatRendezvous rendezvous;
+  auto stream = std::make_shared<FakeStream>();
+  ASSERT_TRUE(rendezvous.Join(kTicket, stream).ok());
+  auto connection = rendezvous.AwaitJoin(kTicket, absl::Now() + absl::Seconds(1));
+  ASSERT_TRUE(connection.ok());
+  std::thread interrupter([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    (*connection)->Interrupt();
+  });
+  const absl::Time start = absl::Now();
+  BotReply reply = (*connection)->Decide(Request(1), absl::Now() + absl::Hours(1));
+  interrupter.join();
+  EXPECT_EQ(reply.kind, BotReply::Kind::kDisconnected);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  absl::Status closed;
+  EXPECT_TRUE(stream->Closed(&closed));
+  EXPECT_EQ(closed.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ((*connection)->Decide(Request(2), absl::Now() + absl::Hours(1)).kind,
+            BotReply::Kind::kDisconnected);
+}
+
 TEST(SeatRendezvousTest, AnythingButHelloBeforeTheMatchIsRefused) {
   SeatRendezvous rendezvous;
   auto stream = std::make_shared<FakeStream>();

@@ -151,7 +151,14 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
   if (spec.seats_size() != info.num_seats)
     return absl::InvalidArgumentError(absl::StrCat(spec.variant(), " needs ", info.num_seats,
                                                    " seats, the spec has ", spec.seats_size()));
+  // Sizes no real spec comes near (names and ids end up in logs and records).
+  if (spec.match_id().size() > 128)
+    return absl::InvalidArgumentError("the match_id is longer than 128 bytes");
+  if (spec.options_size() > 64) return absl::InvalidArgumentError("more than 64 options");
   for (int i = 0; i < spec.seats_size(); ++i) {
+    if (spec.seats(i).name().size() > 128 || spec.seats(i).endpoint().size() > 512)
+      return absl::InvalidArgumentError(
+          absl::StrCat("seat ", i, " has a name over 128 or an endpoint over 512 bytes"));
     if (spec.seats(i).endpoint().empty())
       return absl::InvalidArgumentError(absl::StrCat("seat ", i, " has no endpoint"));
     if (spec.seats(i).name().empty())
@@ -166,6 +173,18 @@ absl::StatusOr<v1::MatchSpec> ValidateSpec(const v1::MatchSpec& spec,
   const v1::TimeControl& tc = spec.time_control();
   if (tc.per_decision_ms() < 0 || tc.match_bank_ms() < 0 || tc.grace_ms() < 0)
     return absl::InvalidArgumentError("time control values must not be negative");
+  auto over = [](int64_t value, int64_t bound) { return bound > 0 && value > bound; };
+  if (over(tc.per_decision_ms(), options.max_per_decision_ms))
+    return absl::InvalidArgumentError(absl::StrCat("per_decision_ms ", tc.per_decision_ms(),
+                                                   " is above this referee's limit ",
+                                                   options.max_per_decision_ms));
+  if (over(tc.match_bank_ms(), options.max_match_bank_ms))
+    return absl::InvalidArgumentError(absl::StrCat("match_bank_ms ", tc.match_bank_ms(),
+                                                   " is above this referee's limit ",
+                                                   options.max_match_bank_ms));
+  if (over(tc.grace_ms(), options.max_grace_ms))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grace_ms ", tc.grace_ms(), " is above this referee's limit ", options.max_grace_ms));
   if (tc.per_decision_ms() == 0)
     out.mutable_time_control()->set_per_decision_ms(options.default_per_decision_ms);
   if (tc.grace_ms() == 0) out.mutable_time_control()->set_grace_ms(options.default_grace_ms);
@@ -189,7 +208,7 @@ absl::StatusOr<v1::MatchFinished> MatchRunner::Run(const v1::MatchSpec& spec,
 }
 
 void MatchRunner::Start(const v1::MatchSpec& raw_spec, EventSink on_event, CancelCheck cancelled,
-                        Done done) {
+                        Done done, std::shared_ptr<MatchInterrupt> interrupt) {
   const absl::Time started = absl::Now();
   absl::StatusOr<v1::MatchSpec> spec = ValidateSpec(raw_spec, options_);
   if (!spec.ok()) return done(spec.status());
@@ -202,13 +221,13 @@ void MatchRunner::Start(const v1::MatchSpec& raw_spec, EventSink on_event, Cance
   absl::StatusOr<MatchProgress> progress = MatchProgress::Start(**game, mo);
   if (!progress.ok()) return done(progress.status());
   Play(started, *std::move(spec), *std::move(game), *std::move(progress), std::move(on_event),
-       std::move(cancelled))
+       std::move(cancelled), std::move(interrupt))
       .Start(std::move(done));
 }
 
 DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
     absl::Time started, v1::MatchSpec spec, std::unique_ptr<Game> game, MatchProgress progress,
-    EventSink on_event, CancelCheck cancelled) {
+    EventSink on_event, CancelCheck cancelled, std::shared_ptr<MatchInterrupt> interrupt) {
   const Options options(spec.options().begin(), spec.options().end());
   const int n = game->num_seats();
 
@@ -222,6 +241,19 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
   Connected connected = co_await ConnectAll(connector_, spec, connect_deadline);
   for (int s = 0; s < n; ++s) {
     if (connected[s].ok()) seats[s].connection = *std::move(connected[s]);
+  }
+  // Declared after `seats`, so destroyed (detached) before the connections.
+  struct Detach {
+    MatchInterrupt* interrupt;
+    ~Detach() {
+      if (interrupt) interrupt->Detach();
+    }
+  } detach{interrupt.get()};
+  if (interrupt) {
+    std::vector<BotConnection*> attached;
+    for (Seat& seat : seats)
+      if (seat.connection) attached.push_back(seat.connection.get());
+    interrupt->Attach(std::move(attached));
   }
   for (int s = 0; s < n; ++s) {
     Seat& seat = seats[s];

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@
 #include "absl/time/time.h"
 #include "referee/core/async.h"
 #include "referee/core/bot_connection.h"
+#include "referee/core/match_interrupt.h"
 #include "referee/core/referee_metrics.h"
 #include "referee/engine/game.h"
 #include "referee/engine/match.h"
@@ -55,6 +57,11 @@ struct RefereeOptions {
   absl::Duration finish_timeout = absl::Seconds(2);
   // Most hands a match may have (a guard against absurd specs).
   int max_hands = 100000;
+  // Bounds on a spec's time control (0: no bound). tarock-referee sets them
+  // from its flags; a spec beyond one is refused with INVALID_ARGUMENT.
+  int64_t max_per_decision_ms = 0;
+  int64_t max_match_bank_ms = 0;
+  int64_t max_grace_ms = 0;
 };
 
 // A MatchSpec with every default filled in, or an error that says what is wrong.
@@ -82,14 +89,18 @@ class MatchRunner {
   // thread ends the match (the caller's, when the spec is refused or every
   // bot answers inline). `on_event` and `cancelled` are called from the
   // threads that run the match, one call at a time.
+  // `interrupt` (may be null) stops the match from outside at once
+  // (match_interrupt.h); `cancelled` should then also return true.
   using Done = absl::AnyInvocable<void(absl::StatusOr<v1::MatchFinished>)>;
-  void Start(const v1::MatchSpec& spec, EventSink on_event, CancelCheck cancelled, Done done);
+  void Start(const v1::MatchSpec& spec, EventSink on_event, CancelCheck cancelled, Done done,
+             std::shared_ptr<MatchInterrupt> interrupt = nullptr);
 
  private:
   DetachedTask<absl::StatusOr<v1::MatchFinished>> Play(absl::Time started, v1::MatchSpec spec,
                                                        std::unique_ptr<Game> game,
                                                        MatchProgress progress, EventSink on_event,
-                                                       CancelCheck cancelled);
+                                                       CancelCheck cancelled,
+                                                       std::shared_ptr<MatchInterrupt> interrupt);
 
   RefereeOptions options_;
   BotConnector* connector_;

@@ -4,9 +4,12 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -42,13 +45,38 @@ bool InRange(const Bytes& address, const AddressRange& range) {
   return true;
 }
 
+// The IPv4 address an IPv6 address carries, as IPv4-mapped IPv6, for the
+// forms that reach an IPv4 host: IPv4-compatible (::a.b.c.d), IPv4-translated
+// (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::/48).
+// IPv4-mapped addresses are already held that way. False for the others.
+bool EmbeddedIPv4(const Bytes& a, Bytes* out) {
+  auto zero = [&](int from, int to) {
+    for (int i = from; i < to; ++i)
+      if (a[i] != 0) return false;
+    return true;
+  };
+  int at = -1;
+  if (zero(0, 12)) at = 12;                                                     // ::/96
+  else if (zero(0, 8) && a[8] == 0xff && a[9] == 0xff && zero(10, 12)) at = 12;  // ::ffff:0:0/96
+  else if (a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xff && a[3] == 0x9b && zero(4, 12)) at = 12;
+  else if (a[0] == 0x20 && a[1] == 0x02) at = 2;  // 2002::/16
+  if (at < 0) return false;
+  *out = {};
+  (*out)[10] = (*out)[11] = 0xff;
+  std::memcpy(out->data() + 12, a.data() + at, 4);
+  return true;
+}
+
 const std::vector<AddressRange>& ForbiddenRanges() {
   static const auto* ranges = [] {
     auto* r = new std::vector<AddressRange>;
     for (const char* cidr :
          {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
           "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/3",
-          "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8"}) {
+          "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+          // NAT64 for local use (RFC 8215; where the IPv4 part sits varies)
+          // and Teredo (its IPv4 parts are obfuscated): refused outright.
+          "64:ff9b:1::/48", "2001::/32"}) {
       r->push_back(*ParseRange(cidr));
     }
     return r;
@@ -56,7 +84,60 @@ const std::vector<AddressRange>& ForbiddenRanges() {
   return *ranges;
 }
 
+bool AllDigits(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
+
+absl::StatusOr<HostPort> ParseEndpoint(absl::string_view endpoint) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("'", endpoint, "' is not HOST:PORT: ", why));
+  };
+  const size_t colon = endpoint.rfind(':');
+  if (colon == absl::string_view::npos || colon == 0) return bad("no host or no port");
+  absl::string_view host = endpoint.substr(0, colon);
+  const absl::string_view port = endpoint.substr(colon + 1);
+  // Canonical decimal only: no sign, no leading zero, no spaces.
+  int port_number = 0;
+  if (!AllDigits(port) || port.size() > 5 || port.front() == '0' ||
+      !absl::SimpleAtoi(port, &port_number) || port_number < 1 || port_number > 65535)
+    return bad("the port must be a number 1-65535 written plainly");
+  HostPort out;
+  out.port = port_number;
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return bad("an unclosed [");
+    host = host.substr(1, host.size() - 2);
+    in6_addr v6;
+    if (inet_pton(AF_INET6, std::string(host).c_str(), &v6) != 1)
+      return bad("not an IPv6 address in [ ] (zones are not accepted)");
+    out.host = std::string(host);
+    return out;
+  }
+  if (host.find(':') != absl::string_view::npos) return bad("write an IPv6 address in [ ]");
+  const std::string text(host);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    out.host = text;
+    return out;
+  }
+  // Numbers the resolver would read as an address ("127.1", "0x7f000001",
+  // "2130706433", "0177.0.0.1") but that are not dotted decimal.
+  if (inet_aton(text.c_str(), &v4) != 0) return bad("write an IPv4 address as a.b.c.d");
+  if (host.size() > 253) return bad("the host name is too long");
+  std::vector<absl::string_view> labels = absl::StrSplit(host, '.');
+  if (!labels.empty() && labels.back().empty() && labels.size() > 1) labels.pop_back();  // "name."
+  for (absl::string_view label : labels) {
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-' ||
+        !std::all_of(label.begin(), label.end(), [](char c) {
+          return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-';
+        }))
+      return bad("a host name is letters, digits, '-' and '.'");
+  }
+  if (AllDigits(labels.back())) return bad("a host name does not end in a number");
+  out.host = text;
+  return out;
+}
 
 absl::StatusOr<AddressRange> ParseRange(absl::string_view cidr) {
   AddressRange range;
@@ -109,17 +190,35 @@ absl::Status EndpointPolicy::CheckAddress(absl::string_view address) const {
   Bytes bytes;
   if (!ParseAddress(address, &bytes))
     return absl::InvalidArgumentError(absl::StrCat("'", address, "' is not an IP address"));
-  // A v4-mapped v6 address is its v4 address (the ranges are stored that way).
-  for (const AddressRange& range : allowed_)
-    if (InRange(bytes, range)) return absl::OkStatus();
-  for (const AddressRange& range : ForbiddenRanges()) {
-    if (InRange(bytes, range))
-      return absl::PermissionDeniedError(absl::StrCat(
-          "bot endpoints may not be in ", range.text, " (", address,
-          "): loopback, private, link-local and metadata addresses are refused unless the "
-          "operator allows the range (--allow_bot_ranges)"));
+  // A v4-mapped v6 address is its v4 address (the ranges are stored that way);
+  // an IPv6 form that carries an IPv4 address is judged as that IPv4 address.
+  auto allowed = [&](const Bytes& b) {
+    for (const AddressRange& range : allowed_)
+      if (InRange(b, range)) return true;
+    return false;
+  };
+  auto refused = [&](const Bytes& b) -> const AddressRange* {
+    for (const AddressRange& range : ForbiddenRanges())
+      if (InRange(b, range)) return &range;
+    return nullptr;
+  };
+  if (allowed(bytes)) return absl::OkStatus();
+  Bytes v4;
+  const bool carries_v4 = EmbeddedIPv4(bytes, &v4);
+  if (carries_v4 && allowed(v4)) return absl::OkStatus();
+  const AddressRange* range = carries_v4 ? refused(v4) : nullptr;
+  if (range == nullptr) range = refused(bytes);
+  if (range == nullptr) return absl::OkStatus();
+  std::string why = absl::StrCat(address);
+  if (carries_v4) {
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, v4.data() + 12, text, sizeof text);
+    why = absl::StrCat(address, ", which carries the IPv4 address ", text);
   }
-  return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "bot endpoints may not be in ", range->text, " (", why,
+      "): loopback, private, link-local and metadata addresses are refused unless the "
+      "operator allows the range (--allow_bot_ranges)"));
 }
 
 absl::StatusOr<ResolvedEndpoint> EndpointPolicy::Check(absl::string_view endpoint) const {
@@ -128,16 +227,10 @@ absl::StatusOr<ResolvedEndpoint> EndpointPolicy::Check(absl::string_view endpoin
     out.target = std::string(endpoint);
     return out;
   }
-  size_t colon = endpoint.rfind(':');
-  if (colon == absl::string_view::npos || colon == 0)
-    return absl::InvalidArgumentError(absl::StrCat("'", endpoint, "' is not HOST:PORT"));
-  absl::string_view host = endpoint.substr(0, colon);
-  absl::string_view port = endpoint.substr(colon + 1);
-  int port_number = 0;
-  if (!absl::SimpleAtoi(port, &port_number) || port_number <= 0 || port_number > 65535)
-    return absl::InvalidArgumentError(absl::StrCat("'", endpoint, "' has no valid port"));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
+  absl::StatusOr<HostPort> parsed = ParseEndpoint(endpoint);
+  if (!parsed.ok()) return parsed.status();
+  const std::string& host = parsed->host;
+  const int port_number = parsed->port;
   out.host = std::string(host);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

@@ -11,7 +11,10 @@
 //         192.0.0.0/24, 192.168.0.0/16, 198.18.0.0/15, 224.0.0.0/3 (multicast,
 //         reserved, broadcast)
 //   IPv6: ::/128, ::1/128, fc00::/7 (unique local, metadata), fe80::/10,
-//         ff00::/8, and IPv4-mapped addresses as their IPv4 address.
+//         ff00::/8, 64:ff9b:1::/48 (local NAT64), 2001::/32 (Teredo); the
+//         forms that carry an IPv4 address (IPv4-mapped ::ffff:0:0/96,
+//         IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96, NAT64
+//         64:ff9b::/96, 6to4 2002::/16) are judged as that IPv4 address.
 // A name is resolved and refused if ANY of its addresses is refused (a name
 // that resolves to a public and a private address is how DNS rebinding
 // attacks look). The arena checks at registration; the referee checks again
@@ -47,6 +50,17 @@ absl::StatusOr<AddressRange> ParseRange(absl::string_view cidr);
 // Whether the numeric address (IPv4 or IPv6, no port) is in `range`; false
 // for text that is not an address.
 bool RangeContains(const AddressRange& range, absl::string_view address);
+
+// HOST:PORT, strictly: HOST is a dotted-decimal IPv4 address, an IPv6
+// address in [ ] (no zone), or a DNS name (letters, digits, '-', '.'; not
+// ending in a number, so "127.1" or "0x7f000001" are no names); PORT is
+// canonical decimal 1-65535 (no sign, no leading zero, no spaces). The one
+// place endpoints of bots are parsed. Errors: INVALID_ARGUMENT saying why.
+struct HostPort {
+  std::string host;  // without the [ ]
+  int port = 0;
+};
+absl::StatusOr<HostPort> ParseEndpoint(absl::string_view endpoint);
 
 struct ResolvedEndpoint {
   std::string host;    // as given

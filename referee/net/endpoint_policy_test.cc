@@ -63,5 +63,57 @@ TEST(EndpointPolicyTest, ResolvesNamesAndDialsTheCheckedAddress) {
   EXPECT_EQ(r->target, "ipv6:[::1]:7801");
 }
 
+// Issue 29: IPv6 forms that carry an IPv4 address are judged as that address.
+TEST(EndpointPolicyTest, IPv6FormsCarryingIPv4AreJudgedAsIPv4) {
+  absl::StatusOr<EndpointPolicy> strict = EndpointPolicy::Restrictive({});
+  ASSERT_TRUE(strict.ok());
+  for (const char* endpoint :
+       {"[64:ff9b::a9fe:a9fe]:80", "[::a9fe:a9fe]:80", "[2002:a9fe:a9fe::1]:80",
+        "[::ffff:0:a9fe:a9fe]:80", "[::7f00:1]:80", "[::ffff:7f00:1]:80", "[64:ff9b::a00:1]:80",
+        "[2002:c0a8:101::5]:80", "[64:ff9b:1::a9fe:a9fe]:80", "[2001:0:4136:e378::1]:80"}) {
+    absl::StatusOr<ResolvedEndpoint> r = strict->Check(endpoint);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << endpoint;
+  }
+  absl::Status s = strict->CheckAddress("64:ff9b::a9fe:a9fe");
+  EXPECT_NE(s.message().find("169.254.169.254"), absl::string_view::npos) << s;
+  // The same forms of a public IPv4 address are fine (NAT64 is how IPv6-only
+  // networks reach IPv4 hosts).
+  for (const char* fine : {"64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "2001:db8::1"})
+    EXPECT_TRUE(strict->CheckAddress(fine).ok()) << fine;
+  // An operator's allowed IPv4 range covers them too.
+  absl::StatusOr<EndpointPolicy> lab = EndpointPolicy::Restrictive({"10.0.0.0/8"});
+  ASSERT_TRUE(lab.ok());
+  EXPECT_TRUE(lab->CheckAddress("64:ff9b::a00:1").ok());
+  EXPECT_FALSE(lab->CheckAddress("64:ff9b::a9fe:a9fe").ok());
+}
+
+TEST(EndpointPolicyTest, EndpointsAreParsedStrictly) {
+  for (const char* bad :
+       {"8.8.8.8:+36641", "8.8.8.8:036641", "8.8.8.8: 36641", "8.8.8.8:36641 ", " 8.8.8.8:1",
+        "8.8.8.8:0", "8.8.8.8:65536", "8.8.8.8:", ":80", "8.8.8.8:-1", "8.8.8.8:1e3",
+        "8.8.8.8:0x50", "[::1:80", "::1:80", "[fe80::1%eth0]:80", "[nothing]:80", "127.1:80",
+        "0x7f000001:80", "2130706433:80", "0177.0.0.1:80", "host name:80", "a..b:80",
+        "-a.example:80", "name.123:80", "a_b.example:80"}) {
+    EXPECT_EQ(ParseEndpoint(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  struct Good {
+    const char* text;
+    const char* host;
+    int port;
+  };
+  for (const Good& g : {Good{"8.8.8.8:36641", "8.8.8.8", 36641}, Good{"[2001:db8::1]:1", "2001:db8::1", 1},
+                        Good{"bots.example.org:65535", "bots.example.org", 65535},
+                        Good{"bot-1:7801", "bot-1", 7801}, Good{"example.org.:80", "example.org.", 80}}) {
+    absl::StatusOr<HostPort> p = ParseEndpoint(g.text);
+    ASSERT_TRUE(p.ok()) << g.text << ": " << p.status();
+    EXPECT_EQ(p->host, g.host);
+    EXPECT_EQ(p->port, g.port);
+  }
+  absl::StatusOr<EndpointPolicy> strict = EndpointPolicy::Restrictive({});
+  ASSERT_TRUE(strict.ok());
+  EXPECT_EQ(strict->Check("8.8.8.8:+36641").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(strict->Check("127.1:80").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace tarock::net

@@ -1,8 +1,13 @@
 #include "referee/net/rate_limiter.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace tarock::net {
 namespace {
@@ -60,6 +65,32 @@ void RateLimiter::Evict(absl::Time now) {
       ++it;
     }
   }
+}
+
+void RateLimiter::Give(absl::string_view key) {
+  if (unlimited()) return;
+  absl::MutexLock lock(&mu_);
+  auto it = buckets_.find(key);
+  if (it == buckets_.end()) return;  // evicted meanwhile: full again anyway
+  it->second.tokens = std::min(Burst(limit_), it->second.tokens + 1);
+}
+
+std::string PrefixKey(absl::string_view address) {
+  const std::string text(address);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&v4);
+    return absl::StrCat(b[0], ".", b[1], ".", b[2], ".0/24");
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, text.c_str(), &v6) != 1) return "";
+  const unsigned char* b = v6.s6_addr;
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(b, kMapped, sizeof kMapped) == 0)
+    return absl::StrCat(b[12], ".", b[13], ".", b[14], ".0/24");
+  std::string out;
+  for (int i = 0; i < 8; i += 2) absl::StrAppend(&out, absl::Hex(b[i] << 8 | b[i + 1]), ":");
+  return absl::StrCat(out, ":/64");
 }
 
 size_t RateLimiter::size() const {

@@ -1,6 +1,8 @@
 // Token buckets keyed by client: the arena's defence against floods of
 // registrations and API calls (docs/security.md). A key is whatever names a
-// client to the caller: an address ("10.0.0.7"), or a token. Each key's bucket
+// client to the caller: an address ("10.0.0.7"), its network (PrefixKey:
+// "10.0.0.0/24", so ten addresses of one network do not get ten budgets), or
+// a token. Each key's bucket
 // holds at most `burst` tokens and refills at `per_second`; a call takes one
 // token or is told how long until one is there (the Retry-After).
 //
@@ -43,6 +45,10 @@ class RateLimiter {
   // a token will be there (positive).
   absl::Duration Take(absl::string_view key, absl::Time now = absl::Now());
 
+  // Gives back a token taken from `key` (a call refused by a later limit
+  // uses up nothing); never more than the bucket holds.
+  void Give(absl::string_view key);
+
   // Buckets currently kept (for tests).
   size_t size() const;
 
@@ -57,6 +63,13 @@ class RateLimiter {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, Bucket> buckets_ ABSL_GUARDED_BY(mu_);
 };
+
+// The network an address belongs to, for limits per network: "a.b.c.0/24"
+// for IPv4 (and IPv4-mapped IPv6), the first 64 bits "x:x:x:x::/64" for IPv6.
+// A client with a /64 has 2^64 addresses, one with a /24 256: per-address
+// budgets alone are no limit for them. "" for text that is not a numeric
+// address.
+std::string PrefixKey(absl::string_view address);
 
 }  // namespace tarock::net
 

@@ -69,5 +69,31 @@ TEST(RateLimiterTest, MemoryIsBoundedAndIdleClientsGoFirst) {
             absl::ZeroDuration());
 }
 
+TEST(RateLimiterTest, GiveReturnsATokenButNeverOverfills) {
+  RateLimiter limiter({.per_second = 1, .burst = 2});
+  EXPECT_EQ(limiter.Take("a", kT0), absl::ZeroDuration());
+  EXPECT_EQ(limiter.Take("a", kT0), absl::ZeroDuration());
+  EXPECT_GT(limiter.Take("a", kT0), absl::ZeroDuration());
+  limiter.Give("a");
+  EXPECT_EQ(limiter.Take("a", kT0), absl::ZeroDuration());
+  for (int i = 0; i < 10; ++i) limiter.Give("a");
+  EXPECT_EQ(limiter.Take("a", kT0), absl::ZeroDuration());
+  EXPECT_EQ(limiter.Take("a", kT0), absl::ZeroDuration());
+  EXPECT_GT(limiter.Take("a", kT0), absl::ZeroDuration());  // two at most, the burst
+}
+
+// Issue 29: limits per network as well as per address.
+TEST(PrefixKeyTest, IPv4By24AndIPv6By64) {
+  EXPECT_EQ(PrefixKey("10.1.2.3"), "10.1.2.0/24");
+  EXPECT_EQ(PrefixKey("10.1.2.250"), "10.1.2.0/24");
+  EXPECT_EQ(PrefixKey("::ffff:10.1.2.3"), "10.1.2.0/24");  // IPv4-mapped is IPv4
+  EXPECT_EQ(PrefixKey("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+  EXPECT_EQ(PrefixKey("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+  EXPECT_NE(PrefixKey("2001:db8:1:3::1"), PrefixKey("2001:db8:1:2::1"));
+  EXPECT_EQ(PrefixKey("::1"), "0:0:0:0::/64");
+  EXPECT_EQ(PrefixKey("not an address"), "");
+  EXPECT_EQ(PrefixKey(""), "");
+}
+
 }  // namespace
 }  // namespace tarock::net

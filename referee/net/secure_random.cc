@@ -1,26 +1,58 @@
 #include "referee/net/secure_random.h"
 
+#include <fcntl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 
 namespace tarock::net {
+namespace {
 
-absl::Status SecureRandomBytes(void* out, size_t n) {
-  auto* p = static_cast<unsigned char*>(out);
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = getrandom(p + got, n - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return absl::UnavailableError(
-          absl::StrCat("no random bytes from the kernel: ", std::strerror(errno)));
+std::atomic<RandomSource> g_source{nullptr};
+
+// getrandom(2) needs no descriptor, so a process out of descriptors still
+// gets random bytes; /dev/urandom only where the kernel lacks it (ENOSYS).
+ssize_t SystemRandom(void* buffer, size_t size) {
+  ssize_t n = ::getrandom(buffer, size, 0);
+  if (n >= 0 || errno != ENOSYS) return n;
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  n = ::read(fd, buffer, size);
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return n;
+}
+
+}  // namespace
+
+void SetRandomSourceForTesting(RandomSource source) { g_source.store(source); }
+
+absl::Status SecureRandomBytes(void* buffer, size_t size) {
+  RandomSource source = g_source.load();
+  if (source == nullptr) source = SystemRandom;
+  auto* out = static_cast<unsigned char*>(buffer);
+  size_t done = 0;
+  while (done < size) {
+    errno = 0;
+    const ssize_t n = source(out + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::memset(buffer, 0, size);
+      return absl::UnavailableError(absl::StrCat(
+          "no random bytes from the system (", n < 0 ? std::strerror(errno) : "end of data",
+          "): refusing to make a secret"));
     }
-    got += static_cast<size_t>(r);
+    done += static_cast<size_t>(n);
   }
+  if (size >= 16 && std::all_of(out, out + size, [](unsigned char b) { return b == 0; }))
+    return absl::UnavailableError("the system's random source returned only zeros");
   return absl::OkStatus();
 }
 

@@ -8,6 +8,8 @@
 #ifndef TAROCK_REFEREE_NET_SECURE_RANDOM_H_
 #define TAROCK_REFEREE_NET_SECURE_RANDOM_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,7 +19,9 @@
 
 namespace tarock::net {
 
-// Fills `out[0..n)`. Errors: UNAVAILABLE when the kernel gives no bytes.
+// Fills `out[0..n)`. Errors: UNAVAILABLE when the source fails, or returns
+// only zeros for 16 or more bytes (a broken source, not luck); then `out` is
+// zeroed but must not be used.
 absl::Status SecureRandomBytes(void* out, size_t n);
 
 // `bytes` (1..256) random bytes as lowercase hex.
@@ -25,6 +29,11 @@ absl::StatusOr<std::string> SecureRandomHex(int bytes);
 
 // A random 64-bit value, never 0 (0 means "no seed" in specs and flags).
 absl::StatusOr<uint64_t> SecureRandomSeed();
+
+// Replaces the kernel as the source (nullptr: the kernel again), so tests can
+// make it fail. Same contract as read(2): bytes written, or -1 with errno.
+using RandomSource = ssize_t (*)(void* buffer, size_t size);
+void SetRandomSourceForTesting(RandomSource source);
 
 }  // namespace tarock::net
 

@@ -103,6 +103,14 @@ class Stream : public std::enable_shared_from_this<Stream> {
     callbacks.Run();
   }
 
+  // The match is being cancelled: end the call. Its operations complete on
+  // the completion loop, and a pending decision ends as a disconnect there.
+  void Interrupt() {
+    absl::MutexLock lock(&mu_);
+    if (closed_ || !started_) return;  // a connect in progress ends at its deadline
+    context_.TryCancel();
+  }
+
   // The match no longer needs the stream: cancel what is in flight.
   void Abandon() {
     absl::MutexLock lock(&mu_);
@@ -426,6 +434,7 @@ class GrpcBotConnection : public BotConnection {
   bool connected() const override { return stream_->connected(); }
   std::string hello_name() const override { return stream_->hello_name(); }
   std::string hello_version() const override { return stream_->hello_version(); }
+  void Interrupt() override { stream_->Interrupt(); }
 
  private:
   std::shared_ptr<Stream> stream_;

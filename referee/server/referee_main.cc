@@ -6,7 +6,8 @@
 //
 // Port 0 picks a free port; the bound addresses are printed on standard output
 // ("referee listening on HOST:PORT", "metrics on http://HOST:PORT/metrics").
-// SIGINT or SIGTERM stops it: running matches are cancelled.
+// SIGINT or SIGTERM stops it: after --drain_ms running matches are
+// interrupted, and the process exits within --drain_ms + --shutdown_ms + 1 s.
 
 #include <grpcpp/grpcpp.h>
 
@@ -29,6 +30,7 @@
 #include "referee/logging/log.h"
 #include "referee/metrics/grpc_metrics.h"
 #include "referee/metrics/http_server.h"
+#include "referee/net/listener_watchdog.h"
 #include "referee/server/grpc_bot_connection.h"
 #include "referee/server/referee_service.h"
 #include "referee/server/seat_gateway_service.h"
@@ -59,6 +61,35 @@ ABSL_FLAG(int, drain_ms, 0,
           "after SIGTERM, report NOT_SERVING on the health service (grpc.health.v1) for this "
           "long before stopping, so that load balancers and arenas resolving the referees by "
           "DNS stop sending matches first; matches still running then are cancelled");
+ABSL_FLAG(int, shutdown_ms, 5000,
+          "after the drain, how long matches get to end once cancelled and calls to close; "
+          "then the process exits whatever is left, so SIGTERM always ends it within "
+          "--drain_ms + --shutdown_ms + 1 s");
+ABSL_FLAG(int, max_matches, 256,
+          "RunMatch calls running at once; more are refused with RESOURCE_EXHAUSTED (0: no limit)");
+ABSL_FLAG(int64_t, max_per_decision_ms, 600000,
+          "largest per_decision_ms a spec may ask (INVALID_ARGUMENT beyond; 0: no limit)");
+ABSL_FLAG(int64_t, max_match_bank_ms, 3600000,
+          "largest match_bank_ms a spec may ask (INVALID_ARGUMENT beyond; 0: no limit)");
+ABSL_FLAG(int64_t, max_grace_ms, 60000,
+          "largest grace_ms a spec may ask (INVALID_ARGUMENT beyond; 0: no limit)");
+ABSL_FLAG(int, max_hands, 2000, "most hands a spec may ask (INVALID_ARGUMENT beyond)");
+ABSL_FLAG(int64_t, max_match_ms, 6 * 3600 * 1000,
+          "a match still running after this long is stopped and its RunMatch ends with "
+          "DEADLINE_EXCEEDED (0: no limit)");
+ABSL_FLAG(int, max_joins_per_client, 64,
+          "SeatGateway.Join calls from one client (IPv4 address or IPv6 /64) waiting for their "
+          "matches at once; more are refused with RESOURCE_EXHAUSTED (of 1024 in all)");
+ABSL_FLAG(int, handshake_timeout_ms, 10000,
+          "a connection that has not completed its TLS and HTTP/2 handshake in this long is "
+          "closed");
+ABSL_FLAG(int, max_connection_idle_ms, 600000,
+          "a client connection with no call for this long is closed (the arena reconnects)");
+ABSL_FLAG(int, listener_watchdog_s, 10,
+          "probe the gRPC port over loopback this often; when 3 probes in a row go unanswered "
+          "(gRPC stopped accepting, e.g. after running out of descriptors: grpc/grpc#20418) "
+          "log an error and exit with status 70 so that systemd or Kubernetes restart the "
+          "referee (0: no watchdog)");
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -87,6 +118,11 @@ int main(int argc, char** argv) {
   // lock graph on every acquisition: a real cost on the hot path of a server
   // (it showed in profiles). The unit tests keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Many bot streams: as many descriptors as the hard limit (LimitNOFILE in
+  // the units) allows.
+  if (const long nofile = tarock::net::RaiseOpenFileLimit(); nofile >= 0 && nofile < 4096)
+    tarock::logging::Warning("referee", "few file descriptors (the hard limit): connections beyond "
+                             "them are refused", {{"nofile", static_cast<int64_t>(nofile)}});
   for (const std::string& p : absl::GetFlag(FLAGS_plugin)) {
     if (absl::Status s = tarock::Registry::Global().LoadPlugin(p); !s.ok()) {
       std::fprintf(stderr, "tarock-referee: %s\n", std::string(s.message()).c_str());
@@ -140,17 +176,36 @@ int main(int argc, char** argv) {
   tarock::GrpcBotConnector dialer(connector_options, *transport);
   // Dial-in bots on the direct route join their seats here instead of being
   // dialed (referee/core/joined_seat.h).
-  tarock::SeatRendezvous rendezvous;
+  tarock::JoinOptions join_options;
+  join_options.max_early_joins_per_client = std::max(1, absl::GetFlag(FLAGS_max_joins_per_client));
+  tarock::SeatRendezvous rendezvous(join_options);
   tarock::JoinOrDialConnector connector(&rendezvous, &dialer);
   tarock::SeatGatewayService seat_gateway(&rendezvous);
   tarock::RefereeOptions options;
   options.connect_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_connect_timeout_ms));
   options.default_per_decision_ms = absl::GetFlag(FLAGS_default_per_decision_ms);
   options.default_grace_ms = absl::GetFlag(FLAGS_default_grace_ms);
+  options.max_hands = std::max(1, absl::GetFlag(FLAGS_max_hands));
+  options.max_per_decision_ms = absl::GetFlag(FLAGS_max_per_decision_ms);
+  options.max_match_bank_ms = absl::GetFlag(FLAGS_max_match_bank_ms);
+  options.max_grace_ms = absl::GetFlag(FLAGS_max_grace_ms);
+  if (options.max_per_decision_ms > 0 && options.default_per_decision_ms > options.max_per_decision_ms) {
+    std::fprintf(stderr, "tarock-referee: --default_per_decision_ms is above --max_per_decision_ms\n");
+    return 1;
+  }
   tarock::MatchRunner runner(options, &connector, &metrics);
-  tarock::RefereeService service(
-      &runner, tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token),
-                                                "TAROCK_REFEREE_TOKEN"));
+  tarock::RefereeServiceOptions service_options;
+  service_options.required_token = tarock::sdk::SecretFromFlagOrEnv(
+      absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN");
+  service_options.max_concurrent_matches = std::max(0, absl::GetFlag(FLAGS_max_matches));
+  service_options.max_match_time = absl::Milliseconds(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_match_ms)));
+  // Reachable beyond loopback and nobody has to prove who they are: anyone
+  // who reaches the port can make this referee dial and run matches (said
+  // once it listens).
+  const bool unauthenticated = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) &&
+                               service_options.required_token.empty() &&
+                               tls.client_ca_file.empty();
+  tarock::RefereeService service(&runner, service_options);
 
   // grpc.health.v1.Health for probes: SERVING from the start (nothing to
   // prepare), NOT_SERVING while draining and stopping.
@@ -167,6 +222,15 @@ int main(int argc, char** argv) {
   // server answers such pings with GOAWAY "too_many_pings".
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  // Connections that never finish their handshake (gRPC's default: 120 s),
+  // and ones left idle, are closed; the server pings its clients every 30 s
+  // so that a caller that vanished is noticed (and its match interrupted).
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
+  if (const int idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms); idle_ms > 0)
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, idle_ms);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   builder.RegisterService(&service);
   seat_gateway.Register(&builder);
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
@@ -181,6 +245,15 @@ int main(int argc, char** argv) {
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
+  if (unauthenticated) {
+    std::fprintf(stderr,
+                 "tarock-referee: WARNING: listening on %s, beyond loopback, without "
+                 "--referee_token or --tls_client_ca: anyone who reaches this port can run "
+                 "matches here\n",
+                 listen.c_str());
+    tarock::logging::Warning("referee", "no client authentication beyond loopback",
+                             {{"listen", listen}});
+  }
 
   tarock::metrics::HttpServer http(http_options);
   if (!metrics_listen.empty()) {
@@ -195,6 +268,17 @@ int main(int argc, char** argv) {
                 *bound);
   }
   std::fflush(stdout);
+  // gRPC 1.51 can stop accepting for good after EMFILE (grpc/grpc#20418):
+  // a dead listener ends the process, for the service manager to restart.
+  std::unique_ptr<tarock::net::ListenerWatchdog> watchdog;
+  if (const int every_s = absl::GetFlag(FLAGS_listener_watchdog_s); every_s > 0) {
+    tarock::net::ListenerWatchdogOptions o;
+    o.interval = absl::Seconds(every_s);
+    o.timeout = std::min(absl::Seconds(5), o.interval);
+    watchdog = std::make_unique<tarock::net::ListenerWatchdog>(
+        "referee grpc", tarock::net::ProbeHostFor(tarock::metrics::SplitHostPort(listen).first),
+        port, o, [] { std::_Exit(70); });
+  }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
@@ -202,19 +286,33 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (tick % 20 == 0) rendezvous.ExpireParked(absl::Now());
   }
+  if (watchdog) watchdog->Stop();
+  // The bound on stopping: whatever still runs then, the process exits.
+  const int drain_ms = std::max(0, absl::GetFlag(FLAGS_drain_ms));
+  const int shutdown_ms = std::max(100, absl::GetFlag(FLAGS_shutdown_ms));
+  std::thread([bound = drain_ms + shutdown_ms + 1000] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(bound));
+    tarock::logging::Warning("referee", "shutdown bound reached; exiting", {{"after_ms", bound}});
+    std::fflush(stdout);
+    std::_Exit(0);
+  }).detach();
   tarock::sdk::SetServing(*server, false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
-  if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
+  if (drain_ms > 0) {
     tarock::logging::Info("referee", "draining", {{"drain_ms", drain_ms}});
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
   }
+  // Every match is interrupted now (its bot streams closed), not at its
+  // next decision, which a silent bot could put off for its whole limit.
+  const absl::Time stop_by = absl::Now() + absl::Milliseconds(shutdown_ms);
   service.CancelAll();
-  // Matches end at their next decision (or once their bots' waits run out).
-  service.AwaitIdle(absl::Now() + absl::Seconds(2));
+  if (!service.AwaitIdle(stop_by - absl::Milliseconds(shutdown_ms / 2)))
+    tarock::logging::Warning("referee", "matches still running at shutdown",
+                             {{"matches", service.active()}});
   seat_gateway.Stop();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Shutdown(absl::ToChronoTime(stop_by - absl::Milliseconds(shutdown_ms / 4)));
   // The Join calls end once their cancellation went through the loop; a
   // queue shut down under a live call would abort the process.
-  if (!seat_gateway.AwaitCallsEnded(absl::Now() + absl::Seconds(2))) {
+  if (!seat_gateway.AwaitCallsEnded(stop_by)) {
     tarock::logging::Info("referee", "exiting with Join calls still open", {});
     std::fflush(stdout);
     std::_Exit(0);

@@ -3,10 +3,36 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "referee/net/rate_limiter.h"
 #include "referee/server/grpc_status.h"
 #include "referee/server/stream_write_queue.h"
 
 namespace tarock {
+namespace {
+
+// Who a Join comes from, for the per-client bound on waiting joins: an IPv4
+// address, or an IPv6 /64 (a client with a /64 has all its addresses).
+// "ipv4:10.0.0.7:5123" -> "10.0.0.7"; "ipv6:[2001:db8::1]:5" -> "2001:db8:0:0::/64".
+std::string ClientOf(absl::string_view peer) {
+  if (absl::ConsumePrefix(&peer, "ipv4:")) {
+    const size_t colon = peer.rfind(':');
+    return std::string(colon == absl::string_view::npos ? peer : peer.substr(0, colon));
+  }
+  if (absl::ConsumePrefix(&peer, "ipv6:")) {
+    std::string decoded = absl::StrReplaceAll(peer, {{"%5B", "["}, {"%5D", "]"}, {"%25", "%"}});
+    absl::string_view p = decoded;
+    if (absl::ConsumePrefix(&p, "[")) p = p.substr(0, p.find(']'));
+    p = p.substr(0, p.find('%'));
+    const std::string prefix = net::PrefixKey(p);
+    return prefix.empty() ? std::string(p) : prefix;
+  }
+  return std::string(peer);  // unix:..., one client per path
+}
+
+}  // namespace
 
 // One SeatGateway.Join call, from its request to its end. It deletes itself
 // once it has finished and no operation of its is outstanding.
@@ -151,7 +177,7 @@ class JoinCall {
     }
     joined_ = true;
     absl::StatusOr<std::shared_ptr<JoinedSeat>> seat =
-        service_->rendezvous_->Join(ticket_, link_);
+        service_->rendezvous_->Join(ticket_, link_, ClientOf(context_.peer()));
     if (!seat.ok()) {
       joined_ = false;
       link_->Close(seat.status());

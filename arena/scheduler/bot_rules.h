@@ -1,0 +1,40 @@
+// The rules for what a bot registration may name and print: bot names
+// (reserved names, names unique without regard to case), owner fields
+// (length, printable characters only), and how text from older rows that
+// broke those rules is shown on a terminal. No gRPC, no store.
+//
+// Thread-safety: pure functions; thread-safe.
+
+#ifndef TAROCK_ARENA_SCHEDULER_BOT_RULES_H_
+#define TAROCK_ARENA_SCHEDULER_BOT_RULES_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace tarock::arena {
+
+inline constexpr size_t kMaxOwnerBytes = 200;
+
+// A new bot's name: 1-64 of [A-Za-z0-9._-] (ValidBotName), not "." or "..",
+// not "human" in any case (people's seats). INVALID_ARGUMENT saying which.
+absl::Status CheckNewBotName(absl::string_view name);
+
+// Whether two bot names are the same name (case does not count: "RND1" is
+// "rnd1").
+bool SameBotName(absl::string_view a, absl::string_view b);
+
+// An owner field: 1-200 bytes of UTF-8 without control characters (C0, DEL,
+// C1) or invalid sequences. INVALID_ARGUMENT saying which.
+absl::Status CheckOwner(absl::string_view owner);
+
+// `text` safe to print on a terminal: control characters, DEL, C1 and bytes
+// of invalid UTF-8 as \xNN escapes (a backslash as \\), longer than `max`
+// bytes cut with "...". For rows stored before the rules above.
+std::string ForTerminal(absl::string_view text, size_t max = 200);
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SCHEDULER_BOT_RULES_H_
