@@ -56,8 +56,8 @@ bool Admission::Exempt(absl::string_view address) const {
 }
 
 absl::Status Admission::Admit(absl::string_view address, absl::string_view token, Kind kind,
-                              absl::Duration* retry_after, absl::Time now) {
-  if (!address.empty() && Exempt(address)) return absl::OkStatus();
+                              absl::Duration* retry_after, absl::Time now, bool proxied) {
+  if (!proxied && !address.empty() && Exempt(address)) return absl::OkStatus();
   const std::string who = address.empty() ? "an unknown address" : std::string(address);
   // Registration first: a flood of registrations is refused before it can
   // use up the address's budget for ordinary calls.

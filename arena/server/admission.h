@@ -4,7 +4,7 @@
 // before doing any work; a refusal is RESOURCE_EXHAUSTED (HTTP 429) with the
 // time to wait, which they send as Retry-After. Clients in the exempt ranges
 // (by default loopback: the operator's own tools and the tests) are never
-// limited. No gRPC here.
+// limited, unless the call came through a trusted proxy. No gRPC here.
 //
 // Thread-safety: thread-safe.
 
@@ -45,8 +45,12 @@ class Admission {
   // call of `kind` with `token` ("" for none)? OK, or RESOURCE_EXHAUSTED
   // saying who is limited and when to retry; `*retry_after` (may be null) is
   // then the wait, rounded up to whole seconds. A refused call uses up nothing.
+  // `proxied`: the call came through a trusted reverse proxy, so the exempt
+  // ranges do not apply (behind a local proxy every client would look like
+  // loopback).
   absl::Status Admit(absl::string_view address, absl::string_view token, Kind kind,
-                     absl::Duration* retry_after = nullptr, absl::Time now = absl::Now());
+                     absl::Duration* retry_after = nullptr, absl::Time now = absl::Now(),
+                     bool proxied = false);
 
   // The address of a gRPC peer: "ipv4:10.0.0.7:5123" -> "10.0.0.7",
   // "ipv6:[::1]:5123" -> "::1" (percent-decoded); "" for other forms.

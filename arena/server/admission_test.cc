@@ -73,6 +73,17 @@ TEST(AdmissionTest, ExemptRangesAreNeverLimited) {
   EXPECT_FALSE(Admission::Create({.exempt_ranges = {"not-a-range"}}).ok());
 }
 
+TEST(AdmissionTest, ProxiedCallsAreNotExempt) {
+  AdmissionOptions o;
+  o.calls_per_second = 1;
+  auto a = Make(o);  // default: loopback exempt
+  // Behind a local reverse proxy every client is 127.0.0.1: limited then.
+  EXPECT_TRUE(a->Admit("127.0.0.1", "", Admission::Kind::kCall, nullptr, kT0, true).ok());
+  EXPECT_TRUE(a->Admit("127.0.0.1", "", Admission::Kind::kCall, nullptr, kT0, true).ok());
+  EXPECT_FALSE(a->Admit("127.0.0.1", "", Admission::Kind::kCall, nullptr, kT0, true).ok());
+  EXPECT_TRUE(a->Admit("127.0.0.1", "", Admission::Kind::kCall, nullptr, kT0).ok());
+}
+
 TEST(AdmissionTest, NoLimitMeansNoLimit) {
   AdmissionOptions o;
   o.calls_per_second = 0;

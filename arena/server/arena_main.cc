@@ -96,6 +96,10 @@ ABSL_FLAG(double, registrations_per_minute, 10,
           "bot registrations per minute from one client address, bursts of 5 (0: no limit)");
 ABSL_FLAG(std::vector<std::string>, rate_limit_exempt, std::vector<std::string>({"127.0.0.0/8", "::1"}),
           "client address ranges (CIDR) never rate limited (empty: limit everyone)");
+ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
+          "addresses or CIDR ranges of reverse proxies in front of the HTTP listener: only "
+          "from them is the client address taken from X-Forwarded-For / Forwarded, and their "
+          "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
 ABSL_FLAG(std::string, public_address, "",
@@ -368,11 +372,12 @@ int main(int argc, char** argv) {
     http_options.tls_key_file = tls.key_file;
   }
   http_options.max_body_bytes = max_request_bytes;
+  http_options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {
     absl::Duration retry_after;
     absl::Status s = admission->Admit(r.remote_addr, "", tarock::arena::Admission::Kind::kCall,
-                                      &retry_after);
+                                      &retry_after, absl::Now(), r.via_proxy);
     if (s.ok()) return std::nullopt;
     tarock::metrics::HttpResponse refused = tarock::arena::JsonError(429, std::string(s.message()));
     refused.headers.push_back({"Retry-After", absl::StrCat(absl::ToInt64Seconds(retry_after))});
