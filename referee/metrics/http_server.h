@@ -95,8 +95,9 @@ struct HttpServerOptions {
   // Threads running the connections' I/O (asynchronous, any number of
   // connections each).
   int io_threads = 2;
-  // Threads running route handlers; requests beyond them wait in a queue.
-  int handler_threads = 4;
+  // Threads running route handlers (as many as cpp-httplib's pool had);
+  // requests beyond them wait in a queue, their connections' I/O unaffected.
+  int handler_threads = 8;
 
   // Deadlines. The TLS handshake; the whole request head from its first
   // byte (a total, not per byte: a client trickling bytes is cut off); the
