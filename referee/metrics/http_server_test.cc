@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -19,6 +20,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -405,6 +408,24 @@ TEST(HttpServerTest, ConnectionsPerAddressAreCapped) {
   EXPECT_EQ(r->status, 200);
 }
 
+TEST(HttpServerTest, AStalledBodyIsCutOffAtTheBodyTimeout) {
+  HttpServerOptions o;
+  o.body_timeout = absl::Milliseconds(300);
+  HttpServer server(o);
+  std::atomic<int> handled{0};
+  server.Post("/upload", [&](const HttpRequest&) {
+    ++handled;
+    return Text("ok");
+  });
+  absl::StatusOr<int> port = server.Start("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  int fd = Connect(*port);
+  ASSERT_TRUE(SendAll(fd, "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly ten.."));
+  EXPECT_TRUE(ClosedWithin(fd, std::chrono::seconds(5)));
+  close(fd);
+  EXPECT_EQ(handled.load(), 0);
+}
+
 TEST(HttpServerTest, IdleKeptAliveConnectionsAreClosed) {
   HttpServerOptions o;
   o.idle_timeout = absl::Milliseconds(300);
@@ -657,6 +678,94 @@ TEST(HttpServerTest, StopClosesOpenConnectionsPromptly) {
   server.reset();  // the sink outlives the server safely
   EXPECT_FALSE(sink->Send("after", "destruction"));
   EXPECT_TRUE(sink->closed());
+}
+
+TEST(HttpServerTest, ManyOpenStreamsLeaveTheServerResponsive) {
+  HttpServerOptions o;
+  o.max_connections_per_address = 1000;
+  o.max_streams_per_address = 1000;
+  HttpServer server(o);
+  Sinks sinks;
+  AddEcho(&server);
+  server.GetStream("/events", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
+    sinks.Add(r, std::move(s));
+  });
+  absl::StatusOr<int> port = server.Start("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  constexpr int kStreams = 300;
+  std::vector<int> fds;
+  for (int i = 0; i < kStreams; ++i) {
+    fds.push_back(Connect(*port));
+    ASSERT_TRUE(SendAll(fds.back(), Get("/events")));
+  }
+  ASSERT_TRUE(sinks.Wait(kStreams - 1));
+  const auto start = Clock::now();
+  std::optional<Reply> r = Fetch(*port, Get("/echo/busy"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  // One event to every stream arrives.
+  for (auto& sink : sinks.sinks) EXPECT_TRUE(sink->Send("tick", "1"));
+  for (int fd : fds) {
+    std::string seen;
+    EXPECT_TRUE(ReadUntil(fd, &seen, "event: tick\ndata: 1\n\n"));
+    close(fd);
+  }
+}
+
+// A self-signed certificate for localhost from the openssl command (skipped
+// without it).
+bool MakeCertificate(const std::string& dir) {
+  const std::string cmd = absl::StrCat(
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+      "-subj /CN=localhost -keyout ", dir, "/key.pem -out ", dir, "/cert.pem >/dev/null 2>&1");
+  return std::system(cmd.c_str()) == 0;
+}
+
+TEST(HttpServerTest, TlsServesAndCutsOffSilentHandshakes) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / absl::StrCat("http_server_test_", getpid())).string();
+  std::filesystem::create_directories(dir);
+  if (!MakeCertificate(dir)) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "no openssl command to make a certificate";
+  }
+  HttpServerOptions o;
+  o.tls_cert_file = dir + "/cert.pem";
+  o.tls_key_file = dir + "/key.pem";
+  o.handshake_timeout = absl::Milliseconds(300);
+  HttpServer server(o);
+  AddEcho(&server);
+  absl::StatusOr<int> port = server.Start("127.0.0.1", 0);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(port.ok()) << port.status();
+  ASSERT_TRUE(server.tls());
+
+  // A client that never starts the handshake is closed.
+  int silent = Connect(*port);
+  EXPECT_TRUE(ClosedWithin(silent, std::chrono::seconds(5)));
+  close(silent);
+
+  // A real TLS client is answered, with the security headers.
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  ASSERT_NE(ctx, nullptr);
+  int fd = Connect(*port);
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  ASSERT_EQ(SSL_connect(ssl), 1);
+  const std::string request = Get("/echo/tls");
+  ASSERT_EQ(SSL_write(ssl, request.data(), static_cast<int>(request.size())),
+            static_cast<int>(request.size()));
+  std::string response;
+  char buf[4096];
+  int n;
+  while ((n = SSL_read(ssl, buf, sizeof buf)) > 0) response.append(buf, static_cast<size_t>(n));
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  close(fd);
+  EXPECT_TRUE(absl::StartsWith(response, "HTTP/1.1 200")) << response;
+  EXPECT_TRUE(absl::StrContains(response, "X-Content-Type-Options: nosniff")) << response;
+  EXPECT_TRUE(absl::StrContains(response, "GET /echo/tls m=tls")) << response;
 }
 
 }  // namespace
