@@ -533,13 +533,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
     if (!stream_slot_) return Refuse(503, "too many event streams");
     keep_alive_ = false;
+    // The sink holds nothing of the server but this weak pointer: it may
+    // outlive the server (and its io_context).
     std::weak_ptr<Session> weak = this->shared_from_this();
-    auto executor = stream_.get_executor();
     sink_ = std::make_shared<Sink>(core_->options.max_stream_queue_bytes,
-                                   [weak, executor](bool flush) {
+                                   [weak](bool flush) {
                                      auto self = weak.lock();
                                      if (!self) return;
-                                     asio::post(executor, [self, flush] {
+                                     asio::post(self->stream_.get_executor(), [self, flush] {
                                        if (flush) {
                                          self->Pump();
                                        } else {

@@ -327,8 +327,8 @@ TEST(HttpServerTest, SlowHeaderClientsDoNotBlockOthersAndAreCutOff) {
 TEST(HttpServerTest, ChunkedBodyOverTheLimitIs413AndMemoryStaysBounded) {
   HttpServerOptions o;
   o.max_body_bytes = 64 << 10;
-  HttpServer server(o);
   std::atomic<int> handled{0};
+  HttpServer server(o);
   server.Post("/upload", [&](const HttpRequest&) {
     ++handled;
     return Text("ok");
@@ -411,8 +411,8 @@ TEST(HttpServerTest, ConnectionsPerAddressAreCapped) {
 TEST(HttpServerTest, AStalledBodyIsCutOffAtTheBodyTimeout) {
   HttpServerOptions o;
   o.body_timeout = absl::Milliseconds(300);
-  HttpServer server(o);
   std::atomic<int> handled{0};
+  HttpServer server(o);
   server.Post("/upload", [&](const HttpRequest&) {
     ++handled;
     return Text("ok");
@@ -538,8 +538,8 @@ bool Eventually(F f, std::chrono::seconds within = std::chrono::seconds(10)) {
 TEST(HttpServerTest, EventStreamDeliversAndNoticesTheClientLeaving) {
   HttpServerOptions o;
   o.stream_heartbeat = absl::Milliseconds(200);
+  Sinks sinks;  // outlives the server, whose handlers use it
   HttpServer server(o);
-  Sinks sinks;
   server.GetStream("/events/(\\w+)", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
     sinks.Add(r, std::move(s));
   });
@@ -585,8 +585,8 @@ TEST(HttpServerTest, EventStreamDeliversAndNoticesTheClientLeaving) {
 TEST(HttpServerTest, EventStreamDropsASlowReader) {
   HttpServerOptions o;
   o.max_stream_queue_bytes = 256 << 10;
+  Sinks sinks;  // outlives the server, whose handlers use it
   HttpServer server(o);
-  Sinks sinks;
   server.GetStream("/events", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
     sinks.Add(r, std::move(s));
   });
@@ -619,8 +619,8 @@ TEST(HttpServerTest, EventStreamDropsASlowReader) {
 TEST(HttpServerTest, EventStreamsAreCappedPerAddress) {
   HttpServerOptions o;
   o.max_streams_per_address = 2;
+  Sinks sinks;  // outlives the server, whose handlers use it
   HttpServer server(o);
-  Sinks sinks;
   server.GetStream("/events", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
     sinks.Add(r, std::move(s));
   });
@@ -647,8 +647,8 @@ TEST(HttpServerTest, EventStreamsAreCappedPerAddress) {
 }
 
 TEST(HttpServerTest, StopClosesOpenConnectionsPromptly) {
-  auto server = std::make_unique<HttpServer>();
   Sinks sinks;
+  auto server = std::make_unique<HttpServer>();
   AddEcho(server.get());
   server->GetStream("/events", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
     sinks.Add(r, std::move(s));
@@ -684,8 +684,8 @@ TEST(HttpServerTest, ManyOpenStreamsLeaveTheServerResponsive) {
   HttpServerOptions o;
   o.max_connections_per_address = 1000;
   o.max_streams_per_address = 1000;
+  Sinks sinks;  // outlives the server, whose handlers use it
   HttpServer server(o);
-  Sinks sinks;
   AddEcho(&server);
   server.GetStream("/events", [&](const HttpRequest& r, std::shared_ptr<EventSink> s) {
     sinks.Add(r, std::move(s));
