@@ -408,6 +408,32 @@ TEST(HttpServerTest, ConnectionsPerAddressAreCapped) {
   EXPECT_EQ(r->status, 200);
 }
 
+TEST(HttpServerTest, ConnectionsInTotalAreCapped) {
+  HttpServerOptions o;
+  o.max_connections = 3;
+  HttpServer server(o);
+  AddEcho(&server);
+  absl::StatusOr<int> port = server.Start("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  std::vector<int> held = {Connect(*port, "127.0.0.1"), Connect(*port, "127.0.0.2"),
+                           Connect(*port, "127.0.0.3")};
+  // Served in turn: all three are accepted before the next one.
+  ASSERT_TRUE(SendAll(held[2], "GET /echo/third HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(ReadReply(held[2]));
+  std::optional<Reply> r = Fetch(*port, Get("/echo/fourth"), "127.0.0.4");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  close(held[0]);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  do {
+    r = Fetch(*port, Get("/echo/fourth"), "127.0.0.4");
+  } while ((!r || r->status != 200) && Clock::now() < deadline);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  close(held[1]);
+  close(held[2]);
+}
+
 TEST(HttpServerTest, AStalledBodyIsCutOffAtTheBodyTimeout) {
   HttpServerOptions o;
   o.body_timeout = absl::Milliseconds(300);
