@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler protobuf-compiler-grpc libprotobuf-dev
   nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libcpp-httplib-dev libssl-dev
+  libsqlite3-dev libcpp-httplib-dev libssl-dev libboost-dev
   python3-grpcio python3-protobuf python3-pytest python3-yaml
   chromium chromium-driver python3-selenium
   prometheus-cpp-dev prometheus

@@ -3,7 +3,8 @@
 # on loopback: rate limits on registrations and on API calls (gRPC
 # RESOURCE_EXHAUSTED with retry-after, HTTP 429 with Retry-After), request
 # size limits, the admin token required on an arena listening beyond loopback,
-# the audit log, HTTPS on HTTP listeners beyond loopback, and the referee's
+# the audit log, HTTPS on HTTP listeners beyond loopback, hostile HTTP clients
+# (chunked bodies over the limit, slow headers), --trusted_proxies, and the referee's
 # endpoint check when it dials a seat. Loopback is exempt from the rate limits
 # by default, so the arenas here pass --rate_limit_exempt= to be limited.
 # Nothing started here outlives the test.
@@ -118,6 +119,81 @@ except grpc.RpcError as e:
 EOF
 out=$(cli "$sp" --json bots list --all)
 case "$out" in *'"big"'*) bad "the oversized registration was stored" ;; *) ok ;; esac
+
+# --- Hostile HTTP clients (issue 29): a chunked body over --max_request_bytes
+# gets 413 like a sized one; 100 clients trickling a header byte every 0.5 s
+# (capped at 64 connections from their address) leave others answered.
+/usr/bin/python3 - "$shp" <<'EOF' && ok || bad "hostile HTTP clients were not held off"
+import http.client, socket, sys, threading, time
+port = int(sys.argv[1])
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+conn.request("POST", "/api/play", body=iter([b"x" * 16384] * 32), encode_chunked=True,
+             headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"})
+r = conn.getresponse()
+assert r.status == 413, r.status
+conn.close()
+slow = []
+for _ in range(100):
+    slow.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+stop = threading.Event()
+def trickle():
+    head = b"GET /api/status HTTP/1.1\r\nHost: x\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n"
+    for i in range(len(head)):
+        for s in slow:
+            try:
+                s.send(head[i:i + 1])
+            except OSError:
+                pass
+        if stop.wait(0.5):
+            return
+t = threading.Thread(target=trickle)
+t.start()
+try:
+    time.sleep(1)
+    start = time.monotonic()
+    other = socket.socket()
+    other.settimeout(10)
+    other.bind(("127.0.0.2", 0))
+    other.connect(("127.0.0.1", port))
+    other.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    reply = other.recv(4096)
+    other.close()
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:100]
+    assert time.monotonic() - start < 3, time.monotonic() - start
+finally:
+    stop.set()
+    t.join()
+    for s in slow:
+        s.close()
+EOF
+
+# --- Behind a reverse proxy: --trusted_proxies=127.0.0.1 takes the client
+# address from X-Forwarded-For, limits each forwarded client on its own, and
+# exempts nobody through the proxy (loopback is exempt by default otherwise).
+pp=$(free_port); php=$(free_port)
+arena proxy "$pp" --http_listen "127.0.0.1:$php" --trusted_proxies=127.0.0.1 --calls_per_second=2
+wait_port "$php" || bad "http never opened"
+/usr/bin/python3 - "$php" <<'EOF' && ok || bad "the trusted proxy's forwarded addresses were not limited"
+import json, sys, urllib.request, urllib.error
+def burst(headers):
+    codes, body = [], None
+    for _ in range(12):
+        req = urllib.request.Request(f"http://127.0.0.1:{sys.argv[1]}/api/status", headers=headers)
+        try:
+            urllib.request.urlopen(req, timeout=10)
+            codes.append(200)
+        except urllib.error.HTTPError as e:
+            codes.append(e.code)
+            body = json.loads(e.read())
+    return codes, body
+codes, body = burst({"X-Forwarded-For": "198.51.100.1, 203.0.113.5"})
+assert 4 <= codes.count(200) <= 5 and codes.count(429) >= 7, codes
+assert "too many requests from 203.0.113.5" in body["error"], body
+codes, _ = burst({"X-Forwarded-For": "203.0.113.6"})  # another client: its own budget
+assert codes.count(200) >= 4, codes
+codes, body = burst({})  # the proxy's own address: not exempt through the proxy
+assert codes.count(429) >= 7 and "from 127.0.0.1" in body["error"], (codes, body)
+EOF
 
 # --- The admin token: an arena beyond loopback without one refuses every
 # administrative call, and says so when it starts.

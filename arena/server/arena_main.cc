@@ -103,7 +103,11 @@ ABSL_FLAG(double, prefix_registrations_per_minute, 30,
           "(0: no limit)");
 ABSL_FLAG(std::vector<std::string>, rate_limit_exempt, std::vector<std::string>({"127.0.0.0/8", "::1"}),
           "client address ranges (CIDR) never rate limited, unless the request came through "
-          "a proxy (empty: limit everyone)");
+          "a trusted proxy (empty: limit everyone)");
+ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
+          "addresses or CIDR ranges of reverse proxies in front of the HTTP listener: only "
+          "from them is the client address taken from X-Forwarded-For / Forwarded, and their "
+          "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
 ABSL_FLAG(std::string, public_address, "",
@@ -395,12 +399,13 @@ int main(int argc, char** argv) {
     http_options.tls_key_file = tls.key_file;
   }
   http_options.max_body_bytes = max_request_bytes;
+  http_options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {
     absl::Duration retry_after;
-    // proxied: true once the HTTP server reports a request that came
-    // through a trusted proxy (the client address is then the forwarded one).
-    absl::Status s = admission->Admit(r.remote_addr, /*proxied=*/false, "",
+    // via_proxy: the request came through a trusted proxy (--trusted_proxies)
+    // and remote_addr is the client it forwarded for; no exemption then.
+    absl::Status s = admission->Admit(r.remote_addr, r.via_proxy, "",
                                       tarock::arena::Admission::Kind::kCall, &retry_after);
     if (s.ok()) return std::nullopt;
     tarock::metrics::HttpResponse refused = tarock::arena::JsonError(429, std::string(s.message()));

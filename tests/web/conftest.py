@@ -236,6 +236,9 @@ def browser():
               "--disable-sync", "--window-size=1280,900", "--user-data-dir=" + profile):
         opts.add_argument(a)
     drv = webdriver.Chrome(service=Service(driver_path), options=opts)
+    # Every page records what its Content-Security-Policy blocked in
+    # window.__cspViolations (csp_violations() reads it).
+    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_RECORDER})
     drv.set_page_load_timeout(30)
     drv.set_script_timeout(30)
     try:
@@ -243,6 +246,20 @@ def browser():
     finally:
         drv.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+CSP_RECORDER = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__cspViolations.push(e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') +
+                              ' at ' + (e.sourceFile || '') + ':' + e.lineNumber);
+});
+"""
+
+
+def csp_violations(driver):
+    """What the current page's Content-Security-Policy blocked so far."""
+    return driver.execute_script("return window.__cspViolations || []")
 
 
 def wait_until(driver, predicate, timeout=20, what="the page"):

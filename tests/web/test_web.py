@@ -2,7 +2,8 @@
 bot processes (fixtures in conftest.py): the leaderboard and the tournament
 page after a small tournament, the match viewer stepping through a hand to its
 scores (which agree with `tarock replay`), the live leaderboard while a ladder
-runs, escaping of what entrants choose, 404 pages and the static files.
+runs, escaping of what entrants choose, 404 pages and the static files, the
+security headers, and pages that work under their Content-Security-Policy.
 
 Set TAROCK_SCREENSHOTS=DIR to also save screenshots of the main pages there.
 """
@@ -15,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import BIN, wait_until
+from conftest import BIN, csp_violations, wait_until
 
 TOURNAMENT_BOTS = ["heuristic", "random-a", "random-b", "random-c"]
 
@@ -322,3 +323,29 @@ def test_screenshots(arena, played, browser):
     finally:
         arena.cli("ladder", "stop", "--variant", "slovenian-4p")
         browser.set_window_size(1280, 900)
+
+
+def test_security_headers_on_every_response(arena):
+    for path in ("/", "/play", "/static/app.js", "/static/style.css", "/api/status", "/metrics",
+                 "/no/such/page", "/api/no-such-call"):
+        status, _, headers = arena.get(path)
+        assert headers.get("X-Content-Type-Options") == "nosniff", (path, status, headers)
+        assert headers.get("X-Frame-Options") == "DENY", path
+        assert headers.get("Referrer-Policy") == "no-referrer", path
+        csp = headers.get("Content-Security-Policy", "")
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, (path, csp)
+
+
+def test_pages_work_under_the_content_security_policy(arena, played, browser):
+    match_id = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]["id"]
+    pages = [
+        ("/leaderboard/slovenian-3p", lambda d: len(by_css(d, "#board tbody tr td a.bot")) >= 4),
+        ("/tournaments/%s" % played["id"], lambda d: len(by_css(d, "table.grid tbody tr td a.bot")) >= 4),
+        ("/bots/heuristic", lambda d: len(by_css(d, "#chart svg")) >= 1),
+        ("/matches/%s?hand=0&action=5" % match_id, lambda d: "action 5" in d.find_element("id", "pos").text),
+        ("/play", lambda d: len(by_css(d, "#variant")) == 1),
+    ]
+    for path, ready in pages:
+        browser.get(arena.url(path))
+        wait_until(browser, ready, what=path)
+        assert csp_violations(browser) == [], path
