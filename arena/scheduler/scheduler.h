@@ -2,6 +2,19 @@
 // and the workers that run their matches on a pool of referees, rate the bots
 // and store every result.
 //
+// One class, one file per concern (arena/scheduler/):
+//   scheduler.cc     construction, Start/Stop, the admin token, and running
+//                    matches on the referees (dispatcher, workers, retries)
+//   bots.cc          registering, updating, retiring and listing bots
+//   ladders.cc       rating ladders and their matchmaking
+//   tournaments.cc   tournaments (round robin, gauntlet; duplicate by default)
+//   queries.cc       what the API and pages read (leaderboards, matches, stats)
+//   dial_in.cc       seats of bots that dial in; relayed seats' capabilities
+//   play_matches.cc  play matches (a person's seat, relayed)
+//   commits.cc       the commit writer, rating a match, --verify_ratings
+//   test_job.cc      tests (`tarock compare` as an arena job)
+// Helpers they share: scheduler_internal.h. Deal seeds: deal_seal.h.
+//
 // Life of a match: it is written to the store as "pending" with its complete
 // MatchSpec (seats, seed, time control) before anything runs; a worker marks it
 // "running" (in memory: a match runs again after a crash anyway) on a referee
@@ -33,7 +46,8 @@
 // matches), and filled with the bots that teach the most about it: uncertain
 // bots close to it in mu. A bot never holds two seats unless the ladder allows
 // self-play; with separate_owners, bots of one owner are kept apart when there
-// are enough others. Seat order is shuffled from the match seed.
+// are enough others. Seat order is shuffled (from other random bits than the
+// deal's, which are secret until the deal is public: deal_seal.h).
 //
 // Ratings: per bot and variant (RatingModel, arena/rating), ranks from each
 // match's totals with forfeited bots last. A bot holding several seats (self-

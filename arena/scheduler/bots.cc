@@ -1,0 +1,140 @@
+// Scheduler: registering, updating, retiring and listing bots.
+
+#include "arena/scheduler/scheduler.h"
+
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/bot_rules.h"
+#include "arena/scheduler/scheduler_internal.h"
+#include "referee/engine/registry.h"
+#include "tarock/sdk/referee_proof.h"
+
+namespace tarock::arena {
+
+bool ValidBotName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Bots.
+
+absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
+  if (absl::Status s = CheckNewBotName(request.name()); !s.ok()) return s;  // bot_rules.h
+  if (request.dial_in() && !request.endpoint().empty())
+    return absl::InvalidArgumentError("a dial-in bot has no endpoint: give one or the other");
+  if (!request.dial_in() &&
+      (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos))
+    return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+  if (!request.dial_in())
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
+  if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
+  for (const std::string& v : request.variants())
+    if (!Registry::Global().Info(v).ok())
+      return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+  if (absl::Status s = CheckOwner(request.owner()); !s.ok()) return s;
+  for (const BotRow& b : store_->ListBots(true))  // names are unique whatever their case
+    if (SameBotName(b.name, request.name()))
+      return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
+  BotRow row;
+  row.name = request.name();
+  row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
+  row.owner = request.owner();
+  row.variants.assign(request.variants().begin(), request.variants().end());
+  absl::StatusOr<std::string> token = NewToken();
+  if (!token.ok()) return token.status();
+  row.token_hash = HashToken(*token);
+  absl::StatusOr<BotRow> added = store_->AddBot(row);
+  if (!added.ok()) return added.status();
+  v1::AddBotResponse out;
+  *out.mutable_bot() = BotInfoOf(*added, false);
+  out.set_token(*token);
+  if (!options_.referee_secret_key.empty())
+    out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
+  return out;
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& request) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(request.name());
+  if (!bot.ok()) return bot.status();
+  if (HashToken(request.token()) != bot->token_hash)
+    return absl::PermissionDeniedError(absl::StrCat("wrong token for bot '", request.name(), "'"));
+  if (bot->retired)
+    return absl::FailedPreconditionError(absl::StrCat("bot '", request.name(), "' is retired"));
+  if (!request.endpoint().empty()) {
+    if (request.endpoint().find(':') == std::string::npos)
+      return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
+    if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
+      return checked.status();
+    bot->endpoint = request.endpoint();
+  }
+  if (!request.variants().empty()) {
+    for (const std::string& v : request.variants())
+      if (!Registry::Global().Info(v).ok())
+        return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+    bot->variants.assign(request.variants().begin(), request.variants().end());
+  }
+  if (absl::Status s = store_->UpdateBot(*bot); !s.ok()) return s;
+  return BotInfoOf(*bot, false);
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::RetireBot(const v1::RetireBotRequest& request) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(request.name());
+  if (!bot.ok()) return bot.status();
+  if (HashToken(request.token()) != bot->token_hash)
+    return absl::PermissionDeniedError(absl::StrCat("wrong token for bot '", request.name(), "'"));
+  bot->retired = true;
+  if (absl::Status s = store_->UpdateBot(*bot); !s.ok()) return s;
+  return BotInfoOf(*bot, false);
+}
+
+v1::ListBotsResponse Scheduler::ListBots(const v1::ListBotsRequest& request) {
+  v1::ListBotsResponse out;
+  for (const BotRow& b : store_->ListBots(request.include_retired()))
+    *out.add_bots() = BotInfoOf(b, false);
+  return out;
+}
+
+absl::StatusOr<v1::BotInfo> Scheduler::GetBot(const std::string& name, bool with_history) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(name);
+  if (!bot.ok()) return bot.status();
+  return BotInfoOf(*bot, with_history);
+}
+
+v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
+  v1::BotInfo info;
+  info.set_name(bot.name);
+  info.set_endpoint(bot.endpoint);
+  for (const std::string& v : bot.variants) info.add_variants(v);
+  info.set_owner(bot.owner);
+  info.set_retired(bot.retired);
+  info.set_dial_in(bot.endpoint == kDialInEndpoint);
+  info.set_online(info.dial_in() && dial_in_ && dial_in_->Online(bot.id));
+  if (info.online())
+    info.set_dial_in_route(direct_dial_in_ && dial_in_->CanJoinReferee(bot.id) ? "direct" : "relay");
+  for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
+    v1::RatingInfo* ri = info.add_ratings();
+    ri->set_variant(r.variant);
+    ri->set_mu(r.mu);
+    ri->set_sigma(r.sigma);
+    ri->set_display(model_.Display({r.mu, r.sigma}));
+    ri->set_matches(r.matches);
+    ri->set_faults(r.faults);
+  }
+  if (with_history) {
+    for (const HistoryRow& h : store_->HistoryOfBot(bot.id)) {
+      v1::RatingPoint* p = info.add_history();
+      p->set_match_seq(h.match_seq);
+      p->set_match_id(h.match_id);
+      p->set_variant(h.variant);
+      p->set_mu(h.mu);
+      p->set_sigma(h.sigma);
+    }
+  }
+  return info;
+}
+
+}  // namespace tarock::arena

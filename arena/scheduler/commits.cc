@@ -1,0 +1,246 @@
+// Scheduler: the commit writer (finished matches and their ratings in
+// batches), rating a match, and rebuilding the ratings (--verify_ratings).
+
+#include "arena/scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "arena/scheduler/match_stats.h"
+#include "arena/scheduler/record_split.h"
+#include "arena/scheduler/scheduler_internal.h"
+#include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "referee/logging/log.h"
+
+namespace tarock::arena {
+
+namespace {
+
+using scheduler_internal::kSlowCommit;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Committing finished matches and their ratings.
+
+void Scheduler::EnqueueCommit(Finished finished) {
+  absl::MutexLock lock(&commit_mu_);
+  auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+    return commits_closed_ || commits_.size() < kMaxQueuedCommits;
+  };
+  commit_mu_.Await(absl::Condition(&room));
+  commits_.push_back(std::move(finished));
+  --jobs_running_;
+}
+
+void Scheduler::WriterLoop() {
+  for (;;) {
+    std::vector<Finished> batch;
+    {
+      absl::MutexLock lock(&commit_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+        return commits_closed_ || !commits_.empty();
+      };
+      commit_mu_.Await(absl::Condition(&ready));
+      if (commits_.empty()) return;  // closed, and everything committed
+      const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_commit_batch));
+      auto full = [this, max_batch]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+        return commits_closed_ || commits_.size() >= max_batch || jobs_running_ == 0;
+      };
+      if (options_.commit_delay > absl::ZeroDuration())
+        commit_mu_.AwaitWithTimeout(absl::Condition(&full), options_.commit_delay);
+      while (!commits_.empty() && batch.size() < max_batch) {
+        batch.push_back(std::move(commits_.front()));
+        commits_.pop_front();
+      }
+    }
+    CommitBatch(std::move(batch));
+  }
+}
+
+void Scheduler::CommitBatch(std::vector<Finished> batch) {
+  std::vector<MatchCommit> commits;
+  commits.reserve(batch.size());
+  for (const Finished& f : batch)
+    commits.push_back(
+        {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
+  // Several arenas: committed only while this arena holds the lease.
+  if (Shared())
+    for (MatchCommit& c : commits) c.result.lease_owner = options_.lease_owner;
+  Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
+                              const std::vector<std::optional<RatingRow>>& current) {
+    if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated
+    return RateMatch(model_, match.variant, result.seats, current);
+  };
+  const absl::Time commit_start = absl::Now();
+  const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
+  if (const absl::Duration took = absl::Now() - commit_start; took > kSlowCommit)
+    logging::Warning("store", "slow commit",
+                     {{"matches", commits.size()}, {"ms", absl::ToDoubleMilliseconds(took)},
+                      {"threshold_ms", absl::ToInt64Milliseconds(kSlowCommit)},
+                      {"first_match", commits.empty() ? std::string() : commits.front().id}});
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Job& job = batch[i].job;
+    const CommitOutcome& o = outcomes[i];
+    if (!o.status.ok()) {
+      logging::Error("store", "match commit failed",
+                     {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                      {"tournament", job.match.tournament_id}, {"error", o.status.ToString()}});
+      store_->MarkFailed(job.match.id, std::string(o.status.message())).IgnoreError();
+      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      continue;
+    }
+    if (!o.committed) continue;  // already counted
+    metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
+    metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}})
+        .Increment(batch[i].result.hands());
+    metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
+        .Observe(batch[i].result.duration_s());
+    // The committed ratings, without reading them back: the seat names of the
+    // spec are the bots' names.
+    for (const RatingRow& r : o.ratings) {
+      for (int s = 0; s < job.spec.seats_size() && s < static_cast<int>(job.match.bot_ids.size());
+           ++s) {
+        if (job.match.bot_ids[s] != r.bot_id) continue;
+        SetBotMetrics(job.spec.seats(s).name(), r);
+        break;
+      }
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  for (const Finished& f : batch) {
+    in_flight_.erase(f.job.match.id);
+    if (f.job.match.ladder_id) refill_ = true;  // a ladder may have ended: the dispatcher looks
+    if (f.job.match.test_id) refill_ = true;    // a test's block may be complete
+  }
+  metrics_->running.Set(in_flight_.size());
+}
+
+MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,
+                             const std::string& referee, int attempts) {
+  const int n = std::min(finished.seats_size(), static_cast<int>(bot_ids.size()));
+  std::vector<int64_t> totals;
+  std::vector<bool> forfeited;
+  for (int s = 0; s < n; ++s) {
+    totals.push_back(finished.seats(s).total());
+    forfeited.push_back(finished.seats(s).forfeited());
+  }
+  const std::vector<int> ranks = RanksFromTotals(totals, forfeited);
+  MatchResultRow result;
+  result.record_json = finished.record_json();
+  result.duration_s = finished.duration_s();
+  result.hands = finished.hands();
+  result.referee = referee;
+  result.attempts = attempts;
+  for (int s = 0; s < n; ++s) {
+    SeatRow seat;
+    seat.seat = s;
+    seat.bot_id = bot_ids[s];
+    seat.total = totals[s];
+    seat.faults = finished.seats(s).faults();
+    seat.forfeited = forfeited[s];
+    seat.rank = ranks[s];
+    seat.hand_scores.emplace();
+    for (const v1::HandFinished& h : finished.hand_results())
+      if ((!h.redeal() || h.counts_as_hand()) && s < h.scores_size())
+        seat.hand_scores->push_back(h.scores(s));
+    result.seats.push_back(seat);
+  }
+  if (std::optional<std::vector<std::string_view>> deals =
+          TopLevelArrayElements(finished.record_json(), "deals"))
+    result.hand_records.assign(deals->begin(), deals->end());
+  AddSeatStats(finished, &result);  // declarer/defender, decisions, faults by kind
+  return result;
+}
+
+std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& variant,
+                                 const std::vector<SeatRow>& seats,
+                                 const std::vector<std::optional<RatingRow>>& current) {
+  std::vector<int64_t> bot_order;
+  std::map<int64_t, std::vector<int>> seats_of;
+  for (int s = 0; s < static_cast<int>(seats.size()); ++s) {
+    if (!seats_of.count(seats[s].bot_id)) bot_order.push_back(seats[s].bot_id);
+    seats_of[seats[s].bot_id].push_back(s);
+  }
+  std::vector<Rating> players;
+  std::vector<int64_t> mean_totals;
+  std::vector<bool> lost;
+  std::vector<RatingRow> base;
+  for (int64_t bot : bot_order) {
+    const std::vector<int>& ss = seats_of[bot];
+    const std::optional<RatingRow>& cur = current[ss[0]];
+    RatingRow row = cur ? *cur
+                        : RatingRow{bot, variant, model.Initial().mu, model.Initial().sigma, 0, 0};
+    int64_t sum = 0;
+    bool forfeited = false;
+    for (int s : ss) {
+      sum += seats[s].total;
+      row.faults += seats[s].faults;
+      forfeited = forfeited || seats[s].forfeited;
+    }
+    mean_totals.push_back(sum / static_cast<int64_t>(ss.size()));
+    lost.push_back(forfeited);
+    players.push_back({row.mu, row.sigma});
+    base.push_back(row);
+  }
+  std::vector<RatingRow> out;
+  if (players.size() < 2) return out;  // a bot alone against itself teaches nothing
+  std::vector<Rating> updated = model.Update(players, RanksFromTotals(mean_totals, lost));
+  for (size_t i = 0; i < base.size(); ++i) {
+    RatingRow row = base[i];
+    row.mu = updated[i].mu;
+    row.sigma = updated[i].sigma;
+    ++row.matches;
+    out.push_back(row);
+  }
+  return out;
+}
+
+absl::Status VerifyRatings(Store& store, const RatingModel& model) {
+  std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
+  store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
+    if (m.kind == "play" || m.kind == "test") return;  // never rated
+    std::vector<std::optional<RatingRow>> current;
+    for (const SeatRow& s : seats) {
+      auto it = rebuilt.find({s.bot_id, m.variant});
+      current.push_back(it == rebuilt.end() ? std::nullopt : std::optional<RatingRow>(it->second));
+    }
+    for (const RatingRow& r : RateMatch(model, m.variant, seats, current))
+      rebuilt[{r.bot_id, r.variant}] = r;
+  });
+  size_t stored_count = 0;
+  for (const BotRow& b : store.ListBots(true)) {
+    for (const RatingRow& r : store.RatingsOfBot(b.id)) {
+      ++stored_count;
+      auto it = rebuilt.find({b.id, r.variant});
+      if (it == rebuilt.end())
+        return absl::DataLossError(absl::StrCat("bot ", b.name, " has a stored ", r.variant,
+                                                " rating that no result explains"));
+      const RatingRow& x = it->second;
+      if (x.mu != r.mu || x.sigma != r.sigma || x.matches != r.matches || x.faults != r.faults)
+        return absl::DataLossError(absl::StrFormat(
+            "bot %s %s: stored mu %.17g sigma %.17g matches %d faults %d, rebuilt mu %.17g "
+            "sigma %.17g matches %d faults %d",
+            b.name, r.variant, r.mu, r.sigma, r.matches, r.faults, x.mu, x.sigma, x.matches,
+            x.faults));
+    }
+  }
+  if (stored_count != rebuilt.size())
+    return absl::DataLossError(absl::StrCat(rebuilt.size(), " ratings rebuilt, ", stored_count,
+                                            " stored"));
+  return absl::OkStatus();
+}
+
+void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
+  prometheus::Labels labels = {{"bot", bot}, {"variant", r.variant}};
+  metrics_->rating_mu.Add(labels).Set(r.mu);
+  metrics_->rating_sigma.Add(labels).Set(r.sigma);
+  metrics_->bot_matches.Add(labels).Set(r.matches);
+  metrics_->bot_faults.Add(labels).Set(r.faults);
+}
+
+}  // namespace tarock::arena

@@ -1,0 +1,264 @@
+// Scheduler: what the API and the pages read (leaderboards, matches, bot
+// statistics, status).
+
+#include "arena/scheduler/scheduler.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/scheduler_internal.h"
+#include "nlohmann/json.hpp"
+#include "referee/engine/registry.h"
+
+namespace tarock::arena {
+
+namespace {
+
+using scheduler_internal::FromJson;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Queries.
+
+absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string& variant) {
+  if (!Registry::Global().Info(variant).ok())
+    return absl::InvalidArgumentError(absl::StrCat("unknown variant '", variant, "'"));
+  struct Row {
+    BotRow bot;
+    RatingRow rating;
+    double display;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, double> trend;
+  // One query (bots joined, each bot's rating 10 rated matches ago).
+  for (LeaderRow& l : store_->LeaderboardRows(variant, 10)) {
+    const double display = model_.Display({l.rating.mu, l.rating.sigma});
+    const Rating before = l.earlier ? Rating{l.earlier->first, l.earlier->second} : model_.Initial();
+    trend[l.name] = display - model_.Display(before);
+    BotRow b;
+    b.name = std::move(l.name);
+    b.owner = std::move(l.owner);
+    rows.push_back({std::move(b), l.rating, display});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.display != b.display) return a.display > b.display;
+    return a.bot.name < b.bot.name;
+  });
+  v1::LeaderboardResponse out;
+  out.set_variant(variant);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    v1::LeaderboardEntry* e = out.add_entries();
+    e->set_rank(static_cast<int>(i) + 1);
+    e->set_bot(rows[i].bot.name);
+    e->set_owner(rows[i].bot.owner);
+    v1::RatingInfo* ri = e->mutable_rating();
+    ri->set_variant(variant);
+    ri->set_mu(rows[i].rating.mu);
+    ri->set_sigma(rows[i].rating.sigma);
+    ri->set_display(rows[i].display);
+    ri->set_matches(rows[i].rating.matches);
+    ri->set_faults(rows[i].rating.faults);
+    e->set_trend(trend[rows[i].bot.name]);
+  }
+  return out;
+}
+
+v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {
+  v1::ListTournamentsResponse out;
+  for (const TournamentSummaryRow& t : store_->ListTournaments(limit)) {
+    v1::TournamentInfo* info = out.add_tournaments();
+    info->set_id(t.tournament.id);
+    info->set_name(t.tournament.name);
+    info->set_variant(t.tournament.variant);
+    info->set_format(t.tournament.format);
+    info->set_matches_total(t.matches);
+    info->set_matches_done(t.done);
+    info->set_matches_failed(t.failed);
+    info->set_finished(t.done + t.failed == t.matches);
+    info->set_created_at(t.created_at);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name) {
+  absl::StatusOr<BotRow> bot = store_->FindBot(name);
+  if (!bot.ok()) return bot.status();
+  v1::BotStatsResponse out;
+  out.set_bot(bot->name);
+  std::map<std::string, int> faults;
+  int64_t decisions = 0;
+  double decision_ms = 0;
+  for (const BotVariantStatsRow& r : store_->BotStats(bot->id)) {
+    v1::VariantStats* v = out.add_variants();
+    v->set_variant(r.variant);
+    v->set_matches(r.matches);
+    v->set_wins(r.wins);
+    v->set_mean_rank(r.matches ? r.rank_sum / r.matches : 0);
+    v->set_total(r.total);
+    v->set_hands(r.hands);
+    v->set_declarer_hands(r.sums.declarer_hands);
+    v->set_declarer_won(r.sums.declarer_won);
+    v->set_declarer_score(r.sums.declarer_score);
+    v->set_defender_hands(r.sums.defender_hands);
+    v->set_defender_won(r.sums.defender_won);
+    v->set_defender_score(r.sums.defender_score);
+    v->set_decisions(r.sums.decisions);
+    v->set_mean_decision_ms(r.sums.decisions ? r.sums.decision_ms / r.sums.decisions : 0);
+    v->set_faults(r.sums.faults);
+    decisions += r.sums.decisions;
+    decision_ms += r.sums.decision_ms;
+    for (const auto& [k, c] : r.fault_kinds) faults[k] += c;
+  }
+  out.set_decisions(decisions);
+  out.set_mean_decision_ms(decisions ? decision_ms / decisions : 0);
+  for (const auto& [k, c] : faults) {
+    v1::FaultCount* f = out.add_faults();
+    f->set_kind(k);
+    f->set_count(c);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
+  absl::StatusOr<MatchRow> m = store_->GetMatch(id);
+  if (!m.ok()) return m.status();
+  if (m->status == "pending" || m->status == "running") {
+    // Running is a state in memory (see the header).
+    absl::MutexLock lock(&mu_);
+    auto it = in_flight_.find(id);
+    m->status = "pending";
+    if (it != in_flight_.end() && !it->second.referee.empty()) {
+      m->status = "running";
+      m->referee = it->second.referee;
+      m->attempts = it->second.attempts;
+    }
+  }
+  v1::ArenaMatch out;
+  out.set_id(m->id);
+  out.set_variant(m->variant);
+  out.set_status(m->status);
+  out.set_kind(m->kind);
+  out.set_seq(m->seq);
+  out.set_hands(m->hands);
+  out.set_duration_s(m->duration_s);
+  out.set_referee(m->referee);
+  out.set_attempts(m->attempts);
+  out.set_error(m->error);
+  // Secret deals (deal_seal.h): the seed, its salt and the record only once
+  // every table of the deal has finished it; the commitment always.
+  const bool finished = m->status == "done" || m->status == "failed";
+  const bool deal_public = finished && store_->CountUnfinishedWithSeed(m->seed) == 0;
+  out.set_deal_public(deal_public);
+  out.set_seed_commitment(m->seed_commitment);
+  if (deal_public) {
+    out.set_seed(m->seed);
+    out.set_seed_salt(m->seed_salt);
+  }
+  out.set_ladder_id(m->ladder_id);
+  out.set_tournament_id(m->tournament_id);
+  out.set_finished_at(m->finished_at);
+  out.set_test_id(m->test_id);
+  std::vector<SeatRow> seats = store_->SeatsOf(m->id);
+  if (seats.empty()) {
+    v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
+    for (int s = 0; s < spec.seats_size(); ++s) {
+      v1::ArenaSeat* seat = out.add_seats();
+      seat->set_seat(s);
+      seat->set_bot(spec.seats(s).name());
+    }
+  }
+  for (const SeatRow& s : seats) {
+    v1::ArenaSeat* seat = out.add_seats();
+    seat->set_seat(s.seat);
+    seat->set_bot(s.bot);
+    seat->set_total(s.total);
+    seat->set_faults(s.faults);
+    seat->set_forfeited(s.forfeited);
+    seat->set_rank(s.rank);
+  }
+  if (with_record && m->status == "done" && deal_public) {
+    absl::StatusOr<std::string> record = store_->RecordOf(m->id);
+    if (record.ok()) out.set_record_json(*record);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMatchesRequest& r) {
+  int64_t bot_id = 0;
+  if (!r.bot().empty()) {
+    absl::StatusOr<BotRow> b = store_->FindBot(r.bot());
+    if (!b.ok()) return b.status();
+    bot_id = b->id;
+  }
+  if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
+  if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
+  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status(),
+                     r.test_id()};
+  v1::ListMatchesResponse out;
+  int64_t total = 0;
+  out.set_offset(r.offset());
+  if (r.status() == "running") {
+    // Running is a state in memory (GetMatch); the store has these matches
+    // as pending. At most --max_parallel of them: filtered here.
+    std::vector<std::string> ids;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [id, flight] : in_flight_)
+        if (!flight.referee.empty()) ids.push_back(id);
+    }
+    std::vector<v1::ArenaMatch> running;
+    for (const std::string& id : ids) {
+      absl::StatusOr<v1::ArenaMatch> m = GetMatch(id, false);
+      if (!m.ok() || m->status() != "running") continue;
+      if ((!r.variant().empty() && m->variant() != r.variant()) ||
+          (!r.kind().empty() && m->kind() != r.kind()) ||
+          (r.ladder_id() && m->ladder_id() != r.ladder_id()) ||
+          (r.tournament_id() && m->tournament_id() != r.tournament_id()) ||
+          (r.test_id() && m->test_id() != r.test_id()) ||
+          (!r.bot().empty() && std::none_of(m->seats().begin(), m->seats().end(),
+                                            [&](const v1::ArenaSeat& x) { return x.bot() == r.bot(); })))
+        continue;
+      running.push_back(*std::move(m));
+    }
+    out.set_total(static_cast<int64_t>(running.size()));
+    const size_t limit = r.limit() ? r.limit() : 50;
+    for (size_t i = r.offset(); i < running.size() && i < r.offset() + limit; ++i)
+      *out.add_matches() = running[i];
+    return out;
+  }
+  std::vector<MatchRow> page =
+      store_->ListMatchesPage(filter, r.offset(), r.limit() ? r.limit() : 50, &total);
+  out.set_total(total);
+  for (const MatchRow& m : page) {
+    absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);
+    // A pending row may be running by now: it is listed under "running".
+    if (match.ok() && (r.status().empty() || match->status() == r.status()))
+      *out.add_matches() = *match;
+  }
+  return out;
+}
+
+v1::StatusResponse Scheduler::GetStatus() {
+  v1::StatusResponse out;
+  // The store first, without mu_: a commit can hold the store for
+  // milliseconds, and workers need mu_ to start their next match.
+  out.set_matches_done(store_->CountMatches("done"));
+  out.set_matches_failed(store_->CountMatches("failed"));
+  out.set_matches_per_minute(store_->CountDoneSince(300) / 5.0);
+  for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
+  absl::MutexLock lock(&mu_);
+  out.set_queue_depth(static_cast<int>(queue_.size()));
+  out.set_running(static_cast<int>(in_flight_.size()));
+  int available = 0;
+  for (const std::string& r : referees_)
+    if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
+  out.set_referees_available(available);
+  out.set_referees_total(static_cast<int>(referees_.size()));
+  for (const auto& [match, bot] : waiting_) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
+  return out;
+}
+
+}  // namespace tarock::arena

@@ -1,0 +1,254 @@
+// Scheduler: tournaments (round robin and gauntlet, duplicate by default).
+
+#include "arena/scheduler/scheduler.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/deal_seal.h"
+#include "arena/scheduler/scheduler_internal.h"
+#include "nlohmann/json.hpp"
+#include "prometheus/gauge.h"
+#include "referee/core/stats.h"
+#include "referee/engine/random.h"
+#include "referee/engine/registry.h"
+
+namespace tarock::arena {
+
+namespace {
+
+using scheduler_internal::ToJson;
+using scheduler_internal::json;
+
+// All k-element subsets of [0, n), in lexicographic order.
+void Combinations(int n, int k, std::vector<int>& cur, std::vector<std::vector<int>>* out) {
+  if (static_cast<int>(cur.size()) == k) {
+    out->push_back(cur);
+    return;
+  }
+  for (int i = cur.empty() ? 0 : cur.back() + 1; i < n; ++i) {
+    cur.push_back(i);
+    Combinations(n, k, cur, out);
+    cur.pop_back();
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Tournaments.
+
+absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournamentRequest& r) {
+  if (absl::Status s = CheckAdmin(r.admin_token()); !s.ok()) return s;
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(r.variant());
+  if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", r.variant(), "'"));
+  absl::StatusOr<Options> options = Registry::Global().CompleteOptions(
+      r.variant(), Options(r.options().begin(), r.options().end()));
+  if (!options.ok()) return absl::InvalidArgumentError(options.status().message());
+  const int n = info->num_seats;
+  const int hands = r.hands_per_match() ? r.hands_per_match() : 2 * n;
+  if (hands < 0 || hands % n != 0)
+    return absl::InvalidArgumentError(absl::StrCat("hands_per_match must be a multiple of ", n));
+  const int deals = r.deals() ? r.deals() : 4;
+  if (deals < 0 || deals > 1000) return absl::InvalidArgumentError("deals must be 1..1000");
+  std::vector<BotRow> field;
+  std::set<std::string> seen;
+  for (const std::string& name : r.bots()) {
+    if (!seen.insert(name).second)
+      return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' is named twice"));
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    if (!b.ok()) return absl::InvalidArgumentError(b.status().message());
+    if (b->retired) return absl::FailedPreconditionError(absl::StrCat("bot '", name, "' is retired"));
+    if (std::find(b->variants.begin(), b->variants.end(), r.variant()) == b->variants.end())
+      return absl::InvalidArgumentError(absl::StrCat("bot '", name, "' does not play ", r.variant()));
+    field.push_back(*b);
+  }
+  std::vector<std::vector<int>> groups;  // indices into `field`, n each
+  std::string format = "round-robin";
+  if (r.format() == v1::RunTournamentRequest::GAUNTLET) {
+    format = "gauntlet";
+    absl::StatusOr<BotRow> challenger = store_->FindBot(r.challenger());
+    if (!challenger.ok()) return absl::InvalidArgumentError("a gauntlet needs a registered challenger");
+    int ci = -1;
+    for (int i = 0; i < static_cast<int>(field.size()); ++i)
+      if (field[i].id == challenger->id) ci = i;
+    if (ci < 0) {
+      field.push_back(*challenger);
+      ci = static_cast<int>(field.size()) - 1;
+    }
+    std::vector<int> rest;
+    for (int i = 0; i < static_cast<int>(field.size()); ++i)
+      if (i != ci) rest.push_back(i);
+    if (static_cast<int>(rest.size()) < n - 1)
+      return absl::InvalidArgumentError(absl::StrCat("a gauntlet in ", r.variant(), " needs ",
+                                                     n - 1, " bots besides the challenger"));
+    std::vector<std::vector<int>> combos;
+    std::vector<int> cur;
+    Combinations(static_cast<int>(rest.size()), n - 1, cur, &combos);
+    for (const auto& c : combos) {
+      std::vector<int> g = {ci};
+      for (int i : c) g.push_back(rest[i]);
+      groups.push_back(g);
+    }
+  } else {
+    if (static_cast<int>(field.size()) < n)
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.variant(), " needs a field of at least ", n, " bots"));
+    std::vector<int> cur;
+    Combinations(static_cast<int>(field.size()), n, cur, &groups);
+  }
+  const bool duplicate = !r.no_duplicate();
+  const int64_t total = static_cast<int64_t>(groups.size()) * deals * (duplicate ? n : 1);
+  if (total > 20000)
+    return absl::InvalidArgumentError(absl::StrCat("the tournament would have ", total,
+                                                   " matches; the limit is 20000"));
+  TournamentRow row;
+  row.name = r.name().empty() ? absl::StrCat(format, " ", r.variant()) : r.name();
+  row.variant = r.variant();
+  row.format = absl::StrCat(format, duplicate ? " (duplicate)" : "");
+  row.config = ToJson(r);
+  absl::StatusOr<int64_t> tid = store_->InsertTournament(row);
+  if (!tid.ok()) return tid.status();
+
+  std::vector<Job> jobs;
+  int64_t k = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (int d = 0; d < deals; ++d) {
+      // One sealed seed per duplicate set (every rotation of this deal):
+      // fresh random bits, or derived from the organiser's seed when given.
+      absl::StatusOr<SealedSeed> sealed =
+          r.seed() != 0 ? SealSeed(HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d))
+                        : NewSealedSeed();
+      if (!sealed.ok()) return sealed.status();
+      const uint64_t seed = sealed->seed;
+      for (int rot = 0; rot < (duplicate ? n : 1); ++rot) {
+        const int shift = duplicate ? rot : d % n;
+        Job job;
+        job.match.id = absl::StrCat("T", *tid, "-", ++k);
+        job.match.variant = r.variant();
+        job.match.kind = "tournament";
+        job.match.tournament_id = *tid;
+        job.match.seed = seed;
+        job.match.seed_salt = sealed->salt;
+        job.match.seed_commitment = sealed->commitment;
+        v1::MatchSpec& spec = job.spec;
+        spec.set_match_id(job.match.id);
+        spec.set_variant(r.variant());
+        *spec.mutable_options() = r.options();
+        for (int s = 0; s < n; ++s) {
+          const BotRow& b = field[groups[g][(s + shift) % n]];
+          v1::SeatSpec* seat = spec.add_seats();
+          seat->set_name(b.name);
+          seat->set_endpoint(b.endpoint);
+          job.match.bot_ids.push_back(b.id);
+        }
+        spec.set_num_hands(hands);
+        spec.set_seed(seed);
+        spec.set_result_only(true);
+        // Other tables play the same deal: no hand record to the bots.
+        spec.set_withhold_hand_records(duplicate);
+        *spec.mutable_time_control() = r.time_control();
+        *spec.mutable_fault_policy() = r.fault_policy();
+        job.match.spec = ToJson(spec);
+        jobs.push_back(std::move(job));
+      }
+    }
+  }
+  {
+    std::vector<MatchRow> rows;
+    rows.reserve(jobs.size());
+    for (const Job& j : jobs) rows.push_back(j.match);
+    if (absl::Status s = store_->InsertMatches(rows); !s.ok()) return s;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (Shared()) {
+      refill_ = true;  // every arena claims them; the dispatcher here at once
+    } else {
+      for (Job& j : jobs) Enqueue(std::move(j));
+    }
+    metrics_->queue_depth.Set(queue_.size());
+  }
+  return GetTournament(*tid);
+}
+
+absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
+  absl::StatusOr<TournamentRow> t = store_->GetTournament(id);
+  if (!t.ok()) return t.status();
+  v1::TournamentInfo info;
+  info.set_id(t->id);
+  info.set_name(t->name);
+  info.set_variant(t->variant);
+  info.set_format(t->format);
+  struct Tally {
+    int64_t total = 0;
+    std::vector<double> per_hand;
+    int faults = 0;
+    double rank_sum = 0;
+    int matches = 0;
+  };
+  std::map<std::string, Tally> tally;
+  std::vector<MatchRow> matches = store_->TournamentMatches(id);
+  info.set_matches_total(static_cast<int>(matches.size()));
+  int done = 0, failed = 0;
+  for (const MatchRow& m : matches) {
+    if (m.status == "failed") ++failed;
+    if (m.status != "done") continue;
+    ++done;
+    std::vector<SeatRow> seats = store_->SeatsOf(m.id);
+    // Per-hand scores as stored with the seats; results stored before schema
+    // version 2 have them only in the record.
+    json rec;
+    if (std::any_of(seats.begin(), seats.end(), [](const SeatRow& s) { return !s.hand_scores; })) {
+      absl::StatusOr<std::string> record = store_->RecordOf(m.id);
+      if (record.ok()) rec = json::parse(*record, nullptr, false);
+    }
+    for (const SeatRow& s : seats) {
+      Tally& x = tally[s.bot];
+      x.total += s.total;
+      x.faults += s.faults;
+      x.rank_sum += s.rank;
+      ++x.matches;
+      if (s.hand_scores) {
+        x.per_hand.insert(x.per_hand.end(), s.hand_scores->begin(), s.hand_scores->end());
+      } else if (rec.is_object() && rec.contains("deals")) {
+        for (const json& deal : rec["deals"]) {
+          if ((deal.value("redeal", false) && !deal.value("counts_as_hand", false)) ||
+              !deal.contains("scores"))
+            continue;
+          x.per_hand.push_back(deal["scores"][s.seat].get<double>());
+        }
+      }
+    }
+  }
+  info.set_matches_done(done);
+  info.set_matches_failed(failed);
+  info.set_finished(done + failed == static_cast<int>(matches.size()));
+  std::vector<v1::TournamentStanding> standings;
+  for (const auto& [bot, x] : tally) {
+    v1::TournamentStanding s;
+    s.set_bot(bot);
+    s.set_total(x.total);
+    s.set_hands(static_cast<int>(x.per_hand.size()));
+    MeanCI ci = ComputeMeanCI(x.per_hand);
+    s.set_mean_per_hand(ci.mean);
+    s.set_ci95(std::isfinite(ci.half_width) ? ci.half_width : -1);
+    s.set_faults(x.faults);
+    s.set_mean_rank(x.matches ? x.rank_sum / x.matches : 0);
+    // Every bot today runs on its own machine (listening or dial-in); hosted
+    // bots in a fresh sandbox per match will be the exception.
+    s.set_runs_elsewhere(true);
+    standings.push_back(s);
+  }
+  std::sort(standings.begin(), standings.end(), [](const auto& a, const auto& b) {
+    if (a.mean_per_hand() != b.mean_per_hand()) return a.mean_per_hand() > b.mean_per_hand();
+    return a.bot() < b.bot();
+  });
+  for (auto& s : standings) *info.add_standings() = s;
+  return info;
+}
+
+}  // namespace tarock::arena
