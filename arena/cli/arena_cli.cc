@@ -105,7 +105,11 @@ void PrintJson(const google::protobuf::Message& m) {
 // before the arena checked owners may hold terminal control characters.
 void PrintBot(const v1::BotInfo& b) {
   std::cout << tarock::arena::ForTerminal(b.name()) << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string("dial-in (online)") : "dial-in (online, " + tarock::arena::ForTerminal(b.dial_in_route()) + ")") : std::string("dial-in (offline)")) : tarock::arena::ForTerminal(b.endpoint())) << "  owner " << tarock::arena::ForTerminal(b.owner()) << "  variants "
-            << tarock::arena::ForTerminal(absl::StrJoin(b.variants(), ",")) << (b.retired() ? "  (retired)" : "") << "\n";
+            << tarock::arena::ForTerminal(absl::StrJoin(b.variants(), ",")) << (b.retired() ? "  (retired)" : "");
+  if (b.health() == "unreachable" || b.health() == "unresponsive")
+    std::cout << "  " << b.health() << " since " << b.health_since() << " UTC, sits out ladders (next probe "
+              << b.next_probe() << "): " << tarock::arena::ForTerminal(b.health_error());
+  std::cout << "\n";
   for (const v1::RatingInfo& r : b.ratings()) {
     std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",
                                  r.variant(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());

@@ -3,6 +3,7 @@
 #include "arena/scheduler/scheduler.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "arena/scheduler/bot_rules.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "referee/engine/registry.h"
@@ -115,6 +116,20 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
   info.set_online(info.dial_in() && dial_in_ && dial_in_->Online(bot.id));
   if (info.online())
     info.set_dial_in_route(direct_dial_in_ && dial_in_->CanJoinReferee(bot.id) ? "direct" : "relay");
+  if (bot.retired) {
+    info.set_health("retired");
+  } else {
+    const BotHealthState h = health_.Of(bot.id);
+    // A dial-in bot that is not connected is not "online", whatever its record.
+    info.set_health(!h.benched() && info.dial_in() && !info.online() ? "offline" : h.state);
+    info.set_health_error(h.last_error);
+    auto utc = [](absl::Time t) {
+      return t == absl::InfinitePast() ? std::string()
+                                       : absl::FormatTime("%Y-%m-%d %H:%M:%S", t, absl::UTCTimeZone());
+    };
+    info.set_health_since(utc(h.since));
+    if (h.benched()) info.set_next_probe(utc(h.retry_at));
+  }
   for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
     v1::RatingInfo* ri = info.add_ratings();
     ri->set_variant(r.variant);

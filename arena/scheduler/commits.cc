@@ -5,8 +5,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "arena/scheduler/match_stats.h"
 #include "arena/scheduler/record_split.h"
 #include "arena/scheduler/scheduler_internal.h"
@@ -68,6 +70,22 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   for (const Finished& f : batch)
     commits.push_back(
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
+  // Each seat's health (bot_health.h): a seat that forfeited or stopped
+  // answering benches its bot; a clean one makes it online again.
+  for (size_t i = 0; i < commits.size(); ++i) {
+    const std::vector<int64_t>& bots = batch[i].job.match.bot_ids;
+    for (const SeatRow& seat : commits[i].result.seats) {
+      if (seat.seat < 0 || seat.seat >= static_cast<int>(bots.size())) continue;
+      int silent = 0;
+      for (absl::string_view kind : absl::StrSplit(seat.fault_kinds, ',', absl::SkipEmpty())) {
+        std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(kind, ':');
+        int count = 0;
+        if ((kv.first == "timeout" || kv.first == "disconnect") && absl::SimpleAtoi(kv.second, &count))
+          silent += count;
+      }
+      health_.OnSeatFinished(bots[seat.seat], seat.forfeited, silent, absl::Now());
+    }
+  }
   // Several arenas: committed only while this arena holds the lease.
   if (Shared())
     for (MatchCommit& c : commits) c.result.lease_owner = options_.lease_owner;

@@ -30,7 +30,11 @@ using scheduler_internal::IsRefereeFailure;
 
 Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
                      prometheus::Registry* registry)
-    : store_(store), client_(client), options_(std::move(options)), model_(options_.rating) {
+    : store_(store),
+      client_(client),
+      options_(std::move(options)),
+      model_(options_.rating),
+      health_(options_.health) {
   static prometheus::Registry unused;
   metrics_ = std::make_unique<Metrics>(registry ? registry : &unused);
   referees_ = options_.referees;
@@ -131,7 +135,41 @@ absl::Status Scheduler::Start() {
     pthread_setname_np(pthread_self(), "arena-dispatch");
     DispatcherLoop();
   });
+  threads_.emplace_back([this] {
+    pthread_setname_np(pthread_self(), "arena-prober");
+    ProberLoop();
+  });
   return absl::OkStatus();
+}
+
+// Benched bots are probed when their backoff has passed (bot_health.h): a
+// dial-in bot is back when it is connected, a listening one when it answers
+// a health check. One probe at a time, each bounded, so a hanging bot delays
+// only the others' probes.
+void Scheduler::ProberLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(500));
+    if (stopping_) break;
+    mu_.Unlock();
+    for (int64_t id : health_.DueForProbe(absl::Now())) {
+      if (cancel_.load()) break;
+      absl::StatusOr<BotRow> bot = store_->BotById(id);
+      if (!bot.ok()) continue;
+      absl::Status result;
+      if (bot->endpoint == kDialInEndpoint) {
+        result = dial_in_ && dial_in_->Online(id)
+                     ? absl::OkStatus()
+                     : absl::UnavailableError("the dial-in bot is not connected to the arena");
+      } else if (prober_ != nullptr) {
+        result = prober_->Probe(bot->endpoint, absl::Now() + absl::Seconds(2));
+      }  // no prober: back on probation; the next match tells
+      health_.OnProbe(id, result, absl::Now());
+      logging::Info("scheduler", result.ok() ? "benched bot answers again" : "benched bot still down",
+                    {{"bot", bot->name}, {"error", result.ok() ? "" : std::string(result.message())}});
+    }
+    mu_.Lock();
+  }
 }
 
 void Scheduler::Stop() {
@@ -530,6 +568,16 @@ bool Scheduler::RunOnReferees(Job job) {
     }
     if (cancel_.load()) return false;  // stopping: the match runs again after a restart
     last_error = absl::StrCat("referee ", referee, ": ", finished.status().ToString());
+    if (std::optional<int> seat = UnreachableSeat(finished.status());
+        seat && *seat < static_cast<int>(job.match.bot_ids.size())) {
+      // One bot's fault: it sits out the ladder until it answers again
+      // (bot_health.h); the match fails, charged to nobody.
+      health_.MarkUnreachable(job.match.bot_ids[*seat], std::string(finished.status().message()),
+                              absl::Now());
+      logging::Warning("scheduler", "bot unreachable; benched from ladders",
+                       {{"match", job.match.id}, {"seat", *seat},
+                        {"bot", job.spec.seats(*seat).name()}});
+    }
     if (!IsRefereeFailure(finished.status())) break;
     logging::Warning("scheduler",
                      attempts < options_.max_attempts ? "referee failed; the match is retried"

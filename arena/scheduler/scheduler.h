@@ -74,6 +74,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "arena/rating/rating.h"
+#include "arena/scheduler/bot_health.h"
 #include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/relay_gate.h"
@@ -114,6 +115,9 @@ struct SchedulerOptions {
   // among those sharing the database.
   absl::Duration lease = absl::ZeroDuration();
   std::string lease_owner;
+  // The bench for bots that cannot be reached or stop answering (backoff of
+  // their probes, and what makes a seat unresponsive): bot_health.h.
+  BotHealthOptions health;
 };
 
 // A match with one seat played through the arena's seat relay
@@ -134,6 +138,14 @@ struct PlayMatchRequest {
 // (retired, so no ladder, tournament or leaderboard sees it; the name is
 // reserved).
 inline constexpr char kHumanBotName[] = "human";
+
+// Asks a listening bot whether it serves (grpc.health.v1), for the bench.
+class BotProber {
+ public:
+  virtual ~BotProber() = default;
+  // OK when the bot at `endpoint` answers SERVING before `deadline`.
+  virtual absl::Status Probe(const std::string& endpoint, absl::Time deadline) = 0;
+};
 
 class Scheduler {
  public:
@@ -233,6 +245,11 @@ class Scheduler {
   // learns. Without it a relayed seat cannot be opened: such matches fail.
   // Call before Start().
   void SetRelayGate(RelayGate* gate) { relay_gate_ = gate; }
+  // How benched bots are probed (bot_health.h): for a listening bot, a gRPC
+  // health check of its endpoint (arena/server; the scheduler has no gRPC).
+  // Without one, a benched listening bot returns only when its backoff
+  // passes and the next match that seats it works. Call before Start().
+  void SetBotProber(BotProber* prober) { prober_ = prober; }
 
  private:
   struct Job {
@@ -316,6 +333,7 @@ class Scheduler {
   // to be enqueued).
   void LoadRunningTests();
   std::vector<Job> RunTests();
+  void ProberLoop();  // probes benched bots (bot_health.h)
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
   // The per-bot gauges from a rating row.
   void SetBotMetrics(const std::string& bot, const RatingRow& rating);
@@ -324,6 +342,7 @@ class Scheduler {
   RefereeClient* client_;
   DialInSeats* dial_in_ = nullptr;  // set before Start()
   RelayGate* relay_gate_ = nullptr;  // set before Start()
+  BotProber* prober_ = nullptr;      // set before Start()
   std::string relay_endpoint_;
   bool direct_dial_in_ = false;  // set before Start()
   std::map<std::string, std::string> referee_bot_addresses_;  // set before Start()
@@ -332,6 +351,7 @@ class Scheduler {
   std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
   SchedulerOptions options_;
   RatingModel model_;
+  BotHealth health_;  // after options_: made from options_.health
   std::unique_ptr<Metrics> metrics_;
 
   absl::Mutex mu_;

@@ -183,6 +183,86 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<Scheduler> scheduler_;
 };
 
+// Issue 30: a bot nobody can reach sits out the ladder after its first
+// failed match instead of failing every match; it is probed with backoff and
+// comes back by itself once it answers.
+class FakeProber : public BotProber {
+ public:
+  absl::Status Probe(const std::string& endpoint, absl::Time) override {
+    absl::MutexLock lock(&mu_);
+    ++probes_;
+    return up_ ? absl::OkStatus() : absl::UnavailableError(endpoint + " refuses connections");
+  }
+  void SetUp(bool up) {
+    absl::MutexLock lock(&mu_);
+    up_ = up;
+  }
+  int probes() {
+    absl::MutexLock lock(&mu_);
+    return probes_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  bool up_ ABSL_GUARDED_BY(mu_) = false;
+  int probes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+TEST_F(SchedulerTest, AnUnreachableBotIsBenchedFromTheLadderAndReturnsWhenItAnswers) {
+  options_.health.first_backoff = absl::Milliseconds(100);
+  options_.health.max_backoff = absl::Milliseconds(200);
+  FakeProber prober;
+  scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
+  scheduler_->SetBotProber(&prober);
+  ASSERT_TRUE(scheduler_->Start().ok());
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  AddBot("r3", "random");
+  AddBot("ghost", "nobody-listens");  // the connector knows no such bot
+  v1::StartLadderRequest l;
+  l.mutable_config()->set_variant("slovenian-3p");
+  l.mutable_config()->set_hands_per_match(3);
+  l.mutable_config()->set_max_matches(12);
+  ASSERT_TRUE(scheduler_->StartLadder(l).ok());
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  auto count = [&](const std::string& status) {
+    v1::ListMatchesRequest r;
+    r.set_kind("ladder");
+    r.set_status(status);
+    r.set_limit(100);
+    absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(r);
+    return m.ok() ? m->total() : -1;
+  };
+  while (count("done") + count("failed") < 12 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
+  // Only the matches made before its first failure seat it (up to the
+  // queue's depth); the ladder goes on without it.
+  EXPECT_EQ(count("done") + count("failed"), 12);
+  EXPECT_GE(count("done"), 12 - 3 * options_.max_parallel) << count("failed") << " failed";
+  EXPECT_GE(count("failed"), 1);
+  v1::ListMatchesRequest ghost;
+  ghost.set_bot("ghost");
+  ghost.set_status("failed");
+  EXPECT_EQ(scheduler_->ListMatches(ghost)->total(), count("failed"));  // charged to it alone
+  absl::StatusOr<v1::BotInfo> g = scheduler_->GetBot("ghost", false);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->health(), "unreachable");
+  EXPECT_NE(g->health_error().find("unreachable"), std::string::npos) << g->health_error();
+  EXPECT_FALSE(g->next_probe().empty());
+  EXPECT_EQ(scheduler_->GetBot("r1", false)->health(), "online");
+  // Probed with backoff while it stays down...
+  const absl::Time probed = absl::Now() + absl::Seconds(10);
+  while (prober.probes() < 2 && absl::Now() < probed) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_GE(prober.probes(), 2);
+  EXPECT_EQ(scheduler_->GetBot("ghost", false)->health(), "unreachable");
+  // ...and back by itself once it answers.
+  prober.SetUp(true);
+  const absl::Time back = absl::Now() + absl::Seconds(10);
+  while (scheduler_->GetBot("ghost", false)->health() != "online" && absl::Now() < back)
+    absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(scheduler_->GetBot("ghost", false)->health(), "online");
+}
+
 TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   StartScheduler();
   AddBot("h1", "heuristic");

@@ -41,6 +41,7 @@
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/admission.h"
 #include "arena/server/arena_service.h"
+#include "arena/server/grpc_bot_prober.h"
 #include "arena/server/grpc_referee_client.h"
 #include "arena/server/http_api.h"
 #include "arena/server/http_json.h"
@@ -366,6 +367,9 @@ int main(int argc, char** argv) {
     play_options.relay_endpoint = absl::StrCat(host, ":", port);
   }
   scheduler.SetRelayGate(&relay);  // only each attempt's referee opens a relayed seat
+  // Benched listening bots are probed with gRPC health checks (bot_health.h).
+  tarock::arena::GrpcBotProber prober(*transport);
+  scheduler.SetBotProber(&prober);
   scheduler.SetDialIn(&hub, play_options.relay_endpoint,
                       absl::Seconds(absl::GetFlag(FLAGS_dial_in_wait_s)));
   if (const std::string route = absl::GetFlag(FLAGS_dial_in_route);

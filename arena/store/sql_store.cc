@@ -753,8 +753,15 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
   if (f.tournament_id) add("tournament_id =", f.tournament_id);
   if (!f.status.empty()) add("status =", f.status);
   if (f.bot_id) {
-    add("id IN (SELECT match_id FROM match_seats WHERE bot_id =", f.bot_id);
-    absl::StrAppend(&where, ")");
+    // Done matches by their seats (indexed); the others (pending, running,
+    // failed: no seats stored) by the bot ids of their spec.
+    const int64_t id = f.bot_id;
+    const std::string pattern = absl::StrCat("%,", f.bot_id, ",%");
+    binds.push_back([id](Stmt& st, int i) { st.Bind(i, id); });
+    binds.push_back([pattern](Stmt& st, int i) { st.Bind(i, pattern); });
+    absl::StrAppend(&where, " AND (id IN (SELECT match_id FROM match_seats WHERE bot_id = ?",
+                    binds.size() - 1, ") OR (status <> 'done' AND ',' || bot_ids || ',' LIKE ?",
+                    binds.size(), "))");
   }
   if (f.test_id) add("test_id =", f.test_id);
   auto bind = [&](Stmt& s) {

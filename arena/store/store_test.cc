@@ -369,7 +369,17 @@ TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
   MatchFilter by_bot;
   by_bot.bot_id = bots_[1];
   store_->ListMatchesPage(by_bot, 0, 50, &total);
-  EXPECT_EQ(total, 2);  // seats exist for done matches
+  // Issue 30: every match that seats it, the done ones (by their stored seats)
+  // and the pending and failed ones (by their spec's bots).
+  EXPECT_EQ(total, 7);
+  by_bot.status = "failed";
+  page = store_->ListMatchesPage(by_bot, 0, 50, &total);
+  ASSERT_EQ(total, 1);
+  EXPECT_EQ(page[0].id, "M3");
+  by_bot.status = "";
+  by_bot.bot_id = 999999;  // a bot id that no match seats (nor one ending in it)
+  store_->ListMatchesPage(by_bot, 0, 50, &total);
+  EXPECT_EQ(total, 0);
   MatchFilter other;
   other.variant = "westfest";
   EXPECT_TRUE(store_->ListMatchesPage(other, 0, 50, &total).empty());

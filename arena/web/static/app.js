@@ -158,13 +158,21 @@
     return el('span', { class: 'muted dial-in' }, b.online ? ' \u00b7 dial-in, online' + route : ' \u00b7 dial-in, offline');
   }
 
+  // Health (arena/scheduler/bot_health.h): benched bots say why and until when.
+  function health(b) {
+    const h = b.health || 'online';
+    if (h === 'online' || h === 'retired' || h === 'offline') return null;
+    return el('span', { class: 'bad health', title: (b.health_error || '') + (b.next_probe ? ' \u00b7 next probe ' + b.next_probe + ' UTC' : '') },
+      ' \u00b7 ' + h + ', sits out ladders');
+  }
+
   async function bots() {
     T.nav('bots');
     setTitle('Bots');
     const list = await api('/api/bots');
     const rows = (list.bots || []).map((b) => {
       const best = (b.ratings || []).slice().sort((x, y) => y.display - x.display)[0];
-      return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
+      return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b), health(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
         best ? num(best.display) + ' (' + best.variant + ')' : '\u2013',
         String((b.ratings || []).reduce((a, r) => a + r.matches, 0))] };
     });
@@ -216,7 +224,11 @@
     const [stats, recent] = await Promise.all([api('/api/bots/' + encodeURIComponent(name) + '/stats'),
       api('/api/matches?limit=10&bot=' + encodeURIComponent(name))]);
     clear(main).append(head(bot.name, el('span', null, 'owner ', el('strong', { class: 'owner' }, bot.owner), ' \u00b7 plays ',
-      (bot.variants || []).join(', '), bot.retired ? ' \u00b7 retired' : '', dialIn(bot))));
+      (bot.variants || []).join(', '), bot.retired ? ' \u00b7 retired' : '', dialIn(bot), health(bot))));
+    if (bot.health === 'unreachable' || bot.health === 'unresponsive')
+      main.append(el('div', { class: 'notice', id: 'health' }, 'This bot is ' + bot.health + ' since ' + bot.health_since +
+        ' UTC and sits out new ladder matches: ' + (bot.health_error || '') + '. The arena checks it again at ' +
+        bot.next_probe + ' UTC and puts it back when it answers.'));
     const tiles = el('div', { class: 'tiles' },
       tile('rated matches', String((bot.ratings || []).reduce((a, r) => a + r.matches, 0))),
       tile('mean decision time', num(stats.mean_decision_ms, 2) + ' ms'),

@@ -1,0 +1,61 @@
+#include "arena/scheduler/bot_health.h"
+
+#include <gtest/gtest.h>
+
+namespace tarock::arena {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1000000);
+
+TEST(BotHealth, AnUnreachableBotIsBenchedAndProbedWithBackoffUntilItAnswers) {
+  BotHealth h;
+  EXPECT_FALSE(h.Benched(7));
+  EXPECT_EQ(h.Of(7).state, "online");
+  h.MarkUnreachable(7, "seat 1 (ghost) at 127.0.0.1:9 is unreachable: connection refused", kT0);
+  EXPECT_TRUE(h.Benched(7));
+  EXPECT_EQ(h.Of(7).state, "unreachable");
+  EXPECT_EQ(h.Of(7).since, kT0);
+  EXPECT_TRUE(h.DueForProbe(kT0 + absl::Seconds(1)).empty());
+  EXPECT_EQ(h.DueForProbe(kT0 + absl::Seconds(2)), std::vector<int64_t>{7});
+  EXPECT_TRUE(h.DueForProbe(kT0 + absl::Seconds(3)).empty());  // its probe is in flight
+  // A failed probe: the wait doubles (4 s), then 8 s, ... up to 5 minutes.
+  h.OnProbe(7, absl::UnavailableError("connection refused"), kT0 + absl::Seconds(2));
+  EXPECT_EQ(h.Of(7).retry_at, kT0 + absl::Seconds(6));
+  EXPECT_EQ(h.Of(7).state, "unreachable");
+  for (int i = 0; i < 20; ++i) h.OnProbe(7, absl::UnavailableError("refused"), kT0);
+  EXPECT_EQ(h.Of(7).retry_at, kT0 + absl::Minutes(5));
+  // It answers: online, and sits in ladders again.
+  h.OnProbe(7, absl::OkStatus(), kT0 + absl::Seconds(9));
+  EXPECT_FALSE(h.Benched(7));
+  EXPECT_EQ(h.Of(7).state, "online");
+  EXPECT_EQ(h.Of(7).last_error, "");
+}
+
+TEST(BotHealth, ASilentSeatMakesTheBotUnresponsiveAndACleanMatchMakesItOnline) {
+  BotHealth h;
+  h.OnSeatFinished(3, false, 2, kT0);  // two timeouts: not enough
+  EXPECT_FALSE(h.Benched(3));
+  h.OnSeatFinished(3, false, 3, kT0);
+  EXPECT_TRUE(h.Benched(3));
+  EXPECT_EQ(h.Of(3).state, "unresponsive");
+  h.OnSeatFinished(4, true, 0, kT0);  // forfeited
+  EXPECT_EQ(h.Of(4).state, "unresponsive");
+  // A failed probe keeps the state it was benched with.
+  h.OnProbe(3, absl::UnavailableError("no health answer"), kT0);
+  EXPECT_EQ(h.Of(3).state, "unresponsive");
+  h.OnSeatFinished(3, false, 0, kT0 + absl::Minutes(1));
+  EXPECT_EQ(h.Of(3).state, "online");
+}
+
+TEST(BotHealth, TheRefereesUnreachableSeatIsRead) {
+  EXPECT_EQ(UnreachableSeat(absl::FailedPreconditionError(
+                "seat 2 (ghost) at 127.0.0.1:9 is unreachable: connection refused")),
+            2);
+  EXPECT_EQ(UnreachableSeat(absl::FailedPreconditionError("seat x (ghost) is unreachable")),
+            std::nullopt);
+  EXPECT_EQ(UnreachableSeat(absl::UnavailableError("referee down")), std::nullopt);
+  EXPECT_EQ(UnreachableSeat(absl::FailedPreconditionError("seat 1 (a) timed out")), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tarock::arena
