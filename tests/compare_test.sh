@@ -2,7 +2,7 @@
 # Process-level tests of `tarock compare` (referee/tools/compare): the
 # sequential test on duplicate deals between real bot processes.
 #  - search against heuristic in slovenian-4p with h0 0, h1 3 accepts H1 (exit 0):
-#    the full-size test (the README measures +3.25 per deal; it takes about
+#    the full-size test (docs/benchmarks.md measures +3.25 per deal; it takes about
 #    80-200 deals, 10-40 s here). The search bot runs with a fixed --seed, so the
 #    run is reproducible;
 #  - heuristic against itself never accepts H1 (exit 1 or 2);

@@ -48,6 +48,29 @@ for f in seat0-a seat1-b_x seat2-c; do
 done
 grep -q "stderr of the bot" "$tmp/bl.err" && bad "bot stderr on the tool's stderr with --bot_logs" || ok
 
+# Bare program names are looked up on PATH (the tutorial's h1=tarock-bot-heuristic
+# with build/bin on PATH); a bare name of an executable in the current directory is
+# that file, even when PATH holds another program of that name; a name found
+# nowhere is a one-line error.
+mkdir -p "$tmp/onpath" "$tmp/cwd"
+printf '#!/bin/sh\necho "on-path bot $*" >&2\nexec "%s" "$@"\n' "$random" > "$tmp/onpath/door34-path-bot"
+printf '#!/bin/sh\necho "cwd bot $*" >&2\nexec "%s" "$@"\n' "$random" > "$tmp/cwd/door34-path-bot"
+chmod +x "$tmp/onpath/door34-path-bot" "$tmp/cwd/door34-path-bot"
+out=$(cd / && PATH="$tmp/onpath:$PATH" timeout 60 "$tarock" match --variant slovenian-3p --hands 3 \
+      --seed 6 --quiet --bot_logs "$tmp/pathlogs" a=door34-path-bot b=door34-path-bot c="$random" 2>&1)
+[ $? -eq 0 ] && ok || bad "match with a program name on PATH failed: $out"
+grep -q "on-path bot --listen" "$tmp/pathlogs/seat0-a.log" 2>/dev/null && ok || bad "the PATH bot did not play"
+out=$(cd "$tmp/cwd" && PATH="$tmp/onpath:$PATH" timeout 60 "$tarock" match --variant slovenian-3p \
+      --hands 3 --seed 6 --quiet --bot_logs "$tmp/cwdlogs" a=door34-path-bot b="$random" c="$random" 2>&1)
+[ $? -eq 0 ] && ok || bad "match with a program in the current directory failed: $out"
+grep -q "cwd bot --listen" "$tmp/cwdlogs/seat0-a.log" 2>/dev/null && ok \
+  || bad "not the current directory's bot: $(cat "$tmp/cwdlogs/seat0-a.log" 2>&1)"
+out=$(cd / && PATH="$tmp/onpath:$PATH" timeout 120 "$tarock" check-bot --variants slovenian-3p --hands 3 \
+      door34-path-bot 2>&1)
+[ $? -eq 0 ] && ok || bad "check-bot with a program name on PATH failed: $out"
+expect_error "not on PATH" "a program on PATH" env PATH="$tmp/onpath" "$tarock" match \
+  --variant slovenian-3p --quiet a=door34-no-such-bot b="$random" c="$random"
+
 # The same bot name in two seats is one row; --json output parses.
 out=$(timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 2 --quiet --json \
       a="$random" b="$random" a="$random")

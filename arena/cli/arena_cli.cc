@@ -262,7 +262,9 @@ int main(int argc, char** argv) {
       if (json) PrintJson(out);
       else {
         std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
-        if (!out.referee_secret().empty())
+        // A dial-in bot never serves a referee's call, so the secret that
+        // authenticates those calls means nothing to it: not printed.
+        if (!out.referee_secret().empty() && !r.dial_in())
           std::cout << "referee_secret " << out.referee_secret()
                     << "   (the bot's --referee_secret: it then refuses referees this arena did "
                        "not send)\n";

@@ -1,6 +1,7 @@
 // `random`: answers every decision with a uniformly random legal action. The
 // baseline of every strength measurement, and the load generator of the
-// referee benchmark. --seed fixes its choices (per match: seed + seat).
+// referee benchmark. --seed fixes its choices (per match: seed + seat); without
+// it every match draws a fresh seed (the match's --seed seeds the deals, not bots).
 
 #include <memory>
 #include <random>
@@ -8,7 +9,11 @@
 #include "absl/flags/flag.h"
 #include "tarock/sdk/serve.h"
 
-ABSL_FLAG(uint64_t, seed, 0, "seed of the random choices (0: from the clock)");
+ABSL_FLAG(uint64_t, seed, 0,
+          "seed of the random choices (seat S of a match plays from seed + S, so the same seed "
+          "and deals give the same play); 0 (default): a fresh unpredictable seed every match. "
+          "`tarock match --seed` seeds the deals only, never this bot: for repeatable matches "
+          "start it with --seed (a two-line script: exec tarock-bot-random --seed 7 \"$@\")");
 
 namespace {
 

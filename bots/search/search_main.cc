@@ -16,7 +16,9 @@ ABSL_FLAG(int, iterations, tarock::bots::SearchOptions().iterations,
 ABSL_FLAG(int, budget_ms, 0, "time per decision in ms (0: --iterations only); capped by the referee's limit");
 ABSL_FLAG(int, margin_ms, tarock::bots::SearchOptions().margin_ms,
           "kept free of the referee's per-decision time limit");
-ABSL_FLAG(uint64_t, seed, 0, "seed of the sampling (per match: seed + seat; 0: from the clock)");
+ABSL_FLAG(uint64_t, seed, 0,
+          "seed of the sampling (per match: seed + seat); 0 (default): a fresh unpredictable "
+          "seed every match (`tarock match --seed` seeds the deals, not this bot)");
 ABSL_FLAG(double, epsilon, tarock::bots::SearchOptions().epsilon, "share of random moves in the playouts");
 ABSL_FLAG(std::string, utility, "relative",
           "relative: own score minus the others' mean (zero-sum); own: the own score only");

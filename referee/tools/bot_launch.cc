@@ -37,6 +37,26 @@ bool LooksLikeEndpoint(const std::string& spec) {
          absl::SimpleAtoi(spec.substr(colon + 1), &port) && port > 0 && port < 65536;
 }
 
+// A bare program name (no '/') looked up in the directories of $PATH, as the
+// shell does (an empty entry is the current directory; no $PATH: /bin:/usr/bin).
+// "" when no directory holds an executable file of that name.
+std::string FindOnPath(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  const char* env = std::getenv("PATH");
+  const std::string path = env != nullptr ? env : "/bin:/usr/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + name;
+    if (IsExecutableFile(candidate)) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v ? std::string(v) : fallback;
@@ -139,15 +159,22 @@ absl::StatusOr<LaunchedBot> LaunchBot(const std::string& spec, const LaunchOptio
   } else if (IsExecutableFile(spec)) {
     RETURN_IF_ERROR(listen());
     out.kind = "executable";
-    argv = {spec, "--listen", out.endpoint};
+    // A file in the current directory named without a slash is started as
+    // ./NAME: started as NAME, execvp would look it up on PATH instead.
+    argv = {spec.find('/') == std::string::npos ? "./" + spec : spec, "--listen", out.endpoint};
   } else if (LooksLikeEndpoint(spec)) {
     out.kind = "endpoint";
     out.endpoint = spec;
     return out;
+  } else if (std::string found = FindOnPath(spec); !found.empty()) {
+    RETURN_IF_ERROR(listen());
+    out.kind = "executable";
+    argv = {found, "--listen", out.endpoint};
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "'", spec,
-        "' is neither an executable file, py:PATH, stdio:COMMAND nor HOST:PORT of a running bot"));
+        "' is neither an executable file, a program on PATH, py:PATH, stdio:COMMAND nor "
+        "HOST:PORT of a running bot"));
   }
   ASSIGN_OR_RETURN(out.process, Subprocess::Start(WithLog(argv, options.log_path)));
   return out;

@@ -2,7 +2,10 @@
 // `tarock check-bot`:
 //
 //   HOST:PORT       a bot that is already running; nothing is started
-//   PATH            an executable, started as `PATH --listen 127.0.0.1:PORT`
+//   PATH            an executable, started as `PATH --listen 127.0.0.1:PORT`;
+//                   a name without '/' is an executable file of the current
+//                   directory, else a program looked up on $PATH as the shell
+//                   does (`tarock-bot-heuristic` with build/bin on PATH)
 //   py:PATH         a Python bot file (sdk/python), started as
 //                   `/usr/bin/python3 -m tarock_bot serve PATH --listen 127.0.0.1:PORT`
 //                   with PYTHONPATH set to the directory of the Python SDK (tarock_bot,

@@ -357,7 +357,8 @@ void OnInterrupt(int sig) {
 
 int RunCheckBotCommand(const std::vector<std::string>& args) {
   if (args.size() != 1)
-    return Fail("wants one bot: HOST:PORT, an executable, py:PATH or stdio:COMMAND");
+    return Fail("wants one bot: HOST:PORT, an executable (a path or a program on PATH), py:PATH or "
+                "stdio:COMMAND");
   Settings settings;
   settings.spec = args[0];
   settings.hands = absl::GetFlag(FLAGS_hands);

@@ -1,6 +1,6 @@
 """Cards in the fixed text notation, card points, and who wins a trick.
 
-The notation is the one every part of Tarock Arena uses (README, "Cards and
+The notation is the one every part of Tarock Arena uses (docs/architecture.md, "Cards and
 actions"): tarocks ``T1``..``T22`` (``T1`` the Pagat, ``T21`` the Mond, ``T22``
 the Skis); suits ``H`` hearts, ``D`` diamonds (red), ``C`` clubs, ``S`` spades
 (black); ranks ``K Q N J`` (``N`` the knight), red pips ``1 2 3 4``, black pips
