@@ -12,7 +12,7 @@
 //                  [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]
 //     tournament show ID
 //     leaderboard --variant=V [--watch=SECONDS]
-//     matches [--variant=V] [--bot=B] [--limit=N]     match show ID [--record]
+//     matches [--variant=V] [--bot=B] [--status=S] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
 //     audit [--target=bot:NAME] [--limit=N] [--before=ID]   the audit log (admin)
@@ -71,6 +71,7 @@ ABSL_FLAG(std::string, name, "", "tournament name");
 ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
 ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
+ABSL_FLAG(std::string, status, "", "matches: only those pending, running, done or failed");
 ABSL_FLAG(int, limit, 0, "matches: how many (0: 50); audit: how many (0: 100)");
 ABSL_FLAG(std::string, target, "", "audit: only entries about this, e.g. bot:alpha or ladder:1");
 ABSL_FLAG(int64_t, before, 0, "audit: entries older than this id (the next page)");
@@ -172,7 +173,7 @@ constexpr char kUsage[] =
     "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
     "  tournament show ID\n"
     "  leaderboard --variant=V [--watch=SECONDS]\n"
-    "  matches [--variant=V] [--bot=B] [--limit=N]\n"
+    "  matches [--variant=V] [--bot=B] [--status=pending|running|done|failed] [--limit=N]\n"
     "  match show ID [--record]\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
     "  status\n"
@@ -199,7 +200,7 @@ int Help(const std::string& command) {
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
                       "seed", "name", "wait", "per_decision_ms", "max_faults", "admin_token"}},
       {"leaderboard", {"variant", "watch"}},
-      {"matches", {"variant", "bot", "limit"}},
+      {"matches", {"variant", "bot", "status", "limit"}},
       {"match", {"record"}},
       {"export", {"variant"}},
       {"status", {}},
@@ -436,6 +437,7 @@ int main(int argc, char** argv) {
     v1::ListMatchesRequest r;
     r.set_variant(absl::GetFlag(FLAGS_variant));
     r.set_bot(absl::GetFlag(FLAGS_bot));
+    r.set_status(absl::GetFlag(FLAGS_status));
     r.set_limit(absl::GetFlag(FLAGS_limit));
     v1::ListMatchesResponse out;
     grpc::Status s = stub->ListMatches(context().get(), r, &out);

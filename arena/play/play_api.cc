@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "arena/store/store.h"
 #include "arena/web/assets.h"
+#include "referee/net/rate_limiter.h"
 #include "referee/engine/registry.h"
 
 namespace tarock::arena::play {
@@ -35,8 +36,24 @@ bool ValidSessionId(const std::string& id) {
 
 }  // namespace
 
-absl::StatusOr<json> PlayService::Create(const json& body) {
+absl::StatusOr<json> PlayService::Create(const json& body, const std::string& client) {
   if (!body.is_object()) return absl::InvalidArgumentError("send a JSON object");
+  // One network's sessions at once (issue 29): strangers cannot take every
+  // play slot from one place.
+  std::string network = net::PrefixKey(client);
+  if (network.empty()) network = client;
+  if (options_.max_per_client > 0) {
+    Collect();
+    int mine = 0;
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, key] : client_of_) {
+      auto s = sessions_.find(id);
+      if (key == network && s != sessions_.end() && !s->second->Ended()) ++mine;
+    }
+    if (mine >= options_.max_per_client)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          mine, " play matches from your network are running (the limit); finish one first"));
+  }
   const std::string variant = body.value("variant", std::string());
   absl::StatusOr<VariantInfo> info = Registry::Global().Info(variant);
   if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", variant, "'"));
@@ -75,6 +92,7 @@ absl::StatusOr<json> PlayService::Create(const json& body) {
   request.relay_endpoint = options_.relay_endpoint;
   request.num_hands = hands;
   request.seed = 0;  // the scheduler draws a secret, sealed seed (deal_seal.h)
+  request.client = client;
   request.time_control.set_per_decision_ms(options_.per_decision_ms);
   request.fault_policy.set_max_faults(options_.max_faults);
 
@@ -87,9 +105,11 @@ absl::StatusOr<json> PlayService::Create(const json& body) {
     relay_->Unregister(request.match_id, seat);
     return match.status();
   }
+  if (options_.max_hold > absl::ZeroDuration()) session->SetHoldUntil(absl::Now() + options_.max_hold);
   {
     absl::MutexLock lock(&mu_);
     sessions_[token] = session;
+    client_of_[token] = network;
   }
   return json{{"id", token},
               {"match_id", request.match_id},
@@ -135,6 +155,7 @@ void PlayService::Collect() {
       absl::Time since;
       if (it->second->Ended(&since) && now - since > options_.keep_ended) {
         gone.push_back(it->second);
+        client_of_.erase(it->first);
         it = sessions_.erase(it);
       } else {
         ++it;
@@ -148,7 +169,7 @@ void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
   server->Post("/api/play", [service](const HttpRequest& req) {
     json body = json::parse(req.body, nullptr, false);
     if (body.is_discarded()) return JsonError(400, "the body must be JSON");
-    absl::StatusOr<json> created = service->Create(body);
+    absl::StatusOr<json> created = service->Create(body, req.remote_addr);
     if (!created.ok()) return JsonFromStatus(created.status());
     return Json(*created);
   });

@@ -44,6 +44,12 @@ struct PlayOptions {
   int64_t per_decision_ms = 120000;  // every seat's limit per decision in play matches
   int max_faults = 3;               // the seat is forfeited after this many (0: never)
   absl::Duration keep_ended = absl::Hours(6);  // an ended session stays readable this long
+  // Play sessions running at once from one client network (/24 IPv4, /64
+  // IPv6; net::PrefixKey) before more are refused (0: no cap).
+  int max_per_client = 4;
+  // How long one person's seat takes answers; then the referee plays it to
+  // the end (PlaySession::SetHoldUntil). Zero: no limit.
+  absl::Duration max_hold = absl::Minutes(30);
 };
 
 class PlayService {
@@ -51,8 +57,10 @@ class PlayService {
   PlayService(Scheduler* scheduler, SeatRelay* relay, PlayOptions options)
       : scheduler_(scheduler), relay_(relay), options_(std::move(options)) {}
 
-  // POST /api/play. Errors: INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE.
-  absl::StatusOr<nlohmann::json> Create(const nlohmann::json& body);
+  // POST /api/play from the client at `client` (its address, "" unknown).
+  // Errors: INVALID_ARGUMENT, RESOURCE_EXHAUSTED (the arena's or this
+  // client network's cap), UNAVAILABLE.
+  absl::StatusOr<nlohmann::json> Create(const nlohmann::json& body, const std::string& client = "");
   // The session, or null.
   std::shared_ptr<PlaySession> Find(const std::string& id);
   // The session's view, with the stored match's failure when it failed.
@@ -67,6 +75,7 @@ class PlayService {
   const PlayOptions options_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<PlaySession>> sessions_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> client_of_ ABSL_GUARDED_BY(mu_);  // session id -> network
 };
 
 void RegisterPlayApi(PlayService* service, metrics::HttpServer* server);

@@ -56,6 +56,11 @@ json ObservationJson(const v1::Observation& o) {
 PlaySession::PlaySession(std::string id, std::string match_id, int seat, Clock clock)
     : id_(std::move(id)), match_id_(std::move(match_id)), seat_(seat), clock_(std::move(clock)) {}
 
+void PlaySession::SetHoldUntil(absl::Time until) {
+  absl::MutexLock lock(&mu_);
+  hold_until_ = until;
+}
+
 void PlaySession::OnAttach(std::shared_ptr<RefereeLink> link) {
   absl::MutexLock lock(&mu_);
   if (attaches_++ > 0) {
@@ -144,6 +149,9 @@ absl::Status PlaySession::Act(int64_t request_id, const std::string& action) {
           "referee played for you)");
     if (clock_() > pending_->deadline)
       return absl::FailedPreconditionError("time is up for this decision");
+    if (clock_() >= hold_until_)
+      return absl::FailedPreconditionError(
+          "this play match has run its time; the referee plays your seat to the end");
     const auto& legal = pending_->request.legal_actions();
     if (std::find(legal.begin(), legal.end(), action) == legal.end())
       return absl::InvalidArgumentError(absl::StrCat("'", action, "' is not a legal action now"));
@@ -211,6 +219,8 @@ json PlaySession::View() {
   v["match_id"] = match_id_;
   v["seat"] = seat_;
   v["status"] = status_;
+  if (hold_until_ != absl::InfiniteFuture())
+    v["hold_until"] = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", hold_until_, absl::UTCTimeZone());
   v["error"] = error_;
   v["connected"] = link_ != nullptr;
   v["version"] = version_;

@@ -60,6 +60,10 @@ class PlaySession final : public SeatConsumer {
   void Finish(const v1::MatchResult& result);
   // Done or failed, and since when.
   bool Ended(absl::Time* since = nullptr);
+  // From `until` on the seat takes no more answers (Act is refused and the
+  // referee plays for it, then forfeits it under the fault policy), so nobody
+  // holds a play slot for ever by answering just before each deadline.
+  void SetHoldUntil(absl::Time until);
 
  private:
   struct Pending {
@@ -73,6 +77,7 @@ class PlaySession final : public SeatConsumer {
   const Clock clock_;
 
   absl::Mutex mu_;
+  absl::Time hold_until_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::shared_ptr<RefereeLink> link_ ABSL_GUARDED_BY(mu_);
   int attaches_ ABSL_GUARDED_BY(mu_) = 0;
   std::string status_ ABSL_GUARDED_BY(mu_) = "waiting";  // waiting, playing, done, failed

@@ -157,6 +157,26 @@ struct FakeClock {
   }
 };
 
+// Issue 29: a person's seat takes answers only until its hold time, so
+// nobody keeps a play slot for ever by answering just before each deadline.
+TEST(PlaySession, NoAnswersAfterTheHoldTime) {
+  FakeClock clock;
+  auto session = std::make_shared<PlaySession>("secret", "P-1", 1, clock.Fn());
+  session->SetHoldUntil(clock.now + absl::Minutes(30));
+  auto link = std::make_shared<FakeLink>();
+  session->OnAttach(link);
+  session->OnMessage(Start("P-1", 1));
+  session->OnMessage(Request(7, {"play T1", "play T21"}, 120000));
+  clock.now += absl::Minutes(1);
+  ASSERT_TRUE(session->Act(7, "play T1").ok());
+  EXPECT_FALSE(session->View()["hold_until"].is_null());
+  clock.now += absl::Minutes(29);
+  session->OnMessage(Request(8, {"play T1", "play T21"}, 120000));
+  absl::Status late = session->Act(8, "play T1");
+  EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(late.message().find("run its time"), absl::string_view::npos) << late;
+}
+
 TEST(PlaySession, RelaysOneSeatToTheBrowserAndBack) {
   FakeClock clock;
   auto session = std::make_shared<PlaySession>("secret", "P-1", 1, clock.Fn());

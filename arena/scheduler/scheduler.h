@@ -130,6 +130,7 @@ struct PlayMatchRequest {
   std::string relay_endpoint;      // HOST:PORT of the arena's own Bot service
   int num_hands = 0;               // a multiple of the seats; 0: one per seat
   uint64_t seed = 0;                // 0: a secret random seed (deal_seal.h)
+  std::string client;               // the requester's address, for the audit log
   v1::TimeControl time_control;
   v1::FaultPolicy fault_policy;
 };

@@ -116,6 +116,10 @@ ABSL_FLAG(std::string, public_address, "",
           "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
 ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat in play matches");
 ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
+ABSL_FLAG(int, play_per_client, 4,
+          "play matches running at once from one client network (/24 IPv4, /64 IPv6; 0: no cap)");
+ABSL_FLAG(int, play_hold_minutes, 30,
+          "minutes a person's seat takes answers; then the referee plays it to the end (0: no limit)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
           "a match waits this long for an offline dial-in bot, then fails saying so");
 ABSL_FLAG(std::string, dial_in_route, "auto",
@@ -392,6 +396,8 @@ int main(int argc, char** argv) {
   }
   play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
+  play_options.max_per_client = absl::GetFlag(FLAGS_play_per_client);
+  play_options.max_hold = absl::Minutes(absl::GetFlag(FLAGS_play_hold_minutes));
   tarock::arena::play::PlayService play(&scheduler, &relay, play_options);
 
   // The HTTP listener: beyond loopback it is HTTPS with the gRPC listener's

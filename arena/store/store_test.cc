@@ -112,13 +112,20 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
         << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
-  void Insert(const std::string& id) {
+  // A pending tournament match seating every bot; `seed` sealed with a
+  // made-up salt and commitment when given.
+  void Insert(const std::string& id, uint64_t seed = 0) {
     MatchRow m;
     m.id = id;
     m.variant = "slovenian-3p";
     m.kind = "tournament";
     m.spec = "{}";
     m.bot_ids = bots_;
+    if (seed != 0) {
+      m.seed = seed;
+      m.seed_salt = "00112233445566778899aabbccddeeff";
+      m.seed_commitment = std::string(64, 'c');
+    }
     ASSERT_TRUE(store_->InsertMatch(m).ok());
   }
   // Bot b finishes in place b (bot0 first).
@@ -255,22 +262,10 @@ TEST_P(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
 // stored with the match, and a deal counts as unfinished while any match dealt
 // from its seed is pending (the tables of a duplicate set).
 TEST_P(StoreTest, SealedSeedsAreKeptAndUnfinishedTablesOfADealCounted) {
-  auto insert = [&](const std::string& id, uint64_t seed) {
-    MatchRow m;
-    m.id = id;
-    m.variant = "slovenian-3p";
-    m.kind = "tournament";
-    m.spec = "{}";
-    m.bot_ids = bots_;
-    m.seed = seed;
-    m.seed_salt = "00112233445566778899aabbccddeeff";
-    m.seed_commitment = std::string(64, 'c');
-    ASSERT_TRUE(store_->InsertMatch(m).ok());
-  };
   const uint64_t big = 0xF123456789ABCDEFULL;  // above INT64_MAX: stored as a negative integer
-  insert("D1", big);
-  insert("D2", big);
-  insert("E1", 5);
+  Insert("D1", big);
+  Insert("D2", big);
+  Insert("E1", 5);
   EXPECT_EQ(store_->GetMatch("D1")->seed, big);
   EXPECT_EQ(store_->GetMatch("D1")->seed_salt, "00112233445566778899aabbccddeeff");
   EXPECT_EQ(store_->GetMatch("D1")->seed_commitment, std::string(64, 'c'));

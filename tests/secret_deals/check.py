@@ -261,5 +261,18 @@ check(v.get("faults", [0])[play["seat"]] == 0 if isinstance(v.get("faults"), lis
 wait(lambda: get(f"/api/matches/{play['match_id']}")[1].get("deal_public"), 30, "the play match's record")
 opened(get(f"/api/matches/{play['match_id']}")[1], play["match_id"])
 
+# --- 5. Play slots (issue 29): four running sessions per client network,
+# every play match in the audit log.
+audit = cli("audit", "--target=match:" + play["match_id"])
+check("StartPlayMatch" in audit, f"the play match is not in the audit log: {audit!r}")
+held = [post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]}) for _ in range(4)]
+try:
+    post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]})
+    check(False, "a fifth running play match from one network was accepted")
+except urllib.error.HTTPError as e:
+    body = json.loads(e.read() or b"{}")
+    check(e.code in (429, 503) and "from your network" in json.dumps(body),
+          f"the fifth play match was refused with {e.code} {body}")
+
 print(f"secret deals: {len(failures)} failures", flush=True)
 sys.exit(1 if failures else 0)
