@@ -224,7 +224,7 @@ check(any(l["kind"] == "hand_result" and l["match"].startswith("L") and "record_
           for l in spy), "a ladder HandResult lost its record (only duplicate tables withhold it)")
 
 # --- 4. A person's play match: a stranger cannot open the relayed seat.
-play = post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]})
+play = post("/api/play", {"variant": "slovenian-4p", "opponents": ["spy", "r1", "r2"]})
 view = wait(lambda: (v := get(f"/api/play/{play['id']}")[1]) and v.get("request") and v, 30,
             "the person's first decision")
 sealed(get(f"/api/matches/{play['match_id']}")[1], "the running play match")
@@ -260,6 +260,19 @@ check(v.get("faults", [0])[play["seat"]] == 0 if isinstance(v.get("faults"), lis
       "the person's seat took faults")
 wait(lambda: get(f"/api/matches/{play['match_id']}")[1].get("deal_public"), 30, "the play match's record")
 opened(get(f"/api/matches/{play['match_id']}")[1], play["match_id"])
+# The spy sat beside the person: nothing it got names the seed, the salt or a
+# card not its own.
+pm = get(f"/api/matches/{play['match_id']}")[1]
+spy_play = [json.loads(l) for l in open(os.path.join(TMP, "spy.jsonl")) if json.loads(l)["match"] == play["match_id"]]
+check(any(l["kind"] == "decision" for l in spy_play), "the spy made no decision in the play match")
+spy_seat = next((l["seat"] for l in spy_play if l["kind"] == "match_start"), None)
+for line in spy_play:
+    for s in (str(pm["seed"]), pm["seed_salt"]):
+        check(s not in line["text"], f"the spy's {line['kind']} in the play match names its seed or salt")
+    if line["kind"] in ("hand_start", "decision"):
+        deal = next(d for d in pm["record"]["deals"] if d["hand_index"] == line["hand_index"])
+        allowed = set(deal["hands"][spy_seat]) | set(deal["talon"])
+        check(set(line["cards"]) <= allowed, f"play match hand {line['hand_index']}: the spy held another seat's card")
 
 # --- 5. Play slots (issue 29): four running sessions per client network,
 # every play match in the audit log.
