@@ -492,6 +492,19 @@ bool Scheduler::RunJob(Job job) {
 }
 
 bool Scheduler::RunOnReferees(Job job) {
+  // A ladder match queued before one of its bots was benched (bot_health.h)
+  // does not wait out that bot's connect timeout: it fails at once, charged
+  // to nobody, and the ladder makes its next match without the bot.
+  if (job.match.kind == "ladder") {
+    for (size_t s = 0; s < job.match.bot_ids.size(); ++s) {
+      if (!health_.Benched(job.match.bot_ids[s])) continue;
+      const std::string why = absl::StrCat("not started: ", job.spec.seats(static_cast<int>(s)).name(),
+                                           " sits out ladders (", health_.Of(job.match.bot_ids[s]).state, ")");
+      store_->MarkFailed(job.match.id, why).IgnoreError();
+      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      return false;
+    }
+  }
   std::vector<int> dial_in;
   if (absl::Status s = PrepareDialIn(job, &dial_in); !s.ok()) {
     ReleaseDialIn(job.match.id, dial_in);
