@@ -122,6 +122,10 @@ absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name
   return out;
 }
 
+bool Scheduler::DealPublic(const MatchRow& m) {
+  return (m.status == "done" || m.status == "failed") && store_->CountUnfinishedWithSeed(m.seed) == 0;
+}
+
 absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
   absl::StatusOr<MatchRow> m = store_->GetMatch(id);
   if (!m.ok()) return m.status();
@@ -149,8 +153,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_error(m->error);
   // Secret deals (deal_seal.h): the seed, its salt and the record only once
   // every table of the deal has finished it; the commitment always.
-  const bool finished = m->status == "done" || m->status == "failed";
-  const bool deal_public = finished && store_->CountUnfinishedWithSeed(m->seed) == 0;
+  const bool deal_public = DealPublic(*m);
   out.set_deal_public(deal_public);
   out.set_seed_commitment(m->seed_commitment);
   if (deal_public) {

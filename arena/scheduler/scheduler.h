@@ -186,6 +186,10 @@ class Scheduler {
   absl::StatusOr<v1::TournamentInfo> GetTournament(int64_t id);
 
   absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& variant);
+  // Secret deals (deal_seal.h): whether `match`'s deal may be shown (seed,
+  // salt, record): it is finished and no other table dealt from its seed is
+  // pending or running.
+  bool DealPublic(const MatchRow& match);
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   v1::StatusResponse GetStatus();

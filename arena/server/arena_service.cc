@@ -162,7 +162,7 @@ grpc::Status ArenaService::ExportRecords(grpc::ServerContext* context,
     if (!alive || context->IsCancelled()) return;
     if (!r->variant().empty() && m.variant != r->variant()) return;
     // Secret deals: a table whose deal another table still plays waits.
-    if (store_->CountUnfinishedWithSeed(m.seed) > 0) return;
+    if (!scheduler_->DealPublic(m)) return;
     absl::StatusOr<std::string> record = store_->RecordOf(m.id);
     if (!record.ok()) return;
     v1::ExportedRecord out;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace tarock::net {
@@ -60,13 +61,8 @@ absl::StatusOr<std::string> SecureRandomHex(int bytes) {
   if (bytes <= 0 || bytes > 256) return absl::InvalidArgumentError("1..256 random bytes");
   unsigned char buf[256];
   if (absl::Status s = SecureRandomBytes(buf, static_cast<size_t>(bytes)); !s.ok()) return s;
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(2 * static_cast<size_t>(bytes), '0');
-  for (int i = 0; i < bytes; ++i) {
-    out[2 * i] = kDigits[buf[i] >> 4];
-    out[2 * i + 1] = kDigits[buf[i] & 15];
-  }
-  return out;
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(buf), static_cast<size_t>(bytes)));
 }
 
 absl::StatusOr<uint64_t> SecureRandomSeed() {
