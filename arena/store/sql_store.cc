@@ -177,6 +177,16 @@ ALTER TABLE matches ADD COLUMN seed_salt TEXT NOT NULL DEFAULT '';
 ALTER TABLE matches ADD COLUMN seed_commitment TEXT NOT NULL DEFAULT '';
 CREATE INDEX matches_seed ON matches(seed, status);
 )sql",
+    // 7 -> 8: bot names unique whatever their case in the database itself, so
+    // two registrations racing ("RND1", "rnd1") cannot both land (names are
+    // ASCII: bot_rules.h). A database from before the check may hold such a
+    // pair: every later one is renamed NAME~ID first (the audit log keeps
+    // the old name), so the migration cannot fail on it.
+    R"sql(
+UPDATE bots SET name = name || '~' || id
+  WHERE id NOT IN (SELECT MIN(id) FROM bots GROUP BY lower(name));
+CREATE UNIQUE INDEX bots_name_folded ON bots(lower(name));
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 

@@ -220,7 +220,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   virtual ~Store() = default;
 

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "arena/store/sqlite_store.h"
 #include "tests/pg/postgres_server.h"
 
@@ -292,10 +294,12 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 7 added (sealed seeds), version 6 (leases), version 5
+// What schema version 8 added (names unique whatever their case), version 7
+// (sealed seeds), version 6 (leases), version 5
 // (the audit log), version 4 (tests), then version 3 (the web pages'
 // statistics and indexes).
 #define kDropVersion3                                                                        \
+  "DROP INDEX bots_name_folded; "                                                            \
   "DROP INDEX matches_seed; ALTER TABLE matches DROP COLUMN seed_salt; "                     \
   "ALTER TABLE matches DROP COLUMN seed_commitment; "                                        \
   "DROP TABLE leases; ALTER TABLE matches DROP COLUMN lease_owner; "                         \
@@ -328,6 +332,38 @@ TEST_P(StoreTest, AVersionTwoDatabaseIsMigratedAndItsSeatsHaveNoStatistics) {
   EXPECT_EQ(stats[0].matches, 1);
   EXPECT_EQ(stats[0].wins, 1);
   EXPECT_EQ(stats[0].sums.declarer_hands, 0);  // unknown before version 3
+}
+
+// Issue 29: the database itself keeps names unique whatever their case (two
+// registrations racing past the scheduler's check), and a version 7
+// database that already holds such a pair is migrated (the later one renamed).
+TEST_P(StoreTest, BotNamesAreUniqueWhateverTheirCaseEvenOnAnOldDatabase) {
+  BotRow row;
+  row.name = "RND1";
+  row.endpoint = "127.0.0.1:1";
+  row.owner = "o";
+  row.variants = {"slovenian-4p"};
+  row.token_hash = "h";
+  row.name = "Bot1";  // bots_[0] is "bot1"
+  EXPECT_EQ(store_->AddBot(row).status().code(), absl::StatusCode::kAlreadyExists);
+  row.name = "RND1";
+  absl::StatusOr<BotRow> upper = store_->AddBot(row);
+  ASSERT_TRUE(upper.ok()) << upper.status();
+  store_.reset();
+  RawExec("DROP INDEX bots_name_folded; DELETE FROM schema_version WHERE version > 7; "
+          "INSERT INTO bots (name, endpoint, owner, variants, token_hash) "
+          "VALUES ('rnd1', '127.0.0.1:2', 'o', 'slovenian-4p', 'h2');");
+  Open();
+  EXPECT_EQ(store_->SchemaVersion(), Store::kSchemaVersion);
+  std::vector<std::string> names;
+  for (const BotRow& b : store_->ListBots(true)) names.push_back(b.name);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "RND1"), 1) << absl::StrJoin(names, " ");
+  EXPECT_EQ(std::count_if(names.begin(), names.end(),
+                          [](const std::string& n) { return n.rfind("rnd1~", 0) == 0; }),
+            1)
+      << absl::StrJoin(names, " ");
+  row.name = "rNd1";
+  EXPECT_EQ(store_->AddBot(row).status().code(), absl::StatusCode::kAlreadyExists);
 }
 
 TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
