@@ -34,25 +34,74 @@ bool ValidSessionId(const std::string& id) {
          std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
+net::RateLimit StartLimit(double per_hour, double scale) {
+  net::RateLimit limit;
+  if (per_hour <= 0) return limit;  // no limit
+  limit.per_second = scale * per_hour / 3600.0;
+  limit.burst = std::max(3.0, scale * per_hour / 6.0);
+  return limit;
+}
+
+std::string RetryText(absl::Duration wait) {
+  return absl::StrCat("try again in ", std::max<int64_t>(1, absl::ToInt64Seconds(wait) + 1), " s");
+}
+
 }  // namespace
 
-absl::StatusOr<json> PlayService::Create(const json& body, const std::string& client) {
+PlayService::PlayService(Scheduler* scheduler, SeatRelay* relay, PlayOptions options)
+    : scheduler_(scheduler),
+      relay_(relay),
+      options_(std::move(options)),
+      visitor_starts_(StartLimit(options_.starts_per_hour, 1)),
+      network_starts_(StartLimit(options_.starts_per_hour, 4)) {
+  absl::StatusOr<std::unique_ptr<VisitorCookies>> cookies = VisitorCookies::Create();
+  if (cookies.ok()) cookies_ = std::move(*cookies);
+}
+
+std::string PlayService::VisitorOf(const HttpRequest& request) const {
+  if (!cookies_) return "";
+  return cookies_->VisitorOf(request.headers).value_or("");
+}
+
+std::string PlayService::NewCookieFor(const HttpRequest& request) const {
+  if (!cookies_ || !VisitorOf(request).empty()) return "";
+  absl::StatusOr<std::string> value = cookies_->Issue();
+  if (!value.ok()) return "";
+  // Behind a trusted proxy that terminates TLS the browser sees HTTPS.
+  auto proto = request.headers.find("x-forwarded-proto");
+  const bool https_proxy =
+      request.via_proxy && proto != request.headers.end() && proto->second == "https";
+  return VisitorCookies::SetCookie(*value, options_.cookie_max_age,
+                                   options_.secure_cookie || https_proxy);
+}
+
+absl::StatusOr<json> PlayService::Create(const json& body, const std::string& client,
+                                         const std::string& visitor) {
+  if (!cookies_) return absl::UnavailableError("the arena has no random source for play cookies");
+  if (visitor.empty())
+    return absl::PermissionDeniedError(
+        "starting a play match needs the arena's play cookie: open /play in a browser (API "
+        "clients: GET /api/play/variants first and send its cookie back)");
   if (!body.is_object()) return absl::InvalidArgumentError("send a JSON object");
-  // One network's sessions at once (issue 29): strangers cannot take every
-  // play slot from one place.
+  // One network's and one visitor's sessions at once (issue 29): strangers
+  // cannot take every play slot from one place.
   std::string network = net::PrefixKey(client);
   if (network.empty()) network = client;
-  if (options_.max_per_client > 0) {
+  if (options_.max_per_client > 0 || options_.max_per_visitor > 0) {
     Collect();
-    int mine = 0;
+    int from_network = 0, from_visitor = 0;
     absl::MutexLock lock(&mu_);
-    for (const auto& [id, key] : client_of_) {
-      auto s = sessions_.find(id);
-      if (key == network && s != sessions_.end() && !s->second->Ended()) ++mine;
+    for (const auto& [id, session] : sessions_) {
+      if (session->Ended()) continue;
+      if (client_of_[id] == network) ++from_network;
+      if (visitor_of_[id] == visitor) ++from_visitor;
     }
-    if (mine >= options_.max_per_client)
+    if (options_.max_per_visitor > 0 && from_visitor >= options_.max_per_visitor)
       return absl::ResourceExhaustedError(absl::StrCat(
-          mine, " play matches from your network are running (the limit); finish one first"));
+          "you have ", from_visitor, " play matches running (the limit); finish one first"));
+    if (options_.max_per_client > 0 && from_network >= options_.max_per_client)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          from_network, " play matches from your network are running (the limit); finish one first"));
   }
   const std::string variant = body.value("variant", std::string());
   absl::StatusOr<VariantInfo> info = Registry::Global().Info(variant);
@@ -67,6 +116,16 @@ absl::StatusOr<json> PlayService::Create(const json& body, const std::string& cl
         absl::StrCat(variant, " has ", n, " seats: choose ", n - 1, " opponents"));
   int seat = -1;
   if (body.contains("seat") && body["seat"].is_number_integer()) seat = body["seat"].get<int>();
+  // Starts per hour, per visitor and per network (refused requests take
+  // nothing): ending matches at once does not free a slot for a flood either.
+  if (absl::Duration wait = visitor_starts_.Take(visitor); wait > absl::ZeroDuration())
+    return absl::ResourceExhaustedError(
+        absl::StrCat("you started play matches too quickly; ", RetryText(wait)));
+  if (absl::Duration wait = network_starts_.Take(network); wait > absl::ZeroDuration()) {
+    visitor_starts_.Give(visitor);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("your network started play matches too quickly; ", RetryText(wait)));
+  }
   // Two random values; without either no session (never zeros).
   absl::StatusOr<std::string> session_id = NewToken();
   if (!session_id.ok()) return session_id.status();
@@ -103,6 +162,8 @@ absl::StatusOr<json> PlayService::Create(const json& body, const std::string& cl
   absl::StatusOr<v1::ArenaMatch> match = scheduler_->StartPlayMatch(request);
   if (!match.ok()) {
     relay_->Unregister(request.match_id, seat);
+    visitor_starts_.Give(visitor);
+    network_starts_.Give(network);
     return match.status();
   }
   if (options_.max_hold > absl::ZeroDuration()) session->SetHoldUntil(absl::Now() + options_.max_hold);
@@ -110,6 +171,7 @@ absl::StatusOr<json> PlayService::Create(const json& body, const std::string& cl
     absl::MutexLock lock(&mu_);
     sessions_[token] = session;
     client_of_[token] = network;
+    visitor_of_[token] = visitor;
   }
   return json{{"id", token},
               {"match_id", request.match_id},
@@ -156,6 +218,7 @@ void PlayService::Collect() {
       if (it->second->Ended(&since) && now - since > options_.keep_ended) {
         gone.push_back(it->second);
         client_of_.erase(it->first);
+        visitor_of_.erase(it->first);
         it = sessions_.erase(it);
       } else {
         ++it;
@@ -169,16 +232,20 @@ void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
   server->Post("/api/play", [service](const HttpRequest& req) {
     json body = json::parse(req.body, nullptr, false);
     if (body.is_discarded()) return JsonError(400, "the body must be JSON");
-    absl::StatusOr<json> created = service->Create(body, req.remote_addr);
+    absl::StatusOr<json> created = service->Create(body, req.remote_addr, service->VisitorOf(req));
     if (!created.ok()) return JsonFromStatus(created.status());
     return Json(*created);
   });
-  // The variants with their seats, for the page's form (before /api/play/ID).
-  server->Get("/api/play/variants", [](const HttpRequest&) {
+  // The variants with their seats, for the page's form (before /api/play/ID);
+  // it hands out the play cookie to API clients too.
+  server->Get("/api/play/variants", [service](const HttpRequest& req) {
     json out = json::array();
     for (const VariantInfo& v : Registry::Global().List())
       out.push_back({{"name", v.name}, {"title", v.title}, {"num_seats", v.num_seats}});
-    return Json(json{{"variants", out}});
+    HttpResponse r = Json(json{{"variants", out}});
+    if (std::string cookie = service->NewCookieFor(req); !cookie.empty())
+      r.headers.emplace_back("Set-Cookie", cookie);
+    return r;
   });
   server->Get("/api/play/([^/]+)", [service](const HttpRequest& req) {
     if (!ValidSessionId(req.matches[1])) return JsonError(404, "no such play session");
@@ -207,6 +274,8 @@ void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
       r.status = 404;  // the page says so
     r.headers.emplace_back("Cache-Control", "no-cache");
     r.headers.emplace_back("Referrer-Policy", "no-referrer");
+    if (std::string cookie = service->NewCookieFor(req); !cookie.empty())
+      r.headers.emplace_back("Set-Cookie", cookie);
     return r;
   };
   server->Get("/play", page);

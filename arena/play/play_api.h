@@ -7,6 +7,8 @@
 //   POST /api/play {variant, opponents: [bot, ...], seat: N | -1 (random),
 //                   hands: N (default: one per seat)}
 //        -> {id, match_id, seat, url}        id: the session's secret token
+//        needs the play cookie (visitor_cookie.h), which the page and
+//        /api/play/variants hand out
 //   GET  /api/play/variants                  {variants: [{name, title, num_seats}]}
 //   GET  /api/play/ID                        what the seat may see (PlaySession::View,
 //                                            docs/play.md), polled by the page
@@ -33,9 +35,11 @@
 #include "absl/time/time.h"
 #include "arena/play/play_session.h"
 #include "arena/play/seat_relay.h"
+#include "arena/play/visitor_cookie.h"
 #include "arena/scheduler/scheduler.h"
 #include "nlohmann/json.hpp"
 #include "referee/metrics/http_server.h"
+#include "referee/net/rate_limiter.h"
 
 namespace tarock::arena::play {
 
@@ -47,20 +51,40 @@ struct PlayOptions {
   // Play sessions running at once from one client network (/24 IPv4, /64
   // IPv6; net::PrefixKey) before more are refused (0: no cap).
   int max_per_client = 4;
+  // Play sessions running at once for one visitor (one play cookie) before
+  // more are refused (0: no cap).
+  int max_per_visitor = 2;
+  // Play matches one visitor may start per hour (a token bucket holding a
+  // sixth of it, at least 3, at once); a client network may start four
+  // times as many. 0: no limit.
+  double starts_per_hour = 30;
   // How long one person's seat takes answers; then the referee plays it to
   // the end (PlaySession::SetHoldUntil). Zero: no limit.
   absl::Duration max_hold = absl::Minutes(30);
+  // The play cookie's lifetime, and whether it is marked Secure (set for
+  // HTTPS listeners and listeners behind a TLS proxy).
+  absl::Duration cookie_max_age = absl::Hours(24 * 7);
+  bool secure_cookie = false;
 };
 
 class PlayService {
  public:
-  PlayService(Scheduler* scheduler, SeatRelay* relay, PlayOptions options)
-      : scheduler_(scheduler), relay_(relay), options_(std::move(options)) {}
+  // Draws the play cookies' key; without a random source no cookie is
+  // issued and Create fails closed (UNAVAILABLE).
+  PlayService(Scheduler* scheduler, SeatRelay* relay, PlayOptions options);
 
-  // POST /api/play from the client at `client` (its address, "" unknown).
-  // Errors: INVALID_ARGUMENT, RESOURCE_EXHAUSTED (the arena's or this
-  // client network's cap), UNAVAILABLE.
-  absl::StatusOr<nlohmann::json> Create(const nlohmann::json& body, const std::string& client = "");
+  // POST /api/play from the client at `client` (its address, "" unknown) for
+  // the visitor `visitor` (VisitorCookies' id; "" when the request had no
+  // valid play cookie). Errors: PERMISSION_DENIED (no cookie),
+  // INVALID_ARGUMENT, RESOURCE_EXHAUSTED (the arena's, this client network's
+  // or this visitor's cap or start rate), UNAVAILABLE.
+  absl::StatusOr<nlohmann::json> Create(const nlohmann::json& body, const std::string& client,
+                                        const std::string& visitor);
+  // The visitor id of the request's play cookie, or "".
+  std::string VisitorOf(const metrics::HttpRequest& request) const;
+  // A Set-Cookie value with a new play cookie for a request without a valid
+  // one; "" when it has one (or none can be drawn).
+  std::string NewCookieFor(const metrics::HttpRequest& request) const;
   // The session, or null.
   std::shared_ptr<PlaySession> Find(const std::string& id);
   // The session's view, with the stored match's failure when it failed.
@@ -73,9 +97,13 @@ class PlayService {
   Scheduler* scheduler_;
   SeatRelay* relay_;
   const PlayOptions options_;
+  std::unique_ptr<VisitorCookies> cookies_;  // null: no random source at start
+  net::RateLimiter visitor_starts_;
+  net::RateLimiter network_starts_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<PlaySession>> sessions_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> client_of_ ABSL_GUARDED_BY(mu_);  // session id -> network
+  std::map<std::string, std::string> visitor_of_ ABSL_GUARDED_BY(mu_);  // session id -> visitor
 };
 
 void RegisterPlayApi(PlayService* service, metrics::HttpServer* server);

@@ -118,6 +118,11 @@ ABSL_FLAG(int64_t, play_decision_ms, 120000, "per-decision limit of every seat i
 ABSL_FLAG(int, play_max_faults, 3, "faults after which a play match's seat is forfeited (0: never)");
 ABSL_FLAG(int, play_per_client, 4,
           "play matches running at once from one client network (/24 IPv4, /64 IPv6; 0: no cap)");
+ABSL_FLAG(int, play_per_visitor, 2,
+          "play matches running at once for one visitor (one play cookie; 0: no cap)");
+ABSL_FLAG(double, play_starts_per_hour, 30,
+          "play matches one visitor may start per hour (a client network four times as many; "
+          "0: no limit)");
 ABSL_FLAG(int, play_hold_minutes, 30,
           "minutes a person's seat takes answers; then the referee plays it to the end (0: no limit)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
@@ -397,6 +402,10 @@ int main(int argc, char** argv) {
   play_options.per_decision_ms = absl::GetFlag(FLAGS_play_decision_ms);
   play_options.max_faults = absl::GetFlag(FLAGS_play_max_faults);
   play_options.max_per_client = absl::GetFlag(FLAGS_play_per_client);
+  play_options.max_per_visitor = absl::GetFlag(FLAGS_play_per_visitor);
+  play_options.starts_per_hour = absl::GetFlag(FLAGS_play_starts_per_hour);
+  // Its listener is HTTPS then (plaintext only with --allow_plaintext).
+  play_options.secure_cookie = http_beyond_loopback && !tls.cert_file.empty();
   play_options.max_hold = absl::Minutes(absl::GetFlag(FLAGS_play_hold_minutes));
   tarock::arena::play::PlayService play(&scheduler, &relay, play_options);
 

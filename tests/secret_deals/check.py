@@ -40,11 +40,36 @@ def get(path):
         return e.code, json.loads(e.read() or b"null")
 
 
-def post(path, body):
+def play_cookie():
+    """A new play cookie, as a browser gets it (issue 29: POST /api/play needs one)."""
+    with urllib.request.urlopen(HTTP + "/api/play/variants", timeout=10) as r:
+        return r.headers["Set-Cookie"].split(";")[0]
+
+
+COOKIE = None
+
+
+def post(path, body, cookie=None):
+    global COOKIE
+    if cookie is None:
+        COOKIE = COOKIE or play_cookie()
+        cookie = COOKIE
+    headers = {"Content-Type": "application/json"}
+    if cookie:
+        headers["Cookie"] = cookie
     req = urllib.request.Request(HTTP + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
+                                 headers=headers)
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
+
+
+def refused(path, body, cookie):
+    """(status, body) of a POST that must be refused."""
+    try:
+        post(path, body, cookie)
+        return 200, None
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
 
 
 def cli(*args):
@@ -274,18 +299,26 @@ for line in spy_play:
         allowed = set(deal["hands"][spy_seat]) | set(deal["talon"])
         check(set(line["cards"]) <= allowed, f"play match hand {line['hand_index']}: the spy held another seat's card")
 
-# --- 5. Play slots (issue 29): four running sessions per client network,
-# every play match in the audit log.
+# --- 5. Play slots (issue 29): a play cookie to start one, two running
+# sessions per visitor, four per client network, every play match in the
+# audit log.
 audit = cli("audit", "--target=match:" + play["match_id"])
 check("StartPlayMatch" in audit, f"the play match is not in the audit log: {audit!r}")
-held = [post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]}) for _ in range(4)]
-try:
-    post("/api/play", {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]})
-    check(False, "a fifth running play match from one network was accepted")
-except urllib.error.HTTPError as e:
-    body = json.loads(e.read() or b"{}")
-    check(e.code in (429, 503) and "from your network" in json.dumps(body),
-          f"the fifth play match was refused with {e.code} {body}")
+game = {"variant": "slovenian-4p", "opponents": ["r1", "r2", "r3"]}
+code, body = refused("/api/play", game, "")
+check(code == 403 and "play cookie" in json.dumps(body), f"a play match without a cookie: {code} {body}")
+forged = "tarock_play=v1." + "ab" * 16 + "." + "cd" * 16
+code, body = refused("/api/play", game, forged)
+check(code == 403, f"a play match with a forged cookie: {code} {body}")
+visitor = play_cookie()
+held = [post("/api/play", game, visitor) for _ in range(2)]
+code, body = refused("/api/play", game, visitor)
+check(code in (429, 503) and "you have 2 play matches running" in json.dumps(body),
+      f"a visitor's third running play match was refused with {code} {body}")
+held += [post("/api/play", game, play_cookie()) for _ in range(2)]
+code, body = refused("/api/play", game, play_cookie())
+check(code in (429, 503) and "from your network" in json.dumps(body),
+      f"the fifth play match of one network was refused with {code} {body}")
 
 print(f"secret deals: {len(failures)} failures", flush=True)
 sys.exit(1 if failures else 0)

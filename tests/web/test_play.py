@@ -30,10 +30,22 @@ def screenshot(browser, name):
         browser.save_screenshot(os.path.join(SCREENSHOTS, name))
 
 
-def post(arena, path, body, timeout=10):
-    """(status, parsed body) of POST path with a JSON body."""
+def play_cookie(arena):
+    """A new play cookie (issue 29: starting a play match needs one; the page
+    and /api/play/variants hand it out)."""
+    with urllib.request.urlopen(arena.url("/api/play/variants"), timeout=10) as r:
+        return r.headers["Set-Cookie"].split(";")[0]
+
+
+def post(arena, path, body, timeout=10, cookie=None):
+    """(status, parsed body) of POST path with a JSON body, sent with a fresh
+    play cookie unless `cookie` is given ("" for none)."""
+    headers = {"Content-Type": "application/json"}
+    cookie = play_cookie(arena) if cookie is None else cookie
+    if cookie:
+        headers["Cookie"] = cookie
     req = urllib.request.Request(arena.url(path), data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
+                                 headers=headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read())
@@ -235,6 +247,16 @@ def test_a_whole_match_through_the_api_is_stored_unrated(arena):
 
 
 def test_bad_play_requests_are_refused(arena):
+    # Issue 29: starting a play match needs the play cookie the page hands out.
+    game = {"variant": "slovenian-3p", "opponents": ["random-a", "heuristic"]}
+    s, body = post(arena, "/api/play", game, cookie="")
+    assert s == 403 and "play cookie" in body["error"], body
+    s, body = post(arena, "/api/play", game, cookie="tarock_play=v1.%s.%s" % ("ab" * 16, "cd" * 16))
+    assert s == 403, body
+    s, _, headers = arena.get("/play")
+    assert s == 200
+    cookie = headers.get("Set-Cookie", "")
+    assert cookie.startswith("tarock_play=v1.") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     s, body = post(arena, "/api/play", {"variant": "nope", "opponents": []})
     assert s == 400 and "unknown variant" in body["error"]
     s, body = post(arena, "/api/play", {"variant": "slovenian-3p", "opponents": ["random-a"]})
