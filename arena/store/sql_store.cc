@@ -187,6 +187,45 @@ UPDATE bots SET name = name || '~' || id
   WHERE id NOT IN (SELECT MIN(id) FROM bots GROUP BY lower(name));
 CREATE UNIQUE INDEX bots_name_folded ON bots(lower(name));
 )sql",
+    // 8 -> 9: events (arena/scheduler/events.h, docs/events.md): classes and
+    // competitions with their entrants, their field (event_bots: bots
+    // entered by an entrant, or house bots entered by the organiser, entrant
+    // 0) and the event of each match. Event 0 is the standing open event (no
+    // row): the bots registered directly (bots.event_id 0) and every match
+    // stored before this version.
+    R"sql(
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  slug TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL,
+  organiser_token_hash TEXT NOT NULL,
+  invite_code TEXT NOT NULL,
+  config TEXT NOT NULL,
+  frozen_at TEXT NOT NULL DEFAULT '',
+  final_tournament_id INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE entrants (
+  id INTEGER PRIMARY KEY,
+  event_id INTEGER NOT NULL REFERENCES events(id),
+  name TEXT NOT NULL,
+  token_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now')),
+  updated_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE UNIQUE INDEX entrants_name ON entrants(event_id, lower(name));
+CREATE TABLE event_bots (
+  event_id INTEGER NOT NULL REFERENCES events(id),
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  entrant_id INTEGER NOT NULL DEFAULT 0,
+  withdrawn INTEGER NOT NULL DEFAULT 0,
+  added_at TEXT NOT NULL DEFAULT (datetime('now')),
+  PRIMARY KEY (event_id, bot_id)
+);
+ALTER TABLE bots ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE matches ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX matches_event ON matches(event_id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -251,14 +290,15 @@ BotRow ReadBot(const Stmt& s) {
   b.variants = absl::StrSplit(s.Text(4), ',', absl::SkipEmpty());
   b.token_hash = s.Text(5);
   b.retired = s.Int(6) != 0;
+  b.event_id = s.Int(7);
   return b;
 }
-constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash, retired";
+constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash, retired, event_id";
 
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
     "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id, "
-    "lease_owner, seed_salt, seed_commitment";
+    "lease_owner, seed_salt, seed_commitment, event_id";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -281,6 +321,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.lease_owner = s.Text(17);
   m.seed_salt = s.Text(18);
   m.seed_commitment = s.Text(19);
+  m.event_id = s.Int(20);
   return m;
 }
 
@@ -357,10 +398,10 @@ int SqlStore::SchemaVersion() {
 absl::StatusOr<BotRow> SqlStore::AddBot(const BotRow& bot) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
-         "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired) "
-         "VALUES (?, ?, ?, ?, ?, 0)");
+         "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired, event_id) "
+         "VALUES (?, ?, ?, ?, ?, 0, ?)");
   s.Bind(1, bot.name).Bind(2, bot.endpoint).Bind(3, bot.owner)
-      .Bind(4, absl::StrJoin(bot.variants, ",")).Bind(5, bot.token_hash);
+      .Bind(4, absl::StrJoin(bot.variants, ",")).Bind(5, bot.token_hash).Bind(6, bot.event_id);
   int rc = s.Step();
   if (rc == kConstraint)
     return absl::AlreadyExistsError(absl::StrCat("a bot named '", bot.name, "' exists"));
@@ -454,11 +495,12 @@ absl::Status SqlStore::InsertMatches(const std::vector<MatchRow>& matches) {
   for (const MatchRow& m : matches) {
     Stmt s(db_.get(),
            "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
-           "bot_ids, test_id, seed_salt, seed_commitment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "bot_ids, test_id, seed_salt, seed_commitment, event_id) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
         .Bind(5, m.tournament_id).Bind(6, m.spec).Bind(7, m.status)
         .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids)).Bind(10, m.test_id)
-        .Bind(11, m.seed_salt).Bind(12, m.seed_commitment);
+        .Bind(11, m.seed_salt).Bind(12, m.seed_commitment).Bind(13, m.event_id);
     int rc = s.Step();
     if (rc != kDone) {
       absl::Status e = rc == kConstraint
@@ -774,6 +816,7 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
                     binds.size(), "))");
   }
   if (f.test_id) add("test_id =", f.test_id);
+  if (f.event_id >= 0) add("event_id =", f.event_id);
   auto bind = [&](Stmt& s) {
     for (size_t i = 0; i < binds.size(); ++i) binds[i](s, static_cast<int>(i + 1));
   };
@@ -923,6 +966,140 @@ absl::StatusOr<TournamentRow> SqlStore::GetTournament(int64_t id) {
   s.Bind(1, id);
   if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no tournament ", id));
   return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};
+}
+
+// ---------------------------------------------------------------------------
+// Events.
+
+namespace {
+constexpr char kEventColumns[] =
+    "id, slug, status, organiser_token_hash, invite_code, config, frozen_at, final_tournament_id, "
+    "created_at";
+EventRow ReadEvent(const Stmt& s) {
+  return EventRow{s.Int(0),  s.Text(1), s.Text(2), s.Text(3), s.Text(4),
+                  s.Text(5), s.Text(6), s.Int(7),  s.Text(8)};
+}
+constexpr char kEntrantColumns[] = "id, event_id, name, token_hash, created_at, updated_at";
+EntrantRow ReadEntrant(const Stmt& s) {
+  return EntrantRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5)};
+}
+constexpr char kEventBotColumns[] = "event_id, bot_id, entrant_id, withdrawn, added_at";
+EventBotRow ReadEventBot(const Stmt& s) {
+  return EventBotRow{s.Int(0), s.Int(1), s.Int(2), s.Int(3) != 0, s.Text(4)};
+}
+}  // namespace
+
+absl::StatusOr<int64_t> SqlStore::InsertEvent(const EventRow& e) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "INSERT INTO events (slug, status, organiser_token_hash, invite_code, config) "
+         "VALUES (?, ?, ?, ?, ?)");
+  s.Bind(1, e.slug).Bind(2, e.status).Bind(3, e.organiser_token_hash).Bind(4, e.invite_code)
+      .Bind(5, e.config);
+  const int rc = s.Step();
+  if (rc == kConstraint)
+    return absl::AlreadyExistsError(absl::StrCat("an event '", e.slug, "' exists"));
+  if (rc != kDone) return SqlError(db_.get(), "insert event");
+  return db_->LastInsertId();
+}
+
+absl::Status SqlStore::UpdateEvent(const EventRow& e) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "UPDATE events SET status = ?, organiser_token_hash = ?, config = ?, frozen_at = ?, "
+         "final_tournament_id = ? WHERE id = ?");
+  s.Bind(1, e.status).Bind(2, e.organiser_token_hash).Bind(3, e.config).Bind(4, e.frozen_at)
+      .Bind(5, e.final_tournament_id).Bind(6, e.id);
+  if (s.Step() != kDone) return SqlError(db_.get(), "update event");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EventRow> SqlStore::GetEvent(const std::string& slug) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE slug = ?"));
+  s.Bind(1, slug);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no event '", slug, "'"));
+  return ReadEvent(s);
+}
+
+absl::StatusOr<EventRow> SqlStore::EventById(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE id = ?"));
+  s.Bind(1, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no event ", id));
+  return ReadEvent(s);
+}
+
+std::vector<EventRow> SqlStore::ListEvents() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kEventColumns, " FROM events ORDER BY id"));
+  std::vector<EventRow> out;
+  while (s.Step() == kRow) out.push_back(ReadEvent(s));
+  return out;
+}
+
+absl::StatusOr<EntrantRow> SqlStore::InsertEntrant(const EntrantRow& e) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "INSERT INTO entrants (event_id, name, token_hash) VALUES (?, ?, ?)");
+  s.Bind(1, e.event_id).Bind(2, e.name).Bind(3, e.token_hash);
+  const int rc = s.Step();
+  if (rc == kConstraint)
+    return absl::AlreadyExistsError(absl::StrCat("an entrant named '", e.name, "' has joined"));
+  if (rc != kDone) return SqlError(db_.get(), "insert entrant");
+  const int64_t id = db_->LastInsertId();
+  Stmt r(db_.get(), absl::StrCat("SELECT ", kEntrantColumns, " FROM entrants WHERE id = ?"));
+  r.Bind(1, id);
+  if (r.Step() != kRow) return SqlError(db_.get(), "read entrant");
+  return ReadEntrant(r);
+}
+
+absl::Status SqlStore::UpdateEntrant(const EntrantRow& e) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "UPDATE entrants SET token_hash = ?, updated_at = datetime('now') WHERE id = ?");
+  s.Bind(1, e.token_hash).Bind(2, e.id);
+  if (s.Step() != kDone) return SqlError(db_.get(), "update entrant");
+  return absl::OkStatus();
+}
+
+std::vector<EntrantRow> SqlStore::ListEntrants(int64_t event_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         absl::StrCat("SELECT ", kEntrantColumns, " FROM entrants WHERE event_id = ? ORDER BY id"));
+  s.Bind(1, event_id);
+  std::vector<EntrantRow> out;
+  while (s.Step() == kRow) out.push_back(ReadEntrant(s));
+  return out;
+}
+
+absl::Status SqlStore::EnterBot(const EventBotRow& e) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "INSERT INTO event_bots (event_id, bot_id, entrant_id, withdrawn) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT (event_id, bot_id) DO UPDATE SET entrant_id = excluded.entrant_id, "
+         "withdrawn = excluded.withdrawn");
+  s.Bind(1, e.event_id).Bind(2, e.bot_id).Bind(3, e.entrant_id).Bind(4, e.withdrawn ? 1 : 0);
+  if (s.Step() != kDone) return SqlError(db_.get(), "enter bot");
+  return absl::OkStatus();
+}
+
+std::vector<EventBotRow> SqlStore::EventBots(int64_t event_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kEventBotColumns,
+                                 " FROM event_bots WHERE event_id = ? ORDER BY bot_id"));
+  s.Bind(1, event_id);
+  std::vector<EventBotRow> out;
+  while (s.Step() == kRow) out.push_back(ReadEventBot(s));
+  return out;
+}
+
+std::vector<EventBotRow> SqlStore::EventsOfBot(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kEventBotColumns,
+                                 " FROM event_bots WHERE bot_id = ? ORDER BY event_id"));
+  s.Bind(1, bot_id);
+  std::vector<EventBotRow> out;
+  while (s.Step() == kRow) out.push_back(ReadEventBot(s));
+  return out;
 }
 
 // ---------------------------------------------------------------------------

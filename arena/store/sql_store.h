@@ -137,6 +137,17 @@ class SqlStore : public Store {
   std::vector<LadderRow> ListLadders() override;
   absl::StatusOr<int64_t> InsertTournament(const TournamentRow& tournament) override;
   absl::StatusOr<TournamentRow> GetTournament(int64_t id) override;
+  absl::StatusOr<int64_t> InsertEvent(const EventRow& event) override;
+  absl::Status UpdateEvent(const EventRow& event) override;
+  absl::StatusOr<EventRow> GetEvent(const std::string& slug) override;
+  absl::StatusOr<EventRow> EventById(int64_t id) override;
+  std::vector<EventRow> ListEvents() override;
+  absl::StatusOr<EntrantRow> InsertEntrant(const EntrantRow& entrant) override;
+  absl::Status UpdateEntrant(const EntrantRow& entrant) override;
+  std::vector<EntrantRow> ListEntrants(int64_t event_id) override;
+  absl::Status EnterBot(const EventBotRow& entry) override;
+  std::vector<EventBotRow> EventBots(int64_t event_id) override;
+  std::vector<EventBotRow> EventsOfBot(int64_t bot_id) override;
   absl::StatusOr<int64_t> InsertTest(const TestRow& test) override;
   absl::StatusOr<bool> UpdateTest(int64_t id, const std::string& state,
                                   const std::string& status) override;

@@ -41,6 +41,9 @@ struct BotRow {
   std::vector<std::string> variants;
   std::string token_hash;
   bool retired = false;
+  // The event whose entrant registered it (schema version 9); 0: registered
+  // directly, a bot of the standing open event.
+  int64_t event_id = 0;
 };
 
 struct RatingRow {
@@ -111,6 +114,7 @@ struct MatchRow {
   // commitment, public from the start ('' on older rows).
   std::string seed_salt;
   std::string seed_commitment;
+  int64_t event_id = 0;  // the event it belongs to (schema version 9; 0 the open event)
 };
 
 struct LadderRow {
@@ -148,6 +152,39 @@ struct MatchFilter {
   int64_t tournament_id = 0;
   std::string status;
   int64_t test_id = 0;
+  int64_t event_id = -1;  // -1: any event; 0 the open event
+};
+
+// An event (arena/scheduler/events.h; schema version 9).
+struct EventRow {
+  int64_t id = 0;
+  std::string slug;
+  std::string status;  // upcoming, open, frozen, final, finished, closed
+  std::string organiser_token_hash;
+  std::string invite_code;  // the organiser shows it to entrants
+  std::string config;       // EventConfig in protobuf JSON
+  std::string frozen_at;    // UTC "YYYY-MM-DD HH:MM:SS" when entries froze; "" before
+  int64_t final_tournament_id = 0;
+  std::string created_at;
+};
+
+struct EntrantRow {
+  int64_t id = 0;
+  int64_t event_id = 0;
+  std::string name;
+  std::string token_hash;
+  std::string created_at;
+  std::string updated_at;  // the entrant or their bots last changed
+};
+
+// A bot in an event's field: entered by an entrant (their own bot) or by the
+// organiser (a house bot, entrant_id 0).
+struct EventBotRow {
+  int64_t event_id = 0;
+  int64_t bot_id = 0;
+  int64_t entrant_id = 0;
+  bool withdrawn = false;
+  std::string added_at;
 };
 
 struct TournamentSummaryRow {
@@ -220,7 +257,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   virtual ~Store() = default;
 
@@ -309,6 +346,23 @@ class Store {
   // Tests. UpdateTest writes the state and status of a running test and
   // returns false (changing nothing) when it is not running any more;
   // finished_at is set when the status is not "running".
+  // Events. InsertEvent: ALREADY_EXISTS for a slug in use. UpdateEvent
+  // writes status, organiser_token_hash, config, frozen_at and
+  // final_tournament_id by id. InsertEntrant: ALREADY_EXISTS for a name
+  // the event has whatever its case. UpdateEntrant writes token_hash and
+  // sets updated_at to now. EnterBot inserts or replaces (event, bot).
+  virtual absl::StatusOr<int64_t> InsertEvent(const EventRow& event) = 0;
+  virtual absl::Status UpdateEvent(const EventRow& event) = 0;
+  virtual absl::StatusOr<EventRow> GetEvent(const std::string& slug) = 0;
+  virtual absl::StatusOr<EventRow> EventById(int64_t id) = 0;
+  virtual std::vector<EventRow> ListEvents() = 0;  // by id
+  virtual absl::StatusOr<EntrantRow> InsertEntrant(const EntrantRow& entrant) = 0;
+  virtual absl::Status UpdateEntrant(const EntrantRow& entrant) = 0;
+  virtual std::vector<EntrantRow> ListEntrants(int64_t event_id) = 0;  // by id
+  virtual absl::Status EnterBot(const EventBotRow& entry) = 0;
+  virtual std::vector<EventBotRow> EventBots(int64_t event_id) = 0;  // by bot id
+  virtual std::vector<EventBotRow> EventsOfBot(int64_t bot_id) = 0;
+
   virtual absl::StatusOr<int64_t> InsertTest(const TestRow& test) = 0;
   virtual absl::StatusOr<bool> UpdateTest(int64_t id, const std::string& state, const std::string& status) = 0;
   virtual absl::StatusOr<TestRow> GetTest(int64_t id) = 0;

@@ -294,11 +294,17 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 8 added (names unique whatever their case), version 7
+// What schema version 9 added (events), version 8 (names unique whatever
+// their case), version 7
 // (sealed seeds), version 6 (leases), version 5
 // (the audit log), version 4 (tests), then version 3 (the web pages'
 // statistics and indexes).
+#define kDropVersion9                                                                        \
+  "DROP TABLE event_bots; DROP INDEX entrants_name; DROP TABLE entrants; DROP TABLE events; " \
+  "DROP INDEX matches_event; ALTER TABLE matches DROP COLUMN event_id; "                      \
+  "ALTER TABLE bots DROP COLUMN event_id; "
 #define kDropVersion3                                                                        \
+  kDropVersion9                                                                              \
   "DROP INDEX bots_name_folded; "                                                            \
   "DROP INDEX matches_seed; ALTER TABLE matches DROP COLUMN seed_salt; "                     \
   "ALTER TABLE matches DROP COLUMN seed_commitment; "                                        \
@@ -350,7 +356,7 @@ TEST_P(StoreTest, BotNamesAreUniqueWhateverTheirCaseEvenOnAnOldDatabase) {
   absl::StatusOr<BotRow> upper = store_->AddBot(row);
   ASSERT_TRUE(upper.ok()) << upper.status();
   store_.reset();
-  RawExec("DROP INDEX bots_name_folded; DELETE FROM schema_version WHERE version > 7; "
+  RawExec(kDropVersion9 "DROP INDEX bots_name_folded; DELETE FROM schema_version WHERE version > 7; "
           "INSERT INTO bots (name, endpoint, owner, variants, token_hash) "
           "VALUES ('rnd1', '127.0.0.1:2', 'o', 'slovenian-4p', 'h2');");
   Open();
@@ -364,6 +370,74 @@ TEST_P(StoreTest, BotNamesAreUniqueWhateverTheirCaseEvenOnAnOldDatabase) {
       << absl::StrJoin(names, " ");
   row.name = "rNd1";
   EXPECT_EQ(store_->AddBot(row).status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+// Events (schema version 9): slugs and entrant names unique (names whatever
+// their case), a field entered and withdrawn, matches filtered by event.
+TEST_P(StoreTest, EventsEntrantsAndTheirFieldAreKept) {
+  EventRow e;
+  e.slug = "class-a";
+  e.status = "open";
+  e.organiser_token_hash = "h";
+  e.invite_code = "code";
+  e.config = "{}";
+  absl::StatusOr<int64_t> id = store_->InsertEvent(e);
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(store_->InsertEvent(e).status().code(), absl::StatusCode::kAlreadyExists);
+  e.id = *id;
+  e.status = "frozen";
+  e.frozen_at = "2026-11-26 12:00:00";
+  e.final_tournament_id = 7;
+  ASSERT_TRUE(store_->UpdateEvent(e).ok());
+  absl::StatusOr<EventRow> read = store_->GetEvent("class-a");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->status, "frozen");
+  EXPECT_EQ(read->final_tournament_id, 7);
+  EXPECT_FALSE(read->created_at.empty());
+  EXPECT_EQ(store_->EventById(*id)->slug, "class-a");
+  EXPECT_EQ(store_->GetEvent("nope").status().code(), absl::StatusCode::kNotFound);
+
+  EntrantRow ann{0, *id, "Ann", "t1", "", ""};
+  absl::StatusOr<EntrantRow> added = store_->InsertEntrant(ann);
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_GT(added->id, 0);
+  EXPECT_FALSE(added->created_at.empty());
+  ann.name = "ANN";
+  EXPECT_EQ(store_->InsertEntrant(ann).status().code(), absl::StatusCode::kAlreadyExists);
+  added->token_hash = "t2";
+  ASSERT_TRUE(store_->UpdateEntrant(*added).ok());
+  ASSERT_EQ(store_->ListEntrants(*id).size(), 1u);
+  EXPECT_EQ(store_->ListEntrants(*id)[0].token_hash, "t2");
+
+  ASSERT_TRUE(store_->EnterBot({*id, bots_[0], added->id, false, ""}).ok());
+  ASSERT_TRUE(store_->EnterBot({*id, bots_[1], 0, false, ""}).ok());
+  ASSERT_TRUE(store_->EnterBot({*id, bots_[0], added->id, true, ""}).ok());  // withdrawn
+  std::vector<EventBotRow> field = store_->EventBots(*id);
+  ASSERT_EQ(field.size(), 2u);
+  EXPECT_TRUE(field[0].withdrawn);
+  EXPECT_EQ(field[1].entrant_id, 0);
+  EXPECT_EQ(store_->EventsOfBot(bots_[1]).size(), 1u);
+
+  MatchRow m;
+  m.id = "E1";
+  m.variant = "slovenian-3p";
+  m.kind = "ladder";
+  m.spec = "{}";
+  m.bot_ids = bots_;
+  m.event_id = *id;
+  ASSERT_TRUE(store_->InsertMatch(m).ok());
+  Insert("OPEN");
+  MatchFilter f;
+  f.event_id = *id;
+  int64_t total = 0;
+  std::vector<MatchRow> page = store_->ListMatchesPage(f, 0, 10, &total);
+  ASSERT_EQ(total, 1);
+  EXPECT_EQ(page[0].id, "E1");
+  EXPECT_EQ(page[0].event_id, *id);
+  f.event_id = 0;
+  page = store_->ListMatchesPage(f, 0, 10, &total);
+  ASSERT_EQ(total, 1);
+  EXPECT_EQ(page[0].id, "OPEN");
 }
 
 TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
