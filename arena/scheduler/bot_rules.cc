@@ -55,20 +55,24 @@ absl::Status CheckNewBotName(absl::string_view name) {
 
 bool SameBotName(absl::string_view a, absl::string_view b) { return absl::EqualsIgnoreCase(a, b); }
 
-absl::Status CheckOwner(absl::string_view owner) {
-  if (owner.empty()) return absl::InvalidArgumentError("the owner must not be empty");
-  if (owner.size() > kMaxOwnerBytes)
-    return absl::InvalidArgumentError(
-        absl::StrCat("the owner is at most ", kMaxOwnerBytes, " bytes"));
-  for (size_t i = 0; i < owner.size();) {
+absl::Status CheckText(absl::string_view what, absl::string_view text, size_t max_bytes,
+                       bool newlines) {
+  if (text.empty()) return absl::InvalidArgumentError(absl::StrCat(what, " must not be empty"));
+  if (text.size() > max_bytes)
+    return absl::InvalidArgumentError(absl::StrCat(what, " is at most ", max_bytes, " bytes"));
+  for (size_t i = 0; i < text.size();) {
     uint32_t cp = 0;
-    const size_t n = Utf8At(owner, i, &cp);
-    if (n == 0) return absl::InvalidArgumentError("the owner must be UTF-8 text");
-    if (Control(cp))
-      return absl::InvalidArgumentError("the owner must not hold control characters");
+    const size_t n = Utf8At(text, i, &cp);
+    if (n == 0) return absl::InvalidArgumentError(absl::StrCat(what, " must be UTF-8 text"));
+    if (Control(cp) && !(newlines && cp == '\n'))
+      return absl::InvalidArgumentError(absl::StrCat(what, " must not hold control characters"));
     i += n;
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckOwner(absl::string_view owner) {
+  return CheckText("the owner", owner, kMaxOwnerBytes);
 }
 
 std::string ForTerminal(absl::string_view text, size_t max) {

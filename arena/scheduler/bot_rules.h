@@ -26,6 +26,12 @@ absl::Status CheckNewBotName(absl::string_view name);
 // "rnd1").
 bool SameBotName(absl::string_view a, absl::string_view b);
 
+// Text a person gives (an event's name, an entrant's name): 1-max_bytes
+// bytes of UTF-8 without control characters (newlines allowed when
+// `newlines`). INVALID_ARGUMENT naming `what` ("the name").
+absl::Status CheckText(absl::string_view what, absl::string_view text, size_t max_bytes,
+                       bool newlines = false);
+
 // An owner field: 1-200 bytes of UTF-8 without control characters (C0, DEL,
 // C1) or invalid sequences. INVALID_ARGUMENT saying which.
 absl::Status CheckOwner(absl::string_view owner);

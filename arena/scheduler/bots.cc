@@ -6,6 +6,8 @@
 #include "absl/time/time.h"
 #include "arena/scheduler/bot_rules.h"
 #include "arena/scheduler/scheduler_internal.h"
+#include "arena/store/rating_pool.h"
+#include "absl/strings/str_join.h"
 #include "referee/engine/registry.h"
 #include "tarock/sdk/referee_proof.h"
 
@@ -36,20 +38,65 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   for (const std::string& v : request.variants())
     if (!Registry::Global().Info(v).ok())
       return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
-  if (absl::Status s = CheckOwner(request.owner()); !s.ok()) return s;
+  // A bot of an event's entrant (events.cc): the entrant's token, within the
+  // event's limits; the owner is the entrant.
+  std::optional<EventRow> event;
+  std::optional<EntrantRow> entrant;
+  std::string owner = request.owner();
+  if (!request.event().empty() || !request.entrant_token().empty()) {
+    absl::StatusOr<EventRow> e = store_->GetEvent(request.event());
+    if (!e.ok()) return e.status();
+    for (const EntrantRow& x : store_->ListEntrants(e->id))
+      if (!request.entrant_token().empty() &&
+          sdk::ConstantTimeEquals(HashToken(request.entrant_token()), x.token_hash))
+        entrant = x;
+    if (!entrant)
+      return absl::PermissionDeniedError(absl::StrCat(
+          "registering a bot into '", request.event(), "' needs your entrant token (events join)"));
+    if (e->status != "open")
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", request.event(), "' takes no entries now (it is ", e->status, ")"));
+    const v1::EventConfig c = scheduler_internal::FromJson<v1::EventConfig>(e->config);
+    if (c.hosted_only())
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", request.event(), "' takes hosted bots only: upload your bot's code (docs/hosting.md)"));
+    for (const std::string& v : request.variants())
+      if (std::find(c.variants().begin(), c.variants().end(), v) == c.variants().end())
+        return absl::InvalidArgumentError(absl::StrCat("'", request.event(), "' plays ",
+                                                       absl::StrJoin(c.variants(), ", "), ", not ", v));
+    int mine = 0;
+    for (const EventBotRow& b : store_->EventBots(e->id))
+      if (b.entrant_id == entrant->id && !b.withdrawn) ++mine;
+    if (mine >= c.bots_per_entrant())
+      return absl::ResourceExhaustedError(absl::StrCat("you have ", mine, " bot",
+                                                       mine == 1 ? "" : "s", " in '", request.event(),
+                                                       "' (its limit); withdraw one first"));
+    event = *e;
+    if (owner.empty()) owner = entrant->name;
+  }
+  if (absl::Status s = CheckOwner(owner); !s.ok()) return s;
   for (const BotRow& b : store_->ListBots(true))  // names are unique whatever their case
     if (SameBotName(b.name, request.name()))
       return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
   BotRow row;
   row.name = request.name();
   row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
-  row.owner = request.owner();
+  row.owner = owner;
+  row.event_id = event ? event->id : 0;
   row.variants.assign(request.variants().begin(), request.variants().end());
   absl::StatusOr<std::string> token = NewToken();
   if (!token.ok()) return token.status();
   row.token_hash = HashToken(*token);
   absl::StatusOr<BotRow> added = store_->AddBot(row);
   if (!added.ok()) return added.status();
+  if (event) {
+    if (absl::Status s = store_->EnterBot({event->id, added->id, entrant->id, false, ""}); !s.ok()) {
+      added->retired = true;  // not in the event: not anywhere
+      store_->UpdateBot(*added).IgnoreError();
+      return s;
+    }
+    store_->UpdateEntrant(*entrant).IgnoreError();  // "last changed" on the roster
+  }
   v1::AddBotResponse out;
   *out.mutable_bot() = BotInfoOf(*added, false);
   out.set_token(*token);
@@ -132,7 +179,9 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
   }
   for (const RatingRow& r : store_->RatingsOfBot(bot.id)) {
     v1::RatingInfo* ri = info.add_ratings();
-    ri->set_variant(r.variant);
+    const auto [variant, event_id] = SplitRatingPool(r.variant);
+    ri->set_variant(variant);
+    ri->set_event(EventSlugOf(event_id));
     ri->set_mu(r.mu);
     ri->set_sigma(r.sigma);
     ri->set_display(model_.Display({r.mu, r.sigma}));

@@ -2,6 +2,7 @@
 // batches), rating a match, and rebuilding the ratings (--verify_ratings).
 
 #include "arena/scheduler/scheduler.h"
+#include "arena/store/rating_pool.h"
 
 #include <algorithm>
 
@@ -92,7 +93,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
                               const std::vector<std::optional<RatingRow>>& current) {
     if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated
-    return RateMatch(model_, match.variant, result.seats, current);
+    return RateMatch(model_, RatingPool(match.variant, match.event_id), result.seats, current);
   };
   const absl::Time commit_start = absl::Now();
   const std::vector<CommitOutcome> outcomes = store_->CommitMatches(commits, rate);
@@ -224,10 +225,10 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model) {
     if (m.kind == "play" || m.kind == "test") return;  // never rated
     std::vector<std::optional<RatingRow>> current;
     for (const SeatRow& s : seats) {
-      auto it = rebuilt.find({s.bot_id, m.variant});
+      auto it = rebuilt.find({s.bot_id, RatingPool(m.variant, m.event_id)});
       current.push_back(it == rebuilt.end() ? std::nullopt : std::optional<RatingRow>(it->second));
     }
-    for (const RatingRow& r : RateMatch(model, m.variant, seats, current))
+    for (const RatingRow& r : RateMatch(model, RatingPool(m.variant, m.event_id), seats, current))
       rebuilt[{r.bot_id, r.variant}] = r;
   });
   size_t stored_count = 0;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/deal_seal.h"
 #include "arena/scheduler/scheduler_internal.h"
+#include "arena/store/rating_pool.h"
 #include "prometheus/gauge.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
@@ -28,7 +29,14 @@ using scheduler_internal::FromJson;
 
 absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderRequest& request) {
   if (absl::Status s = CheckAdmin(request.admin_token()); !s.ok()) return s;
-  v1::LadderConfig config = request.config();
+  absl::StatusOr<int64_t> event_id = EventIdOf(request.config().event());
+  if (!event_id.ok()) return event_id.status();
+  absl::MutexLock lock(&mu_);
+  return StartLadderLocked(request.config(), *event_id, 1);
+}
+
+absl::StatusOr<v1::LadderInfo> Scheduler::StartLadderLocked(v1::LadderConfig config,
+                                                            int64_t event_id, int weight) {
   absl::StatusOr<VariantInfo> info = Registry::Global().Info(config.variant());
   if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", config.variant(), "'"));
   absl::StatusOr<Options> options = Registry::Global().CompleteOptions(
@@ -39,9 +47,12 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderReque
     return absl::InvalidArgumentError(absl::StrCat("hands_per_match must be a positive multiple of ",
                                                    info->num_seats));
   if (config.max_matches() < 0) return absl::InvalidArgumentError("max_matches must not be negative");
-  absl::MutexLock lock(&mu_);
-  if (ladders_.count(config.variant()))
-    return absl::AlreadyExistsError(absl::StrCat("a ladder for ", config.variant(), " is running"));
+  if (event_id == 0) config.clear_event();
+  const std::string key = RatingPool(config.variant(), event_id);
+  if (ladders_.count(key))
+    return absl::AlreadyExistsError(absl::StrCat("a ladder for ", config.variant(),
+                                                 event_id ? " in event " + config.event() : "",
+                                                 " is running"));
   LadderRow row;
   row.variant = config.variant();
   row.config = ToJson(config);
@@ -50,8 +61,10 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderReque
   if (!id.ok()) return id.status();
   Ladder ladder;
   ladder.id = *id;
+  ladder.event_id = event_id;
+  ladder.weight = std::max(1, weight);
   ladder.config = config;
-  ladders_[config.variant()] = ladder;
+  ladders_[key] = ladder;
   refill_ = true;
   v1::LadderInfo out;
   out.set_id(*id);
@@ -62,10 +75,17 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadder(const v1::StartLadderReque
 
 absl::StatusOr<v1::LadderInfo> Scheduler::StopLadder(const v1::StopLadderRequest& request) {
   if (absl::Status s = CheckAdmin(request.admin_token()); !s.ok()) return s;
+  absl::StatusOr<int64_t> event_id = EventIdOf(request.event());
+  if (!event_id.ok()) return event_id.status();
   absl::MutexLock lock(&mu_);
-  auto it = ladders_.find(request.variant());
+  return StopLadderLocked(RatingPool(request.variant(), *event_id));
+}
+
+absl::StatusOr<v1::LadderInfo> Scheduler::StopLadderLocked(const std::string& key) {
+  auto it = ladders_.find(key);
   if (it == ladders_.end())
-    return absl::NotFoundError(absl::StrCat("no ladder is running for '", request.variant(), "'"));
+    return absl::NotFoundError(absl::StrCat("no ladder is running for '", SplitRatingPool(key).first,
+                                            "'"));
   if (absl::Status s = store_->SetLadderRunning(it->second.id, false); !s.ok()) return s;
   // Its matches made ahead and not yet started go: a stopped ladder plays
   // only what is already running.
@@ -113,15 +133,25 @@ v1::ListLaddersResponse Scheduler::ListLadders() {
   return out;
 }
 
-std::vector<Scheduler::LadderCandidate> Scheduler::LadderCandidates(const std::string& variant) {
+std::vector<Scheduler::LadderCandidate> Scheduler::LadderCandidates(const std::string& variant,
+                                                                    int64_t event_id) {
   std::vector<LadderCandidate> out;
-  for (const BotRow& b : store_->ListBots(false)) {
+  const std::string pool = RatingPool(variant, event_id);
+  // The open event: the bots registered directly; another: its field.
+  std::vector<BotRow> bots;
+  if (event_id == 0) {
+    for (BotRow& b : store_->ListBots(false))
+      if (b.event_id == 0) bots.push_back(std::move(b));
+  } else {
+    bots = EventField(event_id);
+  }
+  for (const BotRow& b : bots) {
     if (std::find(b.variants.begin(), b.variants.end(), variant) == b.variants.end()) continue;
     if (b.endpoint == kDialInEndpoint && !(dial_in_ && dial_in_->Online(b.id))) continue;
     if (health_.Benched(b.id)) continue;  // unreachable or unresponsive: bot_health.h
     LadderCandidate c;
     c.bot = b;
-    std::optional<RatingRow> r = store_->GetRating(b.id, variant);
+    std::optional<RatingRow> r = store_->GetRating(b.id, pool);
     c.rating = r ? Rating{r->mu, r->sigma} : model_.Initial();
     c.matches = r ? r->matches : 0;
     out.push_back(c);
@@ -196,6 +226,7 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder,
   job.match.variant = config.variant();
   job.match.kind = "ladder";
   job.match.ladder_id = ladder.id;
+  job.match.event_id = ladder.event_id;
   job.match.seed = seed;
   job.match.seed_salt = sealed->salt;
   job.match.seed_commitment = sealed->commitment;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/scheduler_internal.h"
+#include "arena/store/rating_pool.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/registry.h"
 
@@ -23,9 +24,13 @@ using scheduler_internal::FromJson;
 // ---------------------------------------------------------------------------
 // Queries.
 
-absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string& variant) {
+absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string& variant,
+                                                                const std::string& event) {
   if (!Registry::Global().Info(variant).ok())
     return absl::InvalidArgumentError(absl::StrCat("unknown variant '", variant, "'"));
+  absl::StatusOr<int64_t> event_id = EventIdOf(event);
+  if (!event_id.ok()) return event_id.status();
+  const std::string pool = RatingPool(variant, *event_id);
   struct Row {
     BotRow bot;
     RatingRow rating;
@@ -34,7 +39,7 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
   std::vector<Row> rows;
   std::map<std::string, double> trend;
   // One query (bots joined, each bot's rating 10 rated matches ago).
-  for (LeaderRow& l : store_->LeaderboardRows(variant, 10)) {
+  for (LeaderRow& l : store_->LeaderboardRows(pool, 10)) {
     const double display = model_.Display({l.rating.mu, l.rating.sigma});
     const Rating before = l.earlier ? Rating{l.earlier->first, l.earlier->second} : model_.Initial();
     trend[l.name] = display - model_.Display(before);
@@ -56,6 +61,7 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
     e->set_owner(rows[i].bot.owner);
     v1::RatingInfo* ri = e->mutable_rating();
     ri->set_variant(variant);
+    ri->set_event(*event_id ? event : "");
     ri->set_mu(rows[i].rating.mu);
     ri->set_sigma(rows[i].rating.sigma);
     ri->set_display(rows[i].display);
@@ -164,6 +170,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_tournament_id(m->tournament_id);
   out.set_finished_at(m->finished_at);
   out.set_test_id(m->test_id);
+  out.set_event(EventSlugOf(m->event_id));
   std::vector<SeatRow> seats = store_->SeatsOf(m->id);
   if (seats.empty()) {
     v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
@@ -200,6 +207,11 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
   MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status(),
                      r.test_id()};
+  if (!r.event().empty()) {
+    absl::StatusOr<int64_t> event_id = EventIdOf(r.event());
+    if (!event_id.ok()) return event_id.status();
+    filter.event_id = *event_id;
+  }
   v1::ListMatchesResponse out;
   int64_t total = 0;
   out.set_offset(r.offset());
@@ -221,6 +233,7 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
           (r.ladder_id() && m->ladder_id() != r.ladder_id()) ||
           (r.tournament_id() && m->tournament_id() != r.tournament_id()) ||
           (r.test_id() && m->test_id() != r.test_id()) ||
+          (!r.event().empty() && m->event() != (r.event() == "open" ? "" : r.event())) ||
           (!r.bot().empty() && std::none_of(m->seats().begin(), m->seats().end(),
                                             [&](const v1::ArenaSeat& x) { return x.bot() == r.bot(); })))
         continue;

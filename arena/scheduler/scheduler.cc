@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "arena/scheduler/scheduler_internal.h"
+#include "arena/store/rating_pool.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "referee/logging/log.h"
@@ -98,14 +99,12 @@ absl::Status Scheduler::Start() {
     }
     for (const LadderRow& l : store_->ListLadders()) {
       if (!l.running) continue;
-      Ladder ladder;
-      ladder.id = l.id;
-      ladder.config = FromJson<v1::LadderConfig>(l.config);
+      Ladder ladder = LadderOf(l);
       ladder.created = store_->CountLadderMatches(l.id, "done") +
                        store_->CountLadderMatches(l.id, "failed") +
                        store_->CountLadderMatches(l.id, "pending") +
                        store_->CountLadderMatches(l.id, "running");
-      ladders_[l.variant] = ladder;
+      ladders_[RatingPool(l.variant, ladder.event_id)] = ladder;
     }
     metrics_->queue_depth.Set(queue_.size());
   }
@@ -288,15 +287,24 @@ void Scheduler::DispatcherLoop() {
       refill_ = false;  // a worker that frees a slot from here on wakes the next round
       // A few matches beyond the slots wait made, so a worker that finishes
       // finds its next match ready instead of waiting for matchmaking.
+      // Events share the slots by weight (EventConfig.weight): a ladder keeps
+      // its share of the target queued, so the queue, and the referees, serve
+      // the events in proportion; the open event's ladders weigh 1 each.
       const int target = LadderQueueTarget();
-      for (auto& [variant, ladder] : ladders_) {
+      int weights = 0;
+      for (const auto& [key, ladder] : ladders_) weights += ladder.weight;
+      for (auto& [key, ladder] : ladders_) {
         if (!dispatcher) break;
         Refill r;
         r.ladder = ladder;
         const int queued =
             Shared() ? shared_queued_[ladder.id] : queued_by_ladder_[ladder.id];
         const int max = ladder.config.max_matches();
-        r.wanted = target - queued;
+        const int share =
+            ladders_.size() <= 1 ? target
+                                 : std::max(1, target * ladder.weight * static_cast<int>(ladders_.size()) /
+                                                   std::max(1, weights));
+        r.wanted = share - queued;
         if (max > 0) r.wanted = static_cast<int>(std::min<int64_t>(r.wanted, max - ladder.created));
         // Ended once its last result is committed, not just played.
         const int64_t ladder_id = ladder.id;  // clang 14 cannot capture a structured binding
@@ -309,13 +317,19 @@ void Scheduler::DispatcherLoop() {
       }
       busy = Shared() ? shared_busy_ : busy_by_bot_;
     }
+    // Events move along their schedule (events.cc), about once a second.
+    if (dispatcher && absl::Now() - events_ticked_ >= absl::Seconds(1)) {
+      events_ticked_ = absl::Now();
+      EventTick(events_ticked_);
+    }
     std::vector<Job> test_jobs = Shared() ? std::vector<Job>{} : RunTests();
     for (Refill& r : refills) {
       if (r.ended) {
         store_->SetLadderRunning(r.ladder.id, false).IgnoreError();
         continue;
       }
-      std::vector<LadderCandidate> candidates = LadderCandidates(r.ladder.config.variant());
+      std::vector<LadderCandidate> candidates =
+          LadderCandidates(r.ladder.config.variant(), r.ladder.event_id);
       for (int i = 0; i < r.wanted; ++i) {
         for (LadderCandidate& c : candidates) c.busy = busy.count(c.bot.id) ? busy[c.bot.id] : 0;
         absl::StatusOr<Job> job = MakeLadderJob(r.ladder, candidates);
@@ -335,7 +349,7 @@ void Scheduler::DispatcherLoop() {
     absl::MutexLock lock(&mu_);
     for (Job& j : test_jobs) Enqueue(std::move(j));
     for (Refill& r : refills) {
-      auto it = ladders_.find(r.ladder.config.variant());
+      auto it = ladders_.find(RatingPool(r.ladder.config.variant(), r.ladder.event_id));
       const bool current = it != ladders_.end() && it->second.id == r.ladder.id;
       if (r.ended) {
         if (current) ladders_.erase(it);
@@ -364,6 +378,20 @@ void Scheduler::DispatcherLoop() {
                            }, this),
                            absl::Milliseconds(100));
   }
+}
+
+Scheduler::Ladder Scheduler::LadderOf(const LadderRow& l) {
+  Ladder ladder;
+  ladder.id = l.id;
+  ladder.config = FromJson<v1::LadderConfig>(l.config);
+  if (!ladder.config.event().empty()) {
+    absl::StatusOr<EventRow> event = store_->GetEvent(ladder.config.event());
+    if (event.ok()) {
+      ladder.event_id = event->id;
+      ladder.weight = std::max(1, FromJson<v1::EventConfig>(event->config).weight());
+    }
+  }
+  return ladder;
 }
 
 int Scheduler::LadderQueueTarget() const {
@@ -396,15 +424,13 @@ bool Scheduler::SharedRound() {
   std::map<int64_t, int> busy;
   for (const LadderRow& l : store_->ListLadders()) {
     if (!l.running) continue;
-    Ladder ladder;
-    ladder.id = l.id;
-    ladder.config = FromJson<v1::LadderConfig>(l.config);
+    Ladder ladder = LadderOf(l);
     const int64_t open =
         store_->CountLadderMatches(l.id, "pending") + store_->CountLadderMatches(l.id, "running");
     ladder.created = store_->CountLadderMatches(l.id, "done") +
                      store_->CountLadderMatches(l.id, "failed") + open;
     queued[l.id] = static_cast<int>(open);
-    ladders[l.variant] = ladder;
+    ladders[RatingPool(l.variant, ladder.event_id)] = ladder;
   }
   // Matchmaking's busy bots: only ladders need them (reading every unfinished
   // match of a large tournament each round would not be free).

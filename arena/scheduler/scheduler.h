@@ -176,7 +176,7 @@ class Scheduler {
   v1::ListBotsResponse ListBots(const v1::ListBotsRequest& request);
   absl::StatusOr<v1::BotInfo> GetBot(const std::string& name, bool with_history);
 
-  // Ladders: one per variant at a time.
+  // Ladders: one per variant and event at a time.
   absl::StatusOr<v1::LadderInfo> StartLadder(const v1::StartLadderRequest& request);
   absl::StatusOr<v1::LadderInfo> StopLadder(const v1::StopLadderRequest& request);
   v1::ListLaddersResponse ListLadders();
@@ -185,7 +185,38 @@ class Scheduler {
   absl::StatusOr<v1::TournamentInfo> RunTournament(const v1::RunTournamentRequest& request);
   absl::StatusOr<v1::TournamentInfo> GetTournament(int64_t id);
 
-  absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& variant);
+  // The ratings of `variant` in the event `event` (its slug; "" the open event).
+  absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& variant,
+                                                      const std::string& event = "");
+
+  // Events (events.cc, docs/events.md): classes and competitions with their
+  // own field, ladders, ratings, deadline and final. CreateEvent needs the
+  // admin token; an event's organiser token manages that event only (the
+  // admin token any); entrants join with the invite code. Errors:
+  // INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED,
+  // FAILED_PRECONDITION (registration closed, the event frozen),
+  // RESOURCE_EXHAUSTED (the event's limits). A refused call stores nothing.
+  absl::StatusOr<v1::CreateEventResponse> CreateEvent(const v1::CreateEventRequest& request);
+  v1::ListEventsResponse ListEvents();
+  absl::StatusOr<v1::EventInfo> GetEvent(const v1::GetEventRequest& request);
+  absl::StatusOr<v1::JoinEventResponse> JoinEvent(const v1::JoinEventRequest& request);
+  absl::StatusOr<v1::EventRosterResponse> EventRoster(const v1::EventRosterRequest& request);
+  absl::StatusOr<v1::RegisterRosterResponse> RegisterRoster(const v1::RegisterRosterRequest& request);
+  absl::StatusOr<v1::JoinEventResponse> ReissueEntrantToken(
+      const v1::ReissueEntrantTokenRequest& request);
+  absl::StatusOr<v1::EventInfo> EnterHouseBot(const v1::EnterHouseBotRequest& request);
+  absl::StatusOr<v1::EventInfo> WithdrawBot(const v1::WithdrawBotRequest& request);
+  absl::StatusOr<v1::ExportEventResponse> ExportEvent(const v1::ExportEventRequest& request);
+  absl::StatusOr<v1::EventInfo> CloseEvent(const v1::CloseEventRequest& request);
+  // Moves every event along its schedule at `now`: opens registration and
+  // starts its ladders, freezes its entries at the deadline and starts the
+  // final, records the results when the final is done. The dispatcher calls
+  // it about once a second; idempotent.
+  void EventTick(absl::Time now);
+  // The event id of a slug ("" and "open": 0, the open event).
+  absl::StatusOr<int64_t> EventIdOf(const std::string& slug);
+  // The slug of an event id ("" for 0).
+  std::string EventSlugOf(int64_t id);
   // Secret deals (deal_seal.h): whether `match`'s deal may be shown (seed,
   // salt, record): it is finished and no other table dealt from its seed is
   // pending or running.
@@ -276,11 +307,15 @@ class Scheduler {
   };
   struct Ladder {
     int64_t id = 0;
+    int64_t event_id = 0;  // config.event's id
+    int weight = 1;        // its event's share of the slots (EventConfig.weight)
     v1::LadderConfig config;
     int64_t created = 0;  // matches created so far (for ids and seeds)
     int64_t done_at_start = 0;
   };
   struct Metrics;
+  // A stored ladder with its event and weight (created: 0).
+  Ladder LadderOf(const LadderRow& row);
 
   // Matches a running ladder keeps queued or running: the slots and a few spares.
   int LadderQueueTarget() const;
@@ -325,7 +360,25 @@ class Scheduler {
     int busy = 0;     // matches queued or running
   };
   // The active bots that play `variant`, with their ratings (reads the store).
-  std::vector<LadderCandidate> LadderCandidates(const std::string& variant);
+  std::vector<LadderCandidate> LadderCandidates(const std::string& variant, int64_t event_id = 0);
+  // Starts a ladder (StartLadder without the token check); `weight` its
+  // event's share of the slots.
+  absl::StatusOr<v1::LadderInfo> StartLadderLocked(v1::LadderConfig config, int64_t event_id,
+                                                   int weight) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stops a running ladder by its key (StopLadder without the token check).
+  absl::StatusOr<v1::LadderInfo> StopLadderLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores and queues a tournament's matches: `groups` index `field`, each
+  // played `deals` times (in every rotation when duplicate).
+  absl::StatusOr<v1::TournamentInfo> ScheduleTournament(
+      const v1::RunTournamentRequest& r, const std::vector<BotRow>& field,
+      const std::vector<std::vector<int>>& groups, const std::string& format, int64_t event_id);
+  // The event for its organiser (or the admin); PERMISSION_DENIED otherwise.
+  absl::StatusOr<EventRow> EventForOrganiser(const std::string& slug, const std::string& token);
+  v1::EventInfo EventInfoOf(const EventRow& row, bool with_results);
+  // The event's frozen field, entered and not withdrawn, not retired.
+  std::vector<BotRow> EventField(int64_t event_id, std::vector<int64_t>* entrant_of = nullptr);
+  void StartFinal(EventRow& event);
   // The next match of `ladder` among `candidates` (advances ladder.created;
   // not stored yet), or FAILED_PRECONDITION when too few bots play it.
   absl::StatusOr<Job> MakeLadderJob(Ladder& ladder, std::vector<LadderCandidate> candidates);
@@ -364,7 +417,14 @@ class Scheduler {
   std::map<std::string, InFlight> in_flight_ ABSL_GUARDED_BY(mu_);  // by match id
   std::map<int64_t, int> busy_by_bot_ ABSL_GUARDED_BY(mu_);  // bot id -> matches queued or running
   std::map<int64_t, int> queued_by_ladder_ ABSL_GUARDED_BY(mu_);  // queued or in flight
-  std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);    // running, by variant
+  // Running, by key: the variant for the open event, RatingPool(variant,
+  // event id) for the others.
+  std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);
+  absl::Time events_ticked_ = absl::InfinitePast();  // the dispatcher's
+  absl::Mutex signup_mu_;
+  // Sign-ups per event in the current hour: event id -> (hour, count).
+  std::map<int64_t, std::pair<int64_t, int>> signups_ ABSL_GUARDED_BY(signup_mu_);
+  std::map<int64_t, std::string> event_slugs_ ABSL_GUARDED_BY(signup_mu_);  // never change
   std::vector<std::string> referees_ ABSL_GUARDED_BY(mu_);  // the pool; SetReferees
   std::map<std::string, absl::Time> resting_until_ ABSL_GUARDED_BY(mu_);  // by referee
   size_t next_referee_ ABSL_GUARDED_BY(mu_) = 0;

@@ -20,6 +20,7 @@ namespace tarock::arena {
 
 namespace {
 
+using scheduler_internal::FromJson;
 using scheduler_internal::ToJson;
 using scheduler_internal::json;
 
@@ -100,6 +101,17 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
     std::vector<int> cur;
     Combinations(static_cast<int>(field.size()), n, cur, &groups);
   }
+  return ScheduleTournament(r, field, groups, format, 0);
+}
+
+absl::StatusOr<v1::TournamentInfo> Scheduler::ScheduleTournament(
+    const v1::RunTournamentRequest& r, const std::vector<BotRow>& field,
+    const std::vector<std::vector<int>>& groups, const std::string& format, int64_t event_id) {
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(r.variant());
+  if (!info.ok()) return info.status();
+  const int n = info->num_seats;
+  const int hands = r.hands_per_match() ? r.hands_per_match() : 2 * n;
+  const int deals = r.deals() ? r.deals() : 4;
   const bool duplicate = !r.no_duplicate();
   const int64_t total = static_cast<int64_t>(groups.size()) * deals * (duplicate ? n : 1);
   if (total > 20000)
@@ -131,6 +143,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::RunTournament(const v1::RunTournam
         job.match.variant = r.variant();
         job.match.kind = "tournament";
         job.match.tournament_id = *tid;
+        job.match.event_id = event_id;
         job.match.seed = seed;
         job.match.seed_salt = sealed->salt;
         job.match.seed_commitment = sealed->commitment;
@@ -183,6 +196,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_name(t->name);
   info.set_variant(t->variant);
   info.set_format(t->format);
+  info.set_event(FromJson<v1::RunTournamentRequest>(t->config).event());
   struct Tally {
     int64_t total = 0;
     std::vector<double> per_hand;

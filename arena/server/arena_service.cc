@@ -140,7 +140,7 @@ grpc::Status ArenaService::Leaderboard(grpc::ServerContext* context,
                                        const v1::LeaderboardRequest* r,
                                        v1::LeaderboardResponse* out) {
   if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
-  return Reply(scheduler_->Leaderboard(r->variant()), out);
+  return Reply(scheduler_->Leaderboard(r->variant(), r->event()), out);
 }
 grpc::Status ArenaService::GetMatch(grpc::ServerContext* context, const v1::GetMatchRequest* r,
                                     v1::ArenaMatch* out) {
@@ -211,6 +211,94 @@ grpc::Status ArenaService::ListAudit(grpc::ServerContext* context, const v1::Lis
                                      v1::ListAuditResponse* out) {
   if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
   return Reply(scheduler_->ListAudit(*r), out);
+}
+
+// Events: the organiser's calls are audited under the event, the entrants'
+// sign-ups count as registrations (their own rate limit).
+grpc::Status ArenaService::CreateEvent(grpc::ServerContext* context, const v1::CreateEventRequest* r,
+                                       v1::CreateEventResponse* out) {
+  if (grpc::Status s = Admit(context, r->admin_token()); !s.ok()) return s;
+  absl::StatusOr<v1::CreateEventResponse> result = scheduler_->CreateEvent(*r);
+  Audit(context, AdminActor(r->admin_token()), "CreateEvent", absl::StrCat("event:", r->config().slug()),
+        result.status(), absl::StrCat(r->config().kind(), "; variants ",
+                                      absl::StrJoin(r->config().variants(), ",")));
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::ListEvents(grpc::ServerContext* context, const v1::ListEventsRequest*,
+                                      v1::ListEventsResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
+  *out = scheduler_->ListEvents();
+  return grpc::Status::OK;
+}
+grpc::Status ArenaService::GetEvent(grpc::ServerContext* context, const v1::GetEventRequest* r,
+                                    v1::EventInfo* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  return Reply(scheduler_->GetEvent(*r), out);
+}
+grpc::Status ArenaService::JoinEvent(grpc::ServerContext* context, const v1::JoinEventRequest* r,
+                                     v1::JoinEventResponse* out) {
+  if (grpc::Status s = Admit(context, "", Admission::Kind::kRegistration); !s.ok()) return s;
+  absl::StatusOr<v1::JoinEventResponse> result = scheduler_->JoinEvent(*r);
+  if (result.ok())
+    Audit(context, absl::StrCat("entrant ", result->entrant()), "JoinEvent",
+          absl::StrCat("event:", result->event()), result.status(), "");
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::EventRoster(grpc::ServerContext* context, const v1::EventRosterRequest* r,
+                                       v1::EventRosterResponse* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  absl::StatusOr<v1::EventRosterResponse> result = scheduler_->EventRoster(*r);
+  if (!result.ok())
+    Audit(context, "unknown", "EventRoster", absl::StrCat("event:", r->slug()), result.status(), "");
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::RegisterRoster(grpc::ServerContext* context,
+                                          const v1::RegisterRosterRequest* r,
+                                          v1::RegisterRosterResponse* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token(), Admission::Kind::kRegistration); !s.ok())
+    return s;
+  absl::StatusOr<v1::RegisterRosterResponse> result = scheduler_->RegisterRoster(*r);
+  Audit(context, result.ok() ? "organiser" : "unknown", "RegisterRoster",
+        absl::StrCat("event:", r->slug()), result.status(), absl::StrCat(r->names_size(), " entrants"));
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::ReissueEntrantToken(grpc::ServerContext* context,
+                                               const v1::ReissueEntrantTokenRequest* r,
+                                               v1::JoinEventResponse* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  absl::StatusOr<v1::JoinEventResponse> result = scheduler_->ReissueEntrantToken(*r);
+  Audit(context, result.ok() ? "organiser" : "unknown", "ReissueEntrantToken",
+        absl::StrCat("event:", r->slug()), result.status(), absl::StrCat("entrant ", r->entrant()));
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::EnterHouseBot(grpc::ServerContext* context,
+                                         const v1::EnterHouseBotRequest* r, v1::EventInfo* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  absl::StatusOr<v1::EventInfo> result = scheduler_->EnterHouseBot(*r);
+  Audit(context, result.ok() ? "organiser" : "unknown", "EnterHouseBot",
+        absl::StrCat("event:", r->slug()), result.status(), absl::StrCat("bot ", r->bot()));
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::WithdrawBot(grpc::ServerContext* context, const v1::WithdrawBotRequest* r,
+                                       v1::EventInfo* out) {
+  if (grpc::Status s = Admit(context, r->token()); !s.ok()) return s;
+  absl::StatusOr<v1::EventInfo> result = scheduler_->WithdrawBot(*r);
+  Audit(context, result.ok() ? "organiser or entrant" : "unknown", "WithdrawBot",
+        absl::StrCat("event:", r->slug()), result.status(), absl::StrCat("bot ", r->bot()));
+  return Reply(std::move(result), out);
+}
+grpc::Status ArenaService::ExportEvent(grpc::ServerContext* context, const v1::ExportEventRequest* r,
+                                       v1::ExportEventResponse* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  return Reply(scheduler_->ExportEvent(*r), out);
+}
+grpc::Status ArenaService::CloseEvent(grpc::ServerContext* context, const v1::CloseEventRequest* r,
+                                      v1::EventInfo* out) {
+  if (grpc::Status s = Admit(context, r->organiser_token()); !s.ok()) return s;
+  absl::StatusOr<v1::EventInfo> result = scheduler_->CloseEvent(*r);
+  Audit(context, result.ok() ? "organiser" : "unknown", "CloseEvent",
+        absl::StrCat("event:", r->slug()), result.status(), "");
+  return Reply(std::move(result), out);
 }
 
 }  // namespace tarock::arena

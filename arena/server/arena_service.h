@@ -43,6 +43,27 @@ class ArenaService final : public v1::Arena::Service {
   grpc::Status GetTest(grpc::ServerContext*, const v1::GetTestRequest* r, v1::TestInfo* out) override;
   grpc::Status ListTests(grpc::ServerContext*, const v1::ListTestsRequest* r, v1::ListTestsResponse* out) override;
   grpc::Status StopTest(grpc::ServerContext*, const v1::StopTestRequest* r, v1::TestInfo* out) override;
+  grpc::Status CreateEvent(grpc::ServerContext*, const v1::CreateEventRequest* r,
+                           v1::CreateEventResponse* out) override;
+  grpc::Status ListEvents(grpc::ServerContext*, const v1::ListEventsRequest* r,
+                          v1::ListEventsResponse* out) override;
+  grpc::Status GetEvent(grpc::ServerContext*, const v1::GetEventRequest* r, v1::EventInfo* out) override;
+  grpc::Status JoinEvent(grpc::ServerContext*, const v1::JoinEventRequest* r,
+                         v1::JoinEventResponse* out) override;
+  grpc::Status EventRoster(grpc::ServerContext*, const v1::EventRosterRequest* r,
+                           v1::EventRosterResponse* out) override;
+  grpc::Status RegisterRoster(grpc::ServerContext*, const v1::RegisterRosterRequest* r,
+                              v1::RegisterRosterResponse* out) override;
+  grpc::Status ReissueEntrantToken(grpc::ServerContext*, const v1::ReissueEntrantTokenRequest* r,
+                                   v1::JoinEventResponse* out) override;
+  grpc::Status EnterHouseBot(grpc::ServerContext*, const v1::EnterHouseBotRequest* r,
+                             v1::EventInfo* out) override;
+  grpc::Status WithdrawBot(grpc::ServerContext*, const v1::WithdrawBotRequest* r,
+                           v1::EventInfo* out) override;
+  grpc::Status ExportEvent(grpc::ServerContext*, const v1::ExportEventRequest* r,
+                           v1::ExportEventResponse* out) override;
+  grpc::Status CloseEvent(grpc::ServerContext*, const v1::CloseEventRequest* r,
+                          v1::EventInfo* out) override;
   grpc::Status ListAudit(grpc::ServerContext*, const v1::ListAuditRequest* r,
                          v1::ListAuditResponse* out) override;
 

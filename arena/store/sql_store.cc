@@ -1,4 +1,5 @@
 #include "arena/store/sql_store.h"
+#include "arena/store/rating_pool.h"
 
 #include <functional>
 #include <utility>
@@ -660,7 +661,7 @@ CommitOutcome SqlStore::CommitLocked(const MatchCommit& commit, const RateFn& ra
   for (const SeatRow& seat : result.seats) {
     Stmt s(db_.get(),
            absl::StrCat("SELECT ", kRatingColumns, " FROM ratings WHERE bot_id = ? AND variant = ?"));
-    s.Bind(1, seat.bot_id).Bind(2, match.variant);
+    s.Bind(1, seat.bot_id).Bind(2, RatingPool(match.variant, match.event_id));
     current.push_back(s.Step() == kRow ? std::optional<RatingRow>(ReadRating(s))
                                              : std::nullopt);
   }

@@ -1,0 +1,740 @@
+// Scheduler: events (docs/events.md). A class or a competition is an event:
+// its own field (the bots its entrants register, and house bots its
+// organiser enters), its own ladder per variant with ratings of their own
+// (rating_pool.h), a schedule (registration opens and closes, the deadline),
+// and a final: at the deadline the entries freeze, the ladders stop and a
+// duplicate tournament of the field in a balanced design (event_design.h)
+// runs by itself; its standings are the event's results. Event 0, the open
+// event, is the arena as it was before events: the bots registered directly
+// and the ladders started with StartLadder.
+//
+// Authority: the admin creates events; an event's organiser token (shown
+// once) manages that event only; an entrant's token (shown once) registers
+// and withdraws that entrant's bots. The stored tokens are hashes.
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "arena/scheduler/bot_rules.h"
+#include "arena/scheduler/event_design.h"
+#include "arena/scheduler/scheduler.h"
+#include "arena/scheduler/scheduler_internal.h"
+#include "arena/store/rating_pool.h"
+#include "nlohmann/json.hpp"
+#include "referee/engine/registry.h"
+#include "referee/net/secure_random.h"
+#include "tarock/sdk/referee_proof.h"
+
+namespace tarock::arena {
+
+namespace {
+
+using scheduler_internal::FromJson;
+using scheduler_internal::ToJson;
+using json = nlohmann::json;
+
+constexpr int kDefaultMaxEntrants = 200;
+constexpr int kDefaultSignupsPerHour = 120;
+constexpr int kDefaultFinalDeals = 64;
+constexpr int kDefaultFinalBudget = 2000;
+
+bool ValidSlug(const std::string& slug) {
+  if (slug.size() < 2 || slug.size() > 40 || slug.front() == '-' || slug.back() == '-') return false;
+  for (char c : slug)
+    if (!(absl::ascii_islower(static_cast<unsigned char>(c)) ||
+          absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '-'))
+      return false;
+  return slug != "open";  // the open event's name
+}
+
+// "YYYY-MM-DD HH:MM:SS" UTC ('T' for the space and a trailing 'Z' allowed).
+absl::StatusOr<absl::Time> ParseUtc(const std::string& what, std::string text) {
+  absl::Time t;
+  std::string err;
+  std::string s = absl::StrReplaceAll(text, {{"T", " "}});
+  absl::string_view v = s;
+  absl::ConsumeSuffix(&v, "Z");
+  if (!absl::ParseTime("%Y-%m-%d %H:%M:%S", v, absl::UTCTimeZone(), &t, &err))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be a UTC time \"YYYY-MM-DD HH:MM:SS\", not '", text, "'"));
+  return t;
+}
+
+std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%d %H:%M:%S", t, absl::UTCTimeZone()); }
+
+struct Schedule {
+  absl::Time opens = absl::InfinitePast();
+  absl::Time closes = absl::InfiniteFuture();
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+Schedule ScheduleOf(const v1::EventConfig& c) {
+  Schedule s;
+  auto get = [](const std::string& text, absl::Time fallback) {
+    if (text.empty()) return fallback;
+    absl::StatusOr<absl::Time> t = ParseUtc("", text);
+    return t.ok() ? *t : fallback;
+  };
+  s.opens = get(c.schedule().registration_opens(), absl::InfinitePast());
+  s.deadline = get(c.schedule().deadline(), absl::InfiniteFuture());
+  s.closes = get(c.schedule().registration_closes(), s.deadline);
+  return s;
+}
+
+// Distinct deals a bot plays in the final -> groups it sits in (each group
+// plays one deal set of hands_per_match hands, in every rotation).
+int AppearancesFor(const v1::EventConfig& c, int hands_per_match) {
+  const int deals = c.final_deals_per_bot() > 0 ? c.final_deals_per_bot() : kDefaultFinalDeals;
+  return std::max(1, (deals + hands_per_match - 1) / std::max(1, hands_per_match));
+}
+
+std::string ConnectLine(const std::string& slug, const std::string& token,
+                        const std::string& entrant, const v1::EventConfig& c) {
+  std::string name;
+  for (char ch : entrant)
+    if (absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') name += ch;
+  if (name.empty()) name = "bot";
+  return absl::StrCat("tarock-arena-cli bots add ", slug, "-", absl::AsciiStrToLower(name),
+                      " --dial_in --variants ", absl::StrJoin(c.variants(), ","), " --event ", slug,
+                      " --entrant_token ", token);
+}
+
+std::string CsvField(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  return absl::StrCat("\"", absl::StrReplaceAll(v, {{"\"", "\"\""}}), "\"");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Look-ups.
+
+absl::StatusOr<int64_t> Scheduler::EventIdOf(const std::string& slug) {
+  if (slug.empty() || slug == "open") return 0;
+  {
+    absl::MutexLock lock(&signup_mu_);
+    for (const auto& [id, s] : event_slugs_)
+      if (s == slug) return id;
+  }
+  absl::StatusOr<EventRow> row = store_->GetEvent(slug);
+  if (!row.ok()) return row.status();
+  absl::MutexLock lock(&signup_mu_);
+  event_slugs_[row->id] = row->slug;
+  return row->id;
+}
+
+std::string Scheduler::EventSlugOf(int64_t id) {
+  if (id == 0) return "";
+  {
+    absl::MutexLock lock(&signup_mu_);
+    auto it = event_slugs_.find(id);
+    if (it != event_slugs_.end()) return it->second;
+  }
+  absl::StatusOr<EventRow> row = store_->EventById(id);
+  if (!row.ok()) return absl::StrCat("event-", id);
+  absl::MutexLock lock(&signup_mu_);
+  event_slugs_[id] = row->slug;
+  return row->slug;
+}
+
+absl::StatusOr<EventRow> Scheduler::EventForOrganiser(const std::string& slug,
+                                                      const std::string& token) {
+  absl::StatusOr<EventRow> row = store_->GetEvent(slug);
+  if (!row.ok()) return row.status();
+  if (IsAdminToken(token)) return row;
+  if (token.empty() || !sdk::ConstantTimeEquals(HashToken(token), row->organiser_token_hash))
+    return absl::PermissionDeniedError(
+        absl::StrCat("this needs the organiser token of event '", slug, "'"));
+  return row;
+}
+
+std::vector<BotRow> Scheduler::EventField(int64_t event_id, std::vector<int64_t>* entrant_of) {
+  std::vector<BotRow> out;
+  for (const EventBotRow& e : store_->EventBots(event_id)) {
+    if (e.withdrawn) continue;
+    absl::StatusOr<BotRow> bot = store_->BotById(e.bot_id);
+    if (!bot.ok() || bot->retired) continue;
+    out.push_back(*bot);
+    if (entrant_of) entrant_of->push_back(e.entrant_id);
+  }
+  return out;
+}
+
+v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
+  v1::EventInfo info;
+  info.set_id(row.id);
+  *info.mutable_config() = FromJson<v1::EventConfig>(row.config);
+  info.set_status(row.status);
+  info.set_entrants(static_cast<int>(store_->ListEntrants(row.id).size()));
+  std::vector<int64_t> entrant_of;
+  std::vector<BotRow> field = EventField(row.id, &entrant_of);
+  info.set_bots(static_cast<int>(field.size()));
+  MatchFilter f;
+  f.event_id = row.id;
+  f.kind = "ladder";
+  f.status = "done";
+  int64_t total = 0;
+  store_->ListMatchesPage(f, 0, 0, &total);
+  info.set_ladder_matches(total);
+  info.set_final_tournament_id(row.final_tournament_id);
+  info.set_frozen_at(row.frozen_at);
+  info.set_created_at(row.created_at);
+  const v1::EventConfig& c = info.config();
+  if (row.status == "upcoming" || row.status == "open") {
+    // What the final would cost with today's field.
+    absl::StatusOr<VariantInfo> v = Registry::Global().Info(c.variants(0));
+    if (v.ok() && !field.empty()) {
+      const int hands = c.hands_per_match() ? c.hands_per_match() : 2 * v->num_seats;
+      FinalDesignOptions o;
+      o.seats = v->num_seats;
+      o.appearances_per_bot = AppearancesFor(c, hands);
+      o.max_groups = (c.final_match_budget() ? c.final_match_budget() : kDefaultFinalBudget) /
+                     v->num_seats;
+      absl::StatusOr<FinalDesign> d = MakeFinalDesign(entrant_of, o);
+      if (d.ok()) info.set_final_matches_planned(static_cast<int>(d->groups.size()) * v->num_seats);
+    }
+  }
+  info.set_note(c.note());
+  if (with_results && row.final_tournament_id) {
+    absl::StatusOr<v1::TournamentInfo> t = GetTournament(row.final_tournament_id);
+    if (t.ok()) {
+      std::map<int64_t, std::string> entrant_names;
+      for (const EntrantRow& e : store_->ListEntrants(row.id)) entrant_names[e.id] = e.name;
+      std::map<std::string, std::string> entrant_of_bot;
+      for (const EventBotRow& e : store_->EventBots(row.id)) {
+        absl::StatusOr<BotRow> b = store_->BotById(e.bot_id);
+        if (b.ok()) entrant_of_bot[b->name] = e.entrant_id ? entrant_names[e.entrant_id] : "";
+      }
+      int place = 0;
+      for (const v1::TournamentStanding& s : t->standings()) {
+        v1::EventStanding* r = info.add_results();
+        r->set_place(++place);
+        r->set_bot(s.bot());
+        r->set_entrant(entrant_of_bot[s.bot()]);
+        r->set_mean(s.mean_per_hand());
+        r->set_ci95(s.ci95());
+        r->set_hands(s.hands());
+        r->set_total(s.total());
+        r->set_frozen(!s.runs_elsewhere());
+      }
+    }
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------
+// The organiser's and the entrants' calls.
+
+absl::StatusOr<v1::CreateEventResponse> Scheduler::CreateEvent(const v1::CreateEventRequest& r) {
+  if (absl::Status s = CheckAdmin(r.admin_token()); !s.ok()) return s;
+  v1::EventConfig c = r.config();
+  if (!ValidSlug(c.slug()))
+    return absl::InvalidArgumentError(
+        "the slug is 2-40 characters of a-z, 0-9 and '-' (not at either end, not 'open')");
+  if (absl::Status s = CheckText("the name", c.name(), 100); !s.ok()) return s;
+  if (c.kind() != "class" && c.kind() != "competition")
+    return absl::InvalidArgumentError("the kind is 'class' or 'competition'");
+  if (!c.description().empty())
+    if (absl::Status s = CheckText("the description", c.description(), 2000, true); !s.ok()) return s;
+  if (c.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
+  int seats = 0;
+  for (const std::string& v : c.variants()) {
+    absl::StatusOr<VariantInfo> info = Registry::Global().Info(v);
+    if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+    if (c.hands_per_match() % info->num_seats != 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("hands_per_match must be a multiple of ", info->num_seats, " (", v, ")"));
+    if (!seats) seats = info->num_seats;
+  }
+  if (c.hands_per_match() < 0) return absl::InvalidArgumentError("hands_per_match must not be negative");
+  const absl::Time now = absl::Now();
+  for (const auto& [what, text] :
+       {std::pair<std::string, std::string>{"registration_opens", c.schedule().registration_opens()},
+        {"registration_closes", c.schedule().registration_closes()},
+        {"deadline", c.schedule().deadline()}})
+    if (!text.empty())
+      if (absl::StatusOr<absl::Time> t = ParseUtc(what, text); !t.ok()) return t.status();
+  const Schedule sched = ScheduleOf(c);
+  if (sched.closes > sched.deadline)
+    return absl::InvalidArgumentError("registration must close by the deadline");
+  if (sched.opens >= sched.closes)
+    return absl::InvalidArgumentError("registration must open before it closes");
+  if (sched.deadline != absl::InfiniteFuture() && sched.deadline <= now)
+    return absl::InvalidArgumentError("the deadline has passed");
+  auto bound = [](int v, int fallback) { return v == 0 ? fallback : v; };
+  c.set_max_entrants(bound(c.max_entrants(), kDefaultMaxEntrants));
+  c.set_bots_per_entrant(bound(c.bots_per_entrant(), 1));
+  c.set_signups_per_hour(bound(c.signups_per_hour(), kDefaultSignupsPerHour));
+  c.set_final_deals_per_bot(bound(c.final_deals_per_bot(), kDefaultFinalDeals));
+  c.set_final_match_budget(bound(c.final_match_budget(), kDefaultFinalBudget));
+  c.set_weight(bound(c.weight(), 1));
+  if (c.max_entrants() < 1 || c.max_entrants() > 10000 || c.bots_per_entrant() < 1 ||
+      c.bots_per_entrant() > 10 || c.signups_per_hour() < 1 || c.final_deals_per_bot() < 1 ||
+      c.final_deals_per_bot() > 10000 || c.final_match_budget() < 1 ||
+      c.final_match_budget() > 20000 || c.weight() < 1 || c.weight() > 100)
+    return absl::InvalidArgumentError(
+        "limits: max_entrants 1-10000, bots_per_entrant 1-10, signups_per_hour at least 1, "
+        "final_deals_per_bot 1-10000, final_match_budget 1-20000, weight 1-100");
+  if (c.hands_per_match() == 0) c.set_hands_per_match(2 * seats);
+  absl::StatusOr<std::string> organiser = NewToken();
+  if (!organiser.ok()) return organiser.status();
+  absl::StatusOr<std::string> code = net::SecureRandomHex(8);
+  if (!code.ok()) return code.status();
+  EventRow row;
+  row.slug = c.slug();
+  row.status = now >= sched.opens ? "open" : "upcoming";
+  row.organiser_token_hash = HashToken(*organiser);
+  row.invite_code = *code;
+  row.config = ToJson(c);
+  absl::StatusOr<int64_t> id = store_->InsertEvent(row);
+  if (!id.ok()) return id.status();
+  row.id = *id;
+  if (row.status == "open") EventTick(now);  // its ladders start now
+  absl::StatusOr<EventRow> stored = store_->EventById(*id);
+  v1::CreateEventResponse out;
+  *out.mutable_event() = EventInfoOf(stored.ok() ? *stored : row, false);
+  out.set_organiser_token(*organiser);
+  out.set_invite_code(*code);
+  return out;
+}
+
+v1::ListEventsResponse Scheduler::ListEvents() {
+  v1::ListEventsResponse out;
+  std::vector<EventRow> rows = store_->ListEvents();
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    v1::EventConfig c = FromJson<v1::EventConfig>(it->config);
+    if (c.unlisted()) continue;
+    *out.add_events() = EventInfoOf(*it, false);
+  }
+  // The open event: the arena's own ladders.
+  v1::EventInfo* open = out.add_events();
+  open->mutable_config()->set_slug("open");
+  open->mutable_config()->set_name("Open ladders");
+  open->mutable_config()->set_kind("standing");
+  open->mutable_config()->set_description(
+      "The arena's standing ladders: every bot registered directly plays them.");
+  open->set_status("open");
+  std::set<std::string> variants;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, ladder] : ladders_)
+      if (ladder.event_id == 0) variants.insert(ladder.config.variant());
+  }
+  for (const std::string& v : variants) open->mutable_config()->add_variants(v);
+  return out;
+}
+
+absl::StatusOr<v1::EventInfo> Scheduler::GetEvent(const v1::GetEventRequest& r) {
+  absl::StatusOr<EventRow> row = store_->GetEvent(r.slug());
+  if (!row.ok()) return row.status();
+  v1::EventInfo info = EventInfoOf(*row, true);
+  if (!r.organiser_token().empty() && EventForOrganiser(r.slug(), r.organiser_token()).ok())
+    info.set_invite_code(row->invite_code);
+  return info;
+}
+
+absl::StatusOr<v1::JoinEventResponse> Scheduler::JoinEvent(const v1::JoinEventRequest& r) {
+  if (r.code().empty() || r.code().size() > 64)
+    return absl::InvalidArgumentError("give the invite code your organiser handed out");
+  std::optional<EventRow> event;
+  for (const EventRow& e : store_->ListEvents())
+    if (sdk::ConstantTimeEquals(e.invite_code, r.code())) event = e;
+  if (!event) return absl::NotFoundError("no event has this invite code: check it with your organiser");
+  if (absl::Status s = CheckText("your name", r.name(), 64); !s.ok()) return s;
+  const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
+  const Schedule sched = ScheduleOf(c);
+  const absl::Time now = absl::Now();
+  if (event->status == "closed" || event->status == "frozen" || event->status == "finished")
+    return absl::FailedPreconditionError(
+        absl::StrCat("registration for '", c.name(), "' is closed (the event is ", event->status, ")"));
+  if (now < sched.opens)
+    return absl::FailedPreconditionError(absl::StrCat("registration for '", c.name(), "' opens at ",
+                                                      Utc(sched.opens), " UTC"));
+  if (now >= sched.closes)
+    return absl::FailedPreconditionError(absl::StrCat("registration for '", c.name(), "' closed at ",
+                                                      Utc(sched.closes), " UTC"));
+  std::vector<EntrantRow> entrants = store_->ListEntrants(event->id);
+  for (const EntrantRow& e : entrants)
+    if (absl::EqualsIgnoreCase(e.name, r.name()))
+      return absl::AlreadyExistsError(absl::StrCat("someone named '", e.name,
+                                                   "' has joined: choose another name"));
+  if (static_cast<int>(entrants.size()) >= c.max_entrants())
+    return absl::ResourceExhaustedError(
+        absl::StrCat("'", c.name(), "' is full (", c.max_entrants(), " entrants)"));
+  {
+    // Sign-ups per event and hour: a leaked code cannot fill the event at once.
+    absl::MutexLock lock(&signup_mu_);
+    const int64_t hour = absl::ToUnixSeconds(now) / 3600;
+    auto& [h, count] = signups_[event->id];
+    if (h != hour) h = hour, count = 0;
+    if (count >= c.signups_per_hour())
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "too many sign-ups to '", c.name(), "' this hour; try again in a few minutes"));
+    ++count;
+  }
+  absl::StatusOr<std::string> token = NewToken();
+  if (!token.ok()) return token.status();
+  EntrantRow row;
+  row.event_id = event->id;
+  row.name = r.name();
+  row.token_hash = HashToken(*token);
+  absl::StatusOr<EntrantRow> added = store_->InsertEntrant(row);
+  if (!added.ok()) return added.status();
+  v1::JoinEventResponse out;
+  out.set_event(event->slug);
+  out.set_entrant(added->name);
+  out.set_token(*token);
+  out.set_connect_line(ConnectLine(event->slug, *token, added->name, c));
+  return out;
+}
+
+absl::StatusOr<v1::EventRosterResponse> Scheduler::EventRoster(const v1::EventRosterRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  v1::EventRosterResponse out;
+  out.set_invite_code(event->invite_code);
+  std::map<int64_t, v1::EventEntrant*> by_id;
+  for (const EntrantRow& e : store_->ListEntrants(event->id)) {
+    v1::EventEntrant* x = out.add_entrants();
+    x->set_name(e.name);
+    x->set_joined_at(e.created_at);
+    x->set_updated_at(e.updated_at);
+    by_id[e.id] = x;
+  }
+  for (const EventBotRow& e : store_->EventBots(event->id)) {
+    absl::StatusOr<BotRow> bot = store_->BotById(e.bot_id);
+    if (!bot.ok()) continue;
+    v1::BotInfo info = BotInfoOf(*bot, false);
+    if (e.withdrawn) info.set_health("withdrawn");
+    auto it = by_id.find(e.entrant_id);
+    if (e.entrant_id == 0 || it == by_id.end())
+      *out.add_house_bots() = info;
+    else
+      *it->second->add_bots() = info;
+  }
+  return out;
+}
+
+absl::StatusOr<v1::RegisterRosterResponse> Scheduler::RegisterRoster(
+    const v1::RegisterRosterRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  if (event->status != "open" && event->status != "upcoming")
+    return absl::FailedPreconditionError(absl::StrCat("event '", r.slug(), "' is ", event->status));
+  const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
+  std::vector<EntrantRow> entrants = store_->ListEntrants(event->id);
+  if (r.names().empty()) return absl::InvalidArgumentError("give at least one name");
+  if (static_cast<int>(entrants.size() + r.names().size()) > c.max_entrants())
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the event takes ", c.max_entrants(), " entrants; it has ", entrants.size(), " and ",
+        r.names().size(), " more would not fit"));
+  // All or nothing: every name checked before any is stored.
+  std::vector<std::string> seen;
+  for (const std::string& name : r.names()) {
+    if (absl::Status s = CheckText(absl::StrCat("the name '", ForTerminal(name, 40), "'"), name, 64);
+        !s.ok())
+      return s;
+    for (const EntrantRow& e : entrants)
+      if (absl::EqualsIgnoreCase(e.name, name))
+        return absl::AlreadyExistsError(absl::StrCat("'", e.name, "' has joined already"));
+    for (const std::string& other : seen)
+      if (absl::EqualsIgnoreCase(other, name))
+        return absl::InvalidArgumentError(absl::StrCat("'", name, "' is on the list twice"));
+    seen.push_back(name);
+  }
+  v1::RegisterRosterResponse out;
+  for (const std::string& name : r.names()) {
+    absl::StatusOr<std::string> token = NewToken();
+    if (!token.ok()) return token.status();
+    EntrantRow row;
+    row.event_id = event->id;
+    row.name = name;
+    row.token_hash = HashToken(*token);
+    absl::StatusOr<EntrantRow> added = store_->InsertEntrant(row);
+    if (!added.ok()) return added.status();
+    v1::JoinEventResponse* x = out.add_entrants();
+    x->set_event(event->slug);
+    x->set_entrant(name);
+    x->set_token(*token);
+    x->set_connect_line(ConnectLine(event->slug, *token, name, c));
+  }
+  return out;
+}
+
+absl::StatusOr<v1::JoinEventResponse> Scheduler::ReissueEntrantToken(
+    const v1::ReissueEntrantTokenRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  for (EntrantRow& e : store_->ListEntrants(event->id)) {
+    if (!absl::EqualsIgnoreCase(e.name, r.entrant())) continue;
+    absl::StatusOr<std::string> token = NewToken();
+    if (!token.ok()) return token.status();
+    e.token_hash = HashToken(*token);
+    if (absl::Status s = store_->UpdateEntrant(e); !s.ok()) return s;
+    v1::JoinEventResponse out;
+    out.set_event(event->slug);
+    out.set_entrant(e.name);
+    out.set_token(*token);
+    out.set_connect_line(ConnectLine(event->slug, *token, e.name, FromJson<v1::EventConfig>(event->config)));
+    return out;
+  }
+  return absl::NotFoundError(absl::StrCat("no entrant named '", r.entrant(), "' in '", r.slug(), "'"));
+}
+
+absl::StatusOr<v1::EventInfo> Scheduler::EnterHouseBot(const v1::EnterHouseBotRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  if (event->status != "open" && event->status != "upcoming")
+    return absl::FailedPreconditionError(
+        absl::StrCat("entries of '", r.slug(), "' are closed (", event->status, ")"));
+  absl::StatusOr<BotRow> bot = store_->FindBot(r.bot());
+  if (!bot.ok()) return bot.status();
+  if (bot->retired) return absl::FailedPreconditionError(absl::StrCat("bot '", r.bot(), "' is retired"));
+  const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
+  if (std::none_of(c.variants().begin(), c.variants().end(), [&](const std::string& v) {
+        return std::find(bot->variants.begin(), bot->variants.end(), v) != bot->variants.end();
+      }))
+    return absl::InvalidArgumentError(absl::StrCat("bot '", r.bot(), "' plays none of ",
+                                                   absl::StrJoin(c.variants(), ", ")));
+  if (absl::Status s = store_->EnterBot({event->id, bot->id, 0, false, ""}); !s.ok()) return s;
+  return EventInfoOf(*event, false);
+}
+
+absl::StatusOr<v1::EventInfo> Scheduler::WithdrawBot(const v1::WithdrawBotRequest& r) {
+  absl::StatusOr<EventRow> event = store_->GetEvent(r.slug());
+  if (!event.ok()) return event.status();
+  absl::StatusOr<BotRow> bot = store_->FindBot(r.bot());
+  if (!bot.ok()) return bot.status();
+  std::optional<EventBotRow> entry;
+  for (const EventBotRow& e : store_->EventBots(event->id))
+    if (e.bot_id == bot->id) entry = e;
+  if (!entry) return absl::NotFoundError(absl::StrCat("bot '", r.bot(), "' is not in '", r.slug(), "'"));
+  bool allowed = EventForOrganiser(r.slug(), r.token()).ok();
+  if (!allowed && entry->entrant_id != 0 && !r.token().empty())
+    for (const EntrantRow& e : store_->ListEntrants(event->id))
+      if (e.id == entry->entrant_id && sdk::ConstantTimeEquals(HashToken(r.token()), e.token_hash))
+        allowed = true;
+  if (!allowed)
+    return absl::PermissionDeniedError(
+        "withdrawing a bot needs the organiser's token or its entrant's");
+  if (event->status == "frozen" || event->status == "finished")
+    return absl::FailedPreconditionError(absl::StrCat("the entries of '", r.slug(), "' are frozen"));
+  entry->withdrawn = true;
+  if (absl::Status s = store_->EnterBot(*entry); !s.ok()) return s;
+  return EventInfoOf(*event, false);
+}
+
+absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportEventRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  if (r.format() != "csv" && r.format() != "json")
+    return absl::InvalidArgumentError("the format is 'csv' or 'json'");
+  v1::EventInfo info = EventInfoOf(*event, true);
+  v1::EventRosterRequest rr;
+  rr.set_slug(r.slug());
+  rr.set_organiser_token(r.organiser_token());
+  absl::StatusOr<v1::EventRosterResponse> roster = EventRoster(rr);
+  if (!roster.ok()) return roster.status();
+  std::map<std::string, std::string> entrant_of_bot;
+  for (const v1::EventEntrant& e : roster->entrants())
+    for (const v1::BotInfo& b : e.bots()) entrant_of_bot[b.name()] = e.name();
+  // The ladders' last standings, per variant.
+  std::vector<std::pair<std::string, v1::LeaderboardResponse>> boards;
+  for (const std::string& v : info.config().variants()) {
+    absl::StatusOr<v1::LeaderboardResponse> b = Leaderboard(v, r.slug());
+    if (b.ok()) boards.push_back({v, *b});
+  }
+  v1::ExportEventResponse out;
+  if (r.format() == "json") {
+    json j;
+    j["event"] = {{"slug", event->slug}, {"name", info.config().name()}, {"status", info.status()},
+                  {"frozen_at", info.frozen_at()}, {"final_tournament_id", info.final_tournament_id()}};
+    j["final"] = json::array();
+    for (const v1::EventStanding& s : info.results())
+      j["final"].push_back({{"place", s.place()}, {"bot", s.bot()}, {"entrant", s.entrant()},
+                            {"mean_per_hand", s.mean()}, {"ci95", s.ci95()}, {"hands", s.hands()},
+                            {"total", s.total()}, {"frozen", s.frozen()}});
+    j["ladders"] = json::object();
+    for (const auto& [v, b] : boards) {
+      json rows = json::array();
+      for (const v1::LeaderboardEntry& e : b.entries())
+        rows.push_back({{"rank", e.rank()}, {"bot", e.bot()}, {"entrant", entrant_of_bot[e.bot()]},
+                        {"rating", e.rating().display()}, {"mu", e.rating().mu()},
+                        {"sigma", e.rating().sigma()}, {"matches", e.rating().matches()}});
+      j["ladders"][v] = rows;
+    }
+    j["roster"] = json::array();
+    for (const v1::EventEntrant& e : roster->entrants()) {
+      json bots = json::array();
+      for (const v1::BotInfo& b : e.bots())
+        bots.push_back({{"name", b.name()}, {"health", b.health()}});
+      j["roster"].push_back({{"name", e.name()}, {"joined_at", e.joined_at()},
+                             {"updated_at", e.updated_at()}, {"bots", bots}});
+    }
+    out.set_content_type("application/json");
+    out.set_body(j.dump(2) + "\n");
+    return out;
+  }
+  std::string csv = "section,variant,place,bot,entrant,score,ci95_or_sigma,hands_or_matches,detail\n";
+  const std::string final_variant = info.config().variants(0);
+  for (const v1::EventStanding& s : info.results())
+    absl::StrAppend(&csv, "final,", final_variant, ",", s.place(), ",", CsvField(s.bot()), ",",
+                    CsvField(s.entrant()), ",", absl::StrFormat("%.3f", s.mean()), ",",
+                    absl::StrFormat("%.3f", s.ci95()), ",", s.hands(), ",",
+                    s.frozen() ? "frozen" : "unfrozen", "\n");
+  for (const auto& [v, b] : boards)
+    for (const v1::LeaderboardEntry& e : b.entries())
+      absl::StrAppend(&csv, "ladder,", v, ",", e.rank(), ",", CsvField(e.bot()), ",",
+                      CsvField(entrant_of_bot[e.bot()]), ",",
+                      absl::StrFormat("%.3f", e.rating().display()), ",",
+                      absl::StrFormat("%.3f", e.rating().sigma()), ",", e.rating().matches(), ",\n");
+  for (const v1::EventEntrant& e : roster->entrants()) {
+    std::vector<std::string> bots;
+    for (const v1::BotInfo& b : e.bots()) bots.push_back(absl::StrCat(b.name(), ":", b.health()));
+    absl::StrAppend(&csv, "roster,,,", CsvField(absl::StrJoin(bots, " ")), ",", CsvField(e.name()),
+                    ",,,,", CsvField(absl::StrCat("joined ", e.joined_at(), "; changed ", e.updated_at())),
+                    "\n");
+  }
+  out.set_content_type("text/csv; charset=utf-8");
+  out.set_body(csv);
+  return out;
+}
+
+absl::StatusOr<v1::EventInfo> Scheduler::CloseEvent(const v1::CloseEventRequest& r) {
+  absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
+  if (!event.ok()) return event.status();
+  if (event->status == "closed") return EventInfoOf(*event, true);
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& v : FromJson<v1::EventConfig>(event->config).variants())
+      if (ladders_.count(RatingPool(v, event->id))) StopLadderLocked(RatingPool(v, event->id)).IgnoreError();
+  }
+  event->status = "closed";
+  if (absl::Status s = store_->UpdateEvent(*event); !s.ok()) return s;
+  return EventInfoOf(*event, true);
+}
+
+// ---------------------------------------------------------------------------
+// The schedule.
+
+void Scheduler::StartFinal(EventRow& event) {
+  v1::EventConfig c = FromJson<v1::EventConfig>(event.config);
+  auto note = [&](const std::string& text) {
+    c.set_note(text);
+    event.config = ToJson(c);
+  };
+  const std::string variant = c.variants(0);
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(variant);
+  std::vector<int64_t> entrant_of;
+  std::vector<BotRow> field = EventField(event.id, &entrant_of);
+  // Bots that do not play the final's variant sit it out.
+  std::vector<BotRow> playing;
+  std::vector<int64_t> playing_entrant;
+  for (size_t i = 0; i < field.size(); ++i)
+    if (std::find(field[i].variants.begin(), field[i].variants.end(), variant) != field[i].variants.end()) {
+      playing.push_back(field[i]);
+      playing_entrant.push_back(entrant_of[i]);
+    }
+  if (!info.ok()) {
+    note("the final's variant is unknown");
+    event.status = "finished";
+    return;
+  }
+  const int hands = c.hands_per_match() ? c.hands_per_match() : 2 * info->num_seats;
+  FinalDesignOptions o;
+  o.seats = info->num_seats;
+  o.appearances_per_bot = AppearancesFor(c, hands);
+  o.max_groups = std::max(1, c.final_match_budget() / info->num_seats);
+  absl::StatusOr<uint64_t> seed = net::SecureRandomSeed();
+  o.seed = seed.ok() ? *seed : 0;
+  absl::StatusOr<FinalDesign> design = MakeFinalDesign(playing_entrant, o);
+  if (!design.ok()) {
+    note(absl::StrCat("no final: ", design.status().message()));
+    event.status = "finished";
+    return;
+  }
+  v1::RunTournamentRequest r;
+  r.set_variant(variant);
+  r.set_deals(1);
+  r.set_hands_per_match(hands);
+  *r.mutable_time_control() = c.time_control();
+  *r.mutable_fault_policy() = c.fault_policy();
+  r.set_name(absl::StrCat(c.name(), ": final"));
+  r.set_event(event.slug);
+  absl::StatusOr<v1::TournamentInfo> t =
+      ScheduleTournament(r, playing, design->groups, "final", event.id);
+  if (!t.ok()) {
+    note(absl::StrCat("no final: ", t.status().message()));
+    event.status = "finished";
+    return;
+  }
+  event.final_tournament_id = t->id();
+  note(absl::StrCat("final: ", design->groups.size(), " tables of ", info->num_seats, " in every seating (",
+                    t->matches_total(), " matches), ", design->appearances_per_bot * hands,
+                    " deals a bot"));
+}
+
+void Scheduler::EventTick(absl::Time now) {
+  for (EventRow& event : store_->ListEvents()) {
+    const std::string before = event.status;
+    const int64_t final_before = event.final_tournament_id;
+    const std::string config_before = event.config;
+    const v1::EventConfig c = FromJson<v1::EventConfig>(event.config);
+    const Schedule sched = ScheduleOf(c);
+    if (event.status == "upcoming" && now >= sched.opens) event.status = "open";
+    if (event.status == "open") {
+      if (now >= sched.deadline) {
+        // The deadline: entries freeze, the ladders stop, the final starts.
+        {
+          absl::MutexLock lock(&mu_);
+          for (const std::string& v : c.variants())
+            if (ladders_.count(RatingPool(v, event.id)))
+              StopLadderLocked(RatingPool(v, event.id)).IgnoreError();
+        }
+        event.status = "frozen";
+        event.frozen_at = Utc(now);
+      } else {
+        absl::MutexLock lock(&mu_);
+        for (const std::string& v : c.variants()) {
+          if (ladders_.count(RatingPool(v, event.id))) continue;
+          v1::LadderConfig lc;
+          lc.set_variant(v);
+          lc.set_event(event.slug);
+          lc.set_hands_per_match(c.hands_per_match());
+          lc.set_separate_owners(true);
+          *lc.mutable_time_control() = c.time_control();
+          *lc.mutable_fault_policy() = c.fault_policy();
+          StartLadderLocked(lc, event.id, c.weight()).IgnoreError();
+        }
+      }
+    }
+    if (event.status == "frozen") {
+      if (event.final_tournament_id == 0) {
+        // A final made before a crash that kept it from being recorded here.
+        for (const TournamentSummaryRow& t : store_->ListTournaments(100000))
+          if (FromJson<v1::RunTournamentRequest>(t.tournament.config).event() == event.slug)
+            event.final_tournament_id = t.tournament.id;
+      }
+      if (event.final_tournament_id == 0) {
+        StartFinal(event);
+      } else {
+        absl::StatusOr<v1::TournamentInfo> t = GetTournament(event.final_tournament_id);
+        if (t.ok() && t->finished()) event.status = "finished";
+      }
+    }
+    if (event.status != before || event.final_tournament_id != final_before ||
+        event.config != config_before)
+      store_->UpdateEvent(event).IgnoreError();
+  }
+}
+
+}  // namespace tarock::arena

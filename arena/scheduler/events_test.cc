@@ -1,0 +1,329 @@
+// Events (events.cc, issue 32) with real matches in process: separate
+// fields, ladders and ratings; sign-ups and their refusals; the deadline, the
+// final and a restart in the middle of it; who may change what; fair shares.
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/scheduler_testing.h"
+
+namespace tarock::arena {
+namespace {
+
+using namespace testing_internal;  // NOLINT: the fixture and fakes
+
+class EventsTest : public SchedulerTest {
+ protected:
+  void SetUp() override {
+    SchedulerTest::SetUp();
+    options_.admin_token = "admin";
+  }
+  // An event of slovenian-3p with short matches.
+  v1::CreateEventResponse Create(const std::string& slug, const std::string& deadline = "",
+                                 int weight = 1, int max_entrants = 0) {
+    v1::CreateEventRequest r;
+    r.set_admin_token("admin");
+    v1::EventConfig* c = r.mutable_config();
+    c->set_slug(slug);
+    c->set_name(absl::StrCat("Event ", slug));
+    c->set_kind("competition");
+    c->add_variants("slovenian-3p");
+    c->set_hands_per_match(3);
+    c->mutable_schedule()->set_deadline(deadline);
+    c->set_weight(weight);
+    c->set_max_entrants(max_entrants);
+    c->set_final_deals_per_bot(6);  // two tables a bot
+    absl::StatusOr<v1::CreateEventResponse> out = scheduler_->CreateEvent(r);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : v1::CreateEventResponse();
+  }
+  // Joins `name` with `code` and registers one in-process bot of `kind`.
+  std::string Enter(const std::string& slug, const std::string& code, const std::string& name,
+                    const std::string& kind) {
+    v1::JoinEventRequest j;
+    j.set_code(code);
+    j.set_name(name);
+    absl::StatusOr<v1::JoinEventResponse> joined = scheduler_->JoinEvent(j);
+    EXPECT_TRUE(joined.ok()) << joined.status();
+    if (!joined.ok()) return "";
+    v1::AddBotRequest b;
+    b.set_name(absl::StrCat(slug, "-", name));
+    b.set_endpoint(absl::StrCat("inproc:", kind));
+    b.add_variants("slovenian-3p");
+    b.set_event(slug);
+    b.set_entrant_token(joined->token());
+    absl::StatusOr<v1::AddBotResponse> added = scheduler_->AddBot(b);
+    EXPECT_TRUE(added.ok()) << added.status();
+    return joined->token();
+  }
+  int64_t Done(const std::string& event) {
+    v1::ListMatchesRequest r;
+    r.set_event(event);
+    r.set_status("done");
+    r.set_kind("ladder");
+    absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(r);
+    return m.ok() ? m->total() : -1;
+  }
+  void WaitFor(const std::function<bool()>& done, absl::Duration limit = absl::Seconds(120)) {
+    const absl::Time deadline = absl::Now() + limit;
+    while (!done() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
+    ASSERT_TRUE(done()) << "timed out";
+  }
+};
+
+TEST_F(EventsTest, TwoEventsWithOverlappingBotsHaveSeparateLeaderboardsAndRatings) {
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  AddBot("r3", "random");
+  v1::CreateEventResponse a = Create("class-a");
+  v1::CreateEventResponse b = Create("class-b");
+  for (const auto& [slug, token, bots] :
+       {std::tuple<std::string, std::string, std::vector<std::string>>{
+            "class-a", a.organiser_token(), {"h1", "r1", "r2"}},
+        {"class-b", b.organiser_token(), {"h1", "r1", "r3"}}})
+    for (const std::string& bot : bots) {
+      v1::EnterHouseBotRequest e;
+      e.set_slug(slug);
+      e.set_organiser_token(token);
+      e.set_bot(bot);
+      ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
+    }
+  WaitFor([&] { return Done("class-a") >= 6 && Done("class-b") >= 6; });
+  absl::StatusOr<v1::LeaderboardResponse> la = scheduler_->Leaderboard("slovenian-3p", "class-a");
+  absl::StatusOr<v1::LeaderboardResponse> lb = scheduler_->Leaderboard("slovenian-3p", "class-b");
+  ASSERT_TRUE(la.ok() && lb.ok());
+  std::set<std::string> in_a, in_b;
+  for (const auto& e : la->entries()) in_a.insert(e.bot());
+  for (const auto& e : lb->entries()) in_b.insert(e.bot());
+  EXPECT_EQ(in_a, (std::set<std::string>{"h1", "r1", "r2"}));
+  EXPECT_EQ(in_b, (std::set<std::string>{"h1", "r1", "r3"}));
+  // No open ladder runs: the open board is empty.
+  EXPECT_EQ(scheduler_->Leaderboard("slovenian-3p")->entries_size(), 0);
+  // h1 has two ratings, one per event, each resting on its own matches.
+  absl::StatusOr<v1::BotInfo> h1 = scheduler_->GetBot("h1", false);
+  ASSERT_TRUE(h1.ok());
+  std::map<std::string, int> matches;
+  for (const auto& r : h1->ratings()) matches[r.event()] = r.matches();
+  ASSERT_EQ(matches.size(), 2u);
+  v1::ListMatchesRequest ra;
+  ra.set_event("class-a");
+  ra.set_limit(1000);
+  absl::StatusOr<v1::ListMatchesResponse> in_a_matches = scheduler_->ListMatches(ra);
+  ASSERT_TRUE(in_a_matches.ok());
+  EXPECT_GE(in_a_matches->matches_size(), 6);
+  for (const auto& m : in_a_matches->matches()) {
+    EXPECT_EQ(m.event(), "class-a");
+    for (const auto& s : m.seats()) EXPECT_NE(s.bot(), "r3") << m.id();
+  }
+  // The open event lists the class matches nowhere.
+  v1::ListMatchesRequest ro;
+  ro.set_event("open");
+  EXPECT_EQ(scheduler_->ListMatches(ro)->total(), 0);
+}
+
+TEST_F(EventsTest, SignUpsAreRefusedClearlyAndRefusalsStoreNothing) {
+  StartScheduler();
+  v1::CreateEventResponse a = Create("small", "", 1, /*max_entrants=*/2);
+  v1::JoinEventRequest j;
+  j.set_code("not-the-code");
+  j.set_name("Ann");
+  EXPECT_EQ(scheduler_->JoinEvent(j).status().code(), absl::StatusCode::kNotFound);
+  j.set_code(a.invite_code());
+  ASSERT_TRUE(scheduler_->JoinEvent(j).ok());
+  j.set_name("ANN");
+  EXPECT_EQ(scheduler_->JoinEvent(j).status().code(), absl::StatusCode::kAlreadyExists);
+  j.set_name("bad\x1bname");
+  EXPECT_EQ(scheduler_->JoinEvent(j).status().code(), absl::StatusCode::kInvalidArgument);
+  j.set_name("Bob");
+  ASSERT_TRUE(scheduler_->JoinEvent(j).ok());
+  j.set_name("Cid");
+  absl::Status full = scheduler_->JoinEvent(j).status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_EQ(scheduler_->GetEvent([&] {
+              v1::GetEventRequest g;
+              g.set_slug("small");
+              return g;
+            }())->entrants(),
+            2);
+  // Registration closed: an event whose registration window has passed.
+  v1::CreateEventRequest r;
+  r.set_admin_token("admin");
+  v1::EventConfig* c = r.mutable_config();
+  c->set_slug("later");
+  c->set_name("Later");
+  c->set_kind("class");
+  c->add_variants("slovenian-3p");
+  c->mutable_schedule()->set_registration_opens("2099-01-01 00:00:00");
+  absl::StatusOr<v1::CreateEventResponse> later = scheduler_->CreateEvent(r);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ(later->event().status(), "upcoming");
+  j.set_code(later->invite_code());
+  absl::Status closed = scheduler_->JoinEvent(j).status();
+  EXPECT_EQ(closed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(closed.message().find("opens at 2099-01-01"), std::string::npos) << closed;
+  // Bad configurations: one clear error each, nothing stored.
+  for (const std::string& slug : std::vector<std::string>{"A", "open", "-x", std::string(41, 'a')}) {
+    c->set_slug(slug);
+    EXPECT_EQ(scheduler_->CreateEvent(r).status().code(), absl::StatusCode::kInvalidArgument) << slug;
+  }
+  c->set_slug("later");
+  EXPECT_EQ(scheduler_->CreateEvent(r).status().code(), absl::StatusCode::kAlreadyExists);
+  r.set_admin_token("wrong");
+  c->set_slug("other");
+  EXPECT_EQ(scheduler_->CreateEvent(r).status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(EventsTest, OrganisersAndEntrantsChangeOnlyWhatIsTheirs) {
+  StartScheduler();
+  v1::CreateEventResponse a = Create("ev-a");
+  v1::CreateEventResponse b = Create("ev-b");
+  v1::EventRosterRequest roster;
+  roster.set_slug("ev-b");
+  roster.set_organiser_token(a.organiser_token());
+  EXPECT_EQ(scheduler_->EventRoster(roster).status().code(), absl::StatusCode::kPermissionDenied);
+  roster.set_organiser_token(b.organiser_token());
+  EXPECT_TRUE(scheduler_->EventRoster(roster).ok());
+  v1::CloseEventRequest close;
+  close.set_slug("ev-b");
+  close.set_organiser_token(a.organiser_token());
+  EXPECT_EQ(scheduler_->CloseEvent(close).status().code(), absl::StatusCode::kPermissionDenied);
+  const std::string ann = Enter("ev-a", a.invite_code(), "ann", "random");
+  const std::string bob = Enter("ev-a", a.invite_code(), "bob", "random");
+  v1::WithdrawBotRequest w;
+  w.set_slug("ev-a");
+  w.set_bot("ev-a-ann");
+  w.set_token(bob);  // another entrant
+  EXPECT_EQ(scheduler_->WithdrawBot(w).status().code(), absl::StatusCode::kPermissionDenied);
+  w.set_token(b.organiser_token());  // another event's organiser
+  EXPECT_EQ(scheduler_->WithdrawBot(w).status().code(), absl::StatusCode::kPermissionDenied);
+  w.set_token(ann);
+  EXPECT_TRUE(scheduler_->WithdrawBot(w).ok());
+  // An entrant's token registers into its own event only, within its limit.
+  v1::AddBotRequest add;
+  add.set_name("sneaky");
+  add.set_endpoint("inproc:random");
+  add.add_variants("slovenian-3p");
+  add.set_event("ev-b");
+  add.set_entrant_token(bob);
+  EXPECT_EQ(scheduler_->AddBot(add).status().code(), absl::StatusCode::kPermissionDenied);
+  add.set_event("ev-a");
+  EXPECT_EQ(scheduler_->AddBot(add).status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_FALSE(scheduler_->GetBot("sneaky", false).ok());
+  // The organiser reissues a lost token: the old one stops working.
+  v1::ReissueEntrantTokenRequest re;
+  re.set_slug("ev-a");
+  re.set_organiser_token(a.organiser_token());
+  re.set_entrant("BOB");
+  absl::StatusOr<v1::JoinEventResponse> fresh = scheduler_->ReissueEntrantToken(re);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_NE(fresh->token(), bob);
+  w.set_bot("ev-a-bob");
+  w.set_token(bob);
+  EXPECT_EQ(scheduler_->WithdrawBot(w).status().code(), absl::StatusCode::kPermissionDenied);
+  w.set_token(fresh->token());
+  EXPECT_TRUE(scheduler_->WithdrawBot(w).ok());
+}
+
+// A competition whose deadline passes while its ladder runs: the entries
+// freeze, the final runs by itself and its standings are the results; an
+// arena stopped in the middle of the final resumes it, nothing doubled.
+TEST_F(EventsTest, TheDeadlineFreezesEntriesAndTheFinalRunsAndResumesAfterARestart) {
+  StartScheduler();
+  const std::string deadline = absl::FormatTime("%Y-%m-%d %H:%M:%S",
+                                                absl::Now() + absl::Seconds(3), absl::UTCTimeZone());
+  v1::CreateEventResponse ev = Create("cup", deadline);
+  Enter("cup", ev.invite_code(), "ann", "heuristic");
+  Enter("cup", ev.invite_code(), "bob", "random");
+  Enter("cup", ev.invite_code(), "cid", "random");
+  const std::string dan = Enter("cup", ev.invite_code(), "dan", "random");
+  v1::GetEventRequest get;
+  get.set_slug("cup");
+  EXPECT_EQ(scheduler_->GetEvent(get)->final_matches_planned(), 3 * 3);  // ceil(4*2/3) tables x 3
+  // The referees go down before the deadline, so the final is made but
+  // cannot run until the arena is back.
+  referees_.SetDown("ref-a:1");
+  referees_.SetDown("ref-b:1");
+  WaitFor([&] { return scheduler_->GetEvent(get)->status() != "open"; });
+  absl::StatusOr<v1::EventInfo> frozen = scheduler_->GetEvent(get);
+  ASSERT_TRUE(frozen.ok());
+  EXPECT_FALSE(frozen->frozen_at().empty());
+  // Entries are frozen: no new bot, no withdrawal.
+  v1::AddBotRequest late;
+  late.set_name("late");
+  late.set_endpoint("inproc:random");
+  late.add_variants("slovenian-3p");
+  late.set_event("cup");
+  late.set_entrant_token(dan);
+  EXPECT_EQ(scheduler_->AddBot(late).status().code(), absl::StatusCode::kFailedPrecondition);
+  WaitFor([&] { return scheduler_->GetEvent(get)->final_tournament_id() != 0; });
+  const int64_t final_id = scheduler_->GetEvent(get)->final_tournament_id();
+  EXPECT_EQ(scheduler_->GetTournament(final_id)->matches_done(), 0);
+  EXPECT_EQ(scheduler_->GetEvent(get)->status(), "frozen");
+  // Stopped with the final unplayed; started again with the referees up.
+  scheduler_.reset();
+  referees_.SetUp("ref-a:1");
+  referees_.SetUp("ref-b:1");
+  StartScheduler();
+  WaitFor([&] { return scheduler_->GetEvent(get)->status() == "finished"; });
+  absl::StatusOr<v1::EventInfo> done = scheduler_->GetEvent(get);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->final_tournament_id(), final_id);  // one final, not two
+  ASSERT_EQ(done->results_size(), 4);
+  std::set<std::string> entrants;
+  for (const auto& r : done->results()) {
+    entrants.insert(r.entrant());
+    EXPECT_GT(r.hands(), 0);
+    EXPECT_FALSE(r.frozen());  // listening bots: the arena cannot freeze them
+  }
+  EXPECT_EQ(entrants, (std::set<std::string>{"ann", "bob", "cid", "dan"}));
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->GetTournament(final_id);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->matches_total(), 9);
+  EXPECT_EQ(t->matches_done(), 9);
+  for (const auto& [id, times] : referees_.finished()) EXPECT_EQ(times, 1) << id;
+  // The export holds the final standings and the roster.
+  v1::ExportEventRequest x;
+  x.set_slug("cup");
+  x.set_organiser_token(ev.organiser_token());
+  x.set_format("csv");
+  absl::StatusOr<v1::ExportEventResponse> csv = scheduler_->ExportEvent(x);
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_NE(csv->body().find("final,slovenian-3p,1,"), std::string::npos) << csv->body();
+  EXPECT_NE(csv->body().find("roster,,,cup-dan:"), std::string::npos) << csv->body();
+  x.set_format("json");
+  EXPECT_NE(scheduler_->ExportEvent(x)->body().find("\"final\""), std::string::npos);
+  x.set_format("xml");
+  EXPECT_EQ(scheduler_->ExportEvent(x).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Events share the referees by weight: a weight-3 event's ladder makes about
+// three matches for every one of a weight-1 event's.
+TEST_F(EventsTest, EventsShareTheSlotsByWeight) {
+  options_.max_parallel = 2;
+  StartScheduler();
+  for (const char* b : {"h1", "r1", "r2", "h2", "r3", "r4"}) AddBot(b, b[0] == 'h' ? "heuristic" : "random");
+  v1::CreateEventResponse big = Create("big", "", 3);
+  v1::CreateEventResponse small = Create("small", "", 1);
+  for (const auto& [slug, token, bots] :
+       {std::tuple<std::string, std::string, std::vector<std::string>>{
+            "big", big.organiser_token(), {"h1", "r1", "r2"}},
+        {"small", small.organiser_token(), {"h2", "r3", "r4"}}})
+    for (const std::string& bot : bots) {
+      v1::EnterHouseBotRequest e;
+      e.set_slug(slug);
+      e.set_organiser_token(token);
+      e.set_bot(bot);
+      ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
+    }
+  WaitFor([&] { return Done("big") + Done("small") >= 80; });
+  const double big_done = static_cast<double>(Done("big"));
+  const double small_done = static_cast<double>(Done("small"));
+  EXPECT_GT(small_done, 0);
+  EXPECT_GE(big_done / small_done, 1.8) << big_done << " to " << small_done;
+  EXPECT_LE(big_done / small_done, 5.0) << big_done << " to " << small_done;
+}
+
+}  // namespace
+}  // namespace tarock::arena
