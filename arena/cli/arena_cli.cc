@@ -37,6 +37,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "arena/cli/events_command.h"
 #include "arena/cli/test_command.h"
 #include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
@@ -67,7 +68,7 @@ ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotat
 ABSL_FLAG(uint64_t, seed, 0,
           "tournament, test: the seed of the deals; 0 (default): secret random deals, "
           "published with each match once every table has played it");
-ABSL_FLAG(std::string, name, "", "tournament name");
+ABSL_FLAG(std::string, name, "", "tournament name; events create: the event's name; events join: your name");
 ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
 ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
@@ -163,6 +164,7 @@ constexpr char kUsage[] =
     "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
     "The command line of a running tarock-arena (its gRPC API).\n"
     "  bots add NAME (--endpoint=HOST:PORT | --dial_in) --variants=V,... --owner=O   (prints the bot's token)\n"
+    "           [--event=SLUG --entrant_token=T]   (an entrant registers into an event)\n"
     "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
     "  bots retire NAME --token=T\n"
     "  bots list [--all]            bots show NAME\n"
@@ -182,6 +184,12 @@ constexpr char kUsage[] =
     "           [--h1=5] [--alpha=0.05] [--beta=0.05] [--max_deals=20000] [--seed=S] [--wait]\n"
     "           (`tarock compare` on the referees; exit 0 H1, 1 H0, 2 inconclusive, 3 error)\n"
     "  test list      test show ID [--path]      test stop ID\n"
+    "  events create SLUG --name=N --kind=class|competition --variants=V,... [--deadline=UTC]\n"
+    "         [--opens=UTC] [--closes=UTC] [--max_entrants=N] [--bots_per_entrant=N] ...   (admin)\n"
+    "  events list      events show SLUG      events join CODE --name=NAME\n"
+    "  events roster SLUG      events register SLUG --roster=FILE      events reissue SLUG --entrant=N\n"
+    "  events enter SLUG --bot=B      events withdraw SLUG --bot=B      events export SLUG [--as=json]\n"
+    "  events close SLUG    (organiser: --organiser_token or $TAROCK_ORGANISER_TOKEN; docs/events.md)\n"
     "  help [COMMAND]               a command's usage and flags\n"
     "--json prints the response in protobuf's JSON mapping instead of a table.";
 
@@ -194,13 +202,14 @@ std::string AdminToken() {
 // reads, with their help and defaults.
 int Help(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> kFlags = {
-      {"bots", {"endpoint", "dial_in", "variants", "owner", "token", "all"}},
+      {"bots", {"endpoint", "dial_in", "variants", "owner", "token", "all", "event", "entrant_token"}},
       {"ladder", {"variant", "hands", "max_matches", "self_play", "separate_owners",
                   "per_decision_ms", "max_faults", "admin_token"}},
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
                       "seed", "name", "wait", "per_decision_ms", "max_faults", "admin_token"}},
-      {"leaderboard", {"variant", "watch"}},
-      {"matches", {"variant", "bot", "status", "limit"}},
+      {"leaderboard", {"variant", "watch", "event"}},
+      {"matches", {"variant", "bot", "status", "limit", "event"}},
+      {"events", tarock::arena::EventsCommandFlags()},
       {"match", {"record"}},
       {"export", {"variant"}},
       {"status", {}},
@@ -216,7 +225,7 @@ int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
-  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, audit, test, help");
+  if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, audit, test, events, help");
   if (a[0] == "help") {
     if (a.size() == 1) {
       std::cout << kUsage << "\n(tarock-arena-cli help COMMAND: a command's usage and flags)\n";
@@ -247,6 +256,7 @@ int main(int argc, char** argv) {
   const std::string arg = a.size() > 2 ? a[2] : "";
 
   if (cmd == "test") return tarock::arena::RunTestCommand(stub.get(), a);
+  if (cmd == "events") return tarock::arena::RunEventsCommand(stub.get(), a);
 
   if (cmd == "bots") {
     if (sub == "add") {
@@ -257,6 +267,8 @@ int main(int argc, char** argv) {
       r.set_dial_in(absl::GetFlag(FLAGS_dial_in));
       for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
       r.set_owner(absl::GetFlag(FLAGS_owner));
+      r.set_event(tarock::arena::EventFlag());
+      if (!r.event().empty()) r.set_entrant_token(tarock::arena::EntrantToken());
       v1::AddBotResponse out;
       grpc::Status s = stub->AddBot(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
@@ -422,6 +434,7 @@ int main(int argc, char** argv) {
   if (cmd == "leaderboard") {
     v1::LeaderboardRequest r;
     r.set_variant(absl::GetFlag(FLAGS_variant));
+    r.set_event(tarock::arena::EventFlag());
     for (;;) {
       v1::LeaderboardResponse out;
       grpc::Status s = stub->Leaderboard(context().get(), r, &out);
@@ -439,6 +452,7 @@ int main(int argc, char** argv) {
     r.set_bot(absl::GetFlag(FLAGS_bot));
     r.set_status(absl::GetFlag(FLAGS_status));
     r.set_limit(absl::GetFlag(FLAGS_limit));
+    r.set_event(tarock::arena::EventFlag());
     v1::ListMatchesResponse out;
     grpc::Status s = stub->ListMatches(context().get(), r, &out);
     if (!s.ok()) return Fail(s);

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "arena/server/http_json.h"
 #include "arena/web/hand_replay.h"
 #include "arena/web/web.h"
@@ -42,7 +43,8 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
     auto it = req.query.find("variant");
     if (it == req.query.end() || it->second.empty())
       return JsonError(400, "give the variant: /api/leaderboard?variant=slovenian-4p");
-    return Json(scheduler->Leaderboard(it->second));
+    auto event = req.query.find("event");
+    return Json(scheduler->Leaderboard(it->second, event == req.query.end() ? "" : event->second));
   });
   server->Get("/api/matches", [scheduler](const HttpRequest& req) {
     v1::ListMatchesRequest r;
@@ -62,6 +64,7 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
     }
     if (auto it = req.query.find("kind"); it != req.query.end()) r.set_kind(it->second);
     if (auto it = req.query.find("status"); it != req.query.end()) r.set_status(it->second);
+    if (auto it = req.query.find("event"); it != req.query.end()) r.set_event(it->second);
     for (const char* key : {"ladder", "tournament", "test"}) {
       auto it = req.query.find(key);
       if (it == req.query.end() || it->second.empty()) continue;
@@ -147,6 +150,57 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
   });
   server->Get(R"(/api/bots/([A-Za-z0-9_.-]+))", [scheduler](const HttpRequest& req) {
     return Json(scheduler->GetBot(req.matches[1], true));
+  });
+  // Events (docs/events.md). The organiser's pages send the organiser token
+  // as "Authorization: Bearer TOKEN" (never in a URL).
+  auto bearer = [](const HttpRequest& req) {
+    auto it = req.headers.find("authorization");
+    if (it == req.headers.end() || it->second.rfind("Bearer ", 0) != 0) return std::string();
+    return it->second.substr(7);
+  };
+  server->Get("/api/events", [scheduler](const HttpRequest&) {
+    return Json(absl::StatusOr<v1::ListEventsResponse>(scheduler->ListEvents()));
+  });
+  server->Get(R"(/api/events/([a-z0-9-]+))", [scheduler, bearer](const HttpRequest& req) {
+    v1::GetEventRequest r;
+    r.set_slug(req.matches[1]);
+    r.set_organiser_token(bearer(req));
+    return Json(scheduler->GetEvent(r));
+  });
+  server->Get(R"(/api/events/([a-z0-9-]+)/roster)", [scheduler, bearer](const HttpRequest& req) {
+    v1::EventRosterRequest r;
+    r.set_slug(req.matches[1]);
+    r.set_organiser_token(bearer(req));
+    return Json(scheduler->EventRoster(r));
+  });
+  server->Get(R"(/api/events/([a-z0-9-]+)/export)", [scheduler, bearer](const HttpRequest& req) {
+    v1::ExportEventRequest r;
+    r.set_slug(req.matches[1]);
+    r.set_organiser_token(bearer(req));
+    auto f = req.query.find("format");
+    r.set_format(f == req.query.end() ? "csv" : f->second);
+    absl::StatusOr<v1::ExportEventResponse> out = scheduler->ExportEvent(r);
+    if (!out.ok()) return JsonFromStatus(out.status());
+    HttpResponse res;
+    res.content_type = out->content_type();
+    res.body = out->body();
+    res.headers.emplace_back("Content-Disposition",
+                             absl::StrCat("attachment; filename=\"", r.slug(), ".", r.format(), "\""));
+    res.headers.emplace_back("Cache-Control", "no-store");
+    return res;
+  });
+  // Sign-up: {code, name} -> the entrant's token, once.
+  server->Post("/api/events/join", [scheduler](const HttpRequest& req) {
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("code") || !body["code"].is_string() ||
+        !body.contains("name") || !body["name"].is_string())
+      return JsonError(400, "send {\"code\": \"...\", \"name\": \"...\"}");
+    v1::JoinEventRequest r;
+    r.set_code(body["code"].get<std::string>());
+    r.set_name(body["name"].get<std::string>());
+    HttpResponse res = Json(scheduler->JoinEvent(r));
+    res.headers.emplace_back("Cache-Control", "no-store");
+    return res;
   });
   server->Get("/api/status", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::StatusResponse>(scheduler->GetStatus()));

@@ -28,7 +28,8 @@ inline metrics::HttpResponse JsonError(int code, absl::string_view message) {
 }
 
 // The error response of a failed status: 400 bad input, 403 a wrong token, 404 not
-// found, 409 a state that forbids it (a request no longer waiting, a retired bot),
+// found, 409 a state that forbids it (a request no longer waiting, a retired bot,
+// a name taken),
 // 503 too busy or stopping, 500 anything else.
 inline metrics::HttpResponse JsonFromStatus(const absl::Status& s) {
   switch (s.code()) {
@@ -39,6 +40,7 @@ inline metrics::HttpResponse JsonFromStatus(const absl::Status& s) {
     case absl::StatusCode::kNotFound:
       return JsonError(404, s.message());
     case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kAlreadyExists:
       return JsonError(409, s.message());
     case absl::StatusCode::kResourceExhausted:
     case absl::StatusCode::kUnavailable:

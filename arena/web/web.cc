@@ -63,13 +63,19 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
   });
   for (const char* path : {"/", "/index.html", "/leaderboard", "/leaderboard/([A-Za-z0-9_.-]+)",
                            "/matches", "/bots", "/tournaments", "/tournaments/([0-9]+)",
-                           "/tests", "/tests/([0-9]+)"}) {
+                           "/tests", "/tests/([0-9]+)", "/events", "/join",
+                           "/join/([A-Za-z0-9]+)"}) {
     server->Get(path, [](const HttpRequest&) { return Shell(200); });
   }
   server->Get("/bots/([^/]+)", [scheduler](const HttpRequest& req) {
     return Shell(ValidBotName(req.matches[1]) && scheduler->GetBot(req.matches[1], false).ok()
                      ? 200
                      : 404);
+  });
+  server->Get("/events/([^/]+)", [scheduler](const HttpRequest& req) {
+    v1::GetEventRequest r;
+    r.set_slug(req.matches[1]);
+    return Shell(req.matches[1] == "open" || scheduler->GetEvent(r).ok() ? 200 : 404);
   });
   server->Get("/matches/([^/]+)", [scheduler](const HttpRequest& req) {
     return Shell(scheduler->GetMatch(req.matches[1], false).ok() ? 200 : 404);

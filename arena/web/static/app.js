@@ -436,6 +436,7 @@
       if (parts[0] === 'tournaments' && parts.length === 2) return await tournamentPage(parts[1]);
       if (parts[0] === 'tests' && parts.length === 1) return await testsPage();
       if (parts[0] === 'tests' && parts.length === 2) return await testPage(parts[1]);
+      if (T.routeEvents && await T.routeEvents(parts, main)) return;  // events.js
       T.nav('');
       T.notFound(main);
     } catch (e) {

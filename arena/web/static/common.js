@@ -110,6 +110,7 @@
     ['matches', '/matches', 'Matches'],
     ['tournaments', '/tournaments', 'Tournaments'],
     ['bots', '/bots', 'Bots'],
+    ['events', '/events', 'Events'],
     ['play', '/play', 'Play'],
   ];
   // Renders the common header at the top of the page (into <header id="nav">

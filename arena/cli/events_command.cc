@@ -1,0 +1,309 @@
+#include "arena/cli/events_command.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "arena/scheduler/bot_rules.h"
+#include "referee/server/grpc_status.h"
+#include "tarock/sdk/transport.h"
+
+// Shared with the other commands (arena_cli.cc).
+ABSL_DECLARE_FLAG(std::string, admin_token);
+ABSL_DECLARE_FLAG(std::vector<std::string>, variants);
+ABSL_DECLARE_FLAG(std::string, name);
+ABSL_DECLARE_FLAG(std::string, bot);
+ABSL_DECLARE_FLAG(int, hands);
+ABSL_DECLARE_FLAG(int64_t, per_decision_ms);
+ABSL_DECLARE_FLAG(int, max_faults);
+ABSL_DECLARE_FLAG(bool, json);
+
+ABSL_FLAG(std::string, event, "",
+          "bots add: register into this event (with --entrant_token); leaderboard, matches: "
+          "this event's (its slug; \"open\" the open ladders)");
+ABSL_FLAG(std::string, entrant_token, "",
+          "bots add --event, events withdraw: your entrant token (else $TAROCK_ENTRANT_TOKEN)");
+ABSL_FLAG(std::string, organiser_token, "",
+          "events: the event's organiser token (else $TAROCK_ORGANISER_TOKEN)");
+ABSL_FLAG(std::string, kind, "class", "events create: class or competition");
+ABSL_FLAG(std::string, description, "", "events create: what the event is");
+ABSL_FLAG(std::string, opens, "", "events create: registration opens (UTC \"YYYY-MM-DD HH:MM:SS\"; empty: now)");
+ABSL_FLAG(std::string, closes, "", "events create: registration closes (UTC; empty: at the deadline)");
+ABSL_FLAG(std::string, deadline, "",
+          "events create: entries freeze and the final starts (UTC; empty: a standing event)");
+ABSL_FLAG(bool, unlisted, false, "events create: not on /events (visible with its link)");
+ABSL_FLAG(int, max_entrants, 0, "events create: entrants at most (0: 200)");
+ABSL_FLAG(int, bots_per_entrant, 0, "events create: bots an entrant may enter (0: 1)");
+ABSL_FLAG(int, final_deals, 0, "events create: distinct deals each bot plays in the final (0: 64)");
+ABSL_FLAG(int, final_budget, 0, "events create: matches the final may take at most (0: 2000)");
+ABSL_FLAG(int, weight, 0, "events create: the event's share of the referees (0: 1)");
+ABSL_FLAG(std::string, entrant, "", "events reissue: the entrant's name");
+ABSL_FLAG(std::string, roster, "", "events register: a file of names, one a line (a CSV's first column)");
+ABSL_FLAG(std::string, as, "csv", "events export: csv or json");
+
+namespace tarock::arena {
+namespace {
+
+int Fail(absl::string_view message) {
+  std::cerr << "tarock-arena-cli: " << message << "\n";
+  return 1;
+}
+
+int Fail(const grpc::Status& s) {
+  return Fail(absl::StrCat(GrpcCodeName(s.error_code()), ": ", s.error_message()));
+}
+
+void PrintJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  std::cout << out;
+}
+
+std::unique_ptr<grpc::ClientContext> Context() {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return c;
+}
+
+std::string OrganiserToken() {
+  return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_organiser_token), "TAROCK_ORGANISER_TOKEN");
+}
+
+void PrintEvent(const v1::EventInfo& e) {
+  const v1::EventConfig& c = e.config();
+  std::cout << ForTerminal(c.slug()) << "  " << ForTerminal(c.name()) << "  (" << c.kind() << ", "
+            << e.status() << ")  variants " << absl::StrJoin(c.variants(), ",") << "\n";
+  if (!c.schedule().deadline().empty() || !c.schedule().registration_opens().empty())
+    std::cout << "  registration " << (c.schedule().registration_opens().empty() ? "open" : "opens " + c.schedule().registration_opens())
+              << (c.schedule().registration_closes().empty() ? "" : ", closes " + c.schedule().registration_closes())
+              << (c.schedule().deadline().empty() ? "" : "; deadline " + c.schedule().deadline()) << " UTC\n";
+  std::cout << "  " << e.entrants() << " entrants, " << e.bots() << " bots, " << e.ladder_matches()
+            << " ladder matches";
+  if (e.final_matches_planned()) std::cout << "; the final would take " << e.final_matches_planned() << " matches";
+  if (e.final_tournament_id()) std::cout << "; final: tournament " << e.final_tournament_id();
+  std::cout << "\n";
+  if (!e.note().empty()) std::cout << "  " << ForTerminal(e.note()) << "\n";
+  if (!e.invite_code().empty()) std::cout << "  invite code " << e.invite_code() << "\n";
+  for (const v1::EventStanding& s : e.results())
+    std::cout << absl::StrFormat("  %2d. %-24s %-20s %+8.2f ± %.2f a hand (%d hands)%s\n", s.place(),
+                                 ForTerminal(s.bot()), ForTerminal(s.entrant()), s.mean(), s.ci95(),
+                                 s.hands(), s.frozen() ? "" : "  unfrozen");
+}
+
+void PrintJoin(const v1::JoinEventResponse& j) {
+  std::cout << "entrant " << ForTerminal(j.entrant()) << " in " << j.event() << "\ntoken " << j.token()
+            << "\n  " << j.connect_line() << "\n";
+}
+
+}  // namespace
+
+std::vector<std::string> EventsCommandFlags() {
+  return {"name", "kind", "variants", "description", "opens", "closes", "deadline", "unlisted",
+          "max_entrants", "bots_per_entrant", "final_deals", "final_budget", "weight", "hands",
+          "per_decision_ms", "max_faults", "admin_token", "organiser_token", "entrant_token",
+          "entrant", "bot", "roster", "as"};
+}
+
+std::string EventFlag() { return absl::GetFlag(FLAGS_event); }
+
+std::string EntrantToken() {
+  return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_entrant_token), "TAROCK_ENTRANT_TOKEN");
+}
+
+int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
+  const std::string sub = a.size() > 1 ? a[1] : "";
+  const std::string arg = a.size() > 2 ? a[2] : "";
+  const bool json = absl::GetFlag(FLAGS_json);
+  auto need_arg = [&](const char* usage) -> bool {
+    if (!arg.empty()) return true;
+    Fail(usage);
+    return false;
+  };
+  if (sub == "create") {
+    if (!need_arg("events create SLUG --name=N --kind=class|competition --variants=V,...")) return 1;
+    v1::CreateEventRequest r;
+    r.set_admin_token(sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
+    v1::EventConfig* c = r.mutable_config();
+    c->set_slug(arg);
+    c->set_name(absl::GetFlag(FLAGS_name).empty() ? arg : absl::GetFlag(FLAGS_name));
+    c->set_kind(absl::GetFlag(FLAGS_kind));
+    c->set_description(absl::GetFlag(FLAGS_description));
+    for (const std::string& v : absl::GetFlag(FLAGS_variants)) c->add_variants(v);
+    c->set_unlisted(absl::GetFlag(FLAGS_unlisted));
+    c->mutable_schedule()->set_registration_opens(absl::GetFlag(FLAGS_opens));
+    c->mutable_schedule()->set_registration_closes(absl::GetFlag(FLAGS_closes));
+    c->mutable_schedule()->set_deadline(absl::GetFlag(FLAGS_deadline));
+    c->set_max_entrants(absl::GetFlag(FLAGS_max_entrants));
+    c->set_bots_per_entrant(absl::GetFlag(FLAGS_bots_per_entrant));
+    c->set_final_deals_per_bot(absl::GetFlag(FLAGS_final_deals));
+    c->set_final_match_budget(absl::GetFlag(FLAGS_final_budget));
+    c->set_weight(absl::GetFlag(FLAGS_weight));
+    c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
+    if (absl::GetFlag(FLAGS_per_decision_ms) > 0)
+      c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
+    c->mutable_fault_policy()->set_max_faults(absl::GetFlag(FLAGS_max_faults));
+    v1::CreateEventResponse out;
+    if (grpc::Status s = stub->CreateEvent(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) {
+      PrintJson(out);
+      return 0;
+    }
+    PrintEvent(out.event());
+    std::cout << "organiser_token " << out.organiser_token()
+              << "   (keep it: it manages this event; shown once)\ninvite_code " << out.invite_code()
+              << "   (give it to your entrants: tarock-arena-cli events join " << out.invite_code()
+              << " --name=NAME, or the web page /join/" << out.invite_code() << ")\n";
+    return 0;
+  }
+  if (sub == "list") {
+    v1::ListEventsResponse out;
+    if (grpc::Status s = stub->ListEvents(Context().get(), {}, &out); !s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else for (const v1::EventInfo& e : out.events()) PrintEvent(e);
+    return 0;
+  }
+  if (sub == "show") {
+    if (!need_arg("events show SLUG")) return 1;
+    v1::GetEventRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    v1::EventInfo out;
+    if (grpc::Status s = stub->GetEvent(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else PrintEvent(out);
+    return 0;
+  }
+  if (sub == "join") {
+    if (!need_arg("events join CODE --name=YOUR_NAME")) return 1;
+    v1::JoinEventRequest r;
+    r.set_code(arg);
+    r.set_name(absl::GetFlag(FLAGS_name));
+    v1::JoinEventResponse out;
+    if (grpc::Status s = stub->JoinEvent(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else PrintJoin(out);
+    return 0;
+  }
+  if (sub == "roster") {
+    if (!need_arg("events roster SLUG --organiser_token=T")) return 1;
+    v1::EventRosterRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    v1::EventRosterResponse out;
+    if (grpc::Status s = stub->EventRoster(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) {
+      PrintJson(out);
+      return 0;
+    }
+    std::cout << "invite code " << out.invite_code() << "\n";
+    for (const v1::EventEntrant& e : out.entrants()) {
+      std::cout << ForTerminal(e.name()) << "  joined " << e.joined_at() << "  last changed "
+                << e.updated_at() << "\n";
+      if (e.bots().empty()) std::cout << "    (no bot yet)\n";
+      for (const v1::BotInfo& b : e.bots())
+        std::cout << "    " << ForTerminal(b.name()) << "  " << b.health()
+                  << (b.health_error().empty() ? "" : ": " + ForTerminal(b.health_error())) << "\n";
+    }
+    for (const v1::BotInfo& b : out.house_bots())
+      std::cout << "house bot " << ForTerminal(b.name()) << "  " << b.health() << "\n";
+    return 0;
+  }
+  if (sub == "register") {
+    if (!need_arg("events register SLUG --roster=FILE")) return 1;
+    std::ifstream in(absl::GetFlag(FLAGS_roster));
+    if (!in) return Fail(absl::StrCat("cannot read --roster '", absl::GetFlag(FLAGS_roster), "'"));
+    v1::RegisterRosterRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    for (std::string line; std::getline(in, line);) {
+      // A CSV's first column (a header line "name" is skipped); quotes stripped.
+      std::string name(absl::StripAsciiWhitespace(std::vector<std::string>(absl::StrSplit(line, ','))[0]));
+      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+      if (name.empty() || absl::AsciiStrToLower(name) == "name") continue;
+      r.add_names(name);
+    }
+    v1::RegisterRosterResponse out;
+    if (grpc::Status s = stub->RegisterRoster(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) {
+      PrintJson(out);
+      return 0;
+    }
+    std::cout << "# one line per entrant: hand each their own (it holds their token)\n";
+    for (const v1::JoinEventResponse& j : out.entrants())
+      std::cout << "# " << ForTerminal(j.entrant()) << "\n" << j.connect_line() << "\n";
+    return 0;
+  }
+  if (sub == "reissue") {
+    if (!need_arg("events reissue SLUG --entrant=NAME")) return 1;
+    v1::ReissueEntrantTokenRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    r.set_entrant(absl::GetFlag(FLAGS_entrant));
+    v1::JoinEventResponse out;
+    if (grpc::Status s = stub->ReissueEntrantToken(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else PrintJoin(out);
+    return 0;
+  }
+  if (sub == "enter" || sub == "withdraw") {
+    if (!need_arg("events enter|withdraw SLUG --bot=NAME")) return 1;
+    v1::EventInfo out;
+    grpc::Status s;
+    if (sub == "enter") {
+      v1::EnterHouseBotRequest r;
+      r.set_slug(arg);
+      r.set_organiser_token(OrganiserToken());
+      r.set_bot(absl::GetFlag(FLAGS_bot));
+      s = stub->EnterHouseBot(Context().get(), r, &out);
+    } else {
+      v1::WithdrawBotRequest r;
+      r.set_slug(arg);
+      r.set_token(OrganiserToken().empty() ? EntrantToken() : OrganiserToken());
+      r.set_bot(absl::GetFlag(FLAGS_bot));
+      s = stub->WithdrawBot(Context().get(), r, &out);
+    }
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else PrintEvent(out);
+    return 0;
+  }
+  if (sub == "export") {
+    if (!need_arg("events export SLUG [--as=csv|json]")) return 1;
+    v1::ExportEventRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    r.set_format(absl::GetFlag(FLAGS_as));
+    v1::ExportEventResponse out;
+    if (grpc::Status s = stub->ExportEvent(Context().get(), r, &out); !s.ok()) return Fail(s);
+    std::cout << out.body();
+    return 0;
+  }
+  if (sub == "close") {
+    if (!need_arg("events close SLUG")) return 1;
+    v1::CloseEventRequest r;
+    r.set_slug(arg);
+    r.set_organiser_token(OrganiserToken());
+    v1::EventInfo out;
+    if (grpc::Status s = stub->CloseEvent(Context().get(), r, &out); !s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else PrintEvent(out);
+    return 0;
+  }
+  return Fail("events create|list|show|join|roster|register|reissue|enter|withdraw|export|close");
+}
+
+}  // namespace tarock::arena

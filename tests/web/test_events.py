@@ -1,0 +1,146 @@
+"""Events (issue 32, docs/events.md) in a real browser against a real arena
+(conftest.py): a competition created with the CLI, an entrant who signs up on
+the join page with the invite link, the event page with its countdown, the
+organiser's roster behind the organiser token, the deadline that freezes the
+entries and starts the final, and the results page. Every page is checked at
+a 390 px phone width too, and nothing here puts a token into a URL.
+
+    TAROCK_BUILD_DIR=build python3 -m pytest -q tests/web/test_events.py
+"""
+
+import datetime
+import json
+import os
+import urllib.error
+import urllib.request
+
+from conftest import wait_until, csp_violations
+
+DEADLINE_S = 25
+
+
+def utc_in(seconds):
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)
+    return t.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def post_json(arena, path, body, headers=None):
+    req = urllib.request.Request(arena.url(path), data=json.dumps(body).encode(), method="POST",
+                                 headers=dict({"Content-Type": "application/json"}, **(headers or {})))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def get_with(arena, path, token):
+    req = urllib.request.Request(arena.url(path), headers={"Authorization": "Bearer " + token})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+# Screenshots only when asked, as in test_web.py: TAROCK_SCREENSHOTS=DIR.
+SCREENSHOTS = os.environ.get("TAROCK_SCREENSHOTS", "")
+
+
+def screenshot(browser, name):
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        browser.save_screenshot(os.path.join(SCREENSHOTS, name))
+
+
+def fits_phone(browser):
+    return browser.execute_script("return document.documentElement.scrollWidth") <= 390
+
+
+def test_a_competition_from_sign_up_to_results(arena, browser):
+    from selenium.webdriver.common.by import By
+    out = arena.cli("events", "create", "cup-3p", "--name", "Winter cup", "--kind", "competition",
+                    "--variants", "slovenian-3p", "--deadline", utc_in(DEADLINE_S), "--hands", "3",
+                    "--final_deals", "6", "--description", "A cup for the web test.")
+    token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
+    code = next(l.split()[1] for l in out.splitlines() if l.startswith("invite_code "))
+    for bot in ("heuristic", "random-a", "random-b"):
+        arena.cli("events", "enter", "cup-3p", "--bot", bot, "--organiser_token", token)
+
+    # The event page: overview, countdown, ladder, the organiser's roster.
+    browser.set_window_size(1280, 900)
+    browser.get(arena.url("/events/cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "countdown") and
+               "Deadline" in d.find_element(By.ID, "countdown").text, what="the countdown")
+    first = browser.find_element(By.ID, "countdown").text
+    wait_until(browser, lambda d: d.find_element(By.ID, "countdown").text != first, what="the countdown ticking")
+    assert "Winter cup" in browser.find_element(By.TAG_NAME, "h1").text
+    assert "A cup for the web test." in browser.page_source
+    screenshot(browser, "event-open.png")
+
+    # Sign-up on the join page from the invite link.
+    browser.get(arena.url("/join/" + code))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "join-name"), what="the join form")
+    assert browser.find_element(By.ID, "join-code").get_attribute("value") == code
+    browser.find_element(By.ID, "join-name").send_keys("Ann")
+    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "entrant-token"), what="the entrant token")
+    entrant_token = browser.find_element(By.ID, "entrant-token").text.strip()
+    assert len(entrant_token) == 32 and entrant_token not in browser.current_url
+    assert "--entrant_token " + entrant_token in browser.page_source
+    screenshot(browser, "event-joined.png")
+    # The same name again, and a wrong code: one clear line each.
+    browser.get(arena.url("/join/" + code))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "join-name"), what="the join form")
+    browser.find_element(By.ID, "join-name").send_keys("ANN")
+    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    wait_until(browser, lambda d: "has joined" in d.find_element(By.ID, "join-result").text, what="the refusal")
+    status, body = post_json(arena, "/api/events/join", {"code": "0" * 16, "name": "Bob"})
+    assert status == 404 and "invite code" in body["error"]
+
+    # The organiser's roster on the page: the token typed in, never in the URL.
+    browser.get(arena.url("/events/cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "organiser-token"), what="the organiser form")
+    browser.find_element(By.ID, "organiser-token").send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "#organiser button[type=submit]").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "invite-link"), what="the roster")
+    assert browser.find_element(By.ID, "invite-link").text.endswith("/join/" + code)
+    assert "Ann" in browser.find_element(By.ID, "organiser").text
+    assert token not in browser.current_url
+    screenshot(browser, "event-roster.png")
+    # Another token, or none: no roster.
+    status, _ = get_with(arena, "/api/events/cup-3p/roster", "0" * 32)
+    assert status == 403
+    status, _ = get_with(arena, "/api/events/cup-3p/roster", "")
+    assert status == 403
+
+    # Phone width: the list, the event page and the join page fit.
+    browser.set_window_size(390, 844)
+    for path in ("/events", "/events/cup-3p", "/join"):
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: d.find_elements(By.TAG_NAME, "h1"), what=path)
+        assert fits_phone(browser), path
+        screenshot(browser, "phone" + path.replace("/", "-") + ".png")
+    browser.set_window_size(1280, 900)
+
+    # The deadline passes: entries freeze, the final runs, the results stay.
+    arena.wait_for(lambda: arena.api("/api/events/cup-3p")["status"] == "finished",
+                   timeout=DEADLINE_S + 120, what="the final")
+    event = arena.api("/api/events/cup-3p")
+    assert event["frozen_at"] and int(event["final_tournament_id"]) > 0
+    assert [r["bot"] for r in event["results"]] and len(event["results"]) == 3
+    browser.get(arena.url("/events/cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "results"), what="the results")
+    results = browser.find_element(By.ID, "results").text
+    assert "Final standings" in results and "heuristic" in results and "unfrozen" in results
+    screenshot(browser, "event-results.png")
+    status, csv = get_with(arena, "/api/events/cup-3p/export?format=csv", token)
+    assert status == 200 and b"final,slovenian-3p,1," in csv and b"roster,,,,Ann," in csv, csv
+    # A late sign-up is refused with one line.
+    status, body = post_json(arena, "/api/events/join", {"code": code, "name": "Late"})
+    assert status == 409, (status, body)
+    assert "closed" in body["error"]
+    assert not csp_violations(browser)
+    # The list shows it among the past events.
+    listed = arena.api("/api/events")["events"]
+    assert any(e["config"]["slug"] == "cup-3p" and e["status"] == "finished" for e in listed)
