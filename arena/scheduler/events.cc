@@ -214,6 +214,57 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         absl::StatusOr<BotRow> b = store_->BotById(e.bot_id);
         if (b.ok()) entrant_of_bot[b->name] = e.entrant_id ? entrant_names[e.entrant_id] : "";
       }
+      // The pairs: per match, each bot's points a hand (over its seats).
+      struct Played {
+        std::map<std::string, double> per_hand;  // bot -> mean per hand in the match
+      };
+      std::vector<Played> played;
+      for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
+        if (m.status != "done") continue;
+        Played p;
+        std::map<std::string, std::pair<double, int>> sum;
+        for (const SeatRow& seat : store_->SeatsOf(m.id)) {
+          if (!seat.hand_scores) continue;
+          for (int64_t x : *seat.hand_scores) {
+            sum[seat.bot].first += static_cast<double>(x);
+            ++sum[seat.bot].second;
+          }
+        }
+        for (const auto& [bot, s] : sum)
+          if (s.second) p.per_hand[bot] = s.first / s.second;
+        played.push_back(std::move(p));
+      }
+      std::vector<std::string> bots;
+      for (const v1::TournamentStanding& s : t->standings()) bots.push_back(s.bot());
+      std::vector<v1::EventPair> pairs;
+      auto mean = [](double sum, int n) { return n ? sum / n : 0.0; };
+      for (size_t i = 0; i < bots.size(); ++i)
+        for (size_t j = i + 1; j < bots.size(); ++j) {
+          double aw = 0, ao = 0, bw = 0, bo = 0;
+          int naw = 0, nao = 0, nbw = 0, nbo = 0, together = 0;
+          for (const Played& p : played) {
+            const bool a = p.per_hand.count(bots[i]), b = p.per_hand.count(bots[j]);
+            if (a && b) ++together;
+            if (a) (b ? (aw += p.per_hand.at(bots[i]), ++naw) : (ao += p.per_hand.at(bots[i]), ++nao));
+            if (b) (a ? (bw += p.per_hand.at(bots[j]), ++nbw) : (bo += p.per_hand.at(bots[j]), ++nbo));
+          }
+          if (!together || !nao || !nbo) continue;  // nothing to compare
+          v1::EventPair x;
+          x.set_a(bots[i]);
+          x.set_b(bots[j]);
+          x.set_matches_together(together);
+          x.set_a_with(mean(aw, naw));
+          x.set_a_without(mean(ao, nao));
+          x.set_b_with(mean(bw, nbw));
+          x.set_b_without(mean(bo, nbo));
+          x.set_joint_gain(x.a_with() - x.a_without() + x.b_with() - x.b_without());
+          pairs.push_back(x);
+        }
+      std::sort(pairs.begin(), pairs.end(), [](const v1::EventPair& x, const v1::EventPair& y) {
+        if (x.joint_gain() != y.joint_gain()) return x.joint_gain() > y.joint_gain();
+        return std::tie(x.a(), x.b()) < std::tie(y.a(), y.b());
+      });
+      for (v1::EventPair& x : pairs) *info.add_pairs() = std::move(x);
       int place = 0;
       for (const v1::TournamentStanding& s : t->standings()) {
         v1::EventStanding* r = info.add_results();
@@ -563,6 +614,12 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
       j["final"].push_back({{"place", s.place()}, {"bot", s.bot()}, {"entrant", s.entrant()},
                             {"mean_per_hand", s.mean()}, {"ci95", s.ci95()}, {"hands", s.hands()},
                             {"total", s.total()}, {"frozen", s.frozen()}});
+    j["pairs"] = json::array();
+    for (const v1::EventPair& p : info.pairs())
+      j["pairs"].push_back({{"a", p.a()}, {"b", p.b()}, {"matches_together", p.matches_together()},
+                            {"a_with", p.a_with()}, {"a_without", p.a_without()},
+                            {"b_with", p.b_with()}, {"b_without", p.b_without()},
+                            {"joint_gain", p.joint_gain()}});
     j["ladders"] = json::object();
     for (const auto& [v, b] : boards) {
       json rows = json::array();

@@ -278,6 +278,14 @@ TEST_F(EventsTest, TheDeadlineFreezesEntriesAndTheFinalRunsAndResumesAfterAResta
     EXPECT_FALSE(r.frozen());  // listening bots: the arena cannot freeze them
   }
   EXPECT_EQ(entrants, (std::set<std::string>{"ann", "bob", "cid", "dan"}));
+  // The pairs table (collusion): pairs that met and also played apart.
+  ASSERT_GT(done->pairs_size(), 0);
+  for (const v1::EventPair& p : done->pairs()) {
+    EXPECT_GT(p.matches_together(), 0);
+    EXPECT_DOUBLE_EQ(p.joint_gain(), p.a_with() - p.a_without() + p.b_with() - p.b_without());
+  }
+  for (int i = 1; i < done->pairs_size(); ++i)
+    EXPECT_GE(done->pairs(i - 1).joint_gain(), done->pairs(i).joint_gain());
   absl::StatusOr<v1::TournamentInfo> t = scheduler_->GetTournament(final_id);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->matches_total(), 9);

@@ -124,6 +124,15 @@
         e.results.map((r) => ({ data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
           '\u00b1' + num(r.ci95, 2), int(r.hands), r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] }))))));
     }
+    if ((e.pairs || []).length) {
+      main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
+        el('p', { class: 'muted' }, 'Points a hand of each bot at the tables the two shared and at its other tables, the biggest joint gain first: two entries that help each other gain together. Chance alone moves these numbers too; look at pairs far above the rest.'),
+        wrap(table([{ label: 'Pair' }, { label: 'Tables', cls: 'num' }, { label: 'A with / without', cls: 'num hide-sm' },
+          { label: 'B with / without', cls: 'num hide-sm' }, { label: 'Joint gain', cls: 'num' }],
+        e.pairs.slice(0, 10).map((p) => ({ data: p, cells: [[botLink(p.a), ' + ', botLink(p.b)], int(p.matches_together),
+          signed(p.a_with, 1) + ' / ' + signed(p.a_without, 1), signed(p.b_with, 1) + ' / ' + signed(p.b_without, 1),
+          signed(p.joint_gain, 1)] }))))));
+    }
     for (const v of c.variants || []) {
       const board = await api('/api/leaderboard?variant=' + encodeURIComponent(v) + '&event=' + encodeURIComponent(slug));
       main.append(el('div', { class: 'panel' }, el('h2', null, 'Ladder: ' + v),
