@@ -92,7 +92,7 @@
       });
       rows.sort((a, b) => b.data.active - a.data.active);
       clear(document.getElementById('variants')).appendChild(wrap(table(
-        [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows)));
+        [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows, { reflow: true })));
       clear(document.getElementById('recent')).appendChild(matchTable(last.matches || [], 'No finished match yet.'));
     }, 2000);
   }
@@ -139,10 +139,10 @@
         { label: 'Bot', sort: (e) => e.bot.toLowerCase() },
         { label: 'Owner', cls: 'hide-sm', sort: (e) => e.owner.toLowerCase() },
         { label: 'Rating', cls: 'num', sort: (e) => e.rating.display, desc: true },
-        { label: 'mu', cls: 'num', sort: (e) => e.rating.mu, desc: true },
-        { label: 'sigma', cls: 'num', sort: (e) => e.rating.sigma },
+        { label: 'mu', cls: 'num hide-sm', sort: (e) => e.rating.mu, desc: true },
+        { label: 'sigma', cls: 'num hide-sm', sort: (e) => e.rating.sigma },
         { label: 'Matches', cls: 'num', sort: (e) => e.rating.matches, desc: true },
-        { label: 'Faults', cls: 'num', sort: (e) => e.rating.faults, desc: true },
+        { label: 'Faults', cls: 'num hide-sm', sort: (e) => e.rating.faults, desc: true },
         { label: 'Trend', cls: 'num', sort: (e) => e.trend, desc: true },
       ], rows, { sortCol: sort.col, sortDir: sort.dir, empty: 'No rated bot in ' + variant + ' yet.' });
       sort = t.sortState;
@@ -268,7 +268,7 @@
     const mean = (a, b) => (b ? signed(a / b, 1) : '\u2013');
     const rrows = (bot.ratings || []).map((r) => {
       const s = statOf[r.variant] || {};
-      return { data: r, cells: [T.variantLink(r.variant), el('span', null, el('strong', null, num(r.display)), provisionalMark(r.matches < PROVISIONAL)), num(r.mu), num(r.sigma), int(r.matches),
+      return { data: r, cells: [T.variantLink(r.variant), el('span', null, el('strong', null, num(r.display)), provisionalMark(r.matches < PROVISIONAL)), num(r.mu) + ' \u00b1 ' + num(r.sigma), int(r.matches),
         int(s.wins) + ' (' + pct(s.wins, s.matches) + ')', s.matches ? num(s.mean_rank + 1, 2) : '\u2013',
         s.hands ? signed(Number(s.hand_total) / s.hands, 1) : '\u2013', s.matches ? signed(s.settlement) : '\u2013',
         s.matches ? signed(s.total) : '\u2013', num(s.mean_decision_ms, 2), int(r.faults)] };
@@ -277,11 +277,11 @@
       int(s.declarer_hands), pct(s.declarer_won, s.declarer_hands), mean(s.declarer_score, s.declarer_hands),
       int(s.defender_hands), pct(s.defender_won, s.defender_hands), mean(s.defender_score, s.defender_hands)] }));
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Ratings and results per variant'), wrap(table([
-      { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu', cls: 'num' }, { label: 'sigma', cls: 'num' },
+      { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu \u00b1 sigma', cls: 'num' },
       { label: 'Matches', cls: 'num' }, { label: 'Wins', cls: 'num' }, { label: 'Mean place', cls: 'num' },
       { label: 'Per hand', cls: 'num', title: 'mean of its hand scores, without the settlement' },
       { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement, summed' }, { label: 'Total', cls: 'num' },
-      { label: 'ms / decision', cls: 'num' }, { label: 'Faults', cls: 'num' }], rrows,
+      { label: 'ms / dec.', cls: 'num', title: 'mean milliseconds per decision' }, { label: 'Faults', cls: 'num' }], rrows,
     { empty: 'No rated match yet.', reflow: true })),
     el('p', { class: 'legend', id: 'per-hand-legend' }, 'Per hand: the mean of its hand scores (void deals left out), without the end-of-match radl settlement (100 off per radl left), which is its own column; Total = hands + settlement, and places come from the totals. Unrated play matches (',
       el('a', { href: '/play' }, '/play'), ') are not counted.')),
@@ -429,13 +429,12 @@
       ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
     const anySettlement = (t.standings || []).some((s) => Number(s.settlement));
     const rows = (t.standings || []).map((s, i) => ({ data: s, cells: [String(i + 1), el('span', null, botLink(s.bot), elsewhere(s)), el('strong', null, signed(s.mean_per_hand, 2)),
-      s.ci95 >= 0 ? '\u00b1 ' + num(s.ci95, 2) : '\u2013',
-      s.ci95 >= 0 ? '[' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' : '\u2013',
+      s.ci95 >= 0 ? el('span', { title: '95% interval [' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' }, '\u00b1 ' + num(s.ci95, 2)) : '\u2013',
       String(s.hands), signed(s.hand_total), signed(s.settlement), el('strong', null, signed(s.total)),
       s.faults ? el('span', { class: 'bad' }, String(s.faults)) : '0', num(s.mean_rank + 1, 2)] }));
     main.append(el('div', { class: 'panel', id: 'standings' }, el('h2', null, 'Standings'), wrap(table([
       { label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Mean / hand', cls: 'num', sort: (s) => s.mean_per_hand, desc: true },
-      { label: '95% CI \u00b1', cls: 'num' }, { label: 'Interval', cls: 'num' },
+      { label: '95% CI \u00b1', cls: 'num' },
       { label: 'Hands', cls: 'num' }, { label: 'Hand scores', cls: 'num', title: 'sum of its hand scores' },
       { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement: 100 off per radl left' },
       { label: 'Total', cls: 'num', sort: (s) => Number(s.total), desc: true },
