@@ -84,6 +84,12 @@ v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {
     info->set_matches_failed(t.failed);
     info->set_finished(t.done + t.failed == t.matches);
     info->set_created_at(t.created_at);
+    const v1::RunTournamentRequest config = FromJson<v1::RunTournamentRequest>(t.tournament.config);
+    absl::StatusOr<VariantInfo> variant = Registry::Global().Info(t.tournament.variant);
+    const int n = variant.ok() ? variant->num_seats : 0;
+    info->set_seats(n);
+    info->set_deals(config.deals() ? config.deals() : 4);
+    info->set_hands_per_match(config.hands_per_match() ? config.hands_per_match() : 2 * n);
   }
   return out;
 }

@@ -298,7 +298,7 @@ def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, brows
         assert v["status"] == "done", v.get("error")
         if any(v["settlement"]):
             break
-    names = ["You" if s == v["seat"] else n for s, n in enumerate(v["seat_names"])]
+    names = ["You" if s == v["seat"] else n for s, n in enumerate(v["seat_names"])]  # three different bots
     browser.get(arena.url(created["url"]))
     wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the match's result")
     heads = browser.execute_script(
@@ -328,6 +328,10 @@ def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, brows
         wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the result on a phone")
         time.sleep(0.3)
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+        # Every player's column is on the screen (the table does not scroll sideways).
+        assert browser.execute_script(
+            "const w = document.querySelector('#hand-results').parentElement;"
+            "return w.scrollWidth <= w.clientWidth;")
     finally:
         browser.set_window_size(1280, 900)
 

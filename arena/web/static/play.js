@@ -28,10 +28,13 @@
     return T.actionLabel(action);
   }
   // Names, not seat numbers: "You" for the person, the bot's name otherwise.
+  // A bot that sits twice gets "(2nd)" at its second seat.
   function seatName(view, seat) {
     if (seat === view.seat) return 'You';
     const names = view.seat_names || [];
-    return names[seat] || 'seat ' + (seat + 1);
+    const name = names[seat] || 'seat ' + (seat + 1);
+    const before = names.slice(0, seat).filter((x, i) => x === name && i !== view.seat).length;
+    return before ? name + ' (' + (before + 1) + (before === 1 ? 'nd' : before === 2 ? 'rd' : 'th') + ')' : name;
   }
   function clock(ms) {
     const s = Math.max(0, Math.ceil(ms / 1000));

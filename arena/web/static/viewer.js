@@ -36,7 +36,11 @@
     document.title = 'Match ' + match.id + ' \u00b7 Tarock Arena';
     const rec = match.record;
     const seats = (match.seats || []).slice().sort((a, b) => a.seat - b.seat);
-    const names = seats.map((s) => s.bot);
+    // Names, not seat numbers; a bot that sits twice (a play match) gets "(2nd)".
+    const names = seats.map((s, i) => {
+      const before = seats.slice(0, i).filter((x) => x.bot === s.bot).length;
+      return before ? s.bot + ' (' + (before + 1) + (before === 1 ? 'nd' : before === 2 ? 'rd' : 'th') + ')' : s.bot;
+    });
     // What the bot said in its Hello (the record's seats), shown as its version.
     const helloOf = (r, seat) => {
       const h = r && Array.isArray(r.seats) ? r.seats[seat] : null;
@@ -179,6 +183,7 @@
         ol.appendChild(li);
       });
       clear(log).appendChild(ol);
+      log.appendChild(el('p', { class: 'muted', id: 'log-empty' }, 'Nothing played yet: step forward with \u2192 or \u25b6.'));
     }
     function countTricks(i) { let n = 0; for (let k = 0; k <= i; k++) if (replay.steps[k].trick_done) n++; return n; }
 
@@ -191,6 +196,8 @@
       history.replaceState(null, '', url);
       posInfo.textContent = 'hand ' + (hand + 1) + ' of ' + deals.length + ' \u00b7 action ' + pos + ' of ' + replay.steps.length +
         ' \u00b7 ' + st.phase;
+      const empty = document.getElementById('log-empty');
+      if (empty) empty.style.display = pos === 0 ? '' : 'none';
       Array.from(log.querySelectorAll('li')).forEach((li, i) => {
         li.classList.toggle('current', i === pos - 1);
         li.classList.toggle('future', i >= pos);
@@ -253,7 +260,7 @@
         const cards = T.sortCards(st.hands[s] || []);
         const role = roleOf(s, st);
         seatBox.appendChild(el('div', { class: 'seat' + (st.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
-          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, botLink(seatName(s))),
+          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, seats[s] ? [botLink(seats[s].bot), seatName(s).slice(seats[s].bot.length)] : seatName(s)),
             role ? el('span', { class: 'role badge' }, role) : null,
             el('span', { class: 'muted' }, (st.tricks_won ? st.tricks_won[s] : 0) + ' tricks'),
             st.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
