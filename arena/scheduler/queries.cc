@@ -203,6 +203,9 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
 }
 
 absl::StatusOr<std::vector<BotRow>> Scheduler::BotsMatching(const std::string& filter) {
+  // The exact name (one indexed look-up: a bot page's own list), else a scan.
+  if (absl::StatusOr<BotRow> exact = store_->FindBot(filter); exact.ok())
+    return std::vector<BotRow>{*std::move(exact)};
   std::vector<BotRow> all = store_->ListBots(true);
   for (const BotRow& b : all)
     if (absl::EqualsIgnoreCase(b.name, filter)) return std::vector<BotRow>{b};
