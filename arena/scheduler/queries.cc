@@ -6,7 +6,6 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
-
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -214,6 +213,10 @@ absl::StatusOr<std::vector<BotRow>> Scheduler::BotsMatching(const std::string& f
   for (BotRow& b : all)
     if (absl::StrContains(absl::AsciiStrToLower(b.name), needle)) out.push_back(std::move(b));
   if (out.empty()) return absl::NotFoundError(absl::StrCat("no bot named like '", filter, "'"));
+  // Bounded: each bot is two bound values of the list's SQL.
+  if (out.size() > kMaxBotsMatching)
+    return absl::InvalidArgumentError(absl::StrCat("'", filter, "' is part of ", out.size(),
+                                                   " bot names; give more of the name"));
   return out;
 }
 

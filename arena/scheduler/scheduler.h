@@ -203,8 +203,10 @@ class Scheduler {
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   // The bots (retired ones too) the match filter `filter` names: the one
   // whose name equals it in any case, or else every one whose name contains
-  // it in any case. NOT_FOUND when none.
+  // it in any case. NOT_FOUND when none, INVALID_ARGUMENT when more than
+  // kMaxBotsMatching.
   absl::StatusOr<std::vector<BotRow>> BotsMatching(const std::string& filter);
+  static constexpr size_t kMaxBotsMatching = 100;
   v1::StatusResponse GetStatus();
   // Tournaments, newest first, with their match counts (no standings).
   v1::ListTournamentsResponse ListTournaments(int limit);
