@@ -282,7 +282,7 @@
       { label: 'Per hand', cls: 'num', title: 'mean of its hand scores, without the settlement' },
       { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement, summed' }, { label: 'Total', cls: 'num' },
       { label: 'ms / dec.', cls: 'num', title: 'mean milliseconds per decision' }, { label: 'Faults', cls: 'num' }], rrows,
-    { empty: 'No rated match yet.', reflow: true })),
+    { empty: 'No rated match yet.', reflow: true, cls: 'compact' })),
     el('p', { class: 'legend', id: 'per-hand-legend' }, 'Per hand: the mean of its hand scores (void deals left out), without the end-of-match radl settlement (100 off per radl left), which is its own column; Total = hands + settlement, and places come from the totals. Unrated play matches (',
       el('a', { href: '/play' }, '/play'), ') are not counted.')),
     el('div', { class: 'panel', id: 'sides' }, el('h2', null, 'As declarer and as defender'), wrap(table([
