@@ -270,11 +270,20 @@ json PlaySession::View() {
   v["hand_results"] = hands;
   v["totals"] = totals;
   if (result_) {
+    // The end-of-match settlement (100 off per radl left in the Slovenian
+    // variants): what the final totals add to the hands' sum, so the page
+    // shows it as its own row and its Total row is the sum of the rows.
+    json settlement = json::array();
+    for (int s = 0; s < result_->totals_size(); ++s)
+      settlement.push_back(result_->totals(s) -
+                           (s < static_cast<int>(totals.size()) ? totals[s] : 0));
+    v["settlement"] = settlement;
     v["result"] = {{"totals", List(result_->totals())},
                    {"faults", List(result_->faults())},
                    {"forfeited", result_->forfeited()},
                    {"ended_early", result_->ended_early()}};
   } else {
+    v["settlement"] = json();
     v["result"] = json();
   }
   return v;

@@ -251,12 +251,17 @@ TEST(PlaySession, RelaysOneSeatToTheBrowserAndBack) {
   EXPECT_EQ(v.dump().find("SECRETCARD"), std::string::npos);
 
   v1::RefereeMessage mr;
-  for (int s : {10, -10, 10, -10}) mr.mutable_match_result()->add_totals(s);
+  EXPECT_TRUE(v["settlement"].is_null());
+  // The final totals carry the end-of-match settlement (here 100 off for one
+  // radl left at seat 2): the view says so, so the page's rows add up.
+  for (int s : {10, -10, -90, -10}) mr.mutable_match_result()->add_totals(s);
   for (int i = 0; i < 4; ++i) mr.mutable_match_result()->add_faults(i == 1 ? 1 : 0);
   session->OnMessage(mr);
   session->OnDetach(link.get());
   v = session->View();
   EXPECT_EQ(v["status"], "done");
+  EXPECT_EQ(v["settlement"], nlohmann::json({0, 0, -100, 0}));
+  EXPECT_EQ(v["totals"], nlohmann::json({10, -10, 10, -10}));
   EXPECT_EQ(v["result"]["faults"][1], 1);
   EXPECT_FALSE(v["connected"]);
   EXPECT_TRUE(session->Ended());

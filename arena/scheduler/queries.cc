@@ -6,7 +6,10 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "arena/store/rating_pool.h"
@@ -68,6 +71,7 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
     ri->set_matches(rows[i].rating.matches);
     ri->set_faults(rows[i].rating.faults);
     e->set_trend(trend[rows[i].bot.name]);
+    e->set_provisional(rows[i].rating.matches < kProvisionalMatches);
   }
   return out;
 }
@@ -85,6 +89,12 @@ v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {
     info->set_matches_failed(t.failed);
     info->set_finished(t.done + t.failed == t.matches);
     info->set_created_at(t.created_at);
+    const v1::RunTournamentRequest config = FromJson<v1::RunTournamentRequest>(t.tournament.config);
+    absl::StatusOr<VariantInfo> variant = Registry::Global().Info(t.tournament.variant);
+    const int n = variant.ok() ? variant->num_seats : 0;
+    info->set_seats(n);
+    info->set_deals(config.deals() ? config.deals() : 4);
+    info->set_hands_per_match(config.hands_per_match() ? config.hands_per_match() : 2 * n);
   }
   return out;
 }
@@ -104,7 +114,9 @@ absl::StatusOr<v1::BotStatsResponse> Scheduler::BotStats(const std::string& name
     v->set_wins(r.wins);
     v->set_mean_rank(r.matches ? r.rank_sum / r.matches : 0);
     v->set_total(r.total);
-    v->set_hands(r.hands);
+    v->set_hands(r.scored_hands);
+    v->set_hand_total(r.hand_total);
+    v->set_settlement(r.total - r.hand_total);
     v->set_declarer_hands(r.sums.declarer_hands);
     v->set_declarer_won(r.sums.declarer_won);
     v->set_declarer_score(r.sums.declarer_score);
@@ -196,25 +208,54 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   return out;
 }
 
+absl::StatusOr<std::vector<BotRow>> Scheduler::BotsMatching(const std::string& filter) {
+  // The exact name (one indexed look-up: a bot page's own list), else a scan.
+  if (absl::StatusOr<BotRow> exact = store_->FindBot(filter); exact.ok())
+    return std::vector<BotRow>{*std::move(exact)};
+  std::vector<BotRow> all = store_->ListBots(true);
+  for (const BotRow& b : all)
+    if (absl::EqualsIgnoreCase(b.name, filter)) return std::vector<BotRow>{b};
+  std::vector<BotRow> out;
+  const std::string needle = absl::AsciiStrToLower(filter);
+  for (BotRow& b : all)
+    if (absl::StrContains(absl::AsciiStrToLower(b.name), needle)) out.push_back(std::move(b));
+  if (out.empty()) return absl::NotFoundError(absl::StrCat("no bot named like '", filter, "'"));
+  // Bounded: each bot is two bound values of the list's SQL.
+  if (out.size() > kMaxBotsMatching)
+    return absl::InvalidArgumentError(absl::StrCat("'", filter, "' is part of ", out.size(),
+                                                   " bot names; give more of the name"));
+  return out;
+}
+
 absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMatchesRequest& r) {
-  int64_t bot_id = 0;
+  std::vector<int64_t> bot_ids;
+  std::set<std::string> bot_names;
+  v1::ListMatchesResponse out;
   if (!r.bot().empty()) {
-    absl::StatusOr<BotRow> b = store_->FindBot(r.bot());
-    if (!b.ok()) return b.status();
-    bot_id = b->id;
+    absl::StatusOr<std::vector<BotRow>> bots = BotsMatching(r.bot());
+    if (!bots.ok()) return bots.status();
+    for (const BotRow& b : *bots) {
+      bot_ids.push_back(b.id);
+      bot_names.insert(b.name);
+      out.add_bots(b.name);
+    }
   }
   if (r.limit() < 0 || r.limit() > 10000) return absl::InvalidArgumentError("limit must be 0..10000");
   if (r.offset() < 0) return absl::InvalidArgumentError("offset must be non-negative");
-  MatchFilter filter{r.variant(), bot_id, r.kind(), r.ladder_id(), r.tournament_id(), r.status(),
+  MatchFilter filter{r.variant(), 0, bot_ids, r.kind(), r.ladder_id(), r.tournament_id(), r.status(),
                      r.test_id()};
   if (!r.event().empty()) {
     absl::StatusOr<int64_t> event_id = EventIdOf(r.event());
     if (!event_id.ok()) return event_id.status();
     filter.event_id = *event_id;
   }
-  v1::ListMatchesResponse out;
+  const int limit = r.limit() ? r.limit() : 50;
+  // An offset past the end shows the last page (or none when nothing passes).
+  auto clamp = [limit](int64_t offset, int64_t total) -> int64_t {
+    if (offset < total || total == 0) return total == 0 ? 0 : offset;
+    return ((total - 1) / limit) * limit;
+  };
   int64_t total = 0;
-  out.set_offset(r.offset());
   if (r.status() == "running") {
     // Running is a state in memory (GetMatch); the store has these matches
     // as pending. At most --max_parallel of them: filtered here.
@@ -235,18 +276,24 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
           (r.test_id() && m->test_id() != r.test_id()) ||
           (!r.event().empty() && m->event() != (r.event() == "open" ? "" : r.event())) ||
           (!r.bot().empty() && std::none_of(m->seats().begin(), m->seats().end(),
-                                            [&](const v1::ArenaSeat& x) { return x.bot() == r.bot(); })))
+                                            [&](const v1::ArenaSeat& x) { return bot_names.count(x.bot()); })))
         continue;
       running.push_back(*std::move(m));
     }
     out.set_total(static_cast<int64_t>(running.size()));
-    const size_t limit = r.limit() ? r.limit() : 50;
-    for (size_t i = r.offset(); i < running.size() && i < r.offset() + limit; ++i)
+    const size_t offset = clamp(r.offset(), out.total());
+    out.set_offset(static_cast<int>(offset));
+    for (size_t i = offset; i < running.size() && i < offset + limit; ++i)
       *out.add_matches() = running[i];
     return out;
   }
-  std::vector<MatchRow> page =
-      store_->ListMatchesPage(filter, r.offset(), r.limit() ? r.limit() : 50, &total);
+  std::vector<MatchRow> page = store_->ListMatchesPage(filter, r.offset(), limit, &total);
+  if (r.offset() > 0 && page.empty() && total > 0) {
+    page = store_->ListMatchesPage(filter, static_cast<int>(clamp(r.offset(), total)), limit, &total);
+    out.set_offset(static_cast<int>(clamp(r.offset(), total)));
+  } else {
+    out.set_offset(r.offset());
+  }
   out.set_total(total);
   for (const MatchRow& m : page) {
     absl::StatusOr<v1::ArenaMatch> match = GetMatch(m.id, false);

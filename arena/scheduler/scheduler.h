@@ -140,6 +140,10 @@ struct PlayMatchRequest {
 // reserved).
 inline constexpr char kHumanBotName[] = "human";
 
+// A rating resting on fewer rated matches than this is marked provisional on
+// the leaderboards (LeaderboardEntry.provisional).
+inline constexpr int kProvisionalMatches = 10;
+
 // Asks a listening bot whether it serves (grpc.health.v1), for the bench.
 class BotProber {
  public:
@@ -222,7 +226,18 @@ class Scheduler {
   // pending or running.
   bool DealPublic(const MatchRow& match);
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
+  // The page of matches passing the filters, newest first. The bot filter is
+  // a bot's name in any case, or else a case-insensitive part of names (every
+  // bot containing it; NOT_FOUND when none does); the bots it matched are in
+  // the response. An offset at or past the end is clamped to the start of
+  // the last page (response.offset says which was used).
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
+  // The bots (retired ones too) the match filter `filter` names: the one
+  // whose name equals it in any case, or else every one whose name contains
+  // it in any case. NOT_FOUND when none, INVALID_ARGUMENT when more than
+  // kMaxBotsMatching.
+  absl::StatusOr<std::vector<BotRow>> BotsMatching(const std::string& filter);
+  static constexpr size_t kMaxBotsMatching = 100;
   v1::StatusResponse GetStatus();
   // Tournaments, newest first, with their match counts (no standings).
   v1::ListTournamentsResponse ListTournaments(int limit);

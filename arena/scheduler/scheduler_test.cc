@@ -5,6 +5,7 @@
 
 #include "arena/scheduler/scheduler_testing.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace tarock::arena {
@@ -109,6 +110,46 @@ TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   // Per-hand scores come from the seats (schema 2): every bot sat in every
   // match, 3 played hands each.
   for (const v1::TournamentStanding& s : done.standings()) EXPECT_EQ(s.hands(), 36) << s.bot();
+  // Issue 30: one truth for numbers. The total is the hands' sum plus the
+  // end-of-match settlement; the mean per hand is the hands' sum over the hands.
+  for (const v1::TournamentStanding& s : done.standings()) {
+    EXPECT_EQ(s.hand_total() + s.settlement(), s.total()) << s.bot();
+    EXPECT_NEAR(s.mean_per_hand(), static_cast<double>(s.hand_total()) / s.hands(), 1e-9) << s.bot();
+    absl::StatusOr<v1::BotStatsResponse> stats = scheduler_->BotStats(s.bot());
+    ASSERT_TRUE(stats.ok());
+    ASSERT_EQ(stats->variants_size(), 1);
+    EXPECT_EQ(stats->variants(0).hand_total(), s.hand_total()) << s.bot();
+    EXPECT_EQ(stats->variants(0).settlement(), s.settlement()) << s.bot();
+    EXPECT_EQ(stats->variants(0).hands(), s.hands()) << s.bot();
+  }
+  EXPECT_EQ(done.created_at().size(), 19u) << done.created_at();
+  EXPECT_EQ(done.deals(), 4);
+  EXPECT_EQ(done.seats(), 3);
+  // The bot filter: a name in any case is that bot; a part of names, every bot
+  // containing it; an offset past the end shows the last page.
+  v1::ListMatchesRequest q;
+  q.set_bot("H1");
+  q.set_limit(5);
+  absl::StatusOr<v1::ListMatchesResponse> page = scheduler_->ListMatches(q);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->total(), 12);
+  EXPECT_THAT(page->bots(), testing::ElementsAre("h1"));
+  q.set_bot("R");
+  page = scheduler_->ListMatches(q);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(page->bots(), testing::UnorderedElementsAre("r1", "r2"));
+  q.set_bot("nobody");
+  EXPECT_TRUE(absl::IsNotFound(scheduler_->ListMatches(q).status()));
+  q.clear_bot();
+  q.set_offset(100000);
+  page = scheduler_->ListMatches(q);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->offset(), 10);
+  EXPECT_EQ(page->matches_size(), 2);
+  q.set_offset(12);
+  EXPECT_EQ(scheduler_->ListMatches(q)->offset(), 10);
+  q.set_offset(5);
+  EXPECT_EQ(scheduler_->ListMatches(q)->offset(), 5);
   std::set<int64_t> seqs;
   for (const MatchRow& m : store_->TournamentMatches(t->id())) {
     EXPECT_EQ(m.status, "done");

@@ -196,9 +196,17 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_name(t->name);
   info.set_variant(t->variant);
   info.set_format(t->format);
-  info.set_event(FromJson<v1::RunTournamentRequest>(t->config).event());
+  info.set_created_at(t->created_at);
+  v1::RunTournamentRequest config = FromJson<v1::RunTournamentRequest>(t->config);
+  absl::StatusOr<VariantInfo> variant = Registry::Global().Info(t->variant);
+  const int n = variant.ok() ? variant->num_seats : 0;
+  info.set_seats(n);
+  info.set_deals(config.deals() ? config.deals() : 4);
+  info.set_hands_per_match(config.hands_per_match() ? config.hands_per_match() : 2 * n);
+  info.set_event(config.event());
   struct Tally {
     int64_t total = 0;
+    int64_t hand_total = 0;
     std::vector<double> per_hand;
     int faults = 0;
     double rank_sum = 0;
@@ -228,12 +236,14 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
       ++x.matches;
       if (s.hand_scores) {
         x.per_hand.insert(x.per_hand.end(), s.hand_scores->begin(), s.hand_scores->end());
+        for (int64_t v : *s.hand_scores) x.hand_total += v;
       } else if (rec.is_object() && rec.contains("deals")) {
         for (const json& deal : rec["deals"]) {
           if ((deal.value("redeal", false) && !deal.value("counts_as_hand", false)) ||
               !deal.contains("scores"))
             continue;
           x.per_hand.push_back(deal["scores"][s.seat].get<double>());
+          x.hand_total += deal["scores"][s.seat].get<int64_t>();
         }
       }
     }
@@ -241,11 +251,15 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_matches_done(done);
   info.set_matches_failed(failed);
   info.set_finished(done + failed == static_cast<int>(matches.size()));
+  // The organiser's seed derives every deal: shown once every deal is public.
+  if (info.finished() && config.seed() != 0) info.set_seed(config.seed());
   std::vector<v1::TournamentStanding> standings;
   for (const auto& [bot, x] : tally) {
     v1::TournamentStanding s;
     s.set_bot(bot);
     s.set_total(x.total);
+    s.set_hand_total(x.hand_total);
+    s.set_settlement(x.total - x.hand_total);
     s.set_hands(static_cast<int>(x.per_hand.size()));
     MeanCI ci = ComputeMeanCI(x.per_hand);
     s.set_mean_per_hand(ci.mean);

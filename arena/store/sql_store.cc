@@ -805,16 +805,25 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
   if (f.ladder_id) add("ladder_id =", f.ladder_id);
   if (f.tournament_id) add("tournament_id =", f.tournament_id);
   if (!f.status.empty()) add("status =", f.status);
-  if (f.bot_id) {
+  std::vector<int64_t> bot_ids = f.bot_ids;
+  if (f.bot_id) bot_ids.push_back(f.bot_id);
+  if (!bot_ids.empty()) {
     // Done matches by their seats (indexed); the others (pending, running,
     // failed: no seats stored) by the bot ids of their spec.
-    const int64_t id = f.bot_id;
-    const std::string pattern = absl::StrCat("%,", f.bot_id, ",%");
-    binds.push_back([id](Stmt& st, int i) { st.Bind(i, id); });
-    binds.push_back([pattern](Stmt& st, int i) { st.Bind(i, pattern); });
-    absl::StrAppend(&where, " AND (id IN (SELECT match_id FROM match_seats WHERE bot_id = ?",
-                    binds.size() - 1, ") OR (status <> 'done' AND ',' || bot_ids || ',' LIKE ?",
-                    binds.size(), "))");
+    std::string in;
+    std::string like;
+    for (int64_t id : bot_ids) {
+      binds.push_back([id](Stmt& st, int i) { st.Bind(i, id); });
+      absl::StrAppend(&in, in.empty() ? "" : ", ", "?", binds.size());
+    }
+    for (int64_t id : bot_ids) {
+      const std::string pattern = absl::StrCat("%,", id, ",%");
+      binds.push_back([pattern](Stmt& st, int i) { st.Bind(i, pattern); });
+      absl::StrAppend(&like, like.empty() ? "" : " OR ", "',' || bot_ids || ',' LIKE ?",
+                      binds.size());
+    }
+    absl::StrAppend(&where, " AND (id IN (SELECT match_id FROM match_seats WHERE bot_id IN (", in,
+                    ")) OR (status <> 'done' AND (", like, ")))");
   }
   if (f.test_id) add("test_id =", f.test_id);
   if (f.event_id >= 0) add("event_id =", f.event_id);
@@ -899,7 +908,8 @@ std::vector<BotVariantStatsRow> SqlStore::BotStats(int64_t bot_id) {
          "SUM(s.defender_hands), SUM(s.defender_won), SUM(s.defender_score), SUM(s.decisions), "
          "SUM(s.decision_ms), SUM(s.faults), ", dialect_.group_concat, "(s.fault_kinds, ',') "
          "FROM match_seats s JOIN matches m ON m.id = s.match_id "
-         "WHERE s.bot_id = ? AND m.status = 'done' GROUP BY m.variant ORDER BY m.variant"));
+         "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play' "
+         "GROUP BY m.variant ORDER BY m.variant"));
   s.Bind(1, bot_id);
   std::vector<BotVariantStatsRow> out;
   while (s.Step() == kRow) {
@@ -924,7 +934,34 @@ std::vector<BotVariantStatsRow> SqlStore::BotStats(int64_t bot_id) {
       int n = 0;
       if (absl::SimpleAtoi(p.second, &n)) r.fault_kinds[p.first] += n;
     }
+    r.hand_total = r.total;
+    r.scored_hands = r.hands;
     out.push_back(std::move(r));
+  }
+  // The hand scores (a JSON array per seat), summed here: what "per hand"
+  // means on every page, the end-of-match settlement left out.
+  Stmt h(db_.get(),
+         "SELECT m.variant, s.total, m.hands, s.hand_scores FROM match_seats s "
+         "JOIN matches m ON m.id = s.match_id "
+         "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play'");
+  h.Bind(1, bot_id);
+  std::map<std::string, std::pair<int64_t, int>> sums;
+  while (h.Step() == kRow) {
+    std::pair<int64_t, int>& x = sums[h.Text(0)];
+    std::optional<std::vector<int64_t>> scores = ParseScores(h.Text(3));
+    if (scores) {
+      for (int64_t v : *scores) x.first += v;
+      x.second += static_cast<int>(scores->size());
+    } else {
+      x.first += h.Int(1);
+      x.second += static_cast<int>(h.Int(2));
+    }
+  }
+  for (BotVariantStatsRow& r : out) {
+    auto it = sums.find(r.variant);
+    if (it == sums.end()) continue;
+    r.hand_total = it->second.first;
+    r.scored_hands = it->second.second;
   }
   return out;
 }
@@ -963,10 +1000,11 @@ absl::StatusOr<int64_t> SqlStore::InsertTournament(const TournamentRow& t) {
 
 absl::StatusOr<TournamentRow> SqlStore::GetTournament(int64_t id) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_.get(), "SELECT id, name, variant, format, config FROM tournaments WHERE id = ?");
+  Stmt s(db_.get(),
+         "SELECT id, name, variant, format, config, created_at FROM tournaments WHERE id = ?");
   s.Bind(1, id);
   if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no tournament ", id));
-  return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)};
+  return TournamentRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5)};
 }
 
 // ---------------------------------------------------------------------------

@@ -141,12 +141,15 @@ struct TournamentRow {
   std::string variant;
   std::string format;
   std::string config;  // the request in protobuf JSON
+  std::string created_at;  // UTC "YYYY-MM-DD HH:MM:SS" (filled in on reads)
 };
 
 // Filters of a match list (empty / 0: any).
 struct MatchFilter {
   std::string variant;
   int64_t bot_id = 0;
+  // Matches seating any of these bots (besides bot_id when that is set too).
+  std::vector<int64_t> bot_ids;
   std::string kind;
   int64_t ladder_id = 0;
   int64_t tournament_id = 0;
@@ -225,6 +228,11 @@ struct BotVariantStatsRow {
   double rank_sum = 0;
   int64_t total = 0;
   int hands = 0;
+  // The sum of its hand scores and how many there were (void deals left out);
+  // total - hand_total is the end-of-match settlement. Seats stored before
+  // schema version 2 (no hand scores) count total and the match's hands.
+  int64_t hand_total = 0;
+  int scored_hands = 0;
   SeatRow sums;  // declarer_*, defender_*, decisions, decision_ms, faults summed
   std::map<std::string, int> fault_kinds;
 };
@@ -333,7 +341,8 @@ class Store {
   virtual std::vector<TournamentSummaryRow> ListTournaments(int limit) = 0;
   // The active bots rated in `variant`, with their ratings 10 matches ago.
   virtual std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches) = 0;
-  // A bot's done matches per variant (by variant name).
+  // A bot's done matches per variant (by variant name); unrated play matches
+  // are left out.
   virtual std::vector<BotVariantStatsRow> BotStats(int64_t bot_id) = 0;
 
   // Ladders and tournaments.

@@ -507,6 +507,52 @@ TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
   EXPECT_TRUE(none.empty());
 }
 
+// Issue 30: a bot's statistics count hand scores and the end-of-match
+// settlement apart, leave unrated play matches out, and the tournament row
+// has its creation time; a filter by several bots finds all of their matches.
+TEST_P(StoreTest, BotStatsSplitTheSettlementAndLeaveOutPlayMatches) {
+  Insert("R1");
+  MatchCommit c = Result("R1");
+  c.result.seats[0].total = 10 - 100;  // hands 7 + 3, one radl left
+  ASSERT_TRUE(store_->CommitMatch("R1", c.result, Rate).ok());
+  MatchRow play;
+  play.id = "P1";
+  play.variant = "slovenian-3p";
+  play.kind = "play";
+  play.spec = "{}";
+  play.bot_ids = bots_;
+  ASSERT_TRUE(store_->InsertMatch(play).ok());
+  MatchCommit p = Result("P1");
+  p.result.seats[0].total = 500;
+  p.result.seats[0].hand_scores = std::vector<int64_t>{500, 0};
+  ASSERT_TRUE(store_->CommitMatch("P1", p.result, Rate).ok());
+  std::vector<BotVariantStatsRow> stats = store_->BotStats(bots_[0]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 1);  // the play match is not counted
+  EXPECT_EQ(stats[0].total, -90);
+  EXPECT_EQ(stats[0].hand_total, 10);
+  EXPECT_EQ(stats[0].scored_hands, 2);
+  // Both matches seat bots 0 and 1: a filter naming either finds both.
+  MatchFilter two;
+  two.bot_ids = {bots_[0], bots_[1]};
+  int64_t total = 0;
+  store_->ListMatchesPage(two, 0, 50, &total);
+  EXPECT_EQ(total, 2);
+  Insert("R2");  // pending: found by its spec's bots
+  store_->ListMatchesPage(two, 0, 50, &total);
+  EXPECT_EQ(total, 3);
+  TournamentRow t;
+  t.name = "t";
+  t.variant = "slovenian-3p";
+  t.format = "round-robin";
+  t.config = "{}";
+  absl::StatusOr<int64_t> tid = store_->InsertTournament(t);
+  ASSERT_TRUE(tid.ok());
+  absl::StatusOr<TournamentRow> back = store_->GetTournament(*tid);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->created_at.size(), 19u) << back->created_at;  // YYYY-MM-DD HH:MM:SS
+}
+
 TEST_P(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   Insert("OLD");
   ASSERT_TRUE(store_->CommitMatch("OLD", Result("OLD").result, Rate).ok());

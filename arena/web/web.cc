@@ -63,12 +63,15 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
   });
   for (const char* path : {"/", "/index.html", "/leaderboard", "/leaderboard/([A-Za-z0-9_.-]+)",
                            "/matches", "/bots", "/tournaments", "/tournaments/([0-9]+)",
-                           "/tests", "/tests/([0-9]+)", "/events", "/join",
+                           "/tests", "/tests/([0-9]+)", "/ladders", "/events", "/join",
                            "/join/([A-Za-z0-9]+)"}) {
     server->Get(path, [](const HttpRequest&) { return Shell(200); });
   }
+  // The reserved "human" (a person's seat in play matches) is not a bot: 404,
+  // and the page says what it is.
   server->Get("/bots/([^/]+)", [scheduler](const HttpRequest& req) {
-    return Shell(ValidBotName(req.matches[1]) && scheduler->GetBot(req.matches[1], false).ok()
+    return Shell(req.matches[1] != kHumanBotName && ValidBotName(req.matches[1]) &&
+                         scheduler->GetBot(req.matches[1], false).ok()
                      ? 200
                      : 404);
   });
@@ -76,6 +79,12 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
     v1::GetEventRequest r;
     r.set_slug(req.matches[1]);
     return Shell(req.matches[1] == "open" || scheduler->GetEvent(r).ok() ? 200 : 404);
+  });
+  server->Get("/ladders/([0-9]+)", [scheduler](const HttpRequest& req) {
+    const v1::ListLaddersResponse ladders = scheduler->ListLadders();
+    for (const v1::LadderInfo& l : ladders.ladders())
+      if (std::to_string(l.id()) == req.matches[1]) return Shell(200);
+    return Shell(404);
   });
   server->Get("/matches/([^/]+)", [scheduler](const HttpRequest& req) {
     return Shell(scheduler->GetMatch(req.matches[1], false).ok() ? 200 : 404);

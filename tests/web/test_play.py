@@ -66,7 +66,7 @@ def turn_request(driver):
 
 def hands_scored(driver):
     return driver.execute_script(
-        "return document.querySelectorAll('#hand-results tbody tr:not(.total)').length;")
+        "return document.querySelectorAll('#hand-results tbody tr:not(.total):not(.settlement)').length;")
 
 
 def offered_actions(driver):
@@ -134,6 +134,7 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
     clicks = 0
     reloaded = False
     shot = False
+    phone_checked = False
     while hands_scored(browser) == 0:
         assert time.time() < deadline, "the hand did not end within 300 s"
         rid = wait_until(browser, lambda d: turn_request(d) or (hands_scored(d) > 0 and "scored"),
@@ -158,6 +159,22 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
             screenshot(browser, "play-phone.png")
             browser.set_window_size(size["width"], size["height"])
             shot = True
+        # The history in the shared wording, with names (not seat numbers).
+        for line in browser.execute_script(
+                "return Array.from(document.querySelectorAll('#history li')).map((l) => l.textContent);"):
+            first, verb = line.split(" ")[:2]
+            if first == "You":
+                assert verb in ("pass", "bid", "call", "take", "discard", "announce", "play"), line
+            else:
+                assert first in ("heuristic", "heuristic-b"), line
+        if not phone_checked and any(a.startswith("play ") for a in offered):
+            # The table fits a 390 px phone, cards and all.
+            browser.set_window_size(390, 900)
+            time.sleep(0.3)
+            width = browser.execute_script("return document.documentElement.scrollWidth")
+            browser.set_window_size(1280, 900)
+            assert width <= 390, width
+            phone_checked = True
         if not reloaded and any(a.startswith("play ") for a in offered):
             # Reloading resumes the seat: same request, same hand, same actions.
             hand_before = hand_cards(browser)
@@ -290,6 +307,55 @@ def test_the_page_of_a_finished_match(arena, browser):
     link.click()
     wait_until(browser, lambda d: "/matches/" + created["match_id"] in d.current_url,
                what="the match viewer")
+
+
+def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, browser):
+    """Issue 30: on a finished play match the Total row is the sum of the rows shown
+    (the hands, then the end-of-match radl settlement as its own row), the columns carry
+    the players' names, and the history says "You pass" / "heuristic bids Three"."""
+    from selenium.webdriver.common.by import By
+    # Random opponents in slovenian-4p leave radli at the end in most matches.
+    for _ in range(4):
+        created, v, _ = play_through_api(arena, "slovenian-4p", ["random-a", "random-b", "random-c"], 4)
+        assert v["status"] == "done", v.get("error")
+        if any(v["settlement"]):
+            break
+    names = ["You" if s == v["seat"] else n for s, n in enumerate(v["seat_names"])]  # three different bots
+    browser.get(arena.url(created["url"]))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the match's result")
+    heads = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#hand-results thead th')).map((t) => t.textContent);")
+    assert heads[2:] == names, heads
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#hand-results tbody tr')).map((tr) => "
+        "[tr.className, Array.from(tr.querySelectorAll('td')).slice(2).map((td) => td.textContent)]);")
+    num = lambda t: int(t.replace("\u2212", "-").replace("+", ""))
+    body = [[num(x) for x in cells] for cls, cells in rows if cls != "total"]
+    total = [num(x) for cls, cells in rows if cls == "total" for x in cells]
+    assert total == [sum(col) for col in zip(*body)], rows
+    assert total == v["result"]["totals"], (total, v["result"])
+    has_row = any(cls == "settlement" for cls, _ in rows)
+    assert has_row == any(v["settlement"]), (rows, v["settlement"])
+    if has_row:
+        assert [num(x) for cls, cells in rows if cls == "settlement" for x in cells] == v["settlement"]
+    # The same wording as the viewer (common.js), one test of it in test_web.py.
+    words = browser.execute_script(
+        "return [window.tarock.actionWords('pass', 'You'), window.tarock.actionWords('bid three', 'heuristic')];")
+    assert words == ["You pass", "heuristic bids Three"], words
+    assert not browser.find_elements(By.XPATH, "//*[contains(text(), 'You passes') or contains(text(), 'You bids')]")
+    # The page fits a phone.
+    browser.set_window_size(390, 900)
+    try:
+        browser.get(arena.url(created["url"]))
+        wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the result on a phone")
+        time.sleep(0.3)
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+        # Every player's column is on the screen (the table does not scroll sideways).
+        assert browser.execute_script(
+            "const w = document.querySelector('#hand-results').parentElement;"
+            "return w.scrollWidth <= w.clientWidth;")
+    finally:
+        browser.set_window_size(1280, 900)
 
 
 class PlayStack(ArenaStack):

@@ -116,7 +116,7 @@ def test_match_viewer_steps_to_the_scores_of_tarock_replay(arena, played, browse
     hand = len(record["deals"]) - 1
     n_actions = len(record["deals"][hand]["actions"])
 
-    browser.get(arena.url("/matches/%s?hand=%d&action=0" % (match_id, hand)))
+    browser.get(arena.url("/matches/%s?hand=%d&action=0" % (match_id, hand + 1)))  # 1-based
     wait_until(browser, lambda d: "action 0 of %d" % n_actions in d.find_element("id", "pos").text,
                what="the viewer at the deal")
     # At the deal every seat holds its cards, face up.
@@ -145,7 +145,7 @@ def test_match_viewer_steps_to_the_scores_of_tarock_replay(arena, played, browse
     score_text = browser.find_element("id", "scoreline").text
     assert "contract" in score_text.lower()
     # The permalink opens the viewer at that hand and action.
-    browser.get(arena.url("/matches/%s?hand=0&action=3" % match_id))
+    browser.get(arena.url("/matches/%s?hand=1&action=3" % match_id))
     wait_until(browser, lambda d: "hand 1 of" in d.find_element("id", "pos").text
                and "action 3 of" in d.find_element("id", "pos").text, what="the permalink")
     assert len(by_css(browser, "#log li.current")) == 1
@@ -171,7 +171,7 @@ def test_viewer_shows_every_variant_to_its_scores(arena, browser):
         r = arena.api("/api/matches/%s/hands/%d/replay" % (m["id"], hand))
         assert len(r["steps"]) == len(deal["actions"]), variant
         assert r["report"]["scores"] == deal["scores"], variant
-        browser.get(arena.url("/matches/%s?hand=%d&action=0" % (m["id"], hand)))
+        browser.get(arena.url("/matches/%s?hand=%d&action=0" % (m["id"], hand + 1)))
         wait_until(browser, lambda d: "action 0 of" in d.find_element("id", "pos").text, what=variant)
         browser.find_element("tag name", "body").send_keys(Keys.END)
         n_actions = len(deal["actions"])
@@ -181,7 +181,7 @@ def test_viewer_shows_every_variant_to_its_scores(arena, browser):
         shown = [int(c.replace("\u2212", "-").replace("+", "")) for c in cells]
         assert shown == deal["scores"], (variant, shown, deal["scores"])
         # Half way through the hand every seat's cards are drawn.
-        browser.get(arena.url("/matches/%s?hand=%d&action=%d" % (m["id"], hand, n_actions // 2)))
+        browser.get(arena.url("/matches/%s?hand=%d&action=%d" % (m["id"], hand + 1, n_actions // 2)))
         wait_until(browser, lambda d: len(by_css(d, "#seats .seat")) == n, what=variant + " seats")
         assert len(by_css(browser, "#seats .card, #felt .card")) > 0, variant
 
@@ -304,7 +304,7 @@ def test_screenshots(arena, played, browser):
         match_id, hand, action = interesting_moment(arena)
         pages = [("home", "/", "#recent tbody tr"), ("leaderboard", "/leaderboard/slovenian-4p", "#board tbody tr"),
                  ("bot", "/bots/heuristic", "#chart svg"), ("matches", "/matches?variant=slovenian-4p", "#list tbody tr"),
-                 ("viewer", "/matches/%s?hand=%d&action=%d" % (match_id, hand, action), "#seats .seat"),
+                 ("viewer", "/matches/%s?hand=%d&action=%d" % (match_id, hand + 1, action), "#seats .seat"),
                  ("tournament", "/tournaments/%s" % played["id"], "table.grid tbody tr")]
         for width, suffix in ((1366, ""), (390, "-phone")):
             browser.set_window_size(width, 900)
@@ -342,10 +342,288 @@ def test_pages_work_under_the_content_security_policy(arena, played, browser):
         ("/leaderboard/slovenian-3p", lambda d: len(by_css(d, "#board tbody tr td a.bot")) >= 4),
         ("/tournaments/%s" % played["id"], lambda d: len(by_css(d, "table.grid tbody tr td a.bot")) >= 4),
         ("/bots/heuristic", lambda d: len(by_css(d, "#chart svg")) >= 1),
-        ("/matches/%s?hand=0&action=5" % match_id, lambda d: "action 5" in d.find_element("id", "pos").text),
+        ("/matches/%s?hand=1&action=5" % match_id, lambda d: "action 5" in d.find_element("id", "pos").text),
         ("/play", lambda d: len(by_css(d, "#variant")) == 1),
     ]
     for path, ready in pages:
         browser.get(arena.url(path))
         wait_until(browser, ready, what=path)
         assert csp_violations(browser) == [], path
+
+
+# ---- Issue 30: the site tells the truth --------------------------------------------------
+
+def signed_int(text):
+    return int(text.strip().replace("\u2212", "-").replace("+", ""))
+
+
+def test_numbers_agree_with_the_settlement_as_its_own_column(arena, played, browser):
+    """Per hand, totals and the end-of-match radl settlement agree in the API and on the
+    tournament and bot pages: total = hand scores + settlement, per hand = hand scores / hands."""
+    t = arena.api("/api/tournaments/%s" % played["id"])
+    assert len(t["created_at"]) == 19, t["created_at"]  # "YYYY-MM-DD HH:MM:SS"
+    assert t["deals"] == 1 and t["hands_per_match"] == 3 and t["seats"] == 3, t
+    for s in t["standings"]:
+        assert int(s["hand_total"]) + int(s["settlement"]) == int(s["total"]), s
+        assert abs(s["mean_per_hand"] - int(s["hand_total"]) / s["hands"]) < 1e-9, s
+    browser.get(arena.url("/tournaments/%s" % played["id"]))
+    wait_until(browser, lambda d: len(by_css(d, "#standings tbody tr")) == len(t["standings"]), what="standings")
+    heads = [h.upper() for h in texts(browser, "#standings thead th")]
+    col = {h: i for i, h in enumerate(heads)}
+    for tr, s in zip(by_css(browser, "#standings tbody tr"), t["standings"]):
+        cells = [td.get_attribute("textContent") for td in tr.find_elements("css selector", "td")]
+        assert signed_int(cells[col["SETTLEMENT"]]) == int(s["settlement"]), cells
+        assert signed_int(cells[col["TOTAL"]]) == int(s["total"]), cells
+        assert signed_int(cells[col["HAND SCORES"]]) == int(s["hand_total"]), cells
+    legend = browser.find_element("id", "standings-legend").text
+    assert "does not include the end-of-match radl settlement" in legend, legend
+    facts = browser.find_element("id", "tournament-facts").text
+    assert "1 deal per group of 3 seats" in facts and "3 hands per match" in facts and t["created_at"] in facts, facts
+    # The bot page: per hand is the hands' mean, the settlement its own column.
+    stats = arena.api("/api/bots/heuristic/stats")
+    v = [x for x in stats["variants"] if x["variant"] == "slovenian-3p"][0]
+    assert int(v["hand_total"]) + int(v["settlement"]) == int(v["total"]), v
+    browser.get(arena.url("/bots/heuristic"))
+    wait_until(browser, lambda d: by_css(d, "#per-hand-legend"), what="the bot page")
+    row = [tr for tr in by_css(browser, "table.grid tbody tr")
+           if tr.find_elements("css selector", "td a") and
+           tr.find_element("css selector", "td a").text == "slovenian-3p"][0]
+    cells = {td.get_attribute("data-label"): td.get_attribute("textContent")
+             for td in row.find_elements("css selector", "td")}
+    shown = float(cells["Per hand"].replace("\u2212", "-").replace("+", ""))
+    assert abs(shown - int(v["hand_total"]) / v["hands"]) <= 0.051, (cells, v)
+    assert signed_int(cells["Settlement"]) == int(v["settlement"]) and signed_int(cells["Total"]) == int(v["total"])
+
+
+def test_play_matches_stay_out_of_bot_statistics_and_human_is_no_bot(arena, browser):
+    from test_play import play_through_api
+    before = {x["variant"]: x for x in arena.api("/api/bots/random-a/stats")["variants"]}
+    created, v, _ = play_through_api(arena, "slovenian-tapp", ["random-a", "random-b"], 3)
+    assert v["status"] == "done", v.get("error")
+    arena.wait_for(lambda: arena.api("/api/matches/" + created["match_id"])["status"] == "done",
+                   timeout=20, what="the stored play match")
+    after = {x["variant"]: x for x in arena.api("/api/bots/random-a/stats")["variants"]}
+    assert after.get("slovenian-tapp") == before.get("slovenian-tapp"), (before, after)
+    status, _, _ = arena.get("/bots/human")
+    assert status == 404
+    browser.get(arena.url("/bots/human"))
+    wait_until(browser, lambda d: by_css(d, "#human"), what="the page about the human seat")
+    assert "not a bot" in browser.find_element("tag name", "main").text
+    # Seat lists name the person's seat without a link to a bot page.
+    browser.get(arena.url("/matches?kind=play"))
+    wait_until(browser, lambda d: by_css(d, "#list .person"), what="the person's seat")
+    assert not by_css(browser, "a[href='/bots/human']")
+
+
+WORDING = [
+    (["bid three", "You"], "You bid Three"),
+    (["bid three", "north"], "north bids Three"),
+    (["pass", "You"], "You pass"),
+    (["pass", "north"], "north passes"),
+    (["kontra game", "You", 1], "You announce Kontra on the game"),
+    (["kontra game", "north", 2], "north announces Rekontra on the game"),
+    (["call H", "North"], "North calls the King of Hearts"),
+    (["talon 1", "North"], "North takes the second talon group"),
+    (["announce trula", "You"], "You announce Trula"),
+    (["play T21", "You"], "You play the Mond"),
+    (["discard HK", "west"], "west discards the King of Hearts"),
+]
+
+
+def test_one_wording_for_actions(arena, played, browser):
+    browser.get(arena.url("/bots"))
+    wait_until(browser, lambda d: d.execute_script("return !!(window.tarock && window.tarock.actionWords)"),
+               what="common.js")
+    for args, want in WORDING:
+        got = browser.execute_script(
+            "return window.tarock.actionWords(arguments[0], arguments[1], {kontraLevel: arguments[2]});",
+            args[0], args[1], args[2] if len(args) > 2 else 1)
+        assert got == want, (args, got)
+    # The viewer's log says it in these words, with the players' names.
+    match_id = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]["id"]
+    m = arena.api("/api/matches/" + match_id)
+    names = [s["bot"] for s in sorted(m["seats"], key=lambda s: s["seat"])]
+    n = len(m["record"]["deals"][0]["actions"])
+    browser.get(arena.url("/matches/%s?hand=1&action=%d" % (match_id, n)))
+    wait_until(browser, lambda d: len(by_css(d, "#log li")) == n, what="the log")
+    lines = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#log li .words')).map((e) => e.textContent);")
+    assert len(lines) == n
+    for line in lines:
+        assert any(line.startswith(nm + " ") for nm in names), line
+        assert not any(w in line for w in (" calls H", " calls D", " calls C", " calls S",
+                                            "takes talon group", "kontra on")), line
+    heads = texts(browser, "#hand-scores thead th")[1:]
+    assert heads == names, heads
+
+
+def test_the_viewer_does_not_give_the_result_away(arena, played, browser):
+    match_id = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]["id"]
+    rec = arena.api("/api/matches/" + match_id)["record"]
+    browser.get(arena.url("/matches/" + match_id))
+    wait_until(browser, lambda d: "action 0 of" in d.find_element("id", "pos").text, what="the viewer")
+    assert "hand 1 of" in browser.find_element("id", "pos").text
+    assert "hand=1&action=0" in browser.current_url
+    # No scores and no result before the hand's end: not in the page's text at all.
+    assert by_css(browser, "#scores-later") and not by_css(browser, "#hand-scores")
+    assert not browser.find_element("id", "match-result").get_attribute("open")
+    assert not by_css(browser, "#log li:not(.future)")  # nothing played yet is shown as played
+    visible = browser.find_element("tag name", "main").text
+    assert "won" not in visible and "lost" not in visible, visible
+    # The hand's end shows its scores.
+    from selenium.webdriver.common.keys import Keys
+    browser.find_element("tag name", "body").send_keys(Keys.END)
+    wait_until(browser, lambda d: by_css(d, "#hand-scores"), what="the scores at the end")
+    # Hands in the URL are 1-based as on the tabs; an old hand=0 link opens hand 1.
+    last = len(rec["deals"])
+    browser.get(arena.url("/matches/%s?hand=%d" % (match_id, last)))
+    wait_until(browser, lambda d: "hand %d of %d" % (last, last) in d.find_element("id", "pos").text,
+               what="the last hand")
+    assert "action 0 of" in browser.find_element("id", "pos").text
+    browser.get(arena.url("/matches/%s?hand=0&action=2" % match_id))
+    wait_until(browser, lambda d: "hand 1 of" in d.find_element("id", "pos").text
+               and "action 2 of" in d.find_element("id", "pos").text, what="an old link")
+    # The result, when asked for: hands + settlement = total, as in the API.
+    m = arena.api("/api/matches/" + match_id)
+    browser.find_element("css selector", "#match-result summary").click()
+    rows = {tr.find_element("css selector", "th").text.upper(): [signed_int(td.text) for td in tr.find_elements("css selector", "td")]
+            for tr in by_css(browser, "#result-table tbody tr") if not tr.find_element("css selector", "th").text.upper().startswith("PLACE")}
+    totals = [int(s["total"]) for s in sorted(m["seats"], key=lambda s: s["seat"])]
+    hands = [k for k in rows if k.startswith("HANDS")][0]
+    settle = rows.get("RADL SETTLEMENT", [0] * len(totals))
+    assert [a + b for a, b in zip(rows[hands], settle)] == rows["TOTAL"] == totals, rows
+
+
+PHONE_PAGES = ["/", "/leaderboard/slovenian-3p", "/bots", "/bots/heuristic", "/matches", "/tournaments",
+               "/ladders", "/tests", "/play", "/bots/human"]
+
+
+def test_every_page_fits_a_phone(arena, played, browser):
+    match_id = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]["id"]
+    pages = PHONE_PAGES + ["/tournaments/%s" % played["id"], "/matches/%s?hand=1&action=8" % match_id]
+    ladders = arena.api("/api/ladders")["ladders"]
+    if ladders:
+        pages.append("/ladders/%s" % ladders[0]["id"])
+    try:
+        for width in (390, 1280):
+            browser.set_window_size(width, 900)
+            for path in pages:
+                browser.get(arena.url(path))
+                wait_until(browser, lambda d: d.execute_script(
+                    "return document.querySelector('main') && document.querySelector('main').children.length > 0 "
+                    "&& !document.querySelector('main noscript')"), what=path)
+                time.sleep(0.4)
+                sw = browser.execute_script("return document.documentElement.scrollWidth")
+                assert sw <= width, (path, width, sw)
+            # A table that hides columns on a phone says which.
+            if width == 390:
+                browser.get(arena.url("/leaderboard/slovenian-3p"))
+                wait_until(browser, lambda d: by_css(d, "#board caption.hidden-note"), what="the note")
+                note = browser.find_element("css selector", "#board caption.hidden-note").text
+                assert "Owner" in note and "not shown" in note, note
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+def test_paging_keeps_history_and_clamps_offsets(arena, played, browser):
+    total = int(arena.api("/api/matches?limit=1")["total"])
+    assert total >= 12
+    r = arena.api("/api/matches?offset=100000&limit=5")
+    assert r["offset"] == (total - 1) // 5 * 5 and 1 <= len(r["matches"]) <= 5, (r["offset"], total)
+    browser.get(arena.url("/matches?offset=100000&limit=5"))
+    wait_until(browser, lambda d: " of %d" % total in d.find_element("id", "page-info").text, what="the last page")
+    info = browser.find_element("id", "page-info").text
+    assert info.startswith("%d\u2013" % (r["offset"] + 1)) and "100001" not in info, info
+    assert "offset=%d" % r["offset"] in browser.current_url
+    # Older and Back.
+    browser.get(arena.url("/"))
+    browser.get(arena.url("/matches?limit=5"))
+    wait_until(browser, lambda d: d.find_element("id", "page-info").text.startswith("1\u20135 of"), what="page 1")
+    browser.find_element("id", "older").click()
+    wait_until(browser, lambda d: d.find_element("id", "page-info").text.startswith("6\u2013"), what="page 2")
+    assert "offset=5" in browser.current_url
+    browser.back()
+    wait_until(browser, lambda d: d.find_element("id", "page-info").text.startswith("1\u20135 of"), what="back to page 1")
+    assert "/matches" in browser.current_url and "offset" not in browser.current_url
+    browser.back()
+    wait_until(browser, lambda d: d.current_url.rstrip("/") == arena.url("/").rstrip("/"), what="back home")
+    # The bot filter: any case, any part of the name.
+    r = arena.api("/api/matches?bot=HEUR")
+    assert sorted(r["bots"]) == ["heuristic", "heuristic-b"] and int(r["total"]) > 0, r["bots"]
+    assert arena.api("/api/matches?bot=Heuristic")["bots"] == ["heuristic"]
+    browser.get(arena.url("/matches?bot=heur"))
+    wait_until(browser, lambda d: len(by_css(d, "#list tbody tr a.mono")) > 0, what="matches of heur*")
+    assert "heuristic-b" in browser.find_element("id", "bot-match").text
+
+
+def test_ladder_pages_links_tiles_and_provisional_marks(arena, played, browser):
+    arena.cli("ladder", "start", "--variant", "slovenian-3p", "--hands", "3", "--max_matches", "3")
+    ladder = [l for l in arena.api("/api/ladders")["ladders"] if l["config"]["variant"] == "slovenian-3p"][-1]
+    arena.wait_for(lambda: int(arena.api("/api/matches?ladder=%s&status=done" % ladder["id"])["total"]) >= 1,
+                   timeout=60, what="a ladder match")
+    browser.get(arena.url("/ladders/%s" % ladder["id"]))
+    wait_until(browser, lambda d: len(by_css(d, "#ladder-standings tbody tr a.bot")) >= 3, what="the ladder page")
+    assert "Ladder %s" % ladder["id"] in browser.find_element("tag name", "h1").text
+    wait_until(browser, lambda d: len(by_css(d, "a[href='/ladders/%s'] .badge" % ladder["id"])) >= 1,
+               what="the ladder badges of its matches")
+    assert arena.get("/ladders/999999")[0] == 404
+    # Every ladder badge in the list is a link to its ladder's page.
+    browser.get(arena.url("/matches?kind=ladder"))
+    wait_until(browser, lambda d: len(by_css(d, "#list .badge-ladder")) > 0, what="ladder matches")
+    for b in by_css(browser, "#list .badge-ladder"):
+        link = b.find_element("xpath", "..")
+        assert link.tag_name == "a" and "/ladders/" in link.get_attribute("href"), b.text
+    # The home tiles lead to the lists they count; /tests is in the navigation.
+    browser.get(arena.url("/"))
+    wait_until(browser, lambda d: d.find_element("id", "failed").text.isdigit(), what="the home tiles")
+    assert browser.find_element("xpath", "//*[@id='failed']/..").get_attribute("href").endswith("/matches?status=failed")
+    assert browser.find_element("xpath", "//*[@id='running']/..").get_attribute("href").endswith("/matches?status=running")
+    assert by_css(browser, "#nav a[href='/tests']") and by_css(browser, "#nav a[href='/ladders']")
+    # Provisional marks: fewer than 10 rated matches, said in the legend and the mark's title.
+    board = arena.api("/api/leaderboard?variant=slovenian-3p")["entries"]
+    assert all(e["provisional"] == (e["rating"]["matches"] < 10) for e in board), board
+    browser.get(arena.url("/leaderboard/slovenian-3p"))
+    wait_until(browser, lambda d: len(by_css(d, "#board tbody tr")) == len(board), what="the leaderboard")
+    for tr, e in zip(by_css(browser, "#board tbody tr"), board):
+        marks = tr.find_elements("css selector", ".provisional")
+        assert bool(marks) == e["provisional"], (e["bot"], e["rating"]["matches"])
+        if marks:
+            assert "fewer than 10" in marks[0].get_attribute("title")
+    assert "fewer than 10 rated matches" in browser.find_element("css selector", "p.legend").text
+
+
+def test_tournament_deals_are_grouped_and_seeds_shown_only_when_public(arena, browser):
+    """A duplicate tournament's tables of one deal are grouped; while a deal is being
+    played at some table, its seed is nowhere on the page, and shown once all have."""
+    out = arena.cli("tournament", "run", "--variant", "slovenian-3p", "--bots", "heuristic,random-a,random-b",
+                    "--deals", "3", "--hands", "6")
+    tid = [t for t in arena.api("/api/tournaments")["tournaments"]][0]["id"]
+    seen = []
+    deadline = time.time() + 120
+    while True:
+        t = arena.api("/api/tournaments/%s" % tid)
+        browser.get(arena.url("/tournaments/%s" % tid))
+        wait_until(browser, lambda d: len(by_css(d, "#sets .dup-set")) == 3, what="three deals")
+        ms = arena.api("/api/matches?tournament=%s&limit=100" % tid)["matches"]
+        seen.append((browser.find_element("tag name", "main").text, {m["seed_commitment"] for m in ms
+                                                                      if not m["deal_public"]}))
+        if t["finished"]:
+            break
+        assert time.time() < deadline, "the tournament did not finish"
+        time.sleep(0.3)
+    ms = arena.api("/api/matches?tournament=%s&limit=100" % tid)["matches"]
+    seeds = {m["seed_commitment"]: m["seed"] for m in ms}
+    assert all(m["deal_public"] for m in ms)
+    # Never before: a sealed deal's seed was not on the page.
+    for text, sealed in seen:
+        for c in sealed:
+            assert seeds[c] not in text, "seed of a deal still being played was shown"
+    # Grouped: each deal's three tables under one heading with its seed.
+    sets = by_css(browser, "#sets .dup-set")
+    assert len(sets) == 3
+    for s in sets:
+        ids = [a.text for a in s.find_elements("css selector", "tbody a.mono")]
+        assert len(ids) == 3, ids
+        commits = {m["seed_commitment"] for m in ms if m["id"] in ids}
+        assert len(commits) == 1
+        assert "seed " + seeds[commits.pop()] in s.find_element("css selector", "h3").text

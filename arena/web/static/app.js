@@ -13,9 +13,9 @@
     return el('div', { class: 'page-head' }, el('div', null, el('h1', null, title),
       sub ? el('div', { class: 'sub' }, sub) : null), extra || null);
   }
-  function tile(label, value, id) {
-    return el('div', { class: 'tile' }, el('div', { class: 'value', id: id || null }, value),
-      el('div', { class: 'label' }, label));
+  function tile(label, value, id, href) {
+    return el(href ? 'a' : 'div', { class: 'tile' + (href ? ' tile-link' : ''), href: href || null },
+      el('div', { class: 'value', id: id || null }, value), el('div', { class: 'label' }, label));
   }
   function wrap(node) { return el('div', { class: 'table-wrap' }, node); }
   function showError(e) {
@@ -38,7 +38,7 @@
     let label = m.kind;
     let href = null;
     if (m.kind === 'tournament' && Number(m.tournament_id)) { label = 'tournament ' + m.tournament_id; href = '/tournaments/' + m.tournament_id; }
-    if (m.kind === 'ladder' && Number(m.ladder_id)) label = 'ladder ' + m.ladder_id;
+    if (m.kind === 'ladder' && Number(m.ladder_id)) { label = 'ladder ' + m.ladder_id; href = '/ladders/' + m.ladder_id; }
     if (m.kind === 'test' && Number(m.test_id)) { label = 'test ' + m.test_id; href = '/tests/' + m.test_id; }
     const b = badge(label, m.kind);
     return href ? el('a', { href }, b) : b;
@@ -50,6 +50,7 @@
         int(m.hands), m.status === 'done' ? num(m.duration_s, 1) + ' s' : '', finishedAgo(m)],
     }));
   }
+  function matchTable(matches, empty) { return wrap(table(MATCH_COLUMNS, matchRows(matches), { empty, reflow: true })); }
   const MATCH_COLUMNS = [{ label: 'Match' }, { label: 'Variant' }, { label: 'Kind' }, { label: 'Status' },
     { label: 'Seats (total)', cls: 'wrap' }, { label: 'Hands', cls: 'num' }, { label: 'Time', cls: 'num hide-sm' },
     { label: 'Finished', cls: 'hide-sm' }];
@@ -60,9 +61,9 @@
     setTitle('Home');
     clear(main).append(head('Tarock Arena', 'Bots playing Central European Tarock: ladders, tournaments and every game to watch.'));
     const tiles = el('div', { class: 'tiles' },
-      tile('matches per minute', '\u2013', 'mpm'), tile('referees available', '\u2013', 'refs'),
-      tile('running / queued', '\u2013', 'running'), tile('matches done', '\u2013', 'done'),
-      tile('failed', '\u2013', 'failed'));
+      tile('matches per minute', '\u2013', 'mpm', '/matches?status=done'), tile('referees available', '\u2013', 'refs'),
+      tile('running / queued', '\u2013', 'running', '/matches?status=running'), tile('matches done', '\u2013', 'done', '/matches?status=done'),
+      tile('failed', '\u2013', 'failed', '/matches?status=failed'));
     const variants = el('div', { class: 'panel' }, el('h2', null, 'Variants'), el('div', { id: 'variants' }));
     const recent = el('div', { class: 'panel' }, el('h2', null,
       el('span', { class: 'live-dot' }), 'Last finished matches'), el('div', { id: 'recent' }));
@@ -81,8 +82,8 @@
         const ts = (tours.tournaments || []).filter((t) => t.variant === v);
         const open = ts.filter((t) => !t.finished);
         const ladderCell = running
-          ? el('span', null, el('span', { class: 'live-dot' }), 'ladder ' + running.id + ' running, ' + running.matches_done + ' matches')
-          : (ls.length ? el('span', { class: 'muted' }, ls.length + ' stopped') : el('span', { class: 'muted' }, '\u2013'));
+          ? el('span', null, el('span', { class: 'live-dot' }), T.ladderLink(running.id), ' running, ' + running.matches_done + ' matches')
+          : (ls.length ? el('a', { class: 'muted', href: '/ladders?variant=' + encodeURIComponent(v) }, ls.length + ' stopped') : el('span', { class: 'muted' }, '\u2013'));
         const tourCell = ts.length ? el('span', null, el('a', { href: '/tournaments?variant=' + encodeURIComponent(v) },
           ts.length + (ts.length === 1 ? ' tournament' : ' tournaments')), open.length ? ' (' + open.length + ' running)' : '') : el('span', { class: 'muted' }, '\u2013');
         return { data: { v, active: running ? 2 : ts.length ? 1 : 0 },
@@ -91,9 +92,8 @@
       });
       rows.sort((a, b) => b.data.active - a.data.active);
       clear(document.getElementById('variants')).appendChild(wrap(table(
-        [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows)));
-      clear(document.getElementById('recent')).appendChild(wrap(table(MATCH_COLUMNS, matchRows(last.matches || []),
-        { empty: 'No finished match yet.' })));
+        [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows, { reflow: true })));
+      clear(document.getElementById('recent')).appendChild(matchTable(last.matches || [], 'No finished match yet.'));
     }, 2000);
   }
 
@@ -113,7 +113,8 @@
     const live = el('span', { id: 'live', class: 'muted' });
     clear(main).append(head('Leaderboard', el('span', null, variant, ' \u00b7 ', live)), tabs,
       el('div', { id: 'board', class: 'panel' }),
-      el('p', { class: 'legend' }, 'Rating = mu \u2212 3 sigma (OpenSkill, Plackett-Luce). Trend: change of the rating over the last 10 rated matches. Click a column to sort.'));
+      el('p', { class: 'legend' }, 'Rating = mu \u2212 3 sigma (OpenSkill, Plackett-Luce). ', el('span', { class: 'provisional' }, 'provisional'),
+        ' = fewer than ' + PROVISIONAL + ' rated matches: the rating rests on too few results to compare. Trend: change of the rating over the last 10 rated matches. Click a column to sort.'));
     let sort = { col: -1, dir: 1 };
     let last = '';
     stopPolling = poll(async () => {
@@ -127,7 +128,7 @@
       last = key;
       const rows = (lb.entries || []).map((e) => ({
         data: e,
-        cells: [String(e.rank), botLink(e.bot), el('span', { class: 'owner' }, e.owner), el('strong', null, num(displayOf(e.rating))),
+        cells: [String(e.rank), botLink(e.bot), el('span', { class: 'owner' }, e.owner), el('span', null, el('strong', null, num(displayOf(e.rating))), provisionalMark(e.provisional)),
           num(e.rating.mu), num(e.rating.sigma), int(e.rating.matches),
           e.rating.faults ? el('span', { class: 'bad' }, int(e.rating.faults)) : '0',
           el('span', { class: e.trend > 0.005 ? 'trend-up' : e.trend < -0.005 ? 'trend-down' : 'muted' },
@@ -138,15 +139,22 @@
         { label: 'Bot', sort: (e) => e.bot.toLowerCase() },
         { label: 'Owner', cls: 'hide-sm', sort: (e) => e.owner.toLowerCase() },
         { label: 'Rating', cls: 'num', sort: (e) => e.rating.display, desc: true },
-        { label: 'mu', cls: 'num', sort: (e) => e.rating.mu, desc: true },
-        { label: 'sigma', cls: 'num', sort: (e) => e.rating.sigma },
+        { label: 'mu', cls: 'num hide-sm', sort: (e) => e.rating.mu, desc: true },
+        { label: 'sigma', cls: 'num hide-sm', sort: (e) => e.rating.sigma },
         { label: 'Matches', cls: 'num', sort: (e) => e.rating.matches, desc: true },
-        { label: 'Faults', cls: 'num', sort: (e) => e.rating.faults, desc: true },
+        { label: 'Faults', cls: 'num hide-sm', sort: (e) => e.rating.faults, desc: true },
         { label: 'Trend', cls: 'num', sort: (e) => e.trend, desc: true },
       ], rows, { sortCol: sort.col, sortDir: sort.dir, empty: 'No rated bot in ' + variant + ' yet.' });
       sort = t.sortState;
       clear(document.getElementById('board')).appendChild(wrap(t));
     }, 2000);
+  }
+
+  // Ratings on fewer rated matches than this are marked (arena/scheduler/scheduler.h kProvisionalMatches).
+  const PROVISIONAL = 10;
+  function provisionalMark(on) {
+    return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
+      ' rated matches, so the rating rests on too few results to compare' }, 'provisional') : null;
   }
 
   // ---- bots ----------------------------------------------------------------------
@@ -173,7 +181,7 @@
     const rows = (list.bots || []).map((b) => {
       const best = (b.ratings || []).slice().sort((x, y) => y.display - x.display)[0];
       return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b), health(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
-        best ? num(best.display) + ' (' + best.variant + ')' : '\u2013',
+        best ? el('span', null, num(best.display) + ' (' + best.variant + ')', provisionalMark(best.matches < PROVISIONAL)) : '\u2013',
         String((b.ratings || []).reduce((a, r) => a + r.matches, 0))] };
     });
     clear(main).append(head('Bots', (list.bots || []).length + ' active bots'), el('div', { class: 'panel' }, wrap(table([
@@ -219,6 +227,14 @@
   async function botPage(name) {
     T.nav('bots');
     setTitle(name);
+    if (name === T.HUMAN) {
+      // The reserved seat of a person playing in the browser (the server answers 404).
+      clear(main).append(head('human is not a bot'), el('div', { class: 'panel', id: 'human' },
+        el('p', null, '\u201chuman\u201d is the seat of a person playing against the bots in the browser (',
+          el('a', { href: '/play' }, 'Play'), '). Those matches are unrated: they count in no bot\u2019s rating or statistics.'),
+        el('p', null, el('a', { href: '/matches?kind=play' }, 'The play matches \u2192'))));
+      return;
+    }
     let bot;
     try { bot = await api('/api/bots/' + encodeURIComponent(name)); } catch (e) { showError(e); return; }
     const [stats, recent] = await Promise.all([api('/api/bots/' + encodeURIComponent(name) + '/stats'),
@@ -252,22 +268,27 @@
     const mean = (a, b) => (b ? signed(a / b, 1) : '\u2013');
     const rrows = (bot.ratings || []).map((r) => {
       const s = statOf[r.variant] || {};
-      return { data: r, cells: [T.variantLink(r.variant), el('strong', null, num(r.display)), num(r.mu), num(r.sigma), int(r.matches),
+      return { data: r, cells: [T.variantLink(r.variant), el('span', null, el('strong', null, num(r.display)), provisionalMark(r.matches < PROVISIONAL)), num(r.mu) + ' \u00b1 ' + num(r.sigma), int(r.matches),
         int(s.wins) + ' (' + pct(s.wins, s.matches) + ')', s.matches ? num(s.mean_rank + 1, 2) : '\u2013',
-        s.hands ? signed(s.total / s.hands, 1) : '\u2013', num(s.mean_decision_ms, 2), int(r.faults)] };
+        s.hands ? signed(Number(s.hand_total) / s.hands, 1) : '\u2013', s.matches ? signed(s.settlement) : '\u2013',
+        s.matches ? signed(s.total) : '\u2013', num(s.mean_decision_ms, 2), int(r.faults)] };
     });
     const srows = (stats.variants || []).map((s) => ({ data: s, cells: [T.variantLink(s.variant),
       int(s.declarer_hands), pct(s.declarer_won, s.declarer_hands), mean(s.declarer_score, s.declarer_hands),
       int(s.defender_hands), pct(s.defender_won, s.defender_hands), mean(s.defender_score, s.defender_hands)] }));
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Ratings and results per variant'), wrap(table([
-      { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu', cls: 'num' }, { label: 'sigma', cls: 'num' },
+      { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu \u00b1 sigma', cls: 'num' },
       { label: 'Matches', cls: 'num' }, { label: 'Wins', cls: 'num' }, { label: 'Mean place', cls: 'num' },
-      { label: 'Per hand', cls: 'num' }, { label: 'ms / decision', cls: 'num' }, { label: 'Faults', cls: 'num' }], rrows,
-    { empty: 'No rated match yet.' }))),
+      { label: 'Per hand', cls: 'num', title: 'mean of its hand scores, without the settlement' },
+      { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement, summed' }, { label: 'Total', cls: 'num' },
+      { label: 'ms / dec.', cls: 'num', title: 'mean milliseconds per decision' }, { label: 'Faults', cls: 'num' }], rrows,
+    { empty: 'No rated match yet.', reflow: true, cls: 'compact' })),
+    el('p', { class: 'legend', id: 'per-hand-legend' }, 'Per hand: the mean of its hand scores (void deals left out), without the end-of-match radl settlement (100 off per radl left), which is its own column; Total = hands + settlement, and places come from the totals. Unrated play matches (',
+      el('a', { href: '/play' }, '/play'), ') are not counted.')),
     el('div', { class: 'panel', id: 'sides' }, el('h2', null, 'As declarer and as defender'), wrap(table([
       { label: 'Variant' }, { label: 'Declarer hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' },
       { label: 'Defender hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' }], srows,
-    { empty: 'No finished match yet.' })),
+    { empty: 'No finished match yet.', reflow: true })),
     el('p', { class: 'legend' }, 'Declarer hands count the declarer\u2019s side (declarer and partner); a defender wins when the declarer loses. Klop and void deals are neither. Computed from each hand\u2019s result when the match is committed.')));
     // Faults by kind.
     const faults = stats.faults || [];
@@ -282,56 +303,97 @@
         { label: 'Place', cls: 'num' }, { label: 'Total', cls: 'num' }, { label: 'Finished', cls: 'hide-sm' }],
       (recent.matches || []).map((m) => {
         const me = (m.seats || []).find((s) => s.bot === bot.name) || {};
-        return { data: m, cells: [matchLink(m.id), m.variant, m.status === 'done' ? String(me.rank + 1) + ' / ' + m.seats.length : badge(m.status),
+        return { data: m, cells: [matchLink(m.id), el('span', null, m.variant, m.kind === 'play' ? el('span', { class: 'muted' }, ' (play, unrated)') : null),
+          m.status === 'done' ? String(me.rank + 1) + ' / ' + m.seats.length : badge(m.status),
           m.status === 'done' ? signed(me.total) : '', finishedAgo(m)] };
-      }), { empty: 'No match yet.' })), el('p', null, el('a', { href: '/matches?bot=' + encodeURIComponent(bot.name) }, 'All matches of ' + bot.name + ' \u2192')))));
+      }), { empty: 'No match yet.', reflow: true })), el('p', null, el('a', { href: '/matches?bot=' + encodeURIComponent(bot.name) }, 'All matches of ' + bot.name + ' \u2192')))));
   }
 
   // ---- matches ---------------------------------------------------------------------
-  const PAGE = 50;
+  const PAGE_DEFAULT = 50;
+  // Paging and filters keep the browser's history: every page of the list is
+  // its own URL (pushState), and Back returns to the previous one.
   async function matches() {
     T.nav('matches');
     setTitle('Matches');
-    const q = T.params();
     const st = await api('/api/status');
     const field = (label, input) => el('label', null, label, input);
     const f = {
       variant: el('select', { name: 'variant' }, el('option', { value: '' }, 'all'), (st.variants || []).map((v) => el('option', { value: v }, v))),
-      bot: el('input', { name: 'bot', placeholder: 'bot name', size: 14 }),
+      bot: el('input', { name: 'bot', placeholder: 'name or part', size: 14 }),
       kind: el('select', { name: 'kind' }, ['', 'ladder', 'tournament', 'play', 'test'].map((k) => el('option', { value: k }, k || 'all'))),
       ladder: el('input', { name: 'ladder', placeholder: 'id', size: 4, inputmode: 'numeric' }),
       tournament: el('input', { name: 'tournament', placeholder: 'id', size: 4, inputmode: 'numeric' }),
       test: el('input', { name: 'test', placeholder: 'id', size: 4, inputmode: 'numeric' }),
       status: el('select', { name: 'status' }, ['', 'done', 'failed', 'running', 'pending'].map((k) => el('option', { value: k }, k || 'all'))),
     };
-    for (const [k, input] of Object.entries(f)) input.value = q.get(k) || '';
-    let offset = Math.max(0, Number(q.get('offset')) || 0);
+    let offset = 0;
+    // ?limit= (5..200) sets the page's length; 50 by default.
+    const PAGE = Math.min(200, Math.max(5, Math.floor(Number(T.params().get('limit'))) || PAGE_DEFAULT));
+    function fromUrl() {
+      const q = T.params();
+      for (const [k, input] of Object.entries(f)) input.value = q.get(k) || '';
+      offset = Math.max(0, Math.floor(Number(q.get('offset'))) || 0);
+    }
+    fromUrl();
     const form = el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); offset = 0; load(true); } },
       field('Variant', f.variant), field('Bot', f.bot), field('Kind', f.kind), field('Ladder', f.ladder),
       field('Tournament', f.tournament), field('Test', f.test), field('Outcome', f.status), el('button', { type: 'submit' }, 'Filter'));
     for (const k of ['variant', 'kind', 'status']) f[k].addEventListener('change', () => { offset = 0; load(true); });
     const info = el('span', { class: 'muted', id: 'page-info' });
-    const prev = el('button', { class: 'secondary', type: 'button', onclick: () => { offset = Math.max(0, offset - PAGE); load(true); } }, '\u2190 Newer');
-    const next = el('button', { class: 'secondary', type: 'button', onclick: () => { offset += PAGE; load(true); } }, 'Older \u2192');
+    const which = el('div', { class: 'muted', id: 'bot-match' });
+    const prev = el('a', { class: 'button secondary', id: 'newer', href: '#' }, '\u2190 Newer');
+    const next = el('a', { class: 'button secondary', id: 'older', href: '#' }, 'Older \u2192');
+    const go = (e, to) => { e.preventDefault(); if (e.currentTarget.getAttribute('aria-disabled') === 'true') return; offset = to; load(true); };
+    prev.addEventListener('click', (e) => go(e, Math.max(0, offset - PAGE)));
+    next.addEventListener('click', (e) => go(e, offset + PAGE));
     const list = el('div', { id: 'list' });
-    clear(main).append(head('Matches'), el('div', { class: 'panel' }, form, list, el('div', { class: 'pager' }, prev, next, info)));
-    async function load(push) {
+    clear(main).append(head('Matches'), el('div', { class: 'panel' }, form, which, list, el('div', { class: 'pager' }, prev, next, info)));
+    function query(at) {
       const p = new URLSearchParams();
       for (const [k, input] of Object.entries(f)) if (input.value.trim()) p.set(k, input.value.trim());
-      if (offset) p.set('offset', String(offset));
-      if (push) history.replaceState(null, '', '/matches' + (p.toString() ? '?' + p : ''));
+      if (at) p.set('offset', String(at));
+      if (PAGE !== PAGE_DEFAULT) p.set('limit', String(PAGE));
+      return p;
+    }
+    const pageUrl = (at) => { const p = query(at); return '/matches' + (p.toString() ? '?' + p : ''); };
+    function setLink(a, on, at) {
+      a.setAttribute('aria-disabled', on ? 'false' : 'true');
+      a.classList.toggle('disabled', !on);
+      a.href = on ? pageUrl(at) : '#';
+    }
+    let seq = 0;
+    async function load(push) {
+      const mine = ++seq;
+      if (push) history.pushState({ offset }, '', pageUrl(offset));
+      const p = query(offset);
       p.set('limit', String(PAGE));
       let r;
       try { r = await api('/api/matches?' + p); } catch (e) {
-        clear(list).appendChild(T.errorBox(e.status === 404 ? 'No bot named ' + f.bot.value + '.' : e.message));
+        if (mine !== seq) return;
+        clear(which);
+        clear(list).appendChild(T.errorBox(e.status === 404 ? 'No bot has a name like \u201c' + f.bot.value + '\u201d.' : e.message));
+        info.textContent = '';
+        setLink(prev, false); setLink(next, false);
         return;
       }
+      if (mine !== seq) return;
       const total = Number(r.total);
-      clear(list).appendChild(wrap(table(MATCH_COLUMNS, matchRows(r.matches || []), { empty: 'No match passes these filters.' })));
-      info.textContent = total ? (offset + 1) + '\u2013' + Math.min(total, offset + (r.matches || []).length) + ' of ' + total : '0 matches';
-      prev.disabled = offset === 0;
-      next.disabled = offset + PAGE >= total;
+      // The arena clamps an offset past the end to the last page: show where we are.
+      if (Number(r.offset || 0) !== offset) {
+        offset = Number(r.offset || 0);
+        history.replaceState({ offset }, '', pageUrl(offset));
+      }
+      const bots = r.bots || [];
+      which.textContent = bots.length && !(bots.length === 1 && bots[0].toLowerCase() === f.bot.value.trim().toLowerCase())
+        ? 'Bots whose name contains \u201c' + f.bot.value.trim() + '\u201d: ' + bots.join(', ') : '';
+      clear(list).appendChild(matchTable(r.matches || [], 'No match passes these filters.'));
+      const shown = (r.matches || []).length;
+      info.textContent = total && shown ? (offset + 1) + '\u2013' + (offset + shown) + ' of ' + total : (total ? 'no matches on this page, ' + total + ' in all' : 'no matches');
+      setLink(prev, offset > 0, Math.max(0, offset - PAGE));
+      setLink(next, offset + PAGE < total, offset + PAGE);
     }
+    window.addEventListener('popstate', () => { fromUrl(); load(false); });
     await load(false);
   }
 
@@ -356,29 +418,102 @@
     let t;
     try { t = await api('/api/tournaments/' + encodeURIComponent(id)); } catch (e) { showError(e); return; }
     setTitle(t.name || 'Tournament ' + id);
+    const seed = t.seed && t.seed !== '0' ? ' \u00b7 organiser\u2019s seed ' + t.seed : '';
     clear(main).append(head(t.name || ('Tournament ' + id), t.variant + ' \u00b7 ' + t.format + ' \u00b7 ' +
       t.matches_done + ' of ' + t.matches_total + ' matches done' + (t.matches_failed ? ', ' + t.matches_failed + ' failed' : '') +
-      (t.finished ? ' \u00b7 finished' : ' \u00b7 running')));
+      (t.finished ? ' \u00b7 finished' : ' \u00b7 running')),
+    el('p', { class: 'sub muted', id: 'tournament-facts' }, t.deals + (t.deals === 1 ? ' deal' : ' deals') + ' per group of ' + t.seats + ' seats \u00b7 ' +
+      t.hands_per_match + ' hands per match' + (t.created_at ? ' \u00b7 created ' + t.created_at + ' UTC' : '') + seed));
     const duplicate = /duplicate/.test(t.format || '');
     const elsewhere = (s) => duplicate && s.runs_elsewhere
       ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
+    const anySettlement = (t.standings || []).some((s) => Number(s.settlement));
     const rows = (t.standings || []).map((s, i) => ({ data: s, cells: [String(i + 1), el('span', null, botLink(s.bot), elsewhere(s)), el('strong', null, signed(s.mean_per_hand, 2)),
-      s.ci95 >= 0 ? '\u00b1 ' + num(s.ci95, 2) : '\u2013',
-      s.ci95 >= 0 ? '[' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' : '\u2013',
-      signed(s.total), String(s.hands), s.faults ? el('span', { class: 'bad' }, String(s.faults)) : '0', num(s.mean_rank + 1, 2)] }));
+      s.ci95 >= 0 ? el('span', { title: '95% interval [' + signed(s.mean_per_hand - s.ci95, 2) + ', ' + signed(s.mean_per_hand + s.ci95, 2) + ']' }, '\u00b1 ' + num(s.ci95, 2)) : '\u2013',
+      String(s.hands), signed(s.hand_total), signed(s.settlement), el('strong', null, signed(s.total)),
+      s.faults ? el('span', { class: 'bad' }, String(s.faults)) : '0', num(s.mean_rank + 1, 2)] }));
     main.append(el('div', { class: 'panel', id: 'standings' }, el('h2', null, 'Standings'), wrap(table([
       { label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Mean / hand', cls: 'num', sort: (s) => s.mean_per_hand, desc: true },
-      { label: '95% CI \u00b1', cls: 'num' }, { label: 'Interval', cls: 'num hide-sm' }, { label: 'Total', cls: 'num', sort: (s) => Number(s.total), desc: true },
-      { label: 'Hands', cls: 'num' }, { label: 'Faults', cls: 'num', sort: (s) => s.faults, desc: true },
-      { label: 'Mean place', cls: 'num', sort: (s) => s.mean_rank }], rows, { empty: 'No match finished yet.' })),
-    el('p', { class: 'legend' }, 'Mean score per hand with the half-width of its 95% confidence interval; mean place over its matches (1 = first).' +
+      { label: '95% CI \u00b1', cls: 'num' },
+      { label: 'Hands', cls: 'num' }, { label: 'Hand scores', cls: 'num', title: 'sum of its hand scores' },
+      { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement: 100 off per radl left' },
+      { label: 'Total', cls: 'num', sort: (s) => Number(s.total), desc: true },
+      { label: 'Faults', cls: 'num', sort: (s) => s.faults, desc: true },
+      { label: 'Mean place', cls: 'num', sort: (s) => s.mean_rank }], rows, { empty: 'No match finished yet.', reflow: true })),
+    el('p', { class: 'legend', id: 'standings-legend' }, 'Mean / hand: the mean of its hand scores over its hands (void deals left out), with the half-width of its 95% confidence interval; it does not include the end-of-match radl settlement' +
+      (anySettlement ? ' (100 off per radl left), which is its own column' : ' (none applied here)') +
+      '. Total = hand scores + settlement; the mean place (1 = first) comes from the totals of its matches.' +
       (duplicate && (t.standings || []).some((s) => s.runs_elsewhere)
         ? ' \u2020 runs on its own machine: in duplicate play such a bot could remember a deal from one table to the next, so its result rests on trust.' : ''))));
-    const list = el('div');
-    main.append(el('div', { class: 'panel' }, el('h2', null, 'Matches'), list));
-    const r = await api('/api/matches?limit=200&tournament=' + encodeURIComponent(id));
-    list.appendChild(wrap(table(MATCH_COLUMNS, matchRows(r.matches || []), { empty: 'No match.' })));
-    if (Number(r.total) > 200) list.appendChild(el('p', null, el('a', { href: '/matches?tournament=' + id }, 'All ' + r.total + ' matches \u2192')));
+    const list = el('div', { id: 'sets' });
+    main.append(el('div', { class: 'panel' }, el('h2', null, duplicate ? 'Deals and their tables' : 'Matches'), list));
+    const r = await api('/api/matches?limit=1000&tournament=' + encodeURIComponent(id));
+    // The tables of a duplicate set share one sealed deal (one commitment):
+    // grouped, in the order they were made, with the seed once it is public.
+    const order = (m) => Number(String(m.id).split('-').pop()) || 0;
+    const ms = (r.matches || []).slice().sort((a, b) => order(a) - order(b));
+    const sets = [];
+    const byKey = {};
+    for (const m of ms) {
+      const key = m.seed_commitment || m.id;
+      if (!byKey[key]) { byKey[key] = { key, matches: [] }; sets.push(byKey[key]); }
+      byKey[key].matches.push(m);
+    }
+    sets.forEach((set, k) => {
+      const m0 = set.matches[0];
+      const pub = set.matches.every((m) => m.deal_public);
+      const seedText = pub && m0.seed && m0.seed !== '0' ? el('span', { class: 'mono' }, 'seed ' + m0.seed)
+        : m0.seed_commitment ? el('span', { class: 'muted', title: 'commitment ' + m0.seed_commitment },
+          'seed sealed until every table has played it \u00b7 commitment ', el('span', { class: 'mono' }, m0.seed_commitment.slice(0, 12) + '\u2026'))
+          : el('span', { class: 'muted' }, 'seed not yet public');
+      list.appendChild(el('div', { class: 'dup-set', dataset: { set: String(k + 1) } },
+        el('h3', null, 'Deal ' + (k + 1) + (duplicate ? ' \u00b7 ' + set.matches.length + (set.matches.length === 1 ? ' table' : ' tables') : '') + ' \u00b7 ', seedText),
+        matchTable(set.matches, 'No match.')));
+    });
+    if (!sets.length) list.appendChild(el('p', { class: 'muted' }, 'No match.'));
+    if (Number(r.total) > 1000) list.appendChild(el('p', null, el('a', { href: '/matches?tournament=' + id }, 'All ' + r.total + ' matches \u2192')));
+  }
+
+  // ---- ladders ----------------------------------------------------------------------
+  async function laddersPage() {
+    T.nav('ladders');
+    setTitle('Ladders');
+    const v = T.params().get('variant');
+    const r = await api('/api/ladders');
+    const ls = (r.ladders || []).filter((l) => !v || l.config.variant === v).slice().reverse();
+    clear(main).append(head('Ladders', v ? 'variant ' + v : 'Rated matches between the bots of a variant, made as long as a ladder runs.'),
+      el('div', { class: 'panel' }, wrap(table([{ label: 'Ladder' }, { label: 'Variant' }, { label: 'Status' }, { label: 'Matches done', cls: 'num' }],
+        ls.map((l) => ({ data: l, cells: [T.ladderLink(l.id), T.variantLink(l.config.variant), ladderState(l), int(l.matches_done)] })),
+        { empty: 'No ladder yet (tarock-arena-cli ladder start).' }))));
+  }
+  function ladderState(l) {
+    return l.running ? el('span', null, el('span', { class: 'live-dot' }), 'running') : badge('stopped', 'pending');
+  }
+  async function ladderPage(id) {
+    T.nav('ladders');
+    const r = await api('/api/ladders');
+    const l = (r.ladders || []).find((x) => String(x.id) === String(id));
+    if (!l) { T.notFound(main, 'There is no ladder ' + id + '.'); return; }
+    const v = l.config.variant;
+    setTitle('Ladder ' + id);
+    const [lb, recent, failed] = await Promise.all([api('/api/leaderboard?variant=' + encodeURIComponent(v)),
+      api('/api/matches?limit=20&ladder=' + encodeURIComponent(id)), api('/api/matches?limit=1&status=failed&ladder=' + encodeURIComponent(id))]);
+    const c = l.config;
+    clear(main).append(head('Ladder ' + id, el('span', null, T.variantLink(v), ' \u00b7 ', ladderState(l))),
+      el('div', { class: 'tiles' }, tile('matches done', int(l.matches_done), 'ladder-done', '/matches?ladder=' + id + '&status=done'),
+        tile('failed', int(failed.total), 'ladder-failed', '/matches?ladder=' + id + '&status=failed'),
+        tile('hands per match', c.hands_per_match ? String(c.hands_per_match) : 'default'),
+        tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped')));
+    // Its bots: every active bot of the variant plays (matchmaking); their
+    // ratings are the variant's, which this ladder's matches move.
+    const rows = (lb.entries || []).map((e) => ({ data: e, cells: [String(e.rank), botLink(e.bot),
+      el('span', null, el('strong', null, num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
+    main.append(el('div', { class: 'panel', id: 'ladder-standings' }, el('h2', null, 'Standings'),
+      wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Rating', cls: 'num' }, { label: 'Rated matches', cls: 'num' },
+        { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' yet.' })),
+      el('p', { class: 'legend' }, 'Ratings are per variant: the ', T.variantLink(v), ' leaderboard, which this ladder\u2019s matches move (with tournaments of ' + v + '). Every active bot of the variant plays in it; a bot that does not answer sits out until it does.')),
+    el('div', { class: 'panel' }, el('h2', null, 'Recent matches'), matchTable(recent.matches || [], 'No match yet.'),
+      el('p', null, el('a', { href: '/matches?ladder=' + id }, 'All ' + int(recent.total) + ' matches of ladder ' + id + ' \u2192'))));
   }
 
   // ---- tests (`tarock compare` as an arena job) -------------------------------------------
@@ -387,7 +522,7 @@
     return badge(t.result, t.result === 'error' ? 'failed' : 'done');
   }
   async function testsPage() {
-    T.nav('');
+    T.nav('tests');
     setTitle('Tests');
     const r = await api('/api/tests?limit=500');
     clear(main).append(head('Tests', 'candidate against baseline on duplicate deals until the sequential test decides'),
@@ -399,7 +534,7 @@
         t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).' }))));
   }
   async function testPage(id) {
-    T.nav('');
+    T.nav('tests');
     let t;
     try { t = await api('/api/tests/' + encodeURIComponent(id)); } catch (e) { showError(e); return; }
     const c = t.config;
@@ -416,7 +551,7 @@
     const list = el('div');
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Matches'), list));
     const r = await api('/api/matches?limit=200&test=' + encodeURIComponent(id));
-    list.appendChild(wrap(table(MATCH_COLUMNS, matchRows(r.matches || []), { empty: 'No match.' })));
+    list.appendChild(matchTable(r.matches || [], 'No match.'));
     if (Number(r.total) > 200) list.appendChild(el('p', null, el('a', { href: '/matches?test=' + id }, 'All ' + r.total + ' matches \u2192')));
   }
 
@@ -435,6 +570,8 @@
       if (parts[0] === 'tournaments' && parts.length === 1) return await tournaments();
       if (parts[0] === 'tournaments' && parts.length === 2) return await tournamentPage(parts[1]);
       if (parts[0] === 'tests' && parts.length === 1) return await testsPage();
+      if (parts[0] === 'ladders' && parts.length === 1) return await laddersPage();
+      if (parts[0] === 'ladders' && parts.length === 2) return await ladderPage(parts[1]);
       if (parts[0] === 'tests' && parts.length === 2) return await testPage(parts[1]);
       if (T.routeEvents && await T.routeEvents(parts, main)) return;  // events.js
       T.nav('');

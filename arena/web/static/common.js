@@ -5,6 +5,10 @@
 //   nav(activeKey)               the common header (keys: home, leaderboard, matches,
 //                                tournaments, bots, play)
 //   api(path)                    fetch JSON from the arena, throw Error on failure
+//   actionWords(action, who, o)  one action in words, the same on the viewer and
+//                                the play page: "You bid Three", "North passes"
+//   actionLabel(action, o)       a button's label for one's own legal action
+//   kontraLevels(steps)          the kontra level of each `kontra` in a hand's actions
 // Everything from the store is put in the page as text (textContent), never as HTML.
 (function () {
   'use strict';
@@ -108,7 +112,9 @@
     ['home', '/', 'Home'],
     ['leaderboard', '/leaderboard', 'Leaderboards'],
     ['matches', '/matches', 'Matches'],
+    ['ladders', '/ladders', 'Ladders'],
     ['tournaments', '/tournaments', 'Tournaments'],
+    ['tests', '/tests', 'Tests'],
     ['bots', '/bots', 'Bots'],
     ['events', '/events', 'Events'],
     ['play', '/play', 'Play'],
@@ -149,6 +155,73 @@
     return body;
   }
 
+  // ---- actions in words (one wording for the viewer and the play page) ----
+  const ORDINAL = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
+  const KONTRA = ['Kontra', 'Rekontra', 'Subkontra', 'Mordkontra'];
+  function capital(s) { s = String(s); return s.charAt(0).toUpperCase() + s.slice(1); }
+  // A contract or bonus name in words: "open-beggar" -> "Open beggar".
+  function term(s) { return capital(String(s || '').replace(/[-_]/g, ' ')); }
+  // A card with its article: "the King of Hearts", "the Pagat", "tarock XV".
+  function cardPhrase(name) {
+    const c = parseCard(name);
+    if (c.kind === 'tarock') return TAROCK_NAMES[c.n] ? 'the ' + TAROCK_NAMES[c.n] : 'tarock ' + ROMAN[c.n];
+    if (c.kind === 'suit') return 'the ' + capital(RANKS[c.rank] || c.rank) + ' of ' + capital(SUITS[c.suit].name);
+    return 'a hidden card';
+  }
+  function kontraTarget(t) { return t === 'game' ? 'the game' : term(t); }
+  // levels[i] for every `kontra` action in `actions` (strings): 1 = Kontra,
+  // 2 = Rekontra, ... counted per target within the hand.
+  function kontraLevels(actions) {
+    const seen = {};
+    return actions.map((a) => {
+      const [verb, ...rest] = String(a).split(' ');
+      if (verb !== 'kontra') return 0;
+      const t = rest.join(' ');
+      seen[t] = (seen[t] || 0) + 1;
+      return seen[t];
+    });
+  }
+  // One action in words with its subject: who is a name or 'You' (then the verb
+  // agrees: "You pass", "North passes"). o: {kontraLevel, hidden}.
+  function actionWords(action, who, o) {
+    o = o || {};
+    const you = who === 'You';
+    const v = (base, third) => (you ? base : (third || base + 's'));
+    const [verb, ...rest] = String(action).split(' ');
+    const arg = rest.join(' ');
+    let what;
+    switch (verb) {
+      case 'pass': what = v('pass', 'passes'); break;
+      case 'bid': what = v('bid') + ' ' + term(arg); break;
+      case 'call': what = v('call') + ' the King of ' + capital((SUITS[arg] || { name: arg }).name); break;
+      case 'talon': what = v('take') + ' the ' + (ORDINAL[Number(arg)] || ('group ' + (Number(arg) + 1))) + ' talon group'; break;
+      case 'discard': what = v('discard') + ' ' + (o.hidden && arg === '?' ? 'a card' : cardPhrase(arg)); break;
+      case 'announce': what = v('announce') + ' ' + term(arg); break;
+      case 'kontra': what = v('announce') + ' ' + (KONTRA[(o.kontraLevel || 1) - 1] || 'Kontra') + ' on ' + kontraTarget(arg); break;
+      case 'play': what = v('play') + ' ' + cardPhrase(arg); break;
+      default: what = String(action);
+    }
+    return who + ' ' + what;
+  }
+  // The label of a button for one's own legal action: "Bid Three", "Pass",
+  // "Take the second group", "Rekontra on the game". o: {kontraLevel}.
+  function actionLabel(action, o) {
+    o = o || {};
+    const [verb, ...rest] = String(action).split(' ');
+    const arg = rest.join(' ');
+    switch (verb) {
+      case 'pass': return 'Pass';
+      case 'bid': return 'Bid ' + term(arg);
+      case 'call': return 'Call the King of ' + capital((SUITS[arg] || { name: arg }).name);
+      case 'talon': return 'Take the ' + (ORDINAL[Number(arg)] || String(Number(arg) + 1)) + ' group';
+      case 'announce': return 'Announce ' + term(arg);
+      case 'kontra': return (KONTRA[(o.kontraLevel || 1) - 1] || 'Kontra') + ' on ' + kontraTarget(arg);
+      case 'play': return 'Play ' + cardPhrase(arg);
+      case 'discard': return 'Discard ' + cardPhrase(arg);
+      default: return String(action);
+    }
+  }
+
   // ---- formatting -----------------------------------------------------------
   function num(x, digits) {
     if (x === null || x === undefined || x === '' || Number.isNaN(Number(x))) return '\u2013';
@@ -170,7 +243,13 @@
     if (d < 86400) return Math.round(d / 3600) + ' h ago';
     return new Date(Number(unixSeconds) * 1000).toISOString().slice(0, 16).replace('T', ' ');
   }
-  function botLink(name) { return el('a', { href: '/bots/' + encodeURIComponent(name), class: 'bot' }, name); }
+  // The reserved seat "human" is a person playing in the browser, not a bot: no bot page.
+  const HUMAN = 'human';
+  function botLink(name) {
+    if (name === HUMAN) return el('span', { class: 'bot person', title: 'a person playing in the browser (/play), not a bot' }, 'human (a person)');
+    return el('a', { href: '/bots/' + encodeURIComponent(name), class: 'bot' }, name);
+  }
+  function ladderLink(id, text) { return el('a', { href: '/ladders/' + encodeURIComponent(id) }, text || 'ladder ' + id); }
   function matchLink(id, text) { return el('a', { href: '/matches/' + encodeURIComponent(id), class: 'mono' }, text || id); }
   function variantLink(v) { return el('a', { href: '/leaderboard/' + encodeURIComponent(v) }, v); }
   function badge(text, kind) { return el('span', { class: 'badge badge-' + (kind || text) }, text); }
@@ -180,7 +259,14 @@
   function table(columns, rows, opts) {
     opts = opts || {};
     const tbody = el('tbody');
-    const t = el('table', { class: 'grid' + (opts.cls ? ' ' + opts.cls : '') });
+    const t = el('table', { class: 'grid' + (opts.reflow ? ' reflow' : '') + (opts.cls ? ' ' + opts.cls : '') });
+    // On a phone a table either reflows (opts.reflow: each row a block of
+    // "label value" lines) or says which columns it hides there.
+    const hidden = columns.filter((c) => /\bhide-sm\b/.test(c.cls || '') && c.label).map((c) => c.label);
+    if (hidden.length && !opts.reflow) {
+      t.appendChild(el('caption', { class: 'only-sm hidden-note' }, 'Narrow screen: ' + hidden.join(', ') +
+        (hidden.length === 1 ? ' is' : ' are') + ' not shown; widen the window or turn the phone to see ' + (hidden.length === 1 ? 'it.' : 'them.')));
+    }
     const state = { col: opts.sortCol === undefined ? -1 : opts.sortCol, dir: opts.sortDir || 1 };
     const thead = el('thead', null, el('tr', null, columns.map((c, i) => {
       const th = el('th', { class: (c.cls || '') + (c.sort ? ' sortable' : ''), title: c.title || null }, c.label);
@@ -208,7 +294,7 @@
       });
       clear(tbody);
       items.forEach((r) => tbody.appendChild(el('tr', { class: r.cls || null },
-        r.cells.map((cell, i) => el('td', { class: columns[i].cls || null }, cell)))));
+        r.cells.map((cell, i) => el('td', { class: columns[i].cls || null, 'data-label': columns[i].label || null }, cell)))));
       if (!items.length && opts.empty) {
         tbody.appendChild(el('tr', null, el('td', { class: 'empty', colspan: columns.length }, opts.empty)));
       }
@@ -248,5 +334,6 @@
   window.tarock = Object.assign(window.tarock || {}, {
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
+    actionWords, actionLabel, kontraLevels, cardPhrase, term, ladderLink, HUMAN,
   });
 })();

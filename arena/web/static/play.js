@@ -13,47 +13,28 @@
 
   T.nav('play');
 
-  // ---- words ----------------------------------------------------------------
-  const SUIT_NAMES = { H: 'hearts', D: 'diamonds', C: 'clubs', S: 'spades' };
-  function cardWords(card) {
-    if (card === '?') return 'a hidden card';
-    return T.cardTitle(card) + ' (' + card + ')';
-  }
-  function pretty(s) { return String(s).replace(/[-_]/g, ' '); }
-  // An action in words, e.g. "bids three", "plays king of hearts (HK)".
-  function actionWords(action) {
-    const [verb, ...rest] = String(action).split(' ');
-    const arg = rest.join(' ');
-    switch (verb) {
-      case 'pass': return 'passes';
-      case 'bid': return 'bids ' + pretty(arg);
-      case 'call': return 'calls the king of ' + (SUIT_NAMES[arg] || arg);
-      case 'talon': return 'takes talon group ' + (Number(arg) + 1);
-      case 'discard': return 'discards ' + cardWords(arg);
-      case 'announce': return 'announces ' + pretty(arg);
-      case 'kontra': return 'kontra on ' + pretty(arg);
-      case 'play': return 'plays ' + cardWords(arg);
-      default: return String(action);
+  // ---- words (common.js: one wording with the match viewer) ----------------
+  function pretty(s) { return T.term(s); }
+  function kontraLevelsOf(o) { return T.kontraLevels((o.history || []).map((e) => e.action)); }
+  // My legal kontra is one level above the last one on that target.
+  function actionLabel(action, o) {
+    if (String(action).startsWith('kontra ')) {
+      const levels = kontraLevelsOf(o || {});
+      const hist = (o && o.history) || [];
+      let level = 1;
+      hist.forEach((e, i) => { if (e.action === action) level = levels[i] + 1; });
+      return T.actionLabel(action, { kontraLevel: level });
     }
+    return T.actionLabel(action);
   }
-  // A button's label for one of my legal actions.
-  function actionLabel(action) {
-    const [verb, ...rest] = String(action).split(' ');
-    const arg = rest.join(' ');
-    switch (verb) {
-      case 'pass': return 'Pass';
-      case 'bid': return 'Bid ' + pretty(arg);
-      case 'call': return 'Call the king of ' + (SUIT_NAMES[arg] || arg);
-      case 'talon': return 'Take group ' + (Number(arg) + 1);
-      case 'announce': return 'Announce ' + pretty(arg);
-      case 'kontra': return 'Kontra ' + pretty(arg);
-      default: return String(action);
-    }
-  }
+  // Names, not seat numbers: "You" for the person, the bot's name otherwise.
+  // A bot that sits twice gets "(2nd)" at its second seat.
   function seatName(view, seat) {
     if (seat === view.seat) return 'You';
     const names = view.seat_names || [];
-    return 'Seat ' + seat + (names[seat] ? ' (' + names[seat] + ')' : '');
+    const name = names[seat] || 'seat ' + (seat + 1);
+    const before = names.slice(0, seat).filter((x, i) => x === name && i !== view.seat).length;
+    return before ? name + ' (' + (before + 1) + (before === 1 ? 'nd' : before === 2 ? 'rd' : 'th') + ')' : name;
   }
   function clock(ms) {
     const s = Math.max(0, Math.ceil(ms / 1000));
@@ -280,7 +261,7 @@
         const h = results[results.length - 1];
         left.appendChild(el('div', { class: 'notice play-last', id: 'last-hand' },
           'Hand ' + (h.hand_index + 1) + ' scored: ',
-          h.redeal ? 'a void deal' : pretty(h.contract || 'no contract') +
+          h.redeal ? 'a void deal' : (h.contract ? pretty(h.contract) : 'No contract') +
             (h.declarer >= 0 ? ' by ' + seatName(v, h.declarer) : ''),
           ' \u00b7 your score ', el('b', null, T.signed((h.scores || [])[v.seat]))));
       }
@@ -373,7 +354,7 @@
         const groups = talonGroups(o, talonActions.length);
         box.appendChild(el('div', { class: 'play-actions' }, others.map((a) => {
           const b = el('button', { type: 'button', class: 'action', 'data-action': a, onclick: () => act(a) },
-            actionLabel(a));
+            actionLabel(a, o));
           if (a.startsWith('talon ') && groups) {
             const g = groups[Number(a.split(' ')[1])] || [];
             b.appendChild(el('span', { class: 'cards' }, g.map((c) => T.cardElement(c, { small: true }))));
@@ -412,15 +393,16 @@
             return face;
           }
           const b = el('button', { type: 'button', class: 'play-card action', 'data-action': a,
-            title: actionWords(a), onclick: () => act(a) }, face);
+            title: actionLabel(a), onclick: () => act(a) }, face);
           return b;
         })));
     }
 
     function historyPanel(v, o) {
-      const items = (o.history || []).map((e) =>
+      const levels = kontraLevelsOf(o);
+      const items = (o.history || []).map((e, i) =>
         el('li', { class: e.seat === v.seat ? 'me' : null },
-          el('b', null, seatName(v, e.seat)), ' ', actionWords(e.action)));
+          T.actionWords(e.action, seatName(v, e.seat), { kontraLevel: levels[i], hidden: true })));
       const list = el('ol', { class: 'play-history', id: 'history' }, items);
       const box = el('section', { class: 'panel' }, el('h3', null, 'This hand'),
         items.length ? list : el('p', { class: 'muted' }, 'Nothing played yet.'));
@@ -428,24 +410,35 @@
       return box;
     }
 
+    // Hand rows, then (once the match is over) the end-of-match settlement as
+    // its own row where it is not zero, then the Total row: the sum of the
+    // rows shown, which is the match's final totals.
     function scoresPanel(v, n) {
       const results = v.hand_results || [];
+      const cls = (s) => 'num' + (s === v.seat ? ' me' : '');
       const head = el('tr', null, el('th', null, '#'), el('th', null, 'Contract'),
-        Array.from({ length: n }, (_, s) => el('th', { class: 'num' + (s === v.seat ? ' me' : ''),
-          title: seatName(v, s) }, s === v.seat ? 'You' : 'S' + s)));
+        Array.from({ length: n }, (_, s) => el('th', { class: cls(s) }, seatName(v, s))));
       const rows = results.map((h) => el('tr', null,
         el('td', null, String(h.hand_index + 1)),
         el('td', { class: 'contract', title: h.declarer >= 0 ? 'declarer: ' + seatName(v, h.declarer) : null },
           h.redeal ? 'void deal' : pretty(h.contract || '') +
-          (h.declarer >= 0 ? ' (' + (h.declarer === v.seat ? 'you' : 'S' + h.declarer) + ')' : '')),
-        (h.scores || []).map((x, s) => el('td', { class: 'num' + (s === v.seat ? ' me' : '') }, T.signed(x)))));
-      const totals = (v.result && v.result.totals) || v.totals || [];
+          (h.declarer >= 0 ? ' (' + seatName(v, h.declarer) + ')' : '')),
+        (h.scores || []).map((x, s) => el('td', { class: cls(s) }, T.signed(x)))));
+      const settlement = v.status === 'done' && Array.isArray(v.settlement) ? v.settlement : null;
+      const settle = settlement && settlement.some((x) => Number(x))
+        ? el('tr', { class: 'settlement', id: 'settlement-row' }, el('td', null, ''),
+          el('td', { title: 'the end-of-match rule of the variant, e.g. 100 off per radl left' }, 'Radl settlement'),
+          settlement.map((x, s) => el('td', { class: cls(s) }, T.signed(x))))
+        : null;
+      const sums = new Array(n).fill(0);
+      results.forEach((h) => (h.scores || []).forEach((x, s) => { sums[s] += Number(x); }));
+      if (settle) settlement.forEach((x, s) => { sums[s] += Number(x); });
       const foot = results.length ? el('tr', { class: 'total' }, el('td', null, 'Total'), el('td', null, ''),
-        totals.map((x, s) => el('td', { class: 'num' + (s === v.seat ? ' me' : '') }, T.signed(x)))) : null;
+        sums.map((x, s) => el('td', { class: cls(s) }, T.signed(x)))) : null;
       return el('section', { class: 'panel' }, el('h3', null, 'Scores'),
         results.length
           ? el('div', { class: 'table-wrap' }, el('table', { class: 'grid play-scores', id: 'hand-results' },
-            el('thead', null, head), el('tbody', null, rows, foot)))
+            el('thead', null, head), el('tbody', null, rows, settle, foot)))
           : el('p', { class: 'muted' }, 'Scores appear after each hand.'));
     }
 

@@ -1,15 +1,15 @@
 // The match viewer: every hand of a match record step by step, as the engine
 // replays it (GET /api/matches/ID/hands/K/replay), so no rule is reimplemented
-// here. /matches/ID?hand=K&action=N opens it at hand K (0-based) after N actions.
+// here. /matches/ID?hand=K&action=N opens it at hand K (1-based, as the tabs
+// show it; an old link's hand=0 is hand 1) after N actions; without them it
+// opens at the start of hand 1, and the scores of a hand show only once its
+// end is reached (no spoilers). The match's result is folded away until asked.
 // Keys: Right/Left step, Home/End start/end of the hand, Up/Down previous/next
 // trick, PageUp/PageDown (or [ and ]) previous/next hand.
 (function () {
   'use strict';
   const T = window.tarock;
   const { el, clear, api, signed, num, botLink, badge } = T;
-
-  const VERB = { pass: 'passes', bid: 'bids', call: 'calls', talon: 'takes talon group', discard: 'discards',
-    announce: 'announces', kontra: 'kontra on', play: 'plays' };
 
   // The deal's seal (docs/security.md, "Secret deals"): the commitment made
   // when the match was scheduled, and once every table has played the deal
@@ -36,7 +36,11 @@
     document.title = 'Match ' + match.id + ' \u00b7 Tarock Arena';
     const rec = match.record;
     const seats = (match.seats || []).slice().sort((a, b) => a.seat - b.seat);
-    const names = seats.map((s) => s.bot);
+    // Names, not seat numbers; a bot that sits twice (a play match) gets "(2nd)".
+    const names = seats.map((s, i) => {
+      const before = seats.slice(0, i).filter((x) => x.bot === s.bot).length;
+      return before ? s.bot + ' (' + (before + 1) + (before === 1 ? 'nd' : before === 2 ? 'rd' : 'th') + ')' : s.bot;
+    });
     // What the bot said in its Hello (the record's seats), shown as its version.
     const helloOf = (r, seat) => {
       const h = r && Array.isArray(r.seats) ? r.seats[seat] : null;
@@ -49,7 +53,7 @@
         ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
       dealSeal(match)),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
-      'seat ' + s.seat + ': ', botLink(s.bot), helloOf(rec, s.seat), match.status === 'done' ? ' ' + signed(s.total) + ' \u00b7 place ' + (s.rank + 1) : '',
+      botLink(s.bot), helloOf(rec, s.seat),
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
@@ -60,7 +64,8 @@
     }
     const deals = rec.deals;
     const q = T.params();
-    let hand = Math.min(Math.max(0, Number(q.get('hand')) || 0), deals.length - 1);
+    // 1-based as shown; hand=0 (an old 0-based link to the first hand) is hand 1.
+    let hand = Math.min(Math.max(0, (Number(q.get('hand')) || 1) - 1), deals.length - 1);
     let pos = Number(q.get('action'));
     let replay = null;
     const cache = {};
@@ -87,6 +92,7 @@
       el('div', { class: 'viewer' }, el('div', null, felt, seatBox),
         el('div', null, el('h3', null, 'Actions'), log))),
     el('div', { class: 'panel' }, el('h2', { id: 'scoring-title' }, 'Scoring'), score),
+    resultPanel(),
     el('p', { class: 'legend' }, 'Keys: ', el('span', { class: 'kbd' }, '\u2190'), ' ', el('span', { class: 'kbd' }, '\u2192'), ' step, ',
       el('span', { class: 'kbd' }, 'Home'), ' ', el('span', { class: 'kbd' }, 'End'), ' start and end of the hand, ',
       el('span', { class: 'kbd' }, '\u2191'), ' ', el('span', { class: 'kbd' }, '\u2193'), ' trick, ',
@@ -97,7 +103,7 @@
     deals.forEach((d, k) => {
       const hasFault = (d.faults || []).length > 0;
       const label = (d.redeal ? 'void ' : 'Hand ') + (k + 1);
-      tabs.appendChild(el('a', { href: '?hand=' + k, class: hasFault ? 'has-fault' : null, dataset: { hand: String(k) },
+      tabs.appendChild(el('a', { href: '?hand=' + (k + 1), class: hasFault ? 'has-fault' : null, dataset: { hand: String(k) },
         title: hasFault ? (d.faults.length + ' faults') : null,
         onclick: (e) => { e.preventDefault(); openHand(k, 0); } }, label, hasFault ? ' \u26a0' : ''));
     });
@@ -132,33 +138,52 @@
         return;
       }
       renderLog();
-      go(at === undefined || Number.isNaN(at) ? replay.steps.length : at);
-      renderScore();
+      go(at === undefined || Number.isNaN(at) ? 0 : at);
     }
 
     function seatName(s) { return s >= 0 && s < names.length ? names[s] : 'seat ' + s; }
+
+    // The result of the match, folded away (a spoiler): per seat the sum of
+    // its hand scores, the end-of-match settlement where one applies (100 off
+    // per radl left), the total and the place. total = hands + settlement.
+    function resultPanel() {
+      if (match.status !== 'done') return null;
+      const handSum = new Array(seats.length).fill(0);
+      deals.forEach((d) => (d.scores || []).forEach((v, s) => { handSum[s] += v; }));
+      const settlement = seats.map((st, i) => Number(st.total) - handSum[i]);
+      const cell = (v, strong) => el('td', { class: 'num' }, strong ? el('strong', null, signed(v)) : signed(v));
+      return el('details', { class: 'panel result-panel', id: 'match-result' },
+        el('summary', null, 'Result of the match (opens the ending)'),
+        el('div', { class: 'table-wrap' }, el('table', { class: 'grid', id: 'result-table' },
+          el('thead', null, el('tr', null, el('th', null, ''), names.map((nm) => el('th', { class: 'num' }, nm)))),
+          el('tbody', null,
+            el('tr', null, el('th', null, 'Hands (' + deals.length + ')'), handSum.map((v) => cell(v))),
+            settlement.some((v) => v) ? el('tr', { class: 'settlement', id: 'settlement-row' },
+              el('th', { title: 'the variant\u2019s end-of-match rule, e.g. 100 off per radl left' }, 'Radl settlement'),
+              settlement.map((v) => cell(v))) : null,
+            el('tr', { class: 'total-row' }, el('th', null, 'Total'), seats.map((st) => cell(st.total, true))),
+            el('tr', null, el('th', null, 'Place'), seats.map((st) => el('td', { class: 'num' }, String(st.rank + 1))))))),
+        el('p', { class: 'legend' }, 'Total = the hands\u2019 scores + the settlement; places come from the totals.'));
+    }
     function faultAt(i) { return (deals[hand].faults || []).filter((f) => f.action_index === i); }
 
     function renderLog() {
       const d = deals[hand];
       const ol = el('ol', { start: '1' });
+      const levels = T.kontraLevels(replay.steps.map((x) => x.action));
       replay.steps.forEach((st, i) => {
         const fs = faultAt(i);
-        const parts = st.action.split(' ');
-        const verb = VERB[parts[0]] || parts[0];
-        const arg = parts.slice(1).join(' ');
         const ms = d.decision_ms && d.decision_ms[i] !== undefined ? d.decision_ms[i] + ' ms' : '';
         const li = el('li', { class: [fs.length ? 'fault' : '', st.trick_done ? 'trick-end' : ''].join(' ').trim() || null,
           dataset: { i: String(i + 1) }, title: ms ? 'decision time ' + ms : null, onclick: () => go(i + 1) },
-        el('strong', null, seatName(st.seat)), ' ', verb, ' ',
-        parts[0] === 'play' || parts[0] === 'discard' ? T.cardElement(arg, { small: true, mark: st.hidden ? 'hidden-discard' : null })
-          : parts[0] === 'talon' ? String(Number(arg) + 1) : arg,
+        el('span', { class: 'words' }, T.actionWords(st.action, seatName(st.seat), { kontraLevel: levels[i] })),
         st.hidden ? el('span', { class: 'muted' }, ' (hidden)') : null,
         fs.map((f) => el('div', { class: 'bad' }, '\u26a0 ' + f.kind + (f.detail ? ': ' + f.detail : '') + ' \u2014 fallback ' + f.fallback_action)),
         st.trick_done ? el('div', { class: 'muted' }, 'trick ' + (countTricks(i) ) + ' won by ' + seatName(st.trick_done.winner)) : null);
         ol.appendChild(li);
       });
       clear(log).appendChild(ol);
+      log.appendChild(el('p', { class: 'muted', id: 'log-empty' }, 'Nothing played yet: step forward with \u2192 or \u25b6.'));
     }
     function countTricks(i) { let n = 0; for (let k = 0; k <= i; k++) if (replay.steps[k].trick_done) n++; return n; }
 
@@ -166,18 +191,21 @@
       if (!replay) return;
       pos = Math.max(0, Math.min(replay.steps.length, Number.isFinite(p) ? p : replay.steps.length));
       const st = pos === 0 ? replay.initial : replay.steps[pos - 1];
-      const url = '/matches/' + encodeURIComponent(match.id) + '?hand=' + hand + '&action=' + pos;
+      const url = '/matches/' + encodeURIComponent(match.id) + '?hand=' + (hand + 1) + '&action=' + pos;
       link.href = url;
       history.replaceState(null, '', url);
       posInfo.textContent = 'hand ' + (hand + 1) + ' of ' + deals.length + ' \u00b7 action ' + pos + ' of ' + replay.steps.length +
         ' \u00b7 ' + st.phase;
+      const empty = document.getElementById('log-empty');
+      if (empty) empty.style.display = pos === 0 ? '' : 'none';
       Array.from(log.querySelectorAll('li')).forEach((li, i) => {
         li.classList.toggle('current', i === pos - 1);
         li.classList.toggle('future', i >= pos);
       });
       const cur = log.querySelector('li.current');
-      if (cur) cur.scrollIntoView({ block: 'nearest' });
+      if (cur && log.scrollHeight > log.clientHeight) log.scrollTop = cur.offsetTop - log.clientHeight / 2;
       renderTable(st);
+      renderScore();
     }
 
     function roleOf(s, st) {
@@ -218,7 +246,7 @@
           groups = (before.legal || []).filter((a) => a.startsWith('talon ')).length;
         }
         felt.appendChild(el('div', { class: 'label', style: { width: '100%' } },
-          talon.length ? 'Talon' + (taken ? ' \u2014 ' + seatName(taken.seat) + ' took group ' + (Number(taken.action.split(' ')[1]) + 1) + (groups ? ' of ' + groups : '') : '') : (st.phase === 'over' ? 'Hand over' : 'Phase: ' + st.phase)));
+          talon.length ? 'Talon' + (taken ? ' \u2014 ' + T.actionWords(taken.action, seatName(taken.seat)) + (groups ? ' of ' + groups : '') : '') : (st.phase === 'over' ? 'Hand over' : 'Phase: ' + st.phase)));
         const size = groups ? Math.max(1, Math.round(talon.length / groups)) : talon.length;
         for (let g = 0; g * size < talon.length; g++) {
           const chosen = taken && Number(taken.action.split(' ')[1]) === g;
@@ -232,7 +260,7 @@
         const cards = T.sortCards(st.hands[s] || []);
         const role = roleOf(s, st);
         seatBox.appendChild(el('div', { class: 'seat' + (st.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
-          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, 'Seat ' + s + ' \u00b7 ', botLink(seatName(s))),
+          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, seats[s] ? [botLink(seats[s].bot), seatName(s).slice(seats[s].bot.length)] : seatName(s)),
             role ? el('span', { class: 'role badge' }, role) : null,
             el('span', { class: 'muted' }, (st.tricks_won ? st.tricks_won[s] : 0) + ' tricks'),
             st.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
@@ -246,6 +274,11 @@
       const d = deals[hand];
       document.getElementById('scoring-title').textContent = 'Scoring of hand ' + (hand + 1);
       clear(score);
+      if (pos < replay.steps.length) {
+        score.appendChild(el('p', { class: 'scores-later', id: 'scores-later' },
+          'The scores of this hand show when you reach its end (End key or \u201cend \u00bb\u201d).'));
+        return;
+      }
       if (!r.finished) { score.appendChild(el('p', { class: 'muted' }, 'This hand did not finish.')); return; }
       const rows = [];
       const row = (k, ...v) => rows.push(el('tr', null, el('th', null, k), el('td', { class: 'wrap' }, v)));
@@ -280,13 +313,15 @@
         el('thead', null, el('tr', null, el('th', null, ''), names.map((nm) => el('th', { class: 'num' }, nm)))),
         el('tbody', null,
           el('tr', null, el('th', null, 'This hand'), (r.scores || []).map((v) => el('td', { class: 'num' }, el('strong', null, signed(v))))),
-          el('tr', null, el('th', null, 'Match total after it'), totals.map((v) => el('td', { class: 'num' }, signed(v)))),
+          el('tr', null, el('th', null, 'Hands so far'), totals.map((v) => el('td', { class: 'num' }, signed(v)))),
           hand === deals.length - 1 && match.status === 'done' && seats.some((st, i) => Number(st.total) !== totals[i])
-            ? el('tr', null, el('th', { title: 'after the variant\u2019s end-of-match rules, e.g. 100 off per radl left' }, 'Final match total'),
-              seats.map((st) => el('td', { class: 'num' }, el('strong', null, signed(st.total))))) : null))));
+            ? [el('tr', { class: 'settlement' }, el('th', { title: 'the variant\u2019s end-of-match rule, e.g. 100 off per radl left' }, 'Radl settlement'),
+              seats.map((st, i) => el('td', { class: 'num' }, signed(Number(st.total) - totals[i])))),
+            el('tr', { class: 'total-row' }, el('th', null, 'Match total'),
+              seats.map((st) => el('td', { class: 'num' }, el('strong', null, signed(st.total)))))] : null))));
     }
 
-    await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : undefined);
+    await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : 0);
   }
 
   T.matchViewer = matchViewer;
