@@ -121,7 +121,8 @@ ABSL_FLAG(int, play_per_client, 4,
 ABSL_FLAG(int, play_hold_minutes, 30,
           "minutes a person's seat takes answers; then the referee plays it to the end (0: no limit)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
-          "a match waits this long for an offline dial-in bot, then fails saying so");
+          "a match waits this long for an offline dial-in bot, and a tournament match this long "
+          "for a benched (unreachable or unresponsive) bot, then fails saying so");
 ABSL_FLAG(std::string, dial_in_route, "auto",
           "how dial-in bots play their seats (docs/dial-in.md, \"Routes\"): direct (bots whose "
           "SDK can join the referee itself with a seat ticket do; no relay on the decision's "

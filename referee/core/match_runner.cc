@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
+#include "referee/engine/public_view.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
 #include "referee/engine/status_macros.h"
@@ -338,6 +339,20 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
       seats[s].events_seen = 0;
       if (!seats[s].forfeited) seats[s].connection->Send(HandStartMessage(next, s));
     }
+    // Spectators (MatchSpec.public_events) get what every seat sees alike.
+    auto send_public = [&](int action_index, int seat) {
+      const Observation view = PublicView(*state);
+      v1::MatchEvent event;
+      v1::PublicAction* pa = event.mutable_public_action();
+      pa->set_hand_index(next.hand_index);
+      pa->set_action_index(action_index);
+      pa->set_seat(seat);
+      if (action_index >= 0 && action_index < static_cast<int>(view.history.size()))
+        pa->set_action(view.history[action_index].second);
+      pa->set_state_json(PublicViewToJson(view, /*with_history=*/false));
+      on_event(event);
+    };
+    if (spec.public_events()) send_public(-1, -1);
     json decision_ms = json::array();
     json hand_faults = json::array();
     int action_index = 0;
@@ -447,6 +462,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
         }
       }
       state->Apply(chosen);
+      if (spec.public_events()) send_public(action_index, s);
       decision_ms.push_back(std::round(elapsed_ms * 1000) / 1000);
       ++action_index;
       ++decisions_total;

@@ -66,7 +66,7 @@
     const variants = el('div', { class: 'panel' }, el('h2', null, 'Variants'), el('div', { id: 'variants' }));
     const recent = el('div', { class: 'panel' }, el('h2', null,
       el('span', { class: 'live-dot' }), 'Last finished matches'), el('div', { id: 'recent' }));
-    main.append(tiles, variants, recent);
+    main.append(tiles, T.liveList ? T.liveList() : '', variants, recent);
     stopPolling = poll(async () => {
       const [st, ladders, tours, last] = await Promise.all([api('/api/status'), api('/api/ladders'),
         api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10')]);
@@ -359,6 +359,7 @@
     clear(main).append(head(t.name || ('Tournament ' + id), t.variant + ' \u00b7 ' + t.format + ' \u00b7 ' +
       t.matches_done + ' of ' + t.matches_total + ' matches done' + (t.matches_failed ? ', ' + t.matches_failed + ' failed' : '') +
       (t.finished ? ' \u00b7 finished' : ' \u00b7 running')));
+    if (T.tournamentWaiting) main.append(T.tournamentWaiting(t));
     const duplicate = /duplicate/.test(t.format || '');
     const elsewhere = (s) => duplicate && s.runs_elsewhere
       ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
@@ -379,6 +380,7 @@
     const r = await api('/api/matches?limit=200&tournament=' + encodeURIComponent(id));
     list.appendChild(wrap(table(MATCH_COLUMNS, matchRows(r.matches || []), { empty: 'No match.' })));
     if (Number(r.total) > 200) list.appendChild(el('p', null, el('a', { href: '/matches?tournament=' + id }, 'All ' + r.total + ' matches \u2192')));
+    if (!t.finished && T.liveTournament) T.liveTournament(id, () => tournamentPage(id));
   }
 
   // ---- tests (`tarock compare` as an arena job) -------------------------------------------
