@@ -101,6 +101,17 @@ def test_a_running_match_is_shown_live_with_no_hidden_card(slow, browser):
         wait_until(browser, lambda d: len(d.find_elements("css selector", "#live-log li")) >= 2, timeout=30,
                    what="live actions")
         marker = browser.execute_script("window.__notReloaded = 7; return 7;")
+        # Desktop and a 390 px phone: the live page fits without sideways scrolling.
+        shots = os.environ.get("TAROCK_SCREENSHOTS")
+        for width in (1280, 390):
+            browser.set_window_size(width, 900)
+            time.sleep(0.5)
+            assert browser.execute_script(
+                "return document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+            if shots:
+                os.makedirs(shots, exist_ok=True)
+                browser.save_screenshot(os.path.join(shots, "live-%d.png" % width))
+        browser.set_window_size(1280, 900)
         snap_js = """
           const s = window.tarock.liveState;
           const acts = s.events.filter((e) => e.type === 'action' || e.type === 'hand');
@@ -166,7 +177,7 @@ def test_a_running_match_is_shown_live_with_no_hidden_card(slow, browser):
         for a in d["actions"]:
             text = a if isinstance(a, str) else a.get("action", "")
             if text.startswith("discard ") and not text[8:].startswith("T"):
-                assert '"action":"discard ?"' in raw.replace(" ", "")
+                assert '"action":"discard ?"' in raw
 
 
 def test_streams_for_outsiders_duplicates_and_many_clients(slow):
@@ -189,7 +200,7 @@ def test_streams_for_outsiders_duplicates_and_many_clients(slow):
     events = sse_events(out.stdout)
     assert events and events[0][0] == "match" and '"withheld":true' in events[0][1], out.stdout[:300]
     assert not [e for e, _ in events if e in ("hand", "action", "hand_end")], out.stdout[:300]
-    assert not cards_in(out.stdout), out.stdout[:300]
+    assert not cards_in(out.stdout.replace(mid, "")), out.stdout[:300]  # (T1-1 is no card)
 
     # 200 streams at once (from 13 loopback addresses: 16 per client is the
     # cap), and the pages still answer.

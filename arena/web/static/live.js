@@ -34,14 +34,15 @@
   function liveMatch(main, match, names) {
     const box = el('div', { class: 'panel live', id: 'live' });
     const status = el('div', { class: 'sub', id: 'live-status' }, 'Connecting\u2026');
-    const felt = el('div', { class: 'felt', id: 'live-felt' });
+    const felt = el('div', { class: 'table-felt', id: 'live-felt' });
     const seatBox = el('div', { class: 'seats', id: 'live-seats' });
-    const log = el('ol', { class: 'action-log', id: 'live-log' });
+    const log = el('ol', { id: 'live-log' });
+    const logBox = el('div', { class: 'actions-log' }, log);
     const scores = el('div', { id: 'live-scores' });
     box.append(el('h2', null, el('span', { class: 'live-dot' }), 'Live'), status,
       el('p', { class: 'legend' }, 'Shown as it is played: bids, the king called, announcements, the talon once it is ' +
         'exposed, the cards played and who won each trick. The players\u2019 hands appear when every table has finished the deal.'),
-      felt, seatBox, el('h3', null, 'This hand'), log, scores);
+      felt, seatBox, el('h3', null, 'This hand'), logBox, scores);
     main.append(box);
     const seatName = (s) => (s >= 0 && s < names.length ? names[s] : 'seat ' + s);
     let info = null;
@@ -143,6 +144,7 @@
             log.appendChild(el('li', { class: 'muted trick-won' }, 'Trick won by ' + seatName(winner)));
           }
         }
+        logBox.scrollTop = logBox.scrollHeight;
       } else if (type === 'hand_end') {
         handScores.push(data);
         renderScores();
