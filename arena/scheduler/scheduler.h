@@ -119,6 +119,14 @@ struct SchedulerOptions {
   // The bench for bots that cannot be reached or stop answering (backoff of
   // their probes, and what makes a seat unresponsive): bot_health.h.
   BotHealthOptions health;
+  // Ladder matches: how long the referee waits for the bots to connect
+  // (MatchSpec.connect_timeout_ms; zero: the referee's own, 10 s by default),
+  // and the timeouts in a row that forfeit a seat (FaultPolicy.
+  // max_timeouts_in_row, unless the ladder sets its own; 0: never): a bot
+  // nobody answers for, or one that goes silent, holds a ladder slot seconds,
+  // not minutes, before it is benched.
+  absl::Duration ladder_connect_timeout = absl::Seconds(3);
+  int ladder_timeouts_in_row = 3;
 };
 
 // A match with one seat played through the arena's seat relay

@@ -30,6 +30,7 @@ struct Seat {
   std::string endpoint;
   std::unique_ptr<BotConnection> connection;
   int faults = 0;
+  int timeouts_in_row = 0;  // FaultPolicy.max_timeouts_in_row
   bool forfeited = false;
   int events_seen = 0;  // history entries already sent to this seat in this hand
   int decisions = 0;
@@ -238,7 +239,10 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
   // Connect every seat first (all at once): a bot unreachable at the start
   // fails the match before anyone plays.
   std::vector<Seat> seats(n);
-  const absl::Time connect_deadline = absl::Now() + options_.connect_timeout;
+  absl::Duration connect_timeout = options_.connect_timeout;
+  if (spec.connect_timeout_ms() > 0)
+    connect_timeout = std::min(connect_timeout, absl::Milliseconds(spec.connect_timeout_ms()));
+  const absl::Time connect_deadline = absl::Now() + connect_timeout;
   Connected connected = co_await ConnectAll(connector_, spec, connect_deadline);
   for (int s = 0; s < n; ++s) {
     if (connected[s].ok()) seats[s].connection = *std::move(connected[s]);
@@ -406,6 +410,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
               if (legal.Contains(*parsed)) {
                 chosen = *parsed;
                 have_action = true;
+                seat.timeouts_in_row = 0;
               } else {
                 fault = v1::FAULT_KIND_ILLEGAL_ACTION;
                 detail = absl::StrCat("illegal action '", reply.action, "' in phase ",
@@ -451,7 +456,10 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
                             {"kind", FaultKindName(fault)}, {"hand", next.hand_index},
                             {"action", action_index}, {"detail", detail},
                             {"faults", seat.faults}});
-          if (max_faults > 0 && seat.faults >= max_faults) {
+          seat.timeouts_in_row = fault == v1::FAULT_KIND_TIMEOUT ? seat.timeouts_in_row + 1 : 0;
+          const int max_in_row = spec.fault_policy().max_timeouts_in_row();
+          if ((max_faults > 0 && seat.faults >= max_faults) ||
+              (max_in_row > 0 && seat.timeouts_in_row >= max_in_row)) {
             logging::Warning("referee", "bot forfeited",
                              {{"match", spec.match_id()}, {"seat", s}, {"bot", seat.name},
                               {"faults", seat.faults}, {"max_faults", max_faults}});
