@@ -180,6 +180,12 @@
         });
         return;
       }
+      if (data.status !== 'done' && data.status !== 'failed') {
+        // Stopped with the arena (it runs again after a restart), or refused.
+        status.textContent = data.status === 'refused' ? 'Too many people are watching: try again later.'
+          : 'The match stopped before its end; it runs again when the arena restarts.';
+        return;
+      }
       status.textContent = 'The match is over.';
       setTimeout(() => T.matchViewer(main, match.id), 300);
     });
