@@ -238,8 +238,8 @@ def test_streams_for_outsiders_duplicates_and_many_clients(slow):
 def test_a_tournament_waits_for_a_benched_bot(start_stack, browser):
     stack = start_stack(bots=[(n, "tarock-bot-random", ["--seed", str(i + 1)], "arena")
                               for i, n in enumerate(["ra", "rb", "rc"])],
-                        max_parallel=2, variants=["slovenian-3p"], arena_args=["--dial_in_wait_s", "6"])
-    # A bot nobody listens for: the tournament waits 6 s for it, says so, then
+                        max_parallel=2, variants=["slovenian-3p"], arena_args=["--dial_in_wait_s", "10"])
+    # A bot nobody listens for: the tournament waits 10 s for it, says so, then
     # fails its matches with the reason; the others are charged nothing.
     stack.add_bot("ghost", "127.0.0.1:%d" % free_port())
     stack.cli("tournament", "run", "--variant", "slovenian-3p", "--bots", "ra,rb,ghost", "--deals", "1",
@@ -248,6 +248,7 @@ def test_a_tournament_waits_for_a_benched_bot(start_stack, browser):
     note = stack.wait_for(lambda: stack.api("/api/tournaments/%s" % tid).get("waiting"), timeout=30,
                           what="the tournament to say it waits")
     assert "ghost" in note[0] and "until" in note[0] and "UTC" in note[0], note
+    assert "waiting: " in stack.cli("tournament", "show", tid)
     browser.get(stack.url("/tournaments/%s" % tid))
     wait_until(browser, lambda d: "ghost" in d.find_element("id", "tournament-waiting").text, timeout=10,
                what="the waiting notice")
@@ -255,7 +256,7 @@ def test_a_tournament_waits_for_a_benched_bot(start_stack, browser):
                        timeout=60, what="the tournament to end")
     assert t["matches_failed"] == t["matches_total"] == 3, t
     for m in stack.api("/api/matches?tournament=%s&limit=10" % tid)["matches"]:
-        assert m["status"] == "failed" and "ghost" in m["error"] and "waited 6 s" in m["error"], m["error"]
+        assert m["status"] == "failed" and "ghost" in m["error"] and "waited 10 s" in m["error"], m["error"]
     for name in ("ra", "rb"):
         bot = stack.api("/api/bots/" + name)
         assert all(int(r.get("matches", 0)) == 0 for r in bot.get("ratings", [])), bot
