@@ -72,11 +72,39 @@ Observation PublicView(const State& state) {
 }
 
 std::string PublicViewToJson(const Observation& view, bool with_history) {
-  nlohmann::json j = nlohmann::json::parse(ObservationToJson(view));
-  j.erase("hand");
-  j.erase("legal");
-  j.erase("seat");
-  if (!with_history) j.erase("history");
+  // Built directly (not through ObservationToJson and a parse): the referee
+  // makes one per action of a match with spectators.
+  using nlohmann::json;
+  auto cards = [](CardSet s) {
+    json a = json::array();
+    for (Card c : s) a.push_back(CardName(c));
+    return a;
+  };
+  json j;
+  j["variant"] = view.variant;
+  j["num_seats"] = view.num_seats;
+  j["dealer"] = view.dealer;
+  j["phase"] = view.phase;
+  j["to_act"] = view.to_act;
+  if (with_history) {
+    json history = json::array();
+    for (const auto& [seat, action] : view.history) history.push_back({{"seat", seat}, {"action", action}});
+    j["history"] = std::move(history);
+  }
+  j["talon"] = view.talon;
+  json shown = json::array();
+  for (CardSet s : view.shown) shown.push_back(cards(s));
+  j["shown"] = std::move(shown);
+  j["declarer"] = view.declarer;
+  j["contract"] = view.contract;
+  j["called_king"] = view.called_king;
+  j["partner"] = view.partner;
+  j["trick_leader"] = view.trick_leader;
+  json trick = json::array();
+  for (Card c : view.trick) trick.push_back(CardName(c));
+  j["trick"] = std::move(trick);
+  j["tricks_won"] = view.tricks_won;
+  j["radli"] = view.radli;
   return j.dump();
 }
 
