@@ -223,6 +223,57 @@ TEST(RefereeTest, ForfeitedBotGetsNoMoreRequestsAndTheMatchEnds) {
   ExpectRecordReplays(o.finished->record_json(), 8);
 }
 
+TEST(RefereeTest, ABotSilentForTimeoutsInARowIsForfeited) {
+  // FaultPolicy.max_timeouts_in_row (issue 30): a bot that goes silent
+  // costs that many timeouts, not one per decision of the match.
+  std::vector<BotProcess> bots;
+  std::vector<std::string> endpoints;
+  for (int i = 0; i < 4; ++i) {
+    bots.push_back(StartBot("faulty_bot", i == 1 ? std::vector<std::string>{"--mode", "silent", "--after", "2"}
+                                                  : std::vector<std::string>{"--mode", "good"}));
+    endpoints.push_back(bots.back().endpoint);
+  }
+  v1::MatchSpec spec = Spec("slovenian-4p", endpoints, 4, 9);
+  spec.mutable_time_control()->set_per_decision_ms(200);
+  spec.mutable_time_control()->set_grace_ms(50);
+  spec.mutable_fault_policy()->set_max_timeouts_in_row(3);
+  Outcome o = RunMatch(spec);
+  ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+  EXPECT_TRUE(o.finished->seats(1).forfeited());
+  EXPECT_EQ(o.finished->seats(1).faults(), 3);
+  EXPECT_EQ(o.finished->seats(1).decisions(), 5);  // 2 answered, 3 timed out
+  for (const v1::Fault& f : o.faults) EXPECT_EQ(f.kind(), v1::FAULT_KIND_TIMEOUT);
+  ExpectRecordReplays(o.finished->record_json(), 4);
+}
+
+TEST(RefereeTest, TheSpecCanShortenTheConnectTimeout) {
+  BotProcess good = StartBot("tarock-bot-random");
+  // A port that accepts connections but never speaks HTTP/2 (a stopped bot).
+  int mute = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(mute, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(mute, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(mute, 16), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(mute, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string stopped = absl::StrCat("127.0.0.1:", ntohs(addr.sin_port));
+  v1::MatchSpec spec = Spec("slovenian-4p", {good.endpoint, stopped, good.endpoint, good.endpoint}, 4, 1);
+  spec.set_connect_timeout_ms(700);
+  RefereeOptions options;
+  options.connect_timeout = absl::Seconds(30);
+  const absl::Time start = absl::Now();
+  Outcome o = RunMatch(spec, options);
+  const absl::Duration took = absl::Now() - start;
+  close(mute);
+  ASSERT_FALSE(o.finished.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(o.finished.status())) << o.finished.status();
+  EXPECT_TRUE(absl::StrContains(o.finished.status().message(), "seat 1")) << o.finished.status();
+  EXPECT_GE(took, absl::Milliseconds(600));
+  EXPECT_LT(took, absl::Seconds(20));  // not the referee's 30 s
+}
+
 TEST(RefereeTest, UnreachableBotFailsTheMatchAtOnceNamingIt) {
   BotProcess good = StartBot("tarock-bot-random");
   absl::StatusOr<int> dead = FreeLoopbackPort();

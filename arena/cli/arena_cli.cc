@@ -135,6 +135,8 @@ void PrintTournament(const v1::TournamentInfo& t) {
             << t.format() << ": " << t.matches_done() << "/" << t.matches_total() << " matches done";
   if (t.matches_failed()) std::cout << ", " << t.matches_failed() << " failed";
   std::cout << (t.finished() ? " (finished)" : "") << "\n";
+  for (const std::string& w : t.waiting())
+    std::cout << "waiting: " << tarock::arena::ForTerminal(w) << "\n";
   std::cout << absl::StrFormat("%-20s %10s %6s %10s %9s %6s %9s\n", "bot", "total", "hands",
                                "mean/hand", "95% CI", "faults", "mean rank");
   for (const v1::TournamentStanding& s : t.standings()) {

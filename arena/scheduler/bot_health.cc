@@ -24,6 +24,7 @@ void BotHealth::Bench(BotHealthState& s, const std::string& state, const std::st
                       absl::Time now) {
   if (s.state != state) s.since = now;
   s.state = state;
+  s.probing = false;
   s.last_error = error.substr(0, 300);
   // 2 s, 4 s, 8 s, ... up to max_backoff.
   absl::Duration wait = options_.first_backoff;
@@ -76,8 +77,16 @@ std::vector<int64_t> BotHealth::DueForProbe(absl::Time now) {
     if (!s.benched() || s.retry_at > now) continue;
     out.push_back(bot);
     s.retry_at = now + absl::Minutes(1);  // in flight; OnProbe sets the next
+    s.probing = true;
   }
   return out;
+}
+
+void BotHealth::Expedite(int64_t bot, absl::Time at) {
+  absl::MutexLock lock(&mu_);
+  auto it = bots_.find(bot);
+  if (it == bots_.end() || !it->second.benched() || it->second.probing) return;
+  it->second.retry_at = std::min(it->second.retry_at, at);
 }
 
 BotHealthState BotHealth::Of(int64_t bot) {

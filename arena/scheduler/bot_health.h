@@ -50,6 +50,7 @@ struct BotHealthState {
   absl::Time since = absl::InfinitePast();     // when it entered the state
   absl::Time retry_at = absl::InfinitePast();  // the next probe (benched only)
   int failures = 0;  // consecutive benchings and failed probes
+  bool probing = false;  // handed out by DueForProbe, not yet reported
   bool benched() const { return state != "online"; }
 };
 
@@ -71,6 +72,9 @@ class BotHealth {
   // a doubled wait.
   void OnProbe(int64_t bot, const absl::Status& result, absl::Time now);
 
+  // Someone waits for the bot (a tournament, within its wait): its next
+  // probe is at `at` at the latest (the backoff itself is unchanged).
+  void Expedite(int64_t bot, absl::Time at);
   // Whether the bot sits out new ladder matches now.
   bool Benched(int64_t bot);
   // Benched bots whose probe is due at `now`; each is not returned again

@@ -130,6 +130,10 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
       }
     }
   }
+  // Spectators see the end once the result is stored (the page then reads it).
+  for (size_t i = 0; i < batch.size(); ++i)
+    live_.End(batch[i].job.match.id,
+              outcomes[i].status.ok() ? R"({"status":"done"})" : R"({"status":"failed"})");
   absl::MutexLock lock(&mu_);
   for (const Finished& f : batch) {
     in_flight_.erase(f.job.match.id);

@@ -245,6 +245,11 @@ absl::StatusOr<Scheduler::Job> Scheduler::MakeLadderJob(Ladder& ladder,
   spec.set_result_only(true);  // the arena needs the result, not the progress
   *spec.mutable_time_control() = config.time_control();
   *spec.mutable_fault_policy() = config.fault_policy();
+  // A broken bot holds a ladder slot briefly (bot_health.h benches it after).
+  if (options_.ladder_connect_timeout > absl::ZeroDuration())
+    spec.set_connect_timeout_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(options_.ladder_connect_timeout)));
+  if (spec.fault_policy().max_timeouts_in_row() == 0)
+    spec.mutable_fault_policy()->set_max_timeouts_in_row(options_.ladder_timeouts_in_row);
   job.match.spec = ToJson(spec);
   return job;
 }

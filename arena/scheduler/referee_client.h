@@ -8,6 +8,7 @@
 #define TAROCK_ARENA_SCHEDULER_REFEREE_CLIENT_H_
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,18 @@ class RefereeClient {
   virtual absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address,
                                                      const v1::MatchSpec& spec,
                                                      const std::atomic<bool>* cancel) = 0;
+  // As RunMatch, and every event the referee streams before the result
+  // (PublicAction and HandFinished when spec.public_events is set) goes to
+  // `on_event` on the calling thread as it arrives. The default ignores
+  // events (clients that have none to give).
+  using EventCallback = std::function<void(const v1::MatchEvent&)>;
+  virtual absl::StatusOr<v1::MatchFinished> RunMatchWithEvents(const std::string& address,
+                                                               const v1::MatchSpec& spec,
+                                                               const std::atomic<bool>* cancel,
+                                                               const EventCallback& on_event) {
+    (void)on_event;
+    return RunMatch(address, spec, cancel);
+  }
   // Cancels the calls in flight whose cancel flag is set (the scheduler's
   // Stop). The default relies on implementations checking the flag themselves.
   virtual void CancelAll() {}

@@ -4,6 +4,8 @@
 
 #include "arena/scheduler/scheduler.h"
 
+#include <nlohmann/json.hpp>
+
 #include <google/protobuf/util/json_util.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -509,12 +511,36 @@ bool Scheduler::RunJob(Job job) {
     absl::MutexLock lock(&commit_mu_);
     ++jobs_running_;
   }
+  const std::string id = job.match.id;
   const bool committing = RunOnReferees(std::move(job));
   if (!committing) {
+    // Its spectators are told (a committed match ends for them once committed).
+    live_.End(id, R"({"status":"not finished"})");
     absl::MutexLock lock(&commit_mu_);
     --jobs_running_;  // (EnqueueCommit counts the others down)
   }
   return committing;
+}
+
+void Scheduler::ForwardLiveEvent(const std::string& match_id, const v1::MatchEvent& event) {
+  if (event.has_public_action()) {
+    const v1::PublicAction& a = event.public_action();
+    nlohmann::json j;
+    j["hand"] = a.hand_index();
+    j["index"] = a.action_index();
+    j["seat"] = a.seat();
+    if (a.action_index() >= 0) j["action"] = a.action();
+    j["state"] = nlohmann::json::parse(a.state_json(), nullptr, false);
+    live_.Publish(match_id, a.action_index() < 0 ? "hand" : "action", j.dump());
+  } else if (event.has_hand_finished()) {
+    const v1::HandFinished& h = event.hand_finished();
+    nlohmann::json j;
+    j["hand"] = h.hand_index();
+    j["scores"] = std::vector<int>(h.scores().begin(), h.scores().end());
+    j["redeal"] = h.redeal();
+    j["counts_as_hand"] = h.counts_as_hand();
+    live_.Publish(match_id, "hand_end", j.dump());
+  }
 }
 
 bool Scheduler::RunOnReferees(Job job) {
@@ -527,6 +553,16 @@ bool Scheduler::RunOnReferees(Job job) {
       const std::string why = absl::StrCat("not started: ", job.spec.seats(static_cast<int>(s)).name(),
                                            " sits out ladders (", health_.Of(job.match.bot_ids[s]).state, ")");
       store_->MarkFailed(job.match.id, why).IgnoreError();
+      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      return false;
+    }
+  }
+  // A tournament waits for a benched bot within its wait (not a ladder: it
+  // plays on without it).
+  if (job.match.kind == "tournament") {
+    if (absl::Status s = AwaitBenchedBots(job); !s.ok()) {
+      if (cancel_.load()) return false;  // stopping: runs again after a restart
+      store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
       metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
       return false;
     }
@@ -561,6 +597,7 @@ bool Scheduler::RunOnReferees(Job job) {
     }
   }
   int attempts = job.match.attempts;
+  int seat_retries = 0;  // a tournament's retries after a benched bot answered again
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {
     std::string referee;
@@ -580,11 +617,32 @@ bool Scheduler::RunOnReferees(Job job) {
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                    {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
     RouteDialIn(job, dial_in, referee);
+    // Live spectators (live_hub.h): the public view as it is played, unless
+    // other tables play the same deal (a duplicate set or a test block): then
+    // nothing of it until every table has finished (DealPublic).
+    {
+      const bool withheld = job.spec.withhold_hand_records();
+      job.spec.set_public_events(!withheld);
+      LiveMatchInfo info;
+      info.id = job.match.id;
+      info.variant = job.match.variant;
+      info.kind = job.match.kind;
+      info.ladder_id = job.match.ladder_id;
+      info.tournament_id = job.match.tournament_id;
+      for (const v1::SeatSpec& seat : job.spec.seats()) info.bots.push_back(seat.name());
+      info.num_hands = job.spec.num_hands();
+      info.withheld = withheld;
+      info.started_ms = absl::ToUnixMillis(absl::Now());
+      live_.Begin(info);
+    }
     absl::StatusOr<v1::MatchFinished> finished;
     if (absl::Status gate = AuthorizeRelayedSeats(job, relayed); !gate.ok()) {
       finished = gate;
     } else {
-      finished = client_->RunMatch(referee, job.spec, &cancel_);
+      const std::string match_id = job.match.id;
+      finished = client_->RunMatchWithEvents(
+          referee, job.spec, &cancel_,
+          [this, &match_id](const v1::MatchEvent& event) { ForwardLiveEvent(match_id, event); });
     }
     if (finished.ok()) {
       logging::Info("scheduler", "match finished",
@@ -616,6 +674,18 @@ bool Scheduler::RunOnReferees(Job job) {
       logging::Warning("scheduler", "bot unreachable; benched from ladders",
                        {{"match", job.match.id}, {"seat", *seat},
                         {"bot", job.spec.seats(*seat).name()}});
+      // A tournament waits for it and plays the match once it answers (never
+      // again with the seat still broken); the try was not the referee's.
+      if (job.match.kind == "tournament" && ++seat_retries <= 3) {
+        absl::Status waited = AwaitBenchedBots(job);
+        if (cancel_.load()) return false;
+        if (waited.ok()) {
+          --attempts;
+          continue;
+        }
+        last_error = absl::StrCat(last_error, "; ", waited.message());
+        break;
+      }
     }
     if (!IsRefereeFailure(finished.status())) break;
     logging::Warning("scheduler",

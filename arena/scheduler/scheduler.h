@@ -76,6 +76,7 @@
 #include "arena/rating/rating.h"
 #include "arena/scheduler/bot_health.h"
 #include "arena/scheduler/dial_in.h"
+#include "arena/scheduler/live_hub.h"
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/relay_gate.h"
 #include "arena/scheduler/test_job.h"
@@ -118,6 +119,14 @@ struct SchedulerOptions {
   // The bench for bots that cannot be reached or stop answering (backoff of
   // their probes, and what makes a seat unresponsive): bot_health.h.
   BotHealthOptions health;
+  // Ladder matches: how long the referee waits for the bots to connect
+  // (MatchSpec.connect_timeout_ms; zero: the referee's own, 10 s by default),
+  // and the timeouts in a row that forfeit a seat (FaultPolicy.
+  // max_timeouts_in_row, unless the ladder sets its own; 0: never): a bot
+  // nobody answers for, or one that goes silent, holds a ladder slot seconds,
+  // not minutes, before it is benched.
+  absl::Duration ladder_connect_timeout = absl::Seconds(3);
+  int ladder_timeouts_in_row = 3;
 };
 
 // A match with one seat played through the arena's seat relay
@@ -225,6 +234,8 @@ class Scheduler {
   // salt, record): it is finished and no other table dealt from its seed is
   // pending or running.
   bool DealPublic(const MatchRow& match);
+  // The running matches' public view for spectators (live_hub.h).
+  LiveHub& live() { return live_; }
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
   // The page of matches passing the filters, newest first. The bot filter is
   // a bot's name in any case, or else a case-insensitive part of names (every
@@ -353,6 +364,13 @@ class Scheduler {
   // jobs_running_ meanwhile (the writer commits at once when none runs).
   bool RunJob(Job job);
   bool RunOnReferees(Job job);  // RunJob without the count
+  // A tournament match with a benched bot (bot_health.h) waits for it to
+  // answer a probe within dial_in_wait_ (counted from when the tournament
+  // first waited for that bot), saying so on the tournament; FAILED_PRECONDITION
+  // with the reason once the wait is over, CANCELLED when stopping.
+  absl::Status AwaitBenchedBots(const Job& job);
+  // Hands a referee's public event of a running match to the live hub.
+  void ForwardLiveEvent(const std::string& match_id, const v1::MatchEvent& event);
   // Dial-in seats of `job`: waits for their bots, prepares their seats on
   // the relay and points the spec at it (the seats prepared go to `prepared`).
   absl::Status PrepareDialIn(Job& job, std::vector<int>* prepared);
@@ -422,9 +440,14 @@ class Scheduler {
   absl::Duration dial_in_join_wait_ = absl::ZeroDuration();  // set before Start()
   absl::Duration dial_in_wait_ = absl::Seconds(60);
   std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
+  // Tournament matches waiting for a benched bot: match id -> (tournament, note).
+  std::map<std::string, std::pair<int64_t, std::string>> bench_waits_ ABSL_GUARDED_BY(mu_);
+  // When a tournament began waiting for a benched bot: (tournament, bot) -> time.
+  std::map<std::pair<int64_t, int64_t>, absl::Time> bench_wait_started_ ABSL_GUARDED_BY(mu_);
   SchedulerOptions options_;
   RatingModel model_;
   BotHealth health_;  // after options_: made from options_.health
+  LiveHub live_;
   std::unique_ptr<Metrics> metrics_;
 
   absl::Mutex mu_;

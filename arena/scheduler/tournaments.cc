@@ -8,11 +8,13 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "arena/scheduler/deal_seal.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/gauge.h"
 #include "referee/core/stats.h"
+#include "referee/logging/log.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
 
@@ -188,6 +190,62 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::ScheduleTournament(
   return GetTournament(*tid);
 }
 
+absl::Status Scheduler::AwaitBenchedBots(const Job& job) {
+  const int64_t tid = job.match.tournament_id;
+  for (size_t s = 0; s < job.match.bot_ids.size() && static_cast<int>(s) < job.spec.seats_size(); ++s) {
+    const int64_t bot = job.match.bot_ids[s];
+    if (!health_.Benched(bot)) {
+      absl::MutexLock lock(&mu_);
+      bench_wait_started_.erase({tid, bot});
+      continue;
+    }
+    const std::string& name = job.spec.seats(static_cast<int>(s)).name();
+    absl::Time deadline;
+    {
+      absl::MutexLock lock(&mu_);
+      deadline = bench_wait_started_.try_emplace({tid, bot}, absl::Now()).first->second + dial_in_wait_;
+    }
+    BotHealthState h = health_.Of(bot);
+    const std::string note =
+        absl::StrCat(job.match.id, " waits for bot ", name, " (", h.state,
+                     h.last_error.empty() ? "" : ": ", h.last_error.substr(0, 160), ") until ",
+                     absl::FormatTime("%H:%M:%S UTC", deadline, absl::UTCTimeZone()));
+    if (absl::Now() < deadline) {
+      {
+        absl::MutexLock lock(&mu_);
+        bench_waits_[job.match.id] = {tid, note};
+      }
+      live_.Announce("waiting", nlohmann::json{{"tournament_id", tid}, {"match", job.match.id},
+                                               {"bot", name}, {"note", note}}.dump());
+      logging::Warning("scheduler", "tournament match waits for a benched bot",
+                       {{"match", job.match.id}, {"tournament", tid}, {"bot", name},
+                        {"state", h.state}, {"wait_s", absl::ToInt64Seconds(deadline - absl::Now())}});
+      absl::Time next_probe = absl::InfinitePast();
+      absl::MutexLock lock(&mu_);
+      while (!stopping_ && absl::Now() < deadline && health_.Benched(bot)) {
+        // While someone waits, the bot is probed every 2 s (not on its backoff).
+        if (absl::Now() >= next_probe) {
+          health_.Expedite(bot, absl::Now());
+          next_probe = absl::Now() + absl::Seconds(2);
+        }
+        mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(200));
+      }
+      bench_waits_.erase(job.match.id);
+    }
+    if (cancel_.load()) return absl::CancelledError("the arena is stopping");
+    if (health_.Benched(bot)) {
+      h = health_.Of(bot);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "not started: ", name, " is ", h.state, h.last_error.empty() ? "" : " (",
+          h.last_error.substr(0, 200), h.last_error.empty() ? "" : ")", "; the tournament waited ",
+          absl::ToInt64Seconds(dial_in_wait_), " s for it (--dial_in_wait_s)"));
+    }
+    absl::MutexLock lock(&mu_);
+    bench_wait_started_.erase({tid, bot});
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   absl::StatusOr<TournamentRow> t = store_->GetTournament(id);
   if (!t.ok()) return t.status();
@@ -204,6 +262,11 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_deals(config.deals() ? config.deals() : 4);
   info.set_hands_per_match(config.hands_per_match() ? config.hands_per_match() : 2 * n);
   info.set_event(config.event());
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [match, wait] : bench_waits_)
+      if (wait.first == id) info.add_waiting(wait.second);
+  }
   struct Tally {
     int64_t total = 0;
     int64_t hand_total = 0;

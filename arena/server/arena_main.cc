@@ -126,7 +126,14 @@ ABSL_FLAG(double, play_starts_per_hour, 30,
 ABSL_FLAG(int, play_hold_minutes, 30,
           "minutes a person's seat takes answers; then the referee plays it to the end (0: no limit)");
 ABSL_FLAG(int, dial_in_wait_s, 60,
-          "a match waits this long for an offline dial-in bot, then fails saying so");
+          "a match waits this long for an offline dial-in bot, and a tournament match this long "
+          "for a benched (unreachable or unresponsive) bot, then fails saying so");
+ABSL_FLAG(int, ladder_connect_timeout_ms, 3000,
+          "how long the referee waits for a ladder match's bots to connect (0: the referee's "
+          "--connect_timeout_ms); a bot not there by then is benched (arena/README.md)");
+ABSL_FLAG(int, ladder_timeouts_in_row, 3,
+          "timeouts in a row that forfeit a bot's seat in a ladder match (0: never), so a bot "
+          "that goes silent holds a ladder slot seconds, not minutes");
 ABSL_FLAG(std::string, dial_in_route, "auto",
           "how dial-in bots play their seats (docs/dial-in.md, \"Routes\"): direct (bots whose "
           "SDK can join the referee itself with a seat ticket do; no relay on the decision's "
@@ -283,6 +290,9 @@ int main(int argc, char** argv) {
   options.referees = *std::move(referee_pool);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
+  options.ladder_connect_timeout =
+      absl::Milliseconds(std::max(0, absl::GetFlag(FLAGS_ladder_connect_timeout_ms)));
+  options.ladder_timeouts_in_row = std::max(0, absl::GetFlag(FLAGS_ladder_timeouts_in_row));
   options.admin_token =
       tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
   const bool public_listener = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) ||

@@ -46,6 +46,12 @@ void GrpcRefereeClient::CancelAll() {
 absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string& address,
                                                               const v1::MatchSpec& spec,
                                                               const std::atomic<bool>* cancel) {
+  return RunMatchWithEvents(address, spec, cancel, nullptr);
+}
+
+absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatchWithEvents(
+    const std::string& address, const v1::MatchSpec& spec, const std::atomic<bool>* cancel,
+    const EventCallback& on_event) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = ChannelTo(address);
   if (!channel.ok()) return channel.status();
   auto stub = v1::Referee::NewStub(*channel);
@@ -64,7 +70,11 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatch(const std::string&
   v1::MatchEvent event;
   std::optional<v1::MatchFinished> finished;
   while (reader->Read(&event)) {
-    if (event.has_match_finished()) finished = std::move(*event.mutable_match_finished());
+    if (event.has_match_finished()) {
+      finished = std::move(*event.mutable_match_finished());
+    } else if (on_event) {
+      on_event(event);
+    }
   }
   grpc::Status status = reader->Finish();
   if (cancel != nullptr) {

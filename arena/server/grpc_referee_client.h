@@ -44,6 +44,10 @@ class GrpcRefereeClient : public RefereeClient {
 
   absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address, const v1::MatchSpec& spec,
                                              const std::atomic<bool>* cancel) override;
+  absl::StatusOr<v1::MatchFinished> RunMatchWithEvents(const std::string& address,
+                                                       const v1::MatchSpec& spec,
+                                                       const std::atomic<bool>* cancel,
+                                                       const EventCallback& on_event) override;
   void CancelAll() override;
 
  private:

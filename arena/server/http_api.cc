@@ -34,6 +34,27 @@ HttpResponse Json(const absl::StatusOr<T>& r) {
   return out;
 }
 
+// A spectator's server-sent event stream as the live hub sees it.
+class SseSink : public LiveSink {
+ public:
+  explicit SseSink(std::shared_ptr<metrics::EventSink> sink) : sink_(std::move(sink)) {}
+  bool Send(const std::string& event, const std::string& data) override { return sink_->Send(event, data); }
+  void Close() override { sink_->Close(); }
+  bool closed() const override { return sink_->closed(); }
+
+ private:
+  std::shared_ptr<metrics::EventSink> sink_;
+};
+
+// A stream the hub refused or has no match for: one "end" event saying why.
+void Refuse(const std::shared_ptr<metrics::EventSink>& sink, const absl::Status& why) {
+  json j;
+  j["status"] = absl::IsNotFound(why) ? "not running" : "refused";
+  j["error"] = std::string(why.message());
+  sink->Send("end", j.dump());
+  sink->Close();
+}
+
 }  // namespace
 
 void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
@@ -204,6 +225,17 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
   });
   server->Get("/api/status", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::StatusResponse>(scheduler->GetStatus()));
+  });
+  // Live spectating (live_hub.h), server-sent events; the server caps open
+  // streams in total and per client.
+  server->GetStream(R"(/api/live/matches/([A-Za-z0-9_.-]+))",
+                    [scheduler](const HttpRequest& req, std::shared_ptr<metrics::EventSink> sink) {
+                      absl::Status s = scheduler->live().Watch(req.matches[1], std::make_shared<SseSink>(sink));
+                      if (!s.ok()) Refuse(sink, s);
+                    });
+  server->GetStream("/api/live", [scheduler](const HttpRequest&, std::shared_ptr<metrics::EventSink> sink) {
+    absl::Status s = scheduler->live().WatchFeed(std::make_shared<SseSink>(sink));
+    if (!s.ok()) Refuse(sink, s);
   });
   RegisterWebPages(scheduler, server);
 }

@@ -9,6 +9,10 @@
 //   GET /api/tournaments[?limit=N], /api/tournaments/{id}   list; standings
 //   GET /api/ladders                   every ladder
 //   GET /api/status                    queue, referees, counts, matches per minute, variants
+//   GET /api/live                     server-sent events: "running" (the matches being
+//                                      played), then "started" and "finished" (live_hub.h)
+//   GET /api/live/matches/{id}         server-sent events of a running match's public
+//                                      view: "match", "hand", "action", "hand_end", "end"
 //   GET /metrics                       Prometheus text format: `registry` and process_*
 // Bodies are protobuf's JSON mapping of the arena.proto messages (field names
 // as in the proto). Errors: {"error": "..."} with the status of http_json.h.

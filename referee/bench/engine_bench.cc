@@ -17,6 +17,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "referee/engine/public_view.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
 #include "referee/variants/austrian/austrian.h"
@@ -127,6 +128,45 @@ BENCHMARK_CAPTURE(BM_AustrianRandomHands, tapp_tarock_classic_solo, "tapp-tarock
 
 BENCHMARK_CAPTURE(BM_WestfestHands, westfest_povinnost, "westfest", kAllPass);
 BENCHMARK_CAPTURE(BM_WestfestHands, westfest_prever, "westfest", czech::kPrever);
+
+// The referee's cost per action of a match with MatchSpec.public_events (live
+// spectators): the public view (every seat's observation, intersected) and
+// its JSON, against one seat's observation and its JSON (what every decision
+// request costs anyway). Random hands; every state of each hand.
+void BM_PublicView(benchmark::State& bm, const char* variant, bool public_view) {
+  auto game = Registry::Global().Create(variant);
+  if (!game.ok()) {
+    bm.SkipWithError(std::string(game.status().message()).c_str());
+    return;
+  }
+  Rng rng(7);
+  uint64_t hand_seed = 0;
+  int64_t views = 0;
+  size_t bytes = 0;
+  for (auto _ : bm) {
+    HandSetup setup;
+    auto st = (*game)->NewHand((*game)->DealCards(++hand_seed, 0), setup);
+    if (!st.ok()) continue;
+    State& state = **st;
+    while (!state.IsTerminal()) {
+      ActionList legal;
+      state.LegalActions(&legal);
+      state.Apply(legal.items[rng.Below(static_cast<uint32_t>(legal.size))]);
+      const std::string json = public_view ? PublicViewToJson(PublicView(state), false)
+                                           : ObservationToJson(state.Observe(state.IsTerminal() ? 0 : state.CurrentSeat()));
+      bytes += json.size();
+      ++views;
+    }
+  }
+  bm.counters["views/s"] = benchmark::Counter(static_cast<double>(views), benchmark::Counter::kIsRate);
+  bm.counters["us/view"] = benchmark::Counter(static_cast<double>(views), benchmark::Counter::kIsRate |
+                                                                              benchmark::Counter::kInvert);
+  bm.counters["bytes/view"] = static_cast<double>(bytes) / static_cast<double>(views ? views : 1);
+}
+BENCHMARK_CAPTURE(BM_PublicView, slovenian_4p_public, "slovenian-4p", true);
+BENCHMARK_CAPTURE(BM_PublicView, slovenian_4p_one_seat, "slovenian-4p", false);
+BENCHMARK_CAPTURE(BM_PublicView, tapp_tarock_public, "tapp-tarock", true);
+BENCHMARK_CAPTURE(BM_PublicView, tapp_tarock_one_seat, "tapp-tarock", false);
 
 }  // namespace
 }  // namespace tarock

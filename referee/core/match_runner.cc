@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
 #include "referee/engine/random.h"
+#include "referee/engine/public_view.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
 #include "referee/engine/status_macros.h"
@@ -29,6 +30,7 @@ struct Seat {
   std::string endpoint;
   std::unique_ptr<BotConnection> connection;
   int faults = 0;
+  int timeouts_in_row = 0;  // FaultPolicy.max_timeouts_in_row
   bool forfeited = false;
   int events_seen = 0;  // history entries already sent to this seat in this hand
   int decisions = 0;
@@ -237,7 +239,10 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
   // Connect every seat first (all at once): a bot unreachable at the start
   // fails the match before anyone plays.
   std::vector<Seat> seats(n);
-  const absl::Time connect_deadline = absl::Now() + options_.connect_timeout;
+  absl::Duration connect_timeout = options_.connect_timeout;
+  if (spec.connect_timeout_ms() > 0)
+    connect_timeout = std::min(connect_timeout, absl::Milliseconds(spec.connect_timeout_ms()));
+  const absl::Time connect_deadline = absl::Now() + connect_timeout;
   Connected connected = co_await ConnectAll(connector_, spec, connect_deadline);
   for (int s = 0; s < n; ++s) {
     if (connected[s].ok()) seats[s].connection = *std::move(connected[s]);
@@ -338,6 +343,20 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
       seats[s].events_seen = 0;
       if (!seats[s].forfeited) seats[s].connection->Send(HandStartMessage(next, s));
     }
+    // Spectators (MatchSpec.public_events) get what every seat sees alike.
+    auto send_public = [&](int action_index, int seat) {
+      const Observation view = PublicView(*state);
+      v1::MatchEvent event;
+      v1::PublicAction* pa = event.mutable_public_action();
+      pa->set_hand_index(next.hand_index);
+      pa->set_action_index(action_index);
+      pa->set_seat(seat);
+      if (action_index >= 0 && action_index < static_cast<int>(view.history.size()))
+        pa->set_action(view.history[action_index].second);
+      pa->set_state_json(PublicViewToJson(view, /*with_history=*/false));
+      on_event(event);
+    };
+    if (spec.public_events()) send_public(-1, -1);
     json decision_ms = json::array();
     json hand_faults = json::array();
     int action_index = 0;
@@ -391,6 +410,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
               if (legal.Contains(*parsed)) {
                 chosen = *parsed;
                 have_action = true;
+                seat.timeouts_in_row = 0;
               } else {
                 fault = v1::FAULT_KIND_ILLEGAL_ACTION;
                 detail = absl::StrCat("illegal action '", reply.action, "' in phase ",
@@ -436,7 +456,10 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
                             {"kind", FaultKindName(fault)}, {"hand", next.hand_index},
                             {"action", action_index}, {"detail", detail},
                             {"faults", seat.faults}});
-          if (max_faults > 0 && seat.faults >= max_faults) {
+          seat.timeouts_in_row = fault == v1::FAULT_KIND_TIMEOUT ? seat.timeouts_in_row + 1 : 0;
+          const int max_in_row = spec.fault_policy().max_timeouts_in_row();
+          if ((max_faults > 0 && seat.faults >= max_faults) ||
+              (max_in_row > 0 && seat.timeouts_in_row >= max_in_row)) {
             logging::Warning("referee", "bot forfeited",
                              {{"match", spec.match_id()}, {"seat", s}, {"bot", seat.name},
                               {"faults", seat.faults}, {"max_faults", max_faults}});
@@ -447,6 +470,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
         }
       }
       state->Apply(chosen);
+      if (spec.public_events()) send_public(action_index, s);
       decision_ms.push_back(std::round(elapsed_ms * 1000) / 1000);
       ++action_index;
       ++decisions_total;

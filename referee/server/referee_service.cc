@@ -30,6 +30,9 @@ class RefereeService::MatchCall final : public grpc::ServerWriteReactor<v1::Matc
       return;
     }
     const bool result_only = spec->result_only();
+    // With result_only, a caller that asked for public_events still gets
+    // those (PublicAction, HandFinished), and nothing else before the result.
+    const bool public_events = spec->public_events();
     uint64_t timer = 0;
     if (const absl::Duration bound = service->options_.max_match_time; bound > absl::ZeroDuration()) {
       std::weak_ptr<MatchInterrupt> weak = interrupt_;
@@ -42,8 +45,11 @@ class RefereeService::MatchCall final : public grpc::ServerWriteReactor<v1::Matc
     // A client that went away, a time bound or a shutdown interrupts the match.
     service->runner_->Start(
         *spec,
-        [this, result_only](const v1::MatchEvent& event) {
-          if (!result_only && !writes_.Send(event))
+        [this, result_only, public_events](const v1::MatchEvent& event) {
+          const bool wanted =
+              !result_only ||
+              (public_events && (event.has_public_action() || event.has_hand_finished()));
+          if (wanted && !writes_.Send(event))
             interrupt_->Interrupt("the RunMatch caller went away");
         },
         [this] { return interrupt_->interrupted(); },

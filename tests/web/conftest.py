@@ -66,8 +66,9 @@ def wait_port(port, proc, timeout=20.0):
 class ArenaStack:
     """A running arena: referee, bots and tarock-arena. Use as a context manager."""
 
-    def __init__(self, bots=None, max_parallel=2, variants=None):
+    def __init__(self, bots=None, max_parallel=2, variants=None, arena_args=None):
         self.bots_spec = DEFAULT_BOTS if bots is None else bots
+        self.arena_args = list(arena_args or [])
         self.max_parallel = max_parallel
         self.variants = variants or VARIANTS
         self.procs = []
@@ -102,7 +103,7 @@ class ArenaStack:
                 os.path.join(BIN, "tarock-arena"), "--listen", "127.0.0.1:%d" % self.grpc_port,
                 "--http_listen", "127.0.0.1:%d" % self.http_port, "--data_dir",
                 os.path.join(self.dir, "data"), "--referees", "127.0.0.1:%d" % self.referee_port,
-                "--max_parallel", str(self.max_parallel), "--commit_delay_ms", "0"],
+                "--max_parallel", str(self.max_parallel), "--commit_delay_ms", "0"] + self.arena_args,
                 self.http_port)
             for name, _, _, owner in self.bots_spec:
                 self.add_bot(name, "127.0.0.1:%d" % self.bot_ports[name], owner)

@@ -67,7 +67,7 @@
     const variants = el('div', { class: 'panel' }, el('h2', null, 'Variants'), el('div', { id: 'variants' }));
     const recent = el('div', { class: 'panel' }, el('h2', null,
       el('span', { class: 'live-dot' }), 'Last finished matches'), el('div', { id: 'recent' }));
-    main.append(tiles, variants, recent);
+    main.append(tiles, T.liveList ? T.liveList() : '', variants, recent);
     stopPolling = poll(async () => {
       const [st, ladders, tours, last] = await Promise.all([api('/api/status'), api('/api/ladders'),
         api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10')]);
@@ -424,6 +424,7 @@
       (t.finished ? ' \u00b7 finished' : ' \u00b7 running')),
     el('p', { class: 'sub muted', id: 'tournament-facts' }, t.deals + (t.deals === 1 ? ' deal' : ' deals') + ' per group of ' + t.seats + ' seats \u00b7 ' +
       t.hands_per_match + ' hands per match' + (t.created_at ? ' \u00b7 created ' + t.created_at + ' UTC' : '') + seed));
+    if (T.tournamentWaiting) main.append(T.tournamentWaiting(t));
     const duplicate = /duplicate/.test(t.format || '');
     const elsewhere = (s) => duplicate && s.runs_elsewhere
       ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
@@ -472,6 +473,7 @@
     });
     if (!sets.length) list.appendChild(el('p', { class: 'muted' }, 'No match.'));
     if (Number(r.total) > 1000) list.appendChild(el('p', null, el('a', { href: '/matches?tournament=' + id }, 'All ' + r.total + ' matches \u2192')));
+    if (!t.finished && T.liveTournament) T.liveTournament(id, () => tournamentPage(id));
   }
 
   // ---- ladders ----------------------------------------------------------------------

@@ -56,6 +56,7 @@
       botLink(s.bot), helloOf(rec, s.seat),
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
+      if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) { T.liveMatch(main, match, names); return; }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
         : match.status === 'done' && !match.deal_public
           ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'

@@ -1,0 +1,242 @@
+// Live spectating: a running match's public view pushed by the arena as it is
+// played (server-sent events, GET /api/live/matches/ID), the list of matches
+// being played now on the home page and tournament pages that refresh as their
+// matches finish (GET /api/live). Only public information ever reaches this
+// page (the arena's live hub gets the referee's public view: bids, calls,
+// announcements, the talon once exposed, the cards played, trick winners, hand
+// scores); the full record replaces it once every table has finished the deal.
+// Hooks: T.liveMatch (viewer.js, a match with no record yet), T.liveList (home),
+// T.liveTournament (tournament page).
+(function () {
+  'use strict';
+  const T = window.tarock;
+  const { el, clear, signed, botLink } = T;
+
+  const VERB = { pass: 'passes', bid: 'bids', call: 'calls the king of', talon: 'takes talon group', discard: 'lays away',
+    announce: 'announces', kontra: 'kontra on', play: 'plays' };
+  const SUIT_WORD = { H: 'hearts', D: 'diamonds', C: 'clubs', S: 'spades' };
+
+  function actionWords(a) {
+    const i = a.indexOf(' ');
+    const verb = i < 0 ? a : a.slice(0, i);
+    let arg = i < 0 ? '' : a.slice(i + 1);
+    if (verb === 'talon' && /^\d+$/.test(arg)) arg = String(Number(arg) + 1);
+    if (verb === 'call' && SUIT_WORD[arg]) arg = SUIT_WORD[arg];
+    if (arg === '?') arg = 'a card face down';
+    return (VERB[verb] || verb) + (arg ? ' ' + arg : '');
+  }
+
+  // The state of the page, kept for the browser tests: every event as received.
+  const state = { events: [], ended: null };
+  T.liveState = state;
+
+  // A running (or pending) match: the live panel under the viewer's head.
+  function liveMatch(main, match, names) {
+    const box = el('div', { class: 'panel live', id: 'live' });
+    const status = el('div', { class: 'sub', id: 'live-status' }, 'Connecting\u2026');
+    const felt = el('div', { class: 'table-felt', id: 'live-felt' });
+    const seatBox = el('div', { class: 'seats', id: 'live-seats' });
+    const log = el('ol', { id: 'live-log' });
+    const logBox = el('div', { class: 'actions-log' }, log);
+    const scores = el('div', { id: 'live-scores' });
+    box.append(el('h2', null, el('span', { class: 'live-dot' }), 'Live'), status,
+      el('p', { class: 'legend' }, 'Shown as it is played: bids, the king called, announcements, the talon once it is ' +
+        'exposed, the cards played and who won each trick. The players\u2019 hands appear when every table has finished the deal.'),
+      felt, seatBox, el('h3', null, 'This hand'), logBox, scores);
+    main.append(box);
+    const seatName = (s) => (s >= 0 && s < names.length ? names[s] : 'seat ' + s);
+    let info = null;
+    let hand = -1;
+    let pub = null;         // the public state after the last event
+    let lastTrick = null;   // {cards, leader, winner} of the trick just completed
+    let trick = [];         // cards of the trick in play, as they came
+    const handScores = [];
+
+    function renderFelt() {
+      clear(felt);
+      if (!pub) return;
+      const n = pub.num_seats;
+      const shown = lastTrick && (!pub.trick || !pub.trick.length) ? lastTrick : null;
+      const cards = shown ? shown.cards : (pub.trick || []);
+      const leader = shown ? shown.leader : pub.trick_leader;
+      if (cards.length) {
+        felt.appendChild(el('div', { class: 'label', style: { width: '100%' } },
+          shown ? 'Trick won by ' + seatName(shown.winner) : 'Trick'));
+        cards.forEach((c, i) => {
+          const s = (leader + i) % n;
+          felt.appendChild(el('div', { class: 'slot' }, T.cardElement(c, { mark: shown && s === shown.winner ? 'winner' : null }), seatName(s)));
+        });
+      } else {
+        const talon = pub.talon || [];
+        felt.appendChild(el('div', { class: 'label', style: { width: '100%' } },
+          talon.length ? 'Talon' + (talon.every((c) => c === '?') ? ' (face down)' : '') : 'Phase: ' + pub.phase));
+        if (talon.length) felt.appendChild(el('div', { class: 'cards', id: 'live-talon' }, talon.map((c) => T.cardElement(c, { small: true }))));
+      }
+    }
+
+    function renderSeats() {
+      clear(seatBox);
+      if (!pub) return;
+      for (let s = 0; s < pub.num_seats; s++) {
+        const role = [];
+        if (s === pub.dealer) role.push('dealer');
+        if (s === pub.declarer) role.push('declarer' + (pub.contract ? ' (' + pub.contract + ')' : ''));
+        if (s === pub.partner && pub.partner >= 0) role.push('partner');
+        const open = (pub.shown && pub.shown[s]) || [];
+        seatBox.appendChild(el('div', { class: 'seat' + (pub.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
+          el('div', { class: 'seat-head' }, el('span', { class: 'name' }, 'Seat ' + s + ' \u00b7 ', botLink(seatName(s))),
+            role.length ? el('span', { class: 'role badge' }, role.join(', ')) : null,
+            el('span', { class: 'muted' }, (pub.tricks_won ? pub.tricks_won[s] : 0) + ' tricks'),
+            pub.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
+          open.length ? el('div', { class: 'cards' }, el('span', { class: 'muted' }, 'shown: '), open.map((c) => T.cardElement(c, { small: true }))) : null));
+      }
+    }
+
+    function renderStatus() {
+      if (!info) return;
+      const parts = [];
+      if (info.withheld) {
+        parts.push('This deal is also played at other tables of its duplicate set: nothing of it is shown until every table has finished.');
+      } else {
+        parts.push(hand >= 0 ? 'Hand ' + (hand + 1) + ' of ' + info.num_hands : 'Starting');
+        if (pub && pub.contract) parts.push(pub.contract + (pub.called_king ? ', king called: ' + pub.called_king : ''));
+        if (pub && pub.to_act >= 0) parts.push(seatName(pub.to_act) + ' to act');
+      }
+      status.textContent = parts.join(' \u00b7 ');
+    }
+
+    function renderScores() {
+      clear(scores);
+      if (!handScores.length) return;
+      const totals = names.map(() => 0);
+      scores.appendChild(el('h3', null, 'Hands played'));
+      scores.appendChild(el('div', { class: 'table-wrap' }, el('table', { class: 'score-table' },
+        el('thead', null, el('tr', null, el('th', null, 'Hand'), names.map((nm) => el('th', { class: 'num' }, nm)))),
+        el('tbody', null, handScores.map((h) => {
+          (h.scores || []).forEach((v, i) => { totals[i] += v; });
+          return el('tr', null, el('th', null, String(h.hand + 1) + (h.redeal ? ' (void)' : '')),
+            (h.scores || []).map((v) => el('td', { class: 'num' }, signed(v))));
+        }), el('tr', null, el('th', null, 'Total so far'), totals.map((v) => el('td', { class: 'num' }, el('strong', null, signed(v)))))))));
+    }
+
+    function on(type, data) {
+      state.events.push({ type, data });
+      if (type === 'match') { info = data; renderStatus(); return; }
+      if (type === 'restart') { hand = -1; pub = null; clear(log); handScores.length = 0; renderScores(); return; }
+      if (type === 'hand') {
+        hand = data.hand; pub = data.state; lastTrick = null; trick = [];
+        clear(log);
+      } else if (type === 'action') {
+        const before = pub;
+        pub = data.state;
+        log.appendChild(el('li', null, el('strong', null, seatName(data.seat)), ' ' + actionWords(data.action || '')));
+        if (data.action && data.action.startsWith('play ')) {
+          trick.push(data.action.slice(5));
+          lastTrick = null;
+          if (!pub.trick || !pub.trick.length) {
+            // The trick is complete: its winner is the seat whose count grew.
+            let winner = pub.trick_leader;
+            if (before && before.tricks_won && pub.tricks_won)
+              pub.tricks_won.forEach((t, s) => { if (t > before.tricks_won[s]) winner = s; });
+            const leader = before && before.trick && before.trick.length ? before.trick_leader : data.seat;
+            lastTrick = { cards: trick, leader, winner };
+            trick = [];
+            log.appendChild(el('li', { class: 'muted trick-won' }, 'Trick won by ' + seatName(winner)));
+          }
+        }
+        logBox.scrollTop = logBox.scrollHeight;
+      } else if (type === 'hand_end') {
+        handScores.push(data);
+        renderScores();
+      } else if (type === 'end') {
+        state.ended = data;
+        return;
+      }
+      renderStatus();
+      renderFelt();
+      renderSeats();
+    }
+
+    if (!window.EventSource) { status.textContent = 'This browser cannot show a match live.'; return; }
+    const source = new EventSource('/api/live/matches/' + encodeURIComponent(match.id));
+    for (const type of ['match', 'restart', 'dropped', 'hand', 'action', 'hand_end']) {
+      source.addEventListener(type, (e) => { try { on(type, JSON.parse(e.data || '{}')); } catch (x) { /* ignore a bad event */ } });
+    }
+    source.addEventListener('end', (e) => {
+      let data = {};
+      try { data = JSON.parse(e.data || '{}'); } catch (x) { /* keep {} */ }
+      on('end', data);
+      source.close();
+      // The match is over (or not running): the viewer shows what may be shown now.
+      if (data.status === 'not running') {
+        // Queued (or run by another arena of the database): shown once it starts here.
+        status.textContent = match.status === 'pending' ? 'Queued: shown here when it starts.' : 'Not being played on this arena right now.';
+        const feed = new EventSource('/api/live');
+        feed.addEventListener('started', (f) => {
+          if (JSON.parse(f.data).id !== match.id) return;
+          feed.close();
+          box.remove();
+          liveMatch(main, match, names);
+        });
+        return;
+      }
+      if (data.status !== 'done' && data.status !== 'failed') {
+        // Stopped with the arena (it runs again after a restart), or refused.
+        status.textContent = data.status === 'refused' ? 'Too many people are watching: try again later.'
+          : 'The match stopped before its end; it runs again when the arena restarts.';
+        return;
+      }
+      status.textContent = 'The match is over.';
+      setTimeout(() => T.matchViewer(main, match.id), 300);
+    });
+    source.onerror = () => { if (source.readyState === 2) status.textContent = 'The live stream closed.'; };
+  }
+
+  // The home page's "Being played now": kept by the live feed.
+  function liveList() {
+    const body = el('div', { id: 'live-list' }, el('p', { class: 'muted' }, 'No match is being played.'));
+    const box = el('div', { class: 'panel' }, el('h2', null, el('span', { class: 'live-dot' }), 'Being played now'), body);
+    if (!window.EventSource) return box;
+    const running = new Map();
+    function render() {
+      clear(body);
+      if (!running.size) { body.appendChild(el('p', { class: 'muted' }, 'No match is being played.')); return; }
+      const list = Array.from(running.values()).sort((a, b) => b.started_ms - a.started_ms).slice(0, 20);
+      body.appendChild(el('ul', { class: 'live-matches' }, list.map((m) => el('li', null,
+        el('a', { href: '/matches/' + encodeURIComponent(m.id), class: 'mono' }, m.id), ' \u00b7 ', m.variant, ' \u00b7 ',
+        (m.bots || []).map((b, i) => [i ? ', ' : '', botLink(b)]).flat(),
+        m.withheld ? el('span', { class: 'muted' }, ' (duplicate: shown when every table has finished)') : ''))));
+      if (running.size > 20) body.appendChild(el('p', { class: 'muted' }, 'and ' + (running.size - 20) + ' more'));
+    }
+    const source = new EventSource('/api/live');
+    source.addEventListener('running', (e) => { running.clear(); JSON.parse(e.data).forEach((m) => running.set(m.id, m)); render(); });
+    source.addEventListener('started', (e) => { const m = JSON.parse(e.data); running.set(m.id, m); render(); });
+    source.addEventListener('finished', (e) => { running.delete(JSON.parse(e.data).id); render(); });
+    return box;
+  }
+
+  // A tournament page: calls `refresh` (debounced) when one of its matches ends.
+  function liveTournament(id, refresh) {
+    if (!window.EventSource) return;
+    const source = new EventSource('/api/live');
+    let timer = null;
+    const mine = (e) => {
+      const m = JSON.parse(e.data);
+      if (String(m.tournament_id) !== String(id)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => { source.close(); refresh(); }, 500);
+    };
+    // A match of it finished, or waits for a benched bot: the page is read again.
+    source.addEventListener('finished', mine);
+    source.addEventListener('waiting', mine);
+  }
+
+  // A tournament's matches waiting for a benched bot (t.waiting), as a notice.
+  function tournamentWaiting(t) {
+    if (!t.waiting || !t.waiting.length) return '';
+    return el('div', { class: 'notice', id: 'tournament-waiting' }, el('strong', null, 'Waiting: '),
+      el('ul', null, t.waiting.map((w) => el('li', null, w))));
+  }
+
+  Object.assign(T, { liveMatch, liveList, liveTournament, tournamentWaiting });
+})();
