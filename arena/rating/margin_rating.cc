@@ -44,6 +44,17 @@ struct Acc {
 
 }  // namespace
 
+absl::StatusOr<RatingModelKind> ParseRatingModel(const std::string& name) {
+  if (name == "place") return RatingModelKind::kPlace;
+  if (name == "margin") return RatingModelKind::kMargin;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown rating model '", name, "' (valid: place, margin)"));
+}
+
+std::string RatingModelName(RatingModelKind kind) {
+  return kind == RatingModelKind::kMargin ? "margin" : "place";
+}
+
 MarginRatingModel::MarginRatingModel(MarginRatingOptions options) : options_(options) {
   Require(IsFinite(options_.mu));
   Require(IsFinite(options_.sigma) && options_.sigma > 0);

@@ -88,6 +88,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -144,6 +145,15 @@ struct MarginSetUpdate {
   std::map<int64_t, double> set_margin;
   std::map<int64_t, int> set_boards;
 };
+
+// A ladder's rating model: "place" (rating.h, today's) or "margin" (this
+// file). A ladder switched from one to the other keeps both histories; the
+// ratings of one are never recomputed under the other.
+enum class RatingModelKind { kPlace, kMargin };
+
+// "place" or "margin", or InvalidArgument naming the valid ones in one line.
+absl::StatusOr<RatingModelKind> ParseRatingModel(const std::string& name);
+std::string RatingModelName(RatingModelKind kind);
 
 class MarginRatingModel {
  public:

@@ -294,5 +294,14 @@ TEST(MarginRating, UnseparatedNeighbours) {
   EXPECT_TRUE(model.UnseparatedNeighbours({rows[0]}).empty());
 }
 
+TEST(MarginRating, ModelNames) {
+  EXPECT_EQ(*ParseRatingModel("place"), RatingModelKind::kPlace);
+  EXPECT_EQ(*ParseRatingModel("margin"), RatingModelKind::kMargin);
+  EXPECT_EQ(RatingModelName(RatingModelKind::kMargin), "margin");
+  absl::StatusOr<RatingModelKind> bad = ParseRatingModel("elo");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "unknown rating model 'elo' (valid: place, margin)");
+}
+
 }  // namespace
 }  // namespace tarock::arena
