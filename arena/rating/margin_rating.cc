@@ -34,9 +34,8 @@ constexpr double kMaxScore = 1e9;
 
 // One bot's sums over its boards in a set.
 struct Acc {
-  double residual = 0;   // sum of (margin - expected margin)
+  double residual = 0;   // sum of the board residuals rho
   double margin = 0;     // sum of margins
-  double k_factor = 0;   // sum of k / (k - 1)
   int boards = 0;
   std::map<int64_t, double> weight;  // w_ij * n_i: sum of 1 / (k - 1) over shared boards
   std::set<int> deals;
@@ -62,6 +61,7 @@ MarginRatingModel::MarginRatingModel(MarginRatingOptions options) : options_(opt
   Require(IsFinite(options_.noise_prior) && options_.noise_prior > 0);
   Require(IsFinite(options_.noise_prior_df) && options_.noise_prior_df > 0);
   Require(IsFinite(options_.z) && options_.z > 0);
+  Require(!std::isnan(options_.clip) && options_.clip > 0);  // +infinity: no clipping
 }
 
 MarginRating MarginRatingModel::Initial() const {
@@ -70,7 +70,7 @@ MarginRating MarginRatingModel::Initial() const {
 
 double MarginRatingModel::NoiseSd(const MarginNoise& noise) const {
   const double prior = options_.noise_prior_df * options_.noise_prior * options_.noise_prior;
-  return std::sqrt((prior + noise.sum_sq) / (options_.noise_prior_df + noise.df));
+  return std::sqrt((prior + noise.sum_sq) / (options_.noise_prior_df + noise.residuals));
 }
 
 double MarginRatingModel::Low(const MarginRating& r) const { return r.mu - options_.z * r.sigma; }
@@ -116,7 +116,8 @@ absl::StatusOr<MarginSetUpdate> MarginRatingModel::Update(
   for (const auto& [bot, r] : current)
     if (!IsFinite(r.mu) || !IsFinite(r.sigma) || r.sigma < 0 || r.deals < 0)
       return absl::InvalidArgumentError(absl::StrCat("bot ", bot, " has a broken rating"));
-  if (!IsFinite(noise.sum_sq) || !IsFinite(noise.df) || noise.sum_sq < 0 || noise.df < 0)
+  if (!IsFinite(noise.sum_sq) || !IsFinite(noise.residuals) || noise.sum_sq < 0 ||
+      noise.residuals < 0)
     return absl::InvalidArgumentError("the ladder's noise estimate is broken");
 
   // Every bot of the set, with its rating before the set.
@@ -151,44 +152,39 @@ absl::StatusOr<MarginSetUpdate> MarginRatingModel::Update(
     }
   }
 
-  // The pooled noise, this set's residuals included.
+  // Per bot: its residual on each board (the mean over its rivals on the
+  // board of the clipped pair residuals), margins, and the weights of the
+  // others' skills.
+  const double clip = options_.clip;
+  std::map<int64_t, Acc> acc;
   MarginNoise after_noise = noise;
   for (const Board& b : boards) {
-    double mean = 0;
-    for (const auto& [bot, y] : b.y) mean += y - before[bot].mu;
-    mean /= static_cast<double>(b.y.size());
-    for (const auto& [bot, y] : b.y) {
-      const double e = (y - before[bot].mu) - mean;
-      after_noise.sum_sq += e * e;
-    }
-    after_noise.df += static_cast<double>(b.y.size() - 1);
-  }
-  const double beta = NoiseSd(after_noise);
-  const double beta2 = beta * beta;
-
-  // Per bot: residuals, margins and the weights of the others' skills.
-  std::map<int64_t, Acc> acc;
-  for (const Board& b : boards) {
     const double k = static_cast<double>(b.y.size());
-    double sum_y = 0, sum_mu = 0;
-    for (const auto& [bot, y] : b.y) {
-      sum_y += y;
-      sum_mu += before[bot].mu;
-    }
     for (const auto& [bot, y] : b.y) {
       const double mu = before[bot].mu;
-      const double margin = y - (sum_y - y) / (k - 1);
-      const double expected = mu - (sum_mu - mu) / (k - 1);
+      double rho = 0, margin = 0;
+      for (const auto& [other, yo] : b.y) {
+        if (other == bot) continue;
+        const double r = (y - yo) - (mu - before[other].mu);
+        rho += std::clamp(r, -clip, clip);
+        margin += y - yo;
+      }
+      rho /= (k - 1);
+      margin /= (k - 1);
       Acc& a = acc[bot];
-      a.residual += margin - expected;
+      a.residual += rho;
       a.margin += margin;
-      a.k_factor += k / (k - 1);
       ++a.boards;
       a.deals.insert(b.deal);
       for (const auto& [other, unused] : b.y)
         if (other != bot) a.weight[other] += 1 / (k - 1);
+      after_noise.sum_sq += rho * rho;
+      after_noise.residuals += 1;
     }
   }
+  // The pooled residual variance, this set's residuals included.
+  const double noise_sd = NoiseSd(after_noise);
+  const double noise_var = noise_sd * noise_sd;
 
   MarginSetUpdate out;
   out.noise = after_noise;
@@ -198,7 +194,7 @@ absl::StatusOr<MarginSetUpdate> MarginRatingModel::Update(
     const MarginRating& r = before[bot];
     const double n = static_cast<double>(a.boards);
     const double s2 = r.sigma * r.sigma + tau2;
-    double v = beta2 * (a.k_factor / n) / n;
+    double v = noise_var / n;
     for (const auto& [other, w] : a.weight) {
       const double wn = w / n;
       const double so = before[other].sigma;

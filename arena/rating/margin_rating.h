@@ -17,50 +17,65 @@
 // The model. Bot i has a skill theta_i (points a deal above the field); its
 // belief is Gaussian N(mu_i, sigma_i^2). A board b = (deal d, seat s) of a set
 // is held by the bots at seat s of every table that played deal d; a holder
-// scores y = board_b + theta_i + noise, noise ~ N(0, beta^2) independent per
-// table and seat. The board's score is unknown, so only contrasts inform: a
-// bot's margin on a board with k >= 2 distinct holding bots is
+// scores y = board_b + theta_i + noise. The board's score is unknown, so only
+// differences between holders inform. A bot's margin on a board with k >= 2
+// distinct holding bots (a bot holding a board at several tables: its mean y)
+// is its mean difference to its rivals on the board,
 //
-//   m_{i,b} = y_i - mean_{j != i} y_j          (a bot holding a board at
-//                                                several tables: its mean y)
-//   E[m_{i,b}] = theta_i - mean_{j != i} theta_j
-//   Var[m_{i,b} | theta] = beta^2 * k / (k - 1)
+//   m_{i,b} = mean_{j in b, j != i} (y_i - y_j) = y_i - mean_{j != i} y_j,
+//
+// and its residual there is the same mean over clipped pair residuals:
+//
+//   rho_{i,b} = mean_{j != i} clip((y_i - y_j) - (mu_i - mu_j), -T, T)
+//
+// T (options.clip, 30 points) caps what one head-to-head comparison on one
+// board can say, as bridge's IMP scale compresses big swings. Why: Tarock's
+// per-deal differences are heavy-tailed. Beside a random bot, one board in a
+// few carries a swing of hundreds of points (a failed Valat, a Kontra chain,
+// a partner's disaster) that says nothing about the two bots compared, and an
+// unclipped mean drowns the few points a deal that separate two good bots
+// (measured with arena/bench/ladder_bench: in slovenian-3p, search against
+// heuristic per board has t = 1.4 unclipped and 6.1 winsorized at 20, over
+// the same 1,800 boards; docs/ratings.md). Clipping each pair rather than
+// each bot's margin keeps a rival's disaster (which moves everybody's margin
+// on the board alike) from erasing the difference between the others. The
+// price: mu estimates the mean of clipped differences, which equals the mean
+// margin for bots whose head-to-head differences stay within +-T and is
+// smaller in size for a bot that loses (or wins) by more than T a deal.
 //
 // One Update() books one whole set, for every bot of the set at once (a
 // Jacobi step: every bot's update uses the ratings from before the set, so
 // the result does not depend on the order of the bots). For bot i with
-// boards B_i (n_i = |B_i| >= 1):
+// boards B_i (n_i = |B_i| >= 1), k_b holders on board b:
 //
 //   s_i^2 = sigma_i^2 + tau^2                            (drift: skills change)
-//   R_i   = mean_{b in B_i} (m_{i,b} - (mu_i - mean_{j in b, j != i} mu_j))
+//   R_i   = mean_{b in B_i} rho_{i,b}
 //   w_ij  = (1 / n_i) * sum_{b in B_i, j in b} 1 / (k_b - 1)
-//   V_i   = beta^2 * mean_{b in B_i} (k_b / (k_b - 1)) / n_i
-//           + sum_{j != i} w_ij^2 * sigma_j^2            (the others' uncertainty)
+//   V_i   = v / n_i + sum_{j != i} w_ij^2 * sigma_j^2    (noise + the others' uncertainty)
 //   K_i   = s_i^2 / (s_i^2 + V_i)
 //   mu_i' = mu_i + K_i * R_i
-//   sigma_i' = sqrt(s_i^2 * (1 - K_i))
+//   sigma_i' = sqrt(s_i^2 * V_i / (s_i^2 + V_i))         (= s_i^2 (1 - K_i))
 //
-// This is the Kalman (exact Bayesian) update of theta_i from the mean
-// residual of its set, with the other bots' skills integrated out at their
-// current beliefs and the beliefs kept independent per bot (the "diagonal"
-// approximation of Glicko, TrueSkill and Weng-Lin, so a rating stays two
-// numbers per bot). The boards of one bot in a set are treated as independent
-// given the skills (they are different deals or different seats of a deal).
-// A bot with no comparable board in the set (one table, or every holder the
-// same bot) keeps its rating unchanged and gets no drift.
+// This is the Kalman (exact Bayesian, for Gaussian residuals) update of
+// theta_i from the mean residual of its set, with the other bots' skills
+// integrated out at their current beliefs and the beliefs kept independent
+// per bot (the "diagonal" approximation of Glicko, TrueSkill and Weng-Lin,
+// so a rating stays two numbers per bot). The boards of one bot in a set are
+// treated as independent given the skills (different deals, or different
+// seats of a deal). A bot with no comparable board in the set (one table, or
+// every holder the same bot) keeps its rating unchanged and gets no drift.
 //
-// The noise beta is not a constant to guess per variant: its units differ
-// between points and chips, and a wrong beta makes every interval wrong. It is
-// estimated from the residuals, pooled over every set the ladder has booked
-// (MarginNoise, two numbers kept beside the ratings), with a weak prior:
+// The noise v, the variance of one board residual rho, is not a constant to
+// guess per variant: its units differ between points and chips, and a wrong
+// v makes every interval wrong. It is estimated from the residuals, pooled
+// over every set the ladder has booked (MarginNoise, two numbers kept beside
+// the ratings), with a weak prior:
 //
-//   beta^2 = (noise_prior_df * noise_prior^2 + sum_sq) / (noise_prior_df + df)
+//   v = (noise_prior_df * noise_prior^2 + sum rho^2) / (noise_prior_df + count)
 //
-// where a board with k distinct holders adds its within-board sum of squares
-// of (y_j - mu_j) around their mean to sum_sq and k - 1 to df. A set's own
-// residuals are added before the set is rated, so a first set in chips is not
-// rated as if its noise were in points.
-//
+// A set's own residuals are added before the set is rated, so a first set in
+// a variant of another scale is not rated with the prior's.
+
 // Reading the numbers. Interval(r) = mu +- z * sigma (z = 1.96: 95%). mu is
 // relative to the bots the ladder has compared (margins sum to about 0 over
 // a board), so a field's mean is near 0. Two neighbours on the leaderboard
@@ -103,18 +118,19 @@ struct MarginRating {
 };
 
 // The pooled residual noise of a ladder (see the header comment); starts at
-// {0, 0}.
+// {0, 0}. Kept (stored) beside the ladder's ratings.
 struct MarginNoise {
-  double sum_sq = 0;
-  double df = 0;
+  double sum_sq = 0;     // sum of rho^2 over every (bot, board) booked
+  double residuals = 0;  // how many
 };
 
 struct MarginRatingOptions {
   double mu = 0;                 // a new bot's mean: the field's
   double sigma = 10;             // a new bot's sd, points a deal (wide)
   double tau = 0.05;             // skill drift per set, added to sigma^2 first
-  double noise_prior = 20;       // prior guess of beta, points a deal
-  double noise_prior_df = 10;    // its weight, in residual degrees of freedom
+  double clip = 30;              // T: a pair residual counts at most +-clip points (> 0; may be +inf)
+  double noise_prior = 20;       // prior guess of the sd of a board residual rho, points
+  double noise_prior_df = 10;    // its weight, in residuals
   double z = 1.96;               // Interval() = mu +- z * sigma (95%)
 };
 
@@ -158,7 +174,7 @@ std::string RatingModelName(RatingModelKind kind);
 class MarginRatingModel {
  public:
   // Precondition: sigma > 0, tau >= 0, noise_prior > 0, noise_prior_df > 0,
-  // z > 0, all finite; aborts otherwise.
+  // z > 0, all finite; clip > 0 (finite or +infinity); aborts otherwise.
   explicit MarginRatingModel(MarginRatingOptions options = {});
 
   const MarginRatingOptions& options() const { return options_; }
@@ -166,7 +182,7 @@ class MarginRatingModel {
   // A new bot's rating: {options.mu, options.sigma, 0}.
   MarginRating Initial() const;
 
-  // beta, the per-deal noise sd the pooled estimate gives.
+  // sqrt(v): the sd of one board residual that the pooled estimate gives.
   double NoiseSd(const MarginNoise& noise) const;
 
   // Books one set. `current` holds the ratings before the set of (at least)

@@ -43,7 +43,9 @@ TEST(MarginRating, RecoversKnownMarginsWithHonestIntervals) {
   // Skills relative to the field mean (0): the model's mu should find them.
   const std::map<int64_t, double> skill = {{1, 6}, {2, 2}, {3, 0}, {4, -8}};
   const std::vector<int64_t> bots = {1, 2, 3, 4};
-  MarginRatingModel model;
+  MarginRatingOptions options;
+  options.clip = INFINITY;  // the plain Gaussian model: mu is the mean margin
+  MarginRatingModel model(options);
   std::mt19937_64 rng(7);
   std::map<int64_t, MarginRating> ratings;
   MarginNoise noise;
@@ -54,8 +56,9 @@ TEST(MarginRating, RecoversKnownMarginsWithHonestIntervals) {
     ratings = u->ratings;
     noise = u->noise;
   }
-  // The noise estimate finds the true per-seat noise (15).
-  EXPECT_NEAR(model.NoiseSd(noise), 15, 1.0);
+  // The noise estimate finds the true sd of a board residual: per-seat noise
+  // 15, against the mean of 3 rivals: 15 * sqrt(1 + 1/3) = 17.3.
+  EXPECT_NEAR(model.NoiseSd(noise), 17.3, 1.0);
   for (const auto& [bot, s] : skill) {
     const MarginRating& r = ratings.at(bot);
     EXPECT_LE(model.Low(r), s) << bot;
@@ -116,7 +119,7 @@ TEST(MarginRating, TheOrderOfTablesDoesNotMatterBitForBit) {
     EXPECT_EQ(r.deals, b->ratings[bot].deals);
   }
   EXPECT_TRUE(SameBits(a->noise.sum_sq, b->noise.sum_sq));
-  EXPECT_TRUE(SameBits(a->noise.df, b->noise.df));
+  EXPECT_TRUE(SameBits(a->noise.residuals, b->noise.residuals));
 }
 
 TEST(MarginRating, ReplayingTheSetsRebuildsBitForBit) {
@@ -184,6 +187,41 @@ TEST(MarginRating, ABetterScoreRaisesTheBotAndLowersTheOther) {
   EXPECT_EQ(u->set_boards[1], 2);
 }
 
+TEST(MarginRating, ARivalsDisasterDoesNotEraseTheDifferenceBetweenTheOthers) {
+  // Three bots rotated over one deal: bot 1 scores 10 more than bot 2 on
+  // every seat; bot 3 loses 1000 on seat 0 and 0 elsewhere. Clipped pair
+  // residuals keep 1 ahead of 2 by the same amount as without bot 3's swing.
+  DuplicateSet set;
+  const std::vector<std::vector<int64_t>> seatings = {{1, 2, 3}, {2, 3, 1}, {3, 1, 2}};
+  for (const auto& bots : seatings) {
+    DuplicateTable t;
+    t.bots = bots;
+    std::vector<std::optional<double>> row;
+    for (int s = 0; s < 3; ++s) {
+      const int64_t b = bots[s];
+      row.push_back(b == 1 ? 10.0 : b == 2 ? 0.0 : (s == 0 ? -1000.0 : 0.0));
+    }
+    t.scores.push_back(row);
+    set.tables.push_back(t);
+  }
+  MarginRatingModel model;  // clip 30
+  absl::StatusOr<MarginSetUpdate> u = model.Update(set, {}, {});
+  ASSERT_TRUE(u.ok());
+  EXPECT_GT(u->ratings[1].mu, u->ratings[2].mu);
+  EXPECT_LT(u->ratings[3].mu, u->ratings[2].mu);
+  // The shown margin is the plain one: bot 3 lost 1000 / 3 a board on average.
+  EXPECT_NEAR(u->set_margin[3], (-1000.0 - 5 - 5 - 5) / 3, 1e-9);
+  // Unclipped, the swing swells the noise estimate and the 10 points between
+  // bots 1 and 2 all but vanish.
+  MarginRatingOptions plain;
+  plain.clip = INFINITY;
+  absl::StatusOr<MarginSetUpdate> unclipped = MarginRatingModel(plain).Update(set, {}, {});
+  ASSERT_TRUE(unclipped.ok());
+  const double gap = u->ratings[1].mu - u->ratings[2].mu;
+  const double plain_gap = unclipped->ratings[1].mu - unclipped->ratings[2].mu;
+  EXPECT_GT(gap, 2 * plain_gap) << gap << " " << plain_gap;
+}
+
 TEST(MarginRating, SetsWithoutComparisonsChangeNothing) {
   MarginRatingModel model;
   const std::map<int64_t, MarginRating> current = {{1, {3, 2, 10}}};
@@ -196,7 +234,7 @@ TEST(MarginRating, SetsWithoutComparisonsChangeNothing) {
   EXPECT_EQ(u->ratings[1].sigma, 2);
   EXPECT_EQ(u->ratings[1].deals, 10);
   EXPECT_EQ(u->ratings[2].sigma, model.options().sigma);
-  EXPECT_EQ(u->noise.df, 0);
+  EXPECT_EQ(u->noise.residuals, 0);
   // The same bot everywhere, or every score missing: nothing to compare.
   DuplicateSet self;
   self.tables.push_back({{1, 1}, {{5.0, 0.0}}});
