@@ -6,16 +6,18 @@
 //   nice -n 10 ladder_bench --variants slovenian-4p,slovenian-3p,tapp-tarock,westfest \
 //       --runs 20 --sets 10 --threads 1
 //
-// The field: search (--search_iterations), search-weak (the same bot with
-// --weak_iterations), heuristic, random. Known order (the pairs judged):
-// search > heuristic > random (the issue's goal, "S>H>R"), and with it
-// search > search-weak > random ("all": every pair whose order is known;
-// search-weak against heuristic is not judged, nothing says which is better).
+// The field (--field; by default search, search-weak, heuristic, random):
+// search (--search_iterations), search-weak (the same bot with
+// --weak_iterations), heuristic, random; a trailing number makes a second bot
+// of a kind (heuristic2). Known order (the pairs judged): search > heuristic >
+// random (the issue's goal, "S>H>R"), and with it search > search-weak >
+// random ("all": every pair whose order is known; search-weak against
+// heuristic and two bots of a kind are not judged).
 //
 // One run is one ladder history from its own seed. Each step is a duplicate
 // set of the rotated design (arena/scheduler/duplicate_design.h): the set's
-// n bots (all four in 4-seat variants; in 3-seat ones the four take turns to
-// sit a set out) are seated in a shuffled order, and the set is n tables of
+// n bots (the whole field when it has n; otherwise n consecutive ones of the
+// field, starting one further each set, so every bot sits out in turn) are seated in a shuffled order, and the set is n tables of
 // one match each, 2n hands (today's default hands_per_match), the same deals
 // at every table, table t seating the order rotated by t. Both ladders see
 // the same tables:
@@ -74,6 +76,10 @@
 ABSL_FLAG(std::vector<std::string>, variants,
           std::vector<std::string>({"slovenian-4p", "slovenian-3p", "tapp-tarock", "westfest"}),
           "variants to run, comma separated");
+ABSL_FLAG(std::vector<std::string>, field,
+          std::vector<std::string>({"search", "search-weak", "heuristic", "random"}),
+          "the field: search, search-weak, heuristic, random (a trailing number makes a second "
+          "bot of a kind, e.g. heuristic2); at least as many as the variants' seats");
 ABSL_FLAG(int, runs, 20, "independent ladder histories (seeds) per variant");
 ABSL_FLAG(int, need, 19, "runs that must be correct at a checkpoint");
 ABSL_FLAG(int, sets, 10, "the cap: duplicate sets per run (each n tables of 2n hands)");
@@ -97,13 +103,53 @@ using arena::MarginRatingModel;
 using arena::Rating;
 using arena::RatingModel;
 
-const std::vector<std::string> kField = {"search", "search-weak", "heuristic", "random"};
-enum { kSearch = 0, kWeak = 1, kHeuristic = 2, kRandom = 3 };
-const std::vector<std::pair<int, int>> kGoalPairs = {{kSearch, kHeuristic}, {kHeuristic, kRandom}};
-const std::vector<std::pair<int, int>> kAllPairs = {
-    {kSearch, kHeuristic}, {kHeuristic, kRandom}, {kSearch, kWeak}, {kWeak, kRandom}};
+enum Kind { kSearch = 0, kWeak = 1, kHeuristic = 2, kRandom = 3 };
 
-std::unique_ptr<sdk::Bot> MakeFieldBot(int who, uint64_t seed) {
+// The field (--field): names, their kinds, and the pairs whose order is known.
+struct Field {
+  std::vector<std::string> names;
+  std::vector<Kind> kinds;
+  std::vector<std::pair<int, int>> goal;  // (better, worse) among search, heuristic, random
+  std::vector<std::pair<int, int>> all;   // every pair whose order is known
+};
+Field kField_;
+const std::vector<std::string>& kFieldNames() { return kField_.names; }
+
+// Known: search > search-weak, search > heuristic > random, search-weak > random.
+bool KnownBetter(Kind a, Kind b, bool goal_only) {
+  if (a == kSearch && (b == kHeuristic || b == kRandom)) return true;
+  if (a == kHeuristic && b == kRandom) return true;
+  if (goal_only) return false;
+  return (a == kSearch && b == kWeak) || (a == kWeak && b == kRandom);
+}
+
+absl::Status MakeField(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    std::string base = name;
+    while (!base.empty() && base.back() >= '0' && base.back() <= '9') base.pop_back();
+    Kind k;
+    if (base == "search") k = kSearch;
+    else if (base == "search-weak") k = kWeak;
+    else if (base == "heuristic") k = kHeuristic;
+    else if (base == "random") k = kRandom;
+    else
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown field bot '", name, "' (valid: search, search-weak, heuristic, random, "
+          "each optionally with a number to have two of a kind)"));
+    kField_.names.push_back(name);
+    kField_.kinds.push_back(k);
+  }
+  const int f = static_cast<int>(names.size());
+  for (int a = 0; a < f; ++a)
+    for (int b = 0; b < f; ++b) {
+      if (KnownBetter(kField_.kinds[a], kField_.kinds[b], true)) kField_.goal.push_back({a, b});
+      if (KnownBetter(kField_.kinds[a], kField_.kinds[b], false)) kField_.all.push_back({a, b});
+    }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<sdk::Bot> MakeFieldBot(int index, uint64_t seed) {
+  const Kind who = kField_.kinds[index];
   if (who == kSearch || who == kWeak) {
     bots::SearchOptions o;
     o.iterations = absl::GetFlag(who == kSearch ? FLAGS_search_iterations : FLAGS_weak_iterations);
@@ -146,7 +192,7 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
   const int sets = absl::GetFlag(FLAGS_sets);
   RatingModel place_model;
   MarginRatingModel margin_model;
-  std::vector<Rating> place(kField.size(), place_model.Initial());
+  std::vector<Rating> place(kFieldNames().size(), place_model.Initial());
   std::map<int64_t, MarginRating> margin;
   MarginNoise noise;
   const absl::StatusOr<arena::DuplicateDesign> design = arena::RotatedDesign(n, n);
@@ -154,10 +200,10 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
     const uint64_t set_seed = Mix(run_seed, static_cast<uint64_t>(set));
     // The set's bots: all four, or three with one sitting out in turn.
     std::vector<int> chosen;
-    for (int b = 0; b < static_cast<int>(kField.size()); ++b)
-      if (n >= static_cast<int>(kField.size()) || b != (set + run) % static_cast<int>(kField.size()))
-        chosen.push_back(b);
-    chosen.resize(n);
+    // (With a field of n + 1: everybody but bot (set + run) mod (n + 1).)
+    const int f = static_cast<int>(kFieldNames().size());
+    for (int i = 0; i < n; ++i) chosen.push_back((set + run + (f > n ? 1 : 0) + i) % f);
+    std::sort(chosen.begin(), chosen.end());
     Rng rng(Mix(set_seed, 1));
     for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
     const uint64_t deal_seed = Mix(set_seed, 2);
@@ -222,21 +268,21 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
     noise = u->noise;
 
     std::vector<double> place_key, margin_key;
-    for (int b = 0; b < static_cast<int>(kField.size()); ++b) {
+    for (int b = 0; b < static_cast<int>(kFieldNames().size()); ++b) {
       place_key.push_back(place_model.Display(place[b]));
       auto it = margin.find(b);
       margin_key.push_back(it == margin.end() ? margin_model.options().mu : it->second.mu);
     }
     Checkpoint c;
-    c.place_goal = Correct(place_key, kGoalPairs);
-    c.place_all = Correct(place_key, kAllPairs);
-    c.margin_goal = Correct(margin_key, kGoalPairs);
-    c.margin_all = Correct(margin_key, kAllPairs);
+    c.place_goal = Correct(place_key, kField_.goal);
+    c.place_all = Correct(place_key, kField_.all);
+    c.margin_goal = Correct(margin_key, kField_.goal);
+    c.margin_all = Correct(margin_key, kField_.all);
     out.checkpoints.push_back(c);
     if (set + 1 == sets) {
       out.place_display = place_key;
       out.margin_mu = margin_key;
-      for (int b = 0; b < static_cast<int>(kField.size()); ++b)
+      for (int b = 0; b < static_cast<int>(kFieldNames().size()); ++b)
         out.margin_sigma.push_back(margin.count(b) ? margin[b].sigma : 0);
       out.noise_sd = margin_model.NoiseSd(noise);
     }
@@ -253,6 +299,10 @@ int Run() {
     std::cerr << "ladder_bench: --runs and --sets must be positive, 1 <= --need <= --runs\n";
     return 1;
   }
+  if (absl::Status st = MakeField(absl::GetFlag(FLAGS_field)); !st.ok()) {
+    std::cerr << "ladder_bench: " << st.message() << "\n";
+    return 1;
+  }
   std::vector<int> seats;
   for (const std::string& v : variants) {
     absl::StatusOr<VariantInfo> info = Registry::Global().Info(v);
@@ -260,7 +310,7 @@ int Run() {
       std::cerr << "ladder_bench: " << info.status().message() << "\n";
       return 1;
     }
-    if (info->num_seats > static_cast<int>(kField.size())) {
+    if (info->num_seats > static_cast<int>(kFieldNames().size())) {
       std::cerr << "ladder_bench: " << v << " has more seats than the field has bots\n";
       return 1;
     }
@@ -340,11 +390,11 @@ int Run() {
       jv[s.name]["reached_hands"] = reached < 0 ? nlohmann::json() : nlohmann::json((reached + 1) * hands_per_set);
     }
     // The field's mean ratings at the cap, over the runs.
-    std::vector<double> mu(kField.size(), 0), sd(kField.size(), 0), disp(kField.size(), 0);
+    std::vector<double> mu(kFieldNames().size(), 0), sd(kFieldNames().size(), 0), disp(kFieldNames().size(), 0);
     double noise = 0;
     for (size_t j = 0; j < jobs.size(); ++j)
       if (jobs[j].variant == v)
-        for (size_t b = 0; b < kField.size(); ++b) {
+        for (size_t b = 0; b < kFieldNames().size(); ++b) {
           mu[b] += results[j].margin_mu[b] / runs;
           sd[b] += results[j].margin_sigma[b] / runs;
           disp[b] += results[j].place_display[b] / runs;
@@ -352,11 +402,11 @@ int Run() {
         }
     std::cout << "  at the cap, mean over runs: margin mu +- 1.96 sigma (points a deal vs the "
                  "field) | place display\n";
-    for (size_t b = 0; b < kField.size(); ++b) {
-      std::cout << absl::StrFormat("    %-12s %+7.2f +- %5.2f | %6.2f\n", kField[b], mu[b],
+    for (size_t b = 0; b < kFieldNames().size(); ++b) {
+      std::cout << absl::StrFormat("    %-12s %+7.2f +- %5.2f | %6.2f\n", kFieldNames()[b], mu[b],
                                    1.96 * sd[b], disp[b]);
-      jv["margin_mu"][kField[b]] = mu[b];
-      jv["place_display"][kField[b]] = disp[b];
+      jv["margin_mu"][kFieldNames()[b]] = mu[b];
+      jv["place_display"][kFieldNames()[b]] = disp[b];
     }
     std::cout << absl::StrFormat("    sd of a board residual (pooled): %.1f\n", noise);
   }
