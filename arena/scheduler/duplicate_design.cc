@@ -2,7 +2,9 @@
 
 #include "arena/scheduler/duplicate_design.h"
 
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +73,33 @@ absl::StatusOr<DuplicateDesign> BridgeDesign(int num_bots, int seats, uint64_t s
       const int table = g % 2 == 0 ? j : k - 1 - j;  // snake
       out.tables[table][seat_of[g]] = g * k + j;
     }
+  return out;
+}
+
+absl::StatusOr<DuplicateSet> SetFromTables(
+    const std::vector<std::vector<int64_t>>& table_bots,
+    const std::vector<std::vector<std::vector<int>>>& hand_scores, int num_hands,
+    const std::function<bool(int hand, int seat)>& sits_out) {
+  if (table_bots.empty() || table_bots.size() != hand_scores.size() || num_hands < 0)
+    return absl::InvalidArgumentError("a set needs tables, each with its hand scores");
+  DuplicateSet out;
+  for (size_t t = 0; t < table_bots.size(); ++t) {
+    const size_t seats = table_bots[t].size();
+    if (seats != table_bots[0].size() || hand_scores[t].size() != seats)
+      return absl::InvalidArgumentError(
+          absl::StrCat("table ", t, " has ", seats, " seats and ", hand_scores[t].size(),
+                       " seats of scores; table 0 has ", table_bots[0].size(), " seats"));
+    DuplicateTable table;
+    table.bots = table_bots[t];
+    for (int h = 0; h < num_hands; ++h) {
+      std::vector<std::optional<double>> row(seats);
+      for (size_t s = 0; s < seats; ++s)
+        if (h < static_cast<int>(hand_scores[t][s].size()) && !sits_out(h, static_cast<int>(s)))
+          row[s] = hand_scores[t][s][h];
+      table.scores.push_back(std::move(row));
+    }
+    out.tables.push_back(std::move(table));
+  }
   return out;
 }
 

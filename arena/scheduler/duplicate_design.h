@@ -35,11 +35,13 @@
 #define TAROCK_ARENA_SCHEDULER_DUPLICATE_DESIGN_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "arena/rating/margin_rating.h"
 
 namespace tarock::arena {
 
@@ -68,6 +70,18 @@ absl::StatusOr<DuplicateDesign> RotatedDesign(int num_bots, int seats);
 // indexed strongest first. InvalidArgument otherwise (saying how many bots
 // it needs).
 absl::StatusOr<DuplicateDesign> BridgeDesign(int num_bots, int seats, uint64_t seat_shuffle = 0);
+
+// The margin model's input from a set's finished tables as the store keeps
+// them: table_bots[t][s] the bot at seat s of table t, hand_scores[t][s] that
+// seat's hand scores (SeatRow::hand_scores: thrown-in deals included, deals
+// dealt again not), `num_hands` the set's hands per table. A deal a table did
+// not reach (a failed or short match), and a seat for which sits_out(hand,
+// seat) is true (the 5-player dealer), get no score. InvalidArgument when the
+// tables' shapes disagree.
+absl::StatusOr<DuplicateSet> SetFromTables(
+    const std::vector<std::vector<int64_t>>& table_bots,
+    const std::vector<std::vector<std::vector<int>>>& hand_scores, int num_hands,
+    const std::function<bool(int hand, int seat)>& sits_out);
 
 // How many bots a set of `format` wants for `seats` seats: seats for single
 // and rotated, 2 * seats for bridge (the smallest bridge set).

@@ -111,5 +111,27 @@ TEST(DuplicateDesign, LadderFormatNames) {
             "unknown ladder format 'swiss' (valid: single, bridge, rotated)");
 }
 
+TEST(DuplicateDesign, SetFromStoredTables) {
+  // Two tables of 3 seats, 3 hands; table 1 stopped after 2 hands; seat 0
+  // sits hand 1 out.
+  const std::vector<std::vector<int64_t>> bots = {{7, 8, 9}, {8, 9, 7}};
+  const std::vector<std::vector<std::vector<int>>> scores = {
+      {{10, 0, 5}, {-10, 3, 0}, {0, -3, -5}}, {{1, 2}, {3, 4}, {5, 6}}};
+  absl::StatusOr<DuplicateSet> set =
+      SetFromTables(bots, scores, 3, [](int hand, int seat) { return hand == 1 && seat == 0; });
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ(set->tables.size(), 2u);
+  EXPECT_EQ(set->tables[1].bots, bots[1]);
+  ASSERT_EQ(set->tables[0].scores.size(), 3u);
+  EXPECT_EQ(set->tables[0].scores[0][0], 10.0);
+  EXPECT_EQ(set->tables[0].scores[0][1], -10.0);
+  EXPECT_FALSE(set->tables[0].scores[1][0].has_value());  // sat out
+  EXPECT_EQ(set->tables[0].scores[1][1], 3.0);
+  EXPECT_FALSE(set->tables[1].scores[2][1].has_value());  // not reached
+  EXPECT_EQ(set->tables[1].scores[1][2], 6.0);
+  EXPECT_FALSE(SetFromTables({{1, 2}}, {{{1}}}, 1, [](int, int) { return false; }).ok());
+  EXPECT_FALSE(SetFromTables({}, {}, 1, [](int, int) { return false; }).ok());
+}
+
 }  // namespace
 }  // namespace tarock::arena
