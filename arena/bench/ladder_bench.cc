@@ -26,6 +26,9 @@
 //           is ordered by the conservative display rating, as today's.
 //   margin  the set is rated at once by the margin model (margin_rating.h)
 //           on hand scores; ordered by mu.
+// With --format bridge a set is 2 tables of the bridge design instead (2n
+// bots, ordered strongest first by the margin ladder's mu, no bot at two
+// tables), for fields of bots that may not see a deal twice.
 // Matchmaking is not what is compared (both see the same tables, the field is
 // small); the place ladder is, if anything, helped by the rotation (its
 // matches of one set share deals, so a lucky seat is held by everybody).
@@ -80,6 +83,9 @@ ABSL_FLAG(std::vector<std::string>, field,
           std::vector<std::string>({"search", "search-weak", "heuristic", "random"}),
           "the field: search, search-weak, heuristic, random (a trailing number makes a second "
           "bot of a kind, e.g. heuristic2); at least as many as the variants' seats");
+ABSL_FLAG(std::string, format, "rotated",
+          "the duplicate design: rotated (n bots, n tables) or bridge (2n bots, 2 tables, no "
+          "bot plays a deal twice)");
 ABSL_FLAG(int, runs, 20, "independent ladder histories (seeds) per variant");
 ABSL_FLAG(int, need, 19, "runs that must be correct at a checkpoint");
 ABSL_FLAG(int, sets, 10, "the cap: duplicate sets per run (each n tables of 2n hands)");
@@ -195,17 +201,32 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
   std::vector<Rating> place(kFieldNames().size(), place_model.Initial());
   std::map<int64_t, MarginRating> margin;
   MarginNoise noise;
-  const absl::StatusOr<arena::DuplicateDesign> design = arena::RotatedDesign(n, n);
+  const bool bridge = absl::GetFlag(FLAGS_format) == "bridge";
+  const int per_set = bridge ? 2 * n : n;
   for (int set = 0; set < sets; ++set) {
     const uint64_t set_seed = Mix(run_seed, static_cast<uint64_t>(set));
-    // The set's bots: all four, or three with one sitting out in turn.
+    // The set's bots: the whole field, or per_set consecutive ones.
+    // (With a field of n + 1, rotated: everybody but bot (set + run) mod (n + 1).)
     std::vector<int> chosen;
-    // (With a field of n + 1: everybody but bot (set + run) mod (n + 1).)
     const int f = static_cast<int>(kFieldNames().size());
-    for (int i = 0; i < n; ++i) chosen.push_back((set + run + (f > n ? 1 : 0) + i) % f);
+    for (int i = 0; i < per_set; ++i)
+      chosen.push_back((set + run + (f > per_set ? 1 : 0) + i) % f);
     std::sort(chosen.begin(), chosen.end());
-    Rng rng(Mix(set_seed, 1));
-    for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
+    absl::StatusOr<arena::DuplicateDesign> design;
+    if (bridge) {
+      // Strongest first by the margin ladder's ratings (index breaks ties).
+      auto mu_of = [&](int b) {
+        auto it = margin.find(b);
+        return it == margin.end() ? margin_model.options().mu : it->second.mu;
+      };
+      std::stable_sort(chosen.begin(), chosen.end(),
+                       [&](int a, int b) { return mu_of(a) > mu_of(b); });
+      design = arena::BridgeDesign(per_set, n, Mix(set_seed, 1) | 1);
+    } else {
+      Rng rng(Mix(set_seed, 1));
+      for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
+      design = arena::RotatedDesign(n, n);
+    }
     const uint64_t deal_seed = Mix(set_seed, 2);
 
     DuplicateSet dup;
@@ -295,6 +316,11 @@ int Run() {
   const int runs = absl::GetFlag(FLAGS_runs);
   const int sets = absl::GetFlag(FLAGS_sets);
   const int need = absl::GetFlag(FLAGS_need);
+  if (absl::GetFlag(FLAGS_format) != "rotated" && absl::GetFlag(FLAGS_format) != "bridge") {
+    std::cerr << "ladder_bench: unknown --format '" << absl::GetFlag(FLAGS_format)
+              << "' (valid: rotated, bridge)\n";
+    return 1;
+  }
   if (runs < 1 || sets < 1 || need < 1 || need > runs) {
     std::cerr << "ladder_bench: --runs and --sets must be positive, 1 <= --need <= --runs\n";
     return 1;
@@ -310,8 +336,10 @@ int Run() {
       std::cerr << "ladder_bench: " << info.status().message() << "\n";
       return 1;
     }
-    if (info->num_seats > static_cast<int>(kFieldNames().size())) {
-      std::cerr << "ladder_bench: " << v << " has more seats than the field has bots\n";
+    const int want = info->num_seats * (absl::GetFlag(FLAGS_format) == "bridge" ? 2 : 1);
+    if (want > static_cast<int>(kFieldNames().size())) {
+      std::cerr << "ladder_bench: a " << absl::GetFlag(FLAGS_format) << " set of " << v
+                << " needs " << want << " bots, the field has " << kFieldNames().size() << "\n";
       return 1;
     }
     seats.push_back(info->num_seats);
@@ -355,13 +383,14 @@ int Run() {
       seconds);
   for (int v = 0; v < static_cast<int>(variants.size()); ++v) {
     const int n = seats[v];
-    const int hands_per_set = n * 2 * n;  // n tables of 2n hands
+    const int tables = absl::GetFlag(FLAGS_format) == "bridge" ? 2 : n;
+    const int hands_per_set = tables * 2 * n;  // tables of 2n hands
     const int deals_per_set = 2 * n;
     std::cout << absl::StrFormat(
-        "\n%s: %d seats; a set = %d tables x %d hands (%d hands played, %d deals); cap %d hands "
-        "played (%d deals)\n",
-        variants[v], n, n, 2 * n, hands_per_set, deals_per_set, sets * hands_per_set,
-        sets * deals_per_set);
+        "\n%s (%s): %d seats; a set = %d tables x %d hands (%d hands played, %d deals); cap %d "
+        "hands played (%d deals)\n",
+        variants[v], absl::GetFlag(FLAGS_format), n, tables, 2 * n, hands_per_set, deals_per_set,
+        sets * hands_per_set, sets * deals_per_set);
     nlohmann::json& jv = report["variants"][variants[v]];
     jv["hands_per_set"] = hands_per_set;
     jv["deals_per_set"] = deals_per_set;
