@@ -86,6 +86,8 @@ ABSL_FLAG(std::vector<std::string>, field,
 ABSL_FLAG(std::string, format, "rotated",
           "the duplicate design: rotated (n bots, n tables) or bridge (2n bots, 2 tables, no "
           "bot plays a deal twice)");
+ABSL_FLAG(double, clip, 30,
+          "the margin model's clip, points (MarginRatingOptions::clip); inf: none");
 ABSL_FLAG(int, runs, 20, "independent ladder histories (seeds) per variant");
 ABSL_FLAG(int, need, 19, "runs that must be correct at a checkpoint");
 ABSL_FLAG(int, sets, 10, "the cap: duplicate sets per run (each n tables of 2n hands)");
@@ -106,6 +108,7 @@ using arena::DuplicateTable;
 using arena::MarginNoise;
 using arena::MarginRating;
 using arena::MarginRatingModel;
+using arena::MarginRatingOptions;
 using arena::Rating;
 using arena::RatingModel;
 
@@ -197,7 +200,9 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
   const int hands = 2 * n;
   const int sets = absl::GetFlag(FLAGS_sets);
   RatingModel place_model;
-  MarginRatingModel margin_model;
+  MarginRatingOptions margin_options;
+  margin_options.clip = absl::GetFlag(FLAGS_clip);
+  MarginRatingModel margin_model(margin_options);
   std::vector<Rating> place(kFieldNames().size(), place_model.Initial());
   std::map<int64_t, MarginRating> margin;
   MarginNoise noise;
@@ -319,6 +324,10 @@ int Run() {
   if (absl::GetFlag(FLAGS_format) != "rotated" && absl::GetFlag(FLAGS_format) != "bridge") {
     std::cerr << "ladder_bench: unknown --format '" << absl::GetFlag(FLAGS_format)
               << "' (valid: rotated, bridge)\n";
+    return 1;
+  }
+  if (!(absl::GetFlag(FLAGS_clip) > 0)) {
+    std::cerr << "ladder_bench: --clip must be positive (inf: no clip)\n";
     return 1;
   }
   if (runs < 1 || sets < 1 || need < 1 || need > runs) {
