@@ -27,8 +27,8 @@
 //   margin  the set is rated at once by the margin model (margin_rating.h)
 //           on hand scores; ordered by mu.
 // With --format bridge a set is 2 tables of the bridge design instead (2n
-// bots, ordered strongest first by the margin ladder's mu, no bot at two
-// tables), for fields of bots that may not see a deal twice.
+// bots in a shuffled order, no bot at two tables), for fields of bots that
+// may not see a deal twice.
 // Matchmaking is not what is compared (both see the same tables, the field is
 // small); the place ladder is, if anything, helped by the rotation (its
 // matches of one set share deals, so a lucky seat is held by everybody).
@@ -217,21 +217,14 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
     for (int i = 0; i < per_set; ++i)
       chosen.push_back((set + run + (f > per_set ? 1 : 0) + i) % f);
     std::sort(chosen.begin(), chosen.end());
-    absl::StatusOr<arena::DuplicateDesign> design;
-    if (bridge) {
-      // Strongest first by the margin ladder's ratings (index breaks ties).
-      auto mu_of = [&](int b) {
-        auto it = margin.find(b);
-        return it == margin.end() ? margin_model.options().mu : it->second.mu;
-      };
-      std::stable_sort(chosen.begin(), chosen.end(),
-                       [&](int a, int b) { return mu_of(a) > mu_of(b); });
-      design = arena::BridgeDesign(per_set, n, Mix(set_seed, 1) | 1);
-    } else {
-      Rng rng(Mix(set_seed, 1));
-      for (int i = n - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
-      design = arena::RotatedDesign(n, n);
-    }
+    // A public shuffle of the set's bots. Bridge: which bots are compared
+    // (consecutive ones after the shuffle) changes from set to set; grouped by
+    // strength instead, two bots of a kind would be compared with each other
+    // set after set and the groups never connect (measured: docs/benchmarks.md).
+    Rng rng(Mix(set_seed, 1));
+    for (int i = per_set - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
+    absl::StatusOr<arena::DuplicateDesign> design =
+        bridge ? arena::BridgeDesign(per_set, n, 0) : arena::RotatedDesign(n, n);
     const uint64_t deal_seed = Mix(set_seed, 2);
 
     DuplicateSet dup;
