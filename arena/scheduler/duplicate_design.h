@@ -17,14 +17,18 @@
 //   bridge   k * n bots (k >= 2), n seats, k tables; each bot sits at exactly
 //            one table and never plays a deal twice. The holders of one seat
 //            at the k tables form a comparison group (their margins compare
-//            them with each other). With the bots given strongest first, the
-//            groups are neighbours in strength (the most informative
-//            comparisons), and they are dealt to the tables in snake order
-//            (group 0 to tables 0..k-1, group 1 to k-1..0, ...), so the tables'
-//            strengths balance and a bot's opponents are about as strong as
-//            its rivals' opponents. `seat_shuffle` permutes which seat each
-//            group holds, the same way at every table (public randomness, like
-//            the ladder's seat shuffle today); 0 keeps group g at seat g.
+//            them with each other): group g is bots g*k .. g*k+k-1 of the
+//            caller's list, dealt to the tables in snake order (group 0 to
+//            tables 0..k-1, group 1 to k-1..0, ...), so a list sorted by
+//            strength gives tables of balanced strength. Who is compared with
+//            whom is the caller's list order: shuffle it with public
+//            randomness per set (the ladder's seat shuffle). Sorting it by
+//            strength instead compares the same neighbours set after set, and
+//            in a stable field the groups never connect (ladder_bench, two
+//            bots of each kind: twins compared with each other for ever;
+//            docs/benchmarks.md). `seat_shuffle` permutes which seat each
+//            group holds, the same way at every table; 0 keeps group g at
+//            seat g.
 //
 // A set's deals: the caller picks the number of hands (a multiple of the seat
 // count, so every seat deals equally often; the ladder's hands_per_match).
@@ -66,9 +70,9 @@ struct DuplicateDesign {
 // The rotated design for num_bots == seats >= 2; InvalidArgument otherwise.
 absl::StatusOr<DuplicateDesign> RotatedDesign(int num_bots, int seats);
 
-// The bridge design for num_bots == k * seats, k >= 2, seats >= 2; bots
-// indexed strongest first. InvalidArgument otherwise (saying how many bots
-// it needs).
+// The bridge design for num_bots == k * seats, k >= 2, seats >= 2 (see
+// above for the order of the bots). InvalidArgument otherwise (saying how
+// many bots it needs).
 absl::StatusOr<DuplicateDesign> BridgeDesign(int num_bots, int seats, uint64_t seat_shuffle = 0);
 
 // The margin model's input from a set's finished tables as the store keeps
