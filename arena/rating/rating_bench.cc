@@ -1,5 +1,7 @@
-// The rating model's cost: one Update() (one match) for tables of 3, 4 and 5
-// players, and one Quality() for a candidate table, single thread.
+// The rating models' cost: one Update() (one match) for tables of 3, 4 and 5
+// players, and one Quality() for a candidate table, single thread; the margin
+// model's Update() of one rotated duplicate set of n tables x 2n hands
+// (BM_MarginUpdate/n).
 //
 //   ./build/bin/rating_bench
 //   ./build/bin/rating_bench --benchmark_filter=Update/4
@@ -9,10 +11,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "arena/rating/margin_rating.h"
 #include "arena/rating/rating.h"
 
 namespace tarock::arena {
@@ -48,6 +54,29 @@ void BM_Update(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Update)->Arg(3)->Arg(4)->Arg(5);
+
+void BM_MarginUpdate(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::mt19937_64 rng(n);
+  std::normal_distribution<double> score(0, 40);
+  DuplicateSet set;
+  for (int t = 0; t < n; ++t) {
+    DuplicateTable table;
+    for (int s = 0; s < n; ++s) table.bots.push_back(1 + (s + t) % n);
+    for (int h = 0; h < 2 * n; ++h) {
+      std::vector<std::optional<double>> row;
+      for (int s = 0; s < n; ++s) row.push_back(std::round(score(rng)));
+      table.scores.push_back(row);
+    }
+    set.tables.push_back(table);
+  }
+  const MarginRatingModel model;
+  std::map<int64_t, MarginRating> current;
+  for (int b = 1; b <= n; ++b) current[b] = {1.0 * b, 2.0, 100};
+  for (auto _ : state) benchmark::DoNotOptimize(model.Update(set, current, {5000, 400}));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_MarginUpdate)->Arg(3)->Arg(4)->Arg(5);
 
 void BM_Quality(benchmark::State& state) {
   const RatingModel model;

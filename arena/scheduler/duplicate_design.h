@@ -1,0 +1,96 @@
+// Duplicate set designs for ladders: which of a ladder "match"'s bots sits at
+// which seat of which table, when the match is a duplicate set (the same
+// deals played at several tables; arena/rating/margin_rating.h rates it).
+// Every table of a set is a match of the same variant, options, seed, first
+// dealer and number of hands, so deal d and the cards of seat s are the same
+// at every table.
+//
+// Two designs:
+//
+//   rotated  n bots, n seats, n tables; table t seat s holds bot (s + t) mod n.
+//            Every bot holds every seat's cards of every deal, and at each
+//            table it meets the same n - 1 opponents, so the margins are
+//            balanced exactly. A bot plays each deal n times: only for bots
+//            hosted in a fresh sandbox per match (a bot process that saw a
+//            deal at one table could remember it at the next; the secret
+//            deals threat model).
+//   bridge   k * n bots (k >= 2), n seats, k tables; each bot sits at exactly
+//            one table and never plays a deal twice. The holders of one seat
+//            at the k tables form a comparison group (their margins compare
+//            them with each other): group g is bots g*k .. g*k+k-1 of the
+//            caller's list, dealt to the tables in snake order (group 0 to
+//            tables 0..k-1, group 1 to k-1..0, ...), so a list sorted by
+//            strength gives tables of balanced strength. Who is compared with
+//            whom is the caller's list order: shuffle it with public
+//            randomness per set (the ladder's seat shuffle). Sorting it by
+//            strength instead compares the same neighbours set after set, and
+//            in a stable field the groups never connect (ladder_bench, two
+//            bots of each kind: twins compared with each other for ever;
+//            docs/benchmarks.md). `seat_shuffle` permutes which seat each
+//            group holds, the same way at every table; 0 keeps group g at
+//            seat g.
+//
+// A set's deals: the caller picks the number of hands (a multiple of the seat
+// count, so every seat deals equally often; the ladder's hands_per_match).
+//
+// Thread-safety: pure functions of their arguments; thread-safe.
+
+#ifndef TAROCK_ARENA_SCHEDULER_DUPLICATE_DESIGN_H_
+#define TAROCK_ARENA_SCHEDULER_DUPLICATE_DESIGN_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "arena/rating/margin_rating.h"
+
+namespace tarock::arena {
+
+// How a ladder plays and rates a "match".
+enum class LadderFormat {
+  kSingle,   // one match, rated on places (rating.h): today's ladder
+  kBridge,   // a bridge-style duplicate set, rated on margins
+  kRotated,  // a rotated duplicate set, rated on margins (hosted bots only)
+};
+
+// "single", "bridge", "rotated", or InvalidArgument naming the valid ones in
+// one line.
+absl::StatusOr<LadderFormat> ParseLadderFormat(std::string_view name);
+std::string LadderFormatName(LadderFormat format);
+
+// A set: tables[t][s] is the index (into the caller's list of chosen bots) of
+// the bot at seat s of table t.
+struct DuplicateDesign {
+  std::vector<std::vector<int>> tables;
+};
+
+// The rotated design for num_bots == seats >= 2; InvalidArgument otherwise.
+absl::StatusOr<DuplicateDesign> RotatedDesign(int num_bots, int seats);
+
+// The bridge design for num_bots == k * seats, k >= 2, seats >= 2 (see
+// above for the order of the bots). InvalidArgument otherwise (saying how
+// many bots it needs).
+absl::StatusOr<DuplicateDesign> BridgeDesign(int num_bots, int seats, uint64_t seat_shuffle = 0);
+
+// The margin model's input from a set's finished tables as the store keeps
+// them: table_bots[t][s] the bot at seat s of table t, hand_scores[t][s] that
+// seat's hand scores (SeatRow::hand_scores: thrown-in deals included, deals
+// dealt again not), `num_hands` the set's hands per table. A deal a table did
+// not reach (a failed or short match), and a seat for which sits_out(hand,
+// seat) is true (the 5-player dealer), get no score. InvalidArgument when the
+// tables' shapes disagree.
+absl::StatusOr<DuplicateSet> SetFromTables(
+    const std::vector<std::vector<int64_t>>& table_bots,
+    const std::vector<std::vector<std::vector<int>>>& hand_scores, int num_hands,
+    const std::function<bool(int hand, int seat)>& sits_out);
+
+// How many bots a set of `format` wants for `seats` seats: seats for single
+// and rotated, 2 * seats for bridge (the smallest bridge set).
+int BotsPerSet(LadderFormat format, int seats);
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SCHEDULER_DUPLICATE_DESIGN_H_
