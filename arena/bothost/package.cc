@@ -112,7 +112,7 @@ absl::Status ReadZip(const std::string& content, const PackageLimits& limits,
         opsys == ZIP_OPSYS_UNIX) {
       const mode_t mode = attributes >> 16;
       if (S_ISLNK(mode)) return Refuse(absl::StrCat("the zip has a link: ", name.substr(0, 100)));
-      if (mode != 0 && !S_ISREG(mode) && !S_ISDIR(mode))
+      if ((mode & S_IFMT) != 0 && !S_ISREG(mode) && !S_ISDIR(mode))
         return Refuse(absl::StrCat("the zip has a special file: ", name.substr(0, 100)));
     }
     if (!name.empty() && name.back() == '/') continue;  // a directory

@@ -156,9 +156,10 @@ void PrintMatch(const v1::ArenaMatch& m) {
   if (!m.error().empty()) std::cout << "  error: " << m.error();
   std::cout << "\n";
   for (const v1::ArenaSeat& s : m.seats()) {
-    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s\n", s.seat(),
+    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s%s\n", s.seat(),
                                  s.bot(), s.total(), s.rank(), s.faults(),
-                                 s.forfeited() ? "  forfeited" : "");
+                                 s.forfeited() ? "  forfeited" : "",
+                                 s.version_id() ? absl::StrCat("  version ", s.version_id()) : "");
   }
 }
 
@@ -313,7 +314,11 @@ int main(int argc, char** argv) {
                 << v.sha256().substr(0, 16) << "  uploaded " << v.uploaded_at()
                 << (v.ready_at().empty() ? "" : "  ready " + v.ready_at()) << "\n";
       if (!v.build_log().empty())
-        std::cout << "  build log:\n" << tarock::arena::ForTerminal(v.build_log(), 16000) << "\n";
+      {
+        std::cout << "  build log:\n";
+        for (absl::string_view line : absl::StrSplit(v.build_log(), '\n'))
+          std::cout << "    " << tarock::arena::ForTerminal(line, 1000) << "\n";
+      }
     }
     return 0;
   }

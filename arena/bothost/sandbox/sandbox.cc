@@ -416,6 +416,9 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     if (setrlimit(RLIMIT_FSIZE, &fs) != 0) return false;
     setrlimit(RLIMIT_CORE, &core);
     signal(SIGXFSZ, SIG_IGN);  // writes past the limit fail instead of killing
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // the host may block some
     if (getuid() == 0 || geteuid() == 0) {
       if (setgroups(0, nullptr) != 0) return false;
       if (setgid(gid) != 0) return false;

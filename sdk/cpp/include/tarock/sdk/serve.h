@@ -8,9 +8,12 @@
 #ifndef TAROCK_SDK_SERVE_H_
 #define TAROCK_SDK_SERVE_H_
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "tarock/sdk/bot.h"
@@ -67,6 +70,10 @@ struct ConnectOptions {
   // TLS (transport.h): TLS when ca_file is set; plaintext only to a loopback
   // arena unless allow_plaintext.
   TransportOptions transport;
+  // Extra metadata on the gateway call (tarock-bothost: x-tarock-hosted-bot).
+  std::vector<std::pair<std::string, std::string>> metadata;
+  // When set and true, Connect returns (as on SIGTERM): a host stops one bot.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Plays until SIGINT or SIGTERM. Prints "NAME connected to HOST:PORT as BOT"
