@@ -88,7 +88,10 @@ class BotHost::Player {
       spec.argv = PackageCommand(version_->package, "/bot");
       spec.ro_binds = {{version_->dir, "/bot"}};
       if (!options_.python_sdk.empty()) spec.ro_binds.push_back({options_.python_sdk, "/sdk/python"});
-      spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1"};
+      if (version_->package.kind == "cpp" && !options_.cpp_sdk.empty())
+        spec.ro_binds.push_back({options_.cpp_sdk, "/sdk/cpp"});
+      spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1",
+                  "LD_LIBRARY_PATH=/sdk/cpp/lib"};
       spec.stderr_path = absl::StrCat(logs, "/seat-", n, ".log");
       spec.limits = options_.bot_limits;
       o.command = spec.argv;
@@ -173,20 +176,23 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
     }
     build_dir = v->dir + "/.build";
     std::filesystem::create_directories(build_dir);
+    // The project: every .cc/.cpp at the top of the upload, on the installed SDK.
+    std::ofstream(build_dir + "/CMakeLists.txt")
+        << "cmake_minimum_required(VERSION 3.25)\nproject(hosted_bot LANGUAGES CXX)\n"
+           "set(CMAKE_CXX_STANDARD 20)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
+           "find_package(TarockSDK REQUIRED)\n"
+           "file(GLOB SOURCES /bot/*.cc /bot/*.cpp)\n"
+           "add_executable(bot ${SOURCES})\n"
+           "target_link_libraries(bot PRIVATE tarock::sdk)\n";
+    chmod((build_dir + "/CMakeLists.txt").c_str(), 0644);
     chown(build_dir.c_str(), 65534, 65534);
     spec.rw_binds = {{build_dir, "/bot/.build"}};
     spec.ro_binds.push_back({options.cpp_sdk, "/sdk/cpp"});
-    std::vector<std::string> sources;
-    for (const auto& [path, _] : p.files)
-      if (path.find('/') == std::string::npos &&
-          (absl::EndsWith(path, ".cc") || absl::EndsWith(path, ".cpp")))
-        sources.push_back("/bot/" + path);
-    std::string cmd = absl::StrCat(
-        "set -e; g++ -std=c++20 -O2 -I/sdk/cpp/include -o /bot/.build/bot ",
-        absl::StrJoin(sources, " "),
-        " -L/sdk/cpp/lib -ltarock_sdk -ltarock_proto -ltarock_transport $(cat /sdk/cpp/link.txt) "
-        "&& echo built /bot/.build/bot");
-    spec.argv = {"/bin/sh", "-c", cmd};
+    spec.argv = {"/bin/sh", "-c",
+                 "set -e; cmake -S /bot/.build -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release "
+                 "-DCMAKE_PREFIX_PATH=/sdk/cpp >/tmp/configure.log 2>&1 || "
+                 "{ tail -40 /tmp/configure.log; exit 1; }; cmake --build /tmp/b 2>&1 | tail -60; "
+                 "cp /tmp/b/bot /bot/.build/bot && echo built /bot/.build/bot"};
   } else if (p.interpreter == "python3") {
     spec.argv = {"/usr/bin/python3", "-c",
                  "import ast,sys\nast.parse(open(sys.argv[1],encoding='utf-8').read(),sys.argv[1])\n"

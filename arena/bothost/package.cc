@@ -268,7 +268,7 @@ absl::StatusOr<Package> ParsePackage(const std::string& filename, const std::str
 std::vector<std::string> PackageCommand(const Package& p, const std::string& root) {
   const std::string entry = absl::StrCat(root, "/", p.entry);
   if (p.kind == "python") return {"/usr/bin/python3", "-m", "tarock_bot", "stdio", entry};
-  if (p.kind == "cpp") return {absl::StrCat(root, "/.build/bot")};
+  if (p.kind == "cpp") return {absl::StrCat(root, "/.build/bot"), "--stdio"};
   if (p.interpreter == "python3") return {"/usr/bin/python3", entry};
   if (p.interpreter == "node") return {"/usr/bin/node", entry};
   if (p.interpreter == "awk") return {"/usr/bin/awk", "-W", "interactive", "-f", entry};

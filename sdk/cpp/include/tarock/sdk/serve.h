@@ -92,6 +92,13 @@ absl::Status Connect(const ConnectOptions& options, BotFactory factory);
 using SeatHandler = std::function<std::optional<v1::BotMessage>(const v1::RefereeMessage&)>;
 absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandler()> make_seat);
 
+// Plays one match over standard input and output: each input line is one
+// RefereeMessage in protobuf's JSON mapping (the stdio bridge's --events
+// lines, sdk/stdio/README.md), each DecisionRequest is answered with one line,
+// the action. How tarock-bothost runs a hosted C++ bot in its sandbox (no
+// network: `BOT --stdio`). Returns at end of input.
+absl::Status ServeStdio(BotFactory factory);
+
 // The whole main() of a bot executable: parses the command line (Abseil flags:
 // --listen=HOST:PORT, or --arena=HOST:PORT with --token=T (or the environment
 // variable TAROCK_BOT_TOKEN, which keeps the token out of `ps`) to dial in,
