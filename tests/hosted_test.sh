@@ -24,7 +24,7 @@ pids=()
 host_pid=
 cleanup() {
   for p in "${pids[@]}" $host_pid; do kill_tree "$p"; wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
@@ -169,6 +169,10 @@ kill -0 "$host_pid" 2>/dev/null && ok || bad "the host died"
 grep -q "EVIL" "$tmp"/host/logs/evil/*.log && bad "the hostile bot did what it may not: $(grep -h EVIL "$tmp"/host/logs/evil/*.log)" || ok
 grep -q "no network to $ap" "$tmp"/host/logs/evil/*.log && ok || bad "the hostile bot never tried (log: $(head -c 300 "$tmp"/host/logs/evil/seat-1.log))"
 grep -q "the-host-token-file" "$tmp/host/token" && ok || bad "the host's token file changed"
+# The cause of its end is in its seats' fault details.
+$cli export --variant slovenian-4p >"$tmp/evil-records.jsonl"
+grep -q "out of memory (limit 512 MiB)" "$tmp/evil-records.jsonl" && ok ||
+  bad "no fault names the hostile bot's cause: $($cli export --variant slovenian-4p | grep -o '"detail":"[^"]*"' | sort | uniq -c | head -5)"
 $cli bots retire evil --token "$(token_of evil)" >/dev/null
 
 # --- A ladder of the hosted bots and the reference bots: 0 faults; a new
@@ -195,7 +199,7 @@ for _ in $(seq 900); do $cli ladder list | grep -q "^ladder 2 .*stopped" && brea
 $cli ladder list | grep -q "^ladder 2 .*stopped" && ok || bad "the ladder never finished: $($cli ladder list)"
 after=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')
 [ $((after - before)) -eq 24 ] && ok || bad "$((after - before)) matches done, want 24"
-$cli status | grep -q "failed 0" && ok || bad "failed matches: $($cli status)"
+$cli status | grep -q "failed 0" && ok || bad "failed matches: $($cli status): $($cli matches --status failed)"
 $cli matches --limit 24 >"$tmp/ladder.txt"
 hosted_seats=$(awk '$1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb")' "$tmp/ladder.txt" | wc -l)
 named=$(awk '$1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb") && /version [0-9]+/' "$tmp/ladder.txt" | wc -l)

@@ -43,6 +43,9 @@ struct LocalVersion {
   std::string dir;  // the package's files (bound read-only at /bot)
   bool ok = false;
   std::string log;
+  bool fetch_failed = false;
+  std::atomic<bool> done{false};  // the builder thread is finished: the fields above are final
+  bool reported = false;          // the main loop's
 };
 
 }  // namespace
@@ -74,6 +77,9 @@ class BotHost::Player {
     connect.transport = options_.transport;
     connect.metadata = {{"x-tarock-hosted-bot", bot_}};
     connect.stop = &stop_;
+    // Relayed seats: a host killed and restarted gets its seats in progress
+    // again from the arena (a referee keeps a dead direct stream a while).
+    connect.direct_route = false;
     const std::string logs = absl::StrCat(options_.work_dir, "/logs/", bot_);
     std::filesystem::create_directories(logs);
     Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
@@ -267,51 +273,74 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     c->AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
     c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   };
-  // Fetches, unpacks and builds a version (reporting the build when `report`).
-  auto prepare = [&](const v1::VersionInfo& info, bool report) -> std::shared_ptr<LocalVersion> {
+  // Fetches, unpacks and builds a version on a thread of its own (a build
+  // may take minutes; the syncs go on meanwhile, so the host keeps its bots).
+  // Returns the version once it is built, null while it is not.
+  std::vector<std::thread> builders;
+  auto prepare = [&](const v1::VersionInfo& info) -> std::shared_ptr<LocalVersion> {
     auto found = versions.find(info.id());
-    if (found != versions.end()) return found->second;
-    grpc::ClientContext c;
-    call(&c);
-    v1::FetchVersionRequest r;
-    r.set_id(info.id());
-    v1::VersionContent content;
-    grpc::Status s = stub->FetchVersion(&c, r, &content);
-    if (!s.ok()) {
-      Log(absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message()));
-      return nullptr;
-    }
+    if (found != versions.end()) return found->second->done.load() ? found->second : nullptr;
     auto v = std::make_shared<LocalVersion>();
     v->id = info.id();
-    absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
-                                             info.entry());
     v->dir = absl::StrCat(options_.work_dir, "/versions/", info.id());
-    if (!p.ok()) {
-      v->log = std::string(p.status().message());
-    } else {
-      v->package = *std::move(p);
-      std::filesystem::remove_all(v->dir);
-      if (absl::Status u = UnpackPackage(v->package, v->dir); !u.ok()) {
-        v->log = std::string(u.message());
-      } else {
-        Log(absl::StrCat("building version ", info.id(), " of ", info.bot(), " (", v->package.kind, ")"));
-        Build(options_, *sandbox_, v.get());
-      }
-    }
     versions[info.id()] = v;
-    if (report) {
-      grpc::ClientContext rc;
-      call(&rc);
-      v1::ReportBuildRequest rb;
-      rb.set_id(info.id());
-      rb.set_ok(v->ok);
-      rb.set_log(v->log);
-      v1::VersionInfo out;
-      grpc::Status rs = stub->ReportBuild(&rc, rb, &out);
-      Log(absl::StrCat("version ", info.id(), " of ", info.bot(), ": ", v->ok ? "ready" : "failed",
-                       rs.ok() ? "" : absl::StrCat(" (report: ", rs.error_message(), ")")));
-    }
-    return v;
+    builders.emplace_back([this, v, info, &stub, call] {
+      grpc::ClientContext c;
+      call(&c);
+      v1::FetchVersionRequest r;
+      r.set_id(info.id());
+      v1::VersionContent content;
+      grpc::Status s = stub->FetchVersion(&c, r, &content);
+      if (!s.ok()) {
+        v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
+        v->fetch_failed = true;
+        v->done.store(true);
+        return;
+      }
+      absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
+                                               info.entry());
+      // Built before this host restarted: the same upload, built, is kept.
+      const std::string marker = v->dir + ".built";
+      if (p.ok() && ReadAll(marker) == p->sha256 && std::filesystem::exists(v->dir)) {
+        v->package = *std::move(p);
+        v->ok = true;
+        v->log = "built before (kept in the work dir)";
+        v->done.store(true);
+        return;
+      }
+      if (!p.ok()) {
+        v->log = std::string(p.status().message());
+      } else {
+        v->package = *std::move(p);
+        std::filesystem::remove_all(v->dir);
+        std::filesystem::remove(marker);
+        if (absl::Status u = UnpackPackage(v->package, v->dir); !u.ok()) {
+          v->log = std::string(u.message());
+        } else {
+          Log(absl::StrCat("building version ", info.id(), " of ", info.bot(), " (",
+                           v->package.kind, ")"));
+          Build(options_, *sandbox_, v.get());
+          if (v->ok) std::ofstream(marker, std::ios::trunc) << v->package.sha256;
+        }
+      }
+      v->done.store(true);
+    });
+    return nullptr;
+  };
+  // Reports a finished build (again at the next sync when the report fails).
+  auto report = [&](const v1::VersionInfo& info, LocalVersion* v) {
+    if (v->reported || v->fetch_failed) return;
+    grpc::ClientContext rc;
+    call(&rc);
+    v1::ReportBuildRequest rb;
+    rb.set_id(info.id());
+    rb.set_ok(v->ok);
+    rb.set_log(v->log);
+    v1::VersionInfo out;
+    grpc::Status rs = stub->ReportBuild(&rc, rb, &out);
+    v->reported = rs.ok() || rs.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+    Log(absl::StrCat("version ", info.id(), " of ", info.bot(), ": ", v->ok ? "ready" : "failed",
+                     rs.ok() ? "" : absl::StrCat(" (report: ", rs.error_message(), ")")));
   };
   bool first = true;
   absl::Duration every = absl::Seconds(2);
@@ -324,20 +353,28 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     v1::HostSyncResponse sync;
     grpc::Status s = stub->HostSync(&c, r, &sync);
     if (!s.ok()) {
-      if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED || (first && s.error_code() != grpc::StatusCode::UNAVAILABLE))
+      if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED || (first && s.error_code() != grpc::StatusCode::UNAVAILABLE)) {
+        players_.clear();
+        for (std::thread& t : builders) t.join();
         return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                             absl::StrCat("the arena refused the sync: ", s.error_message()));
+      }
       Log(absl::StrCat("sync failed: ", s.error_message(), "; again in 2 s"));
     } else {
       if (first) Log(absl::StrCat("connected to ", options_.arena, " as host ", options_.name));
       first = false;
       if (sync.sync_ms() > 0) every = absl::Milliseconds(sync.sync_ms());
+      for (auto it = versions.begin(); it != versions.end();)
+        it = it->second->done.load() && it->second->fetch_failed ? versions.erase(it) : std::next(it);
       std::set<std::string> held;
       for (const v1::HostedBot& b : sync.bots()) {
         held.insert(b.bot());
-        if (b.has_version() && b.version().status() == "building") prepare(b.version(), true);
+        if (b.has_version() && b.version().status() == "building") {
+          std::shared_ptr<LocalVersion> built = prepare(b.version());
+          if (built != nullptr) report(b.version(), built.get());
+        }
         if (!b.has_ready()) continue;
-        std::shared_ptr<LocalVersion> v = prepare(b.ready(), false);
+        std::shared_ptr<LocalVersion> v = prepare(b.ready());
         if (v == nullptr || !v->ok) continue;
         auto it = players_.find(b.bot());
         if (it != players_.end() && it->second->version_id() == v->id && !it->second->ended()) {
@@ -367,6 +404,7 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     while (!stop.load() && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));
   }
   players_.clear();
+  for (std::thread& t : builders) t.join();
   return absl::OkStatus();
 }
 

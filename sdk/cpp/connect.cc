@@ -410,7 +410,7 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
     hello.mutable_hello()->set_name(options.name);
     hello.mutable_hello()->set_version(options.version);
     // This SDK follows JoinReferee (the direct route, gateway.proto).
-    hello.mutable_hello()->add_features("join-referee");
+    if (options.direct_route) hello.mutable_hello()->add_features("join-referee");
     writer.Write(hello);
   }
   Dispatcher(stream.get(), &writer, &options, &make_seat, joiner, welcomed).Run();

@@ -429,7 +429,12 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     return true;
   };
   auto shared = state;
-  setup.describe_exit = [shared](int status) { return shared->Classify(status, false).text; };
+  // As ChildProcess words it ("it exited with status 1"): "it was stopped:
+  // out of memory (limit 512 MiB)".
+  setup.describe_exit = [shared](int status) {
+    SandboxOutcome o = shared->Classify(status, false);
+    return o.cause == SandboxCause::kExited ? o.text : "was stopped: " + o.text;
+  };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
       stdio::ChildProcess::Start(argv, err, std::move(setup));

@@ -74,6 +74,10 @@ struct ConnectOptions {
   std::vector<std::pair<std::string, std::string>> metadata;
   // When set and true, Connect returns (as on SIGTERM): a host stops one bot.
   const std::atomic<bool>* stop = nullptr;
+  // Offer the direct route (JoinReferee): the bot joins the referee for each
+  // seat. false: every seat is relayed by the arena (tarock-bothost: a
+  // restarted host then gets its seats in progress again from the arena).
+  bool direct_route = true;
 };
 
 // Plays until SIGINT or SIGTERM. Prints "NAME connected to HOST:PORT as BOT"
