@@ -48,7 +48,7 @@ cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
 token_of() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
 
 $cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
-for b in pyb awkb cppb evil; do
+for b in pyb awkb cppb evil loopy; do
   $cli bots add "$b" --hosted --variants slovenian-4p --owner "owner-$b" >"$tmp/$b.txt" || bad "bots add $b"
 done
 
@@ -57,7 +57,7 @@ bad_dir=$tmp/bad; mkdir -p "$bad_dir"
 : >"$bad_dir/empty.py"
 head -c 300000 /dev/zero | tr '\0' '#' >"$bad_dir/large.py"
 printf 'x = "\xff\xfe"\n' >"$bad_dir/latin.py"
-python3 - "$bad_dir" <<'EOF'
+/usr/bin/python3 - "$bad_dir" <<'EOF'
 import sys, zipfile, struct
 d = sys.argv[1]
 with zipfile.ZipFile(f"{d}/slip.zip", "w") as z:
@@ -102,7 +102,8 @@ echo "the-host-token-file $(token_of host)" >"$tmp/host/token"; chmod 600 "$tmp/
 cmake --install "$build" --prefix "$tmp/sdk" >"$tmp/install.log" 2>&1 || bad "cmake --install: $(tail -3 "$tmp/install.log")"
 start_host() {
   TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host1 \
-    --work_dir "$tmp/host" --switch_wait_s 2 --cpp_sdk "$tmp/sdk" >>"$tmp/host.log" 2>&1 &
+    --work_dir "$tmp/host" --switch_wait_s 2 --cpp_sdk "$tmp/sdk" --check_timeout_s 15 \
+    >>"$tmp/host.log" 2>&1 &
   host_pid=$!
 }
 start_host
@@ -146,6 +147,26 @@ for _ in $(seq 300); do ready pyb && ready awkb && ready evil && break; sleep 0.
 ready pyb && ok || bad "python version not ready: $($cli bots versions pyb --token "$(token_of pyb)")"
 ready awkb && ok || bad "awk version not ready: $($cli bots versions awkb --token "$(token_of awkb)")"
 ready evil && ok || bad "evil version not ready"
+# Builds that loop forever or try to download: failed, with the reason in the log.
+printf 'while True:\n    pass\n' >"$tmp/loop.py"
+$cli bots upload loopy --token "$(token_of loopy)" "$tmp/loop.py" >/dev/null || bad "upload loop"
+failed_with() {  # failed_with BOT FRAGMENT: the newest version failed, its log names FRAGMENT
+  for _ in $(seq 900); do $cli bots versions "$1" | head -1 | grep -q " failed " && break; sleep 0.1; done
+  local log
+  log=$($cli bots versions "$1" --token "$(token_of "$1")" | head -40)
+  $cli bots versions "$1" | head -1 | grep -q " failed " && ok || bad "$1: not failed: $log"
+  case "$log" in *"$2"*) ok ;; *) bad "$1: build log lacks '$2': $log" ;; esac
+}
+failed_with loopy "timed out"
+cat >"$tmp/download.py" <<EOF
+import urllib.request
+urllib.request.urlopen("http://127.0.0.1:$ap/", timeout=3).read()
+def decide(s):
+    return s.legal[0]
+EOF
+$cli bots upload loopy --token "$(token_of loopy)" "$tmp/download.py" >/dev/null || bad "upload download"
+failed_with loopy "Permission denied"
+kill -0 "$host_pid" 2>/dev/null && ok || bad "the host died building"
 # A C++ build takes a while (CMake and g++ in the sandbox).
 for _ in $(seq 1500); do ready cppb && break; $cli bots versions cppb | head -1 | grep -q failed && break; sleep 0.2; done
 ready cppb && ok || bad "C++ version not ready: $($cli bots versions cppb --token "$(token_of cppb)" | tail -30)"
@@ -186,7 +207,7 @@ done
 sed 's/my-python-bot/my-python-bot-v2/' "$src/sdk/templates/python/my_bot.py" >"$tmp/my_bot.py"
 $cli bots upload pyb --token "$(token_of pyb)" "$tmp/my_bot.py" >"$tmp/v2.txt" || bad "upload v2"
 v2=$(awk '{print $2; exit}' "$tmp/v2.txt")
-for _ in $(seq 300); do ready pyb && break; sleep 0.1; done
+for _ in $(seq 600); do ready pyb && break; sleep 0.1; done
 ready pyb && ok || bad "version $v2 not ready"
 for _ in $(seq 300); do
   done_now=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')

@@ -36,7 +36,7 @@ done
 cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
 cmake -S "$src/sdk/templates/cpp" -B "$tmp/cpp" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
   cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ template"; exit 1; }
-TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" python3 -m tarock_bot connect \
+TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
 TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
 TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
@@ -47,7 +47,7 @@ for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break
 $cli ladder start --variant slovenian-4p --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 echo "== $matches matches of slovenian-4p (8 hands), all four bots in every match"
-python3 - "$tmp/arena/arena.db" <<'EOF'
+/usr/bin/python3 - "$tmp/arena/arena.db" <<'EOF'
 import sqlite3, statistics, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute(

@@ -56,11 +56,19 @@ class BotHost::Player {
   Player(const BotHostOptions& options, const Sandbox* sandbox, std::string bot,
          std::shared_ptr<LocalVersion> version)
       : options_(options), sandbox_(sandbox), bot_(std::move(bot)), version_(std::move(version)) {
+    logs_ = absl::StrCat(options_.work_dir, "/logs/", bot_);
+    std::filesystem::create_directories(logs_);
+    refiller_ = std::thread([this] { Refill(); });
     thread_ = std::thread([this] { Play(); });
   }
   ~Player() {
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
+    {
+      absl::MutexLock lock(&spare_mu_);
+      stopping_ = true;
+    }
+    if (refiller_.joinable()) refiller_.join();
   }
   int64_t version_id() const { return version_->id; }
   int seats() const { return seats_.load(); }
@@ -80,29 +88,24 @@ class BotHost::Player {
     // Relayed seats: a host killed and restarted gets its seats in progress
     // again from the arena (a referee keeps a dead direct stream a while).
     connect.direct_route = false;
-    const std::string logs = absl::StrCat(options_.work_dir, "/logs/", bot_);
-    std::filesystem::create_directories(logs);
     Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
-    absl::Status s = sdk::ConnectSeats(connect, [this, logs]() -> sdk::SeatHandler {
+    absl::Status s = sdk::ConnectSeats(connect, [this]() -> sdk::SeatHandler {
       const int n = ++seat_counter_;
       stdio::StdioOptions o;
       // The Python SDK's stdio mode reads every message; a stdio program
       // gets the bridge's default lines (decision requests only).
       o.events = version_->package.kind != "stdio";
       o.label = absl::StrCat(bot_, "[", n, "]");
-      SandboxSpec spec;
-      spec.argv = PackageCommand(version_->package, "/bot");
-      spec.ro_binds = {{version_->dir, "/bot"}};
-      if (!options_.python_sdk.empty()) spec.ro_binds.push_back({options_.python_sdk, "/sdk/python"});
-      if (version_->package.kind == "cpp" && !options_.cpp_sdk.empty())
-        spec.ro_binds.push_back({options_.cpp_sdk, "/sdk/cpp"});
-      spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1",
-                  "LD_LIBRARY_PATH=/sdk/cpp/lib"};
-      spec.stderr_path = absl::StrCat(logs, "/seat-", n, ".log");
-      spec.limits = options_.bot_limits;
-      o.command = spec.argv;
-      const Sandbox* sandbox = sandbox_;
-      o.start = [sandbox, spec]() { return sandbox->Start(spec); };
+      o.command = PackageCommand(version_->package, "/bot");
+      // A process started ahead of time (it has seen no card), else a new one.
+      o.start = [this]() -> absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> {
+        {
+          absl::MutexLock lock(&spare_mu_);
+          if (spare_ != nullptr && !spare_->exited()) return std::move(spare_);
+          spare_ = nullptr;
+        }
+        return sandbox_->Start(Spec());
+      };
       auto bot = std::make_unique<stdio::StdioBot>(o);
       stdio::StdioBot* stdio = bot.get();
       absl::Status started = stdio->Start();
@@ -144,6 +147,42 @@ class BotHost::Player {
     ended_.store(true);
   }
 
+  // A fresh sandbox for one run of the version; its stderr goes to run-N.log.
+  SandboxSpec Spec() {
+    SandboxSpec spec;
+    spec.argv = PackageCommand(version_->package, "/bot");
+    spec.ro_binds = {{version_->dir, "/bot"}};
+    if (!options_.python_sdk.empty()) spec.ro_binds.push_back({options_.python_sdk, "/sdk/python"});
+    if (version_->package.kind == "cpp" && !options_.cpp_sdk.empty())
+      spec.ro_binds.push_back({options_.cpp_sdk, "/sdk/cpp"});
+    spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1", "LD_LIBRARY_PATH=/sdk/cpp/lib"};
+    spec.stderr_path = absl::StrCat(logs_, "/run-", ++run_counter_, ".log");
+    spec.limits = options_.bot_limits;
+    return spec;
+  }
+
+  // Keeps one process started ahead of time (its start cost, e.g. Python's
+  // imports, is then paid off the decision's path).
+  void Refill() {
+    auto empty = [this]() ABSL_SHARED_LOCKS_REQUIRED(spare_mu_) {
+      return stopping_ || spare_ == nullptr;
+    };
+    while (true) {
+      spare_mu_.LockWhen(absl::Condition(&empty));
+      const bool stopping = stopping_;
+      spare_mu_.Unlock();
+      if (stopping) return;
+      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(Spec());
+      absl::MutexLock lock(&spare_mu_);
+      if (child.ok() && !stopping_) {
+        spare_ = *std::move(child);
+      } else if (!child.ok()) {
+        Log(absl::StrCat(bot_, ": cannot start a process ahead: ", child.status().message()));
+        spare_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
+      }
+    }
+  }
+
   const BotHostOptions& options_;
   const Sandbox* sandbox_;
   const std::string bot_;
@@ -152,6 +191,12 @@ class BotHost::Player {
   std::atomic<bool> ended_{false};
   std::atomic<int> seats_{0};
   std::atomic<int> seat_counter_{0};
+  std::atomic<int> run_counter_{0};
+  std::string logs_;
+  absl::Mutex spare_mu_;
+  std::unique_ptr<stdio::ChildProcess> spare_ ABSL_GUARDED_BY(spare_mu_);
+  bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;
+  std::thread refiller_;
   std::thread thread_;
 };
 
@@ -217,7 +262,8 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
   { std::ofstream(log_path, std::ios::trunc); }
   spec.stderr_path = log_path;
   std::string out;
-  absl::StatusOr<SandboxOutcome> o = sandbox.Run(spec, options.build_timeout, &out);
+  absl::StatusOr<SandboxOutcome> o =
+      sandbox.Run(spec, p.kind == "cpp" ? options.build_timeout : options.check_timeout, &out);
   std::string log = out + ReadAll(log_path);
   if (!o.ok()) {
     v->ok = false;

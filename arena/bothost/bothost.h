@@ -39,7 +39,8 @@ struct BotHostOptions {
   int capacity = 0;           // bots held at most (0: any)
   SandboxLimits bot_limits;   // per seat's process
   SandboxLimits build_limits; // per build
-  absl::Duration build_timeout = absl::Minutes(5);
+  absl::Duration build_timeout = absl::Minutes(5);   // a C++ build
+  absl::Duration check_timeout = absl::Minutes(1);   // checking a Python bot or a script
   absl::Duration switch_wait = absl::Seconds(30);  // then a new version switches mid-match
   sdk::TransportOptions transport;
 };

@@ -43,7 +43,8 @@ ABSL_FLAG(int, bot_stderr_kb, 1024, "bytes a bot may write to one file, its stan
 ABSL_FLAG(int, build_memory_mb, 2048, "memory of one build");
 ABSL_FLAG(double, build_cpus, 1.0, "CPU of one build in cores");
 ABSL_FLAG(int, build_pids, 256, "processes and threads of one build");
-ABSL_FLAG(int, build_timeout_s, 300, "wall time of one build");
+ABSL_FLAG(int, build_timeout_s, 300, "wall time of one C++ build");
+ABSL_FLAG(int, check_timeout_s, 60, "wall time of checking one Python bot or script");
 ABSL_FLAG(int, switch_wait_s, 30,
           "a new version waits for its bot to hold no seat at most this long, then switches");
 ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
   o.build_limits.tmpfs_bytes = int64_t{512} << 20;
   o.build_limits.file_bytes = int64_t{256} << 20;
   o.build_timeout = absl::Seconds(absl::GetFlag(FLAGS_build_timeout_s));
+  o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
   o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
   o.transport = tarock::sdk::TransportOptionsFromFlags();
 
