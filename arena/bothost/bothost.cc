@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <deque>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -101,8 +102,11 @@ class BotHost::Player {
       o.start = [this]() -> absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> {
         {
           absl::MutexLock lock(&spare_mu_);
-          if (spare_ != nullptr && !spare_->exited()) return std::move(spare_);
-          spare_ = nullptr;
+          while (!spare_.empty()) {
+            std::unique_ptr<stdio::ChildProcess> ready = std::move(spare_.front());
+            spare_.pop_front();
+            if (!ready->exited()) return ready;
+          }
         }
         return sandbox_->Start(Spec());
       };
@@ -161,11 +165,11 @@ class BotHost::Player {
     return spec;
   }
 
-  // Keeps one process started ahead of time (its start cost, e.g. Python's
+  // Keeps `spares` processes started ahead of time (its start cost, e.g. Python's
   // imports, is then paid off the decision's path).
   void Refill() {
     auto empty = [this]() ABSL_SHARED_LOCKS_REQUIRED(spare_mu_) {
-      return stopping_ || spare_ == nullptr;
+      return stopping_ || static_cast<int>(spare_.size()) < options_.spares;
     };
     while (true) {
       spare_mu_.LockWhen(absl::Condition(&empty));
@@ -175,7 +179,7 @@ class BotHost::Player {
       absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(Spec());
       absl::MutexLock lock(&spare_mu_);
       if (child.ok() && !stopping_) {
-        spare_ = *std::move(child);
+        spare_.push_back(*std::move(child));
       } else if (!child.ok()) {
         Log(absl::StrCat(bot_, ": cannot start a process ahead: ", child.status().message()));
         spare_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
@@ -194,7 +198,7 @@ class BotHost::Player {
   std::atomic<int> run_counter_{0};
   std::string logs_;
   absl::Mutex spare_mu_;
-  std::unique_ptr<stdio::ChildProcess> spare_ ABSL_GUARDED_BY(spare_mu_);
+  std::deque<std::unique_ptr<stdio::ChildProcess>> spare_ ABSL_GUARDED_BY(spare_mu_);
   bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;
   std::thread refiller_;
   std::thread thread_;

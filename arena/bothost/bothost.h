@@ -37,6 +37,7 @@ struct BotHostOptions {
   std::string python_sdk;     // a folder with tarock_bot (bound read-only at /sdk/python)
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
   int capacity = 0;           // bots held at most (0: any)
+  int spares = 2;             // processes per held bot started ahead of time (none has seen a card)
   SandboxLimits bot_limits;   // per seat's process
   SandboxLimits build_limits; // per build
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build
