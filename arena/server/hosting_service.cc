@@ -105,6 +105,7 @@ grpc::Status HostingService::AddHost(grpc::ServerContext* context, const v1::Add
 
 grpc::Status HostingService::HostSync(grpc::ServerContext* context, const v1::HostSyncRequest* r,
                                       v1::HostSyncResponse* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
   absl::StatusOr<HostRow> host = Host(context);
   if (!host.ok()) {
     Audit(context, "unknown", "HostSync", "host:?", host.status(), "");
@@ -122,6 +123,7 @@ grpc::Status HostingService::HostSync(grpc::ServerContext* context, const v1::Ho
 
 grpc::Status HostingService::FetchVersion(grpc::ServerContext* context,
                                           const v1::FetchVersionRequest* r, v1::VersionContent* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
   absl::StatusOr<HostRow> host = Host(context);
   if (!host.ok()) return ToGrpcStatus(host.status());
   absl::StatusOr<VersionRow> v = hosted_->Fetch(*host, r->id());
@@ -137,6 +139,7 @@ grpc::Status HostingService::FetchVersion(grpc::ServerContext* context,
 
 grpc::Status HostingService::ReportBuild(grpc::ServerContext* context,
                                          const v1::ReportBuildRequest* r, v1::VersionInfo* out) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
   absl::StatusOr<HostRow> host = Host(context);
   if (!host.ok()) return ToGrpcStatus(host.status());
   absl::StatusOr<VersionRow> v = hosted_->ReportBuild(*host, r->id(), r->ok(), r->log());
