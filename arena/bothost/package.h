@@ -37,7 +37,7 @@
 namespace tarock::bothost {
 
 struct PackageLimits {
-  int64_t max_upload_bytes = int64_t{1} << 20;    // 1 MiB as uploaded
+  int64_t max_upload_bytes = int64_t{960} << 10;  // 960 KiB as uploaded
   int64_t max_unpacked_bytes = int64_t{8} << 20;  // 8 MiB unpacked
   int max_files = 256;
 };

@@ -112,9 +112,9 @@ ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
           "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
-ABSL_FLAG(int, max_upload_bytes, 1 << 20,
-          "hosted bots: largest upload of a version (bytes; docs/hosting.md); gRPC messages "
-          "up to this plus 64 KiB are accepted");
+ABSL_FLAG(int, max_upload_bytes, 960 << 10,
+          "hosted bots: largest upload of a version (bytes; docs/hosting.md); it travels in one "
+          "gRPC message, so keep it below --max_request_bytes");
 ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content, per bot");
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
@@ -341,8 +341,7 @@ int main(int argc, char** argv) {
   auto credentials = transport->ServerCredentials(listen);
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()));
   builder.AddListeningPort(listen, *credentials, &port);
-  builder.SetMaxReceiveMessageSize(
-      std::max(max_request_bytes, absl::GetFlag(FLAGS_max_upload_bytes) + (64 << 10)));
+  builder.SetMaxReceiveMessageSize(max_request_bytes);
   // Connections that never finish their handshake are closed (gRPC's default: 120 s).
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
                              std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
