@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -260,6 +261,28 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     WriteFile(v2 + "/cgroup.subtree_control", "+memory +pids +cpu");
     WriteFile(dir + "/cgroup.subtree_control", "+memory +pids +cpu");
     sandbox->options_.cgroup_root = v2;
+  }
+  // Runs left by a host that was killed (SIGKILL leaves no time to clean up):
+  // their processes died with their bwrap; their cgroups are removed here.
+  {
+    std::vector<std::string> parents;
+    if (sandbox->cgroup_version_ == "v1") {
+      for (const char* c : {"memory", "pids", "cpu"})
+        parents.push_back(absl::StrCat(root, "/", c, "/", o.cgroup_name));
+    } else {
+      parents.push_back(absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name));
+    }
+    for (const std::string& parent : parents) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
+        const std::string name = e.path().filename().string();
+        std::vector<std::string> parts = absl::StrSplit(name, '-');
+        int pid = 0;
+        if (parts.size() != 3 || parts[0] != "run" || !absl::SimpleAtoi(parts[1], &pid)) continue;
+        if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH) continue;
+        RunState({e.path().string()}, sandbox->cgroup_version_ == "v2", {}).Remove();
+      }
+    }
   }
   // The read-only system view.
   std::vector<std::string>& a = sandbox->system_args_;
