@@ -98,6 +98,38 @@ for bot in random heuristic search random-b; do
   fi
 done
 
+# A hosted bot (docs/hosting.md): one bot host, and the Python template
+# uploaded as `hosted-python`. The host's sandbox needs root (cgroups) and
+# bubblewrap; without them the arena runs without it.
+if [ "$(id -u)" -eq 0 ] && command -v bwrap > /dev/null; then
+  if out=$("${cli[@]}" hosts add run-host 2>&1); then
+    echo "$out" | sed -n 's/^token //p' > "$data/tokens/host-run-host"
+  fi
+  if [ -s "$data/tokens/host-run-host" ]; then
+    TAROCK_HOST_TOKEN=$(cat "$data/tokens/host-run-host") "$bin/tarock-bothost" \
+      --arena "127.0.0.1:$arena_port" --name run-host --work_dir "$data/bothost" \
+      > "$data/logs/bothost.log" 2>&1 &
+    pids+=($!)
+    if out=$("${cli[@]}" bots add hosted-python --hosted --variants "$variant" \
+               --owner "tarock-arena" 2>&1); then
+      echo "$out" | sed -n 's/^token //p' > "$data/tokens/hosted-python"
+    fi
+    if [ -s "$data/tokens/hosted-python" ] &&
+       [ -z "$("${cli[@]}" bots versions hosted-python)" ]; then
+      "${cli[@]}" bots upload hosted-python --token "$(cat "$data/tokens/hosted-python")" \
+        "$PWD/sdk/templates/python/my_bot.py" > /dev/null
+    fi
+    for _ in $(seq 100); do
+      "${cli[@]}" bots versions hosted-python | head -1 | grep -q " ready " && break
+      sleep 0.1
+    done
+    echo "   hosted-python: the Python template, built and run by tarock-bothost in its sandbox" \
+         "($("${cli[@]}" bots versions hosted-python | head -1 | awk '{print "version " $2 ", " $3}'))"
+  fi
+else
+  echo "   (no hosted bot: tarock-bothost needs root and bubblewrap; docs/hosting.md)"
+fi
+
 "${cli[@]}" ladder stop --variant "$variant" > /dev/null 2>&1 || true
 "${cli[@]}" ladder start --variant "$variant" --hands "$hands" --max_matches "$matches" > /dev/null
 ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "running" {print $2}' | tail -1)

@@ -16,6 +16,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel
   clang libfuzzer-14-dev
   libpqxx-dev postgresql
+  bubblewrap libseccomp-dev libzip-dev
 )
 
 missing=()

@@ -38,12 +38,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "arena/cli/events_command.h"
+#include "arena/bothost/package.h"
 #include "arena/cli/test_command.h"
 #include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/sdk/transport.h"
 #include "tarock/v1/arena.grpc.pb.h"
+#include "tarock/v1/hosting.grpc.pb.h"
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena");
 ABSL_FLAG(std::string, endpoint, "", "bot endpoint HOST:PORT");
@@ -79,6 +81,11 @@ ABSL_FLAG(int64_t, before, 0, "audit: entries older than this id (the next page)
 ABSL_FLAG(bool, all, false, "bots list: include retired bots");
 ABSL_FLAG(int, watch, 0, "leaderboard: refresh every N seconds");
 ABSL_FLAG(bool, json, false, "print JSON");
+ABSL_FLAG(std::string, kind, "",
+          "bots upload: python, cpp or stdio (default: by convention; docs/hosting.md); "
+          "events create: class or competition (default: class)");
+ABSL_FLAG(std::string, entry, "", "bots upload: the entry point (default: tarock.json or convention)");
+ABSL_FLAG(bool, hosted, false, "bots add: the bot is hosted by the arena's bot hosts (same as --dial_in; then bots upload)");
 
 namespace {
 
@@ -154,9 +161,10 @@ void PrintMatch(const v1::ArenaMatch& m) {
   if (!m.error().empty()) std::cout << "  error: " << m.error();
   std::cout << "\n";
   for (const v1::ArenaSeat& s : m.seats()) {
-    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s\n", s.seat(),
+    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s%s\n", s.seat(),
                                  s.bot(), s.total(), s.rank(), s.faults(),
-                                 s.forfeited() ? "  forfeited" : "");
+                                 s.forfeited() ? "  forfeited" : "",
+                                 s.version_id() ? absl::StrCat("  version ", s.version_id()) : "");
   }
 }
 
@@ -170,6 +178,10 @@ constexpr char kUsage[] =
     "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
     "  bots retire NAME --token=T\n"
     "  bots list [--all]            bots show NAME\n"
+    "  bots upload NAME --token=T PATH [--kind=python|cpp|stdio] [--entry=FILE]   a hosted version\n"
+    "                               (PATH: a file, a folder or a .zip; docs/hosting.md)\n"
+    "  bots versions NAME [--token=T]   versions, their status (and build logs, with the token)\n"
+    "  hosts add NAME               issue a bot host's token (needs the admin token)\n"
     "  ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]\n"
     "               [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]\n"
     "  ladder stop --variant=V      ladder list\n"
@@ -204,7 +216,9 @@ std::string AdminToken() {
 // reads, with their help and defaults.
 int Help(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> kFlags = {
-      {"bots", {"endpoint", "dial_in", "variants", "owner", "token", "all", "event", "entrant_token"}},
+      {"bots", {"endpoint", "dial_in", "hosted", "variants", "owner", "token", "all", "kind", "entry",
+                "event", "entrant_token"}},
+      {"hosts", {"admin_token"}},
       {"ladder", {"variant", "hands", "max_matches", "self_play", "separate_owners",
                   "per_decision_ms", "max_faults", "admin_token"}},
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
@@ -260,13 +274,76 @@ int main(int argc, char** argv) {
   if (cmd == "test") return tarock::arena::RunTestCommand(stub.get(), a);
   if (cmd == "events") return tarock::arena::RunEventsCommand(stub.get(), a);
 
+  if (cmd == "hosts") {
+    if (sub != "add" || arg.empty()) return Fail("hosts add NAME [--admin_token=T]");
+    auto hosting = v1::Hosting::NewStub(*channel);
+    v1::AddHostRequest r;
+    r.set_name(arg);
+    r.set_admin_token(AdminToken());
+    v1::AddHostResponse out;
+    grpc::Status s = hosting->AddHost(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else std::cout << "host " << out.name() << "\ntoken " << out.token() << "\n";
+    return 0;
+  }
+  if (cmd == "bots" && (sub == "upload" || sub == "versions")) {
+    if (arg.empty()) return Fail(absl::StrCat("bots ", sub, " NAME --token=T", sub == "upload" ? " PATH" : ""));
+    auto hosting = v1::Hosting::NewStub(*channel);
+    const std::string token = tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
+    if (sub == "upload") {
+      if (a.size() < 4) return Fail("bots upload NAME --token=T PATH");
+      absl::StatusOr<std::pair<std::string, std::string>> packed = tarock::bothost::PackUpload(a[3]);
+      if (!packed.ok()) return Fail(packed.status().message());
+      v1::UploadVersionRequest r;
+      r.set_bot(arg);
+      r.set_token(token);
+      r.set_filename(packed->first);
+      r.set_content(packed->second);
+      r.set_kind(absl::GetFlag(FLAGS_kind));
+      r.set_entry(absl::GetFlag(FLAGS_entry));
+      v1::VersionInfo out;
+      grpc::Status s = hosting->UploadVersion(context().get(), r, &out);
+      if (!s.ok()) return Fail(s);
+      if (json) PrintJson(out);
+      else
+        std::cout << "version " << out.id() << "  " << out.kind() << "  " << out.size()
+                  << " bytes  sha256 " << out.sha256() << "  " << out.status()
+                  << "\n(a bot host builds it; `tarock-arena-cli bots versions " << arg
+                  << "` shows when it is ready)\n";
+      return 0;
+    }
+    v1::ListVersionsRequest r;
+    r.set_bot(arg);
+    r.set_token(token);
+    v1::ListVersionsResponse out;
+    grpc::Status s = hosting->ListVersions(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) {
+      PrintJson(out);
+      return 0;
+    }
+    for (const v1::VersionInfo& v : out.versions()) {
+      std::cout << "version " << v.id() << "  " << v.status() << "  " << v.kind() << "  "
+                << tarock::arena::ForTerminal(v.entry()) << "  " << v.size() << " bytes  sha256 "
+                << v.sha256().substr(0, 16) << "  uploaded " << v.uploaded_at()
+                << (v.ready_at().empty() ? "" : "  ready " + v.ready_at()) << "\n";
+      if (!v.build_log().empty())
+      {
+        std::cout << "  build log:\n";
+        for (absl::string_view line : absl::StrSplit(v.build_log(), '\n'))
+          std::cout << "    " << tarock::arena::ForTerminal(line, 1000) << "\n";
+      }
+    }
+    return 0;
+  }
   if (cmd == "bots") {
     if (sub == "add") {
       if (arg.empty()) return Fail("bots add NAME --endpoint=HOST:PORT --variants=V --owner=O");
       v1::AddBotRequest r;
       r.set_name(arg);
       r.set_endpoint(absl::GetFlag(FLAGS_endpoint));
-      r.set_dial_in(absl::GetFlag(FLAGS_dial_in));
+      r.set_dial_in(absl::GetFlag(FLAGS_dial_in) || absl::GetFlag(FLAGS_hosted));
       for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
       r.set_owner(absl::GetFlag(FLAGS_owner));
       r.set_event(tarock::arena::EventFlag());

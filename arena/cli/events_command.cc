@@ -24,6 +24,7 @@ ABSL_DECLARE_FLAG(std::string, admin_token);
 ABSL_DECLARE_FLAG(std::vector<std::string>, variants);
 ABSL_DECLARE_FLAG(std::string, name);
 ABSL_DECLARE_FLAG(std::string, bot);
+ABSL_DECLARE_FLAG(std::string, kind);
 ABSL_DECLARE_FLAG(int, hands);
 ABSL_DECLARE_FLAG(int64_t, per_decision_ms);
 ABSL_DECLARE_FLAG(int, max_faults);
@@ -36,7 +37,6 @@ ABSL_FLAG(std::string, entrant_token, "",
           "bots add --event, events withdraw: your entrant token (else $TAROCK_ENTRANT_TOKEN)");
 ABSL_FLAG(std::string, organiser_token, "",
           "events: the event's organiser token (else $TAROCK_ORGANISER_TOKEN)");
-ABSL_FLAG(std::string, kind, "class", "events create: class or competition");
 ABSL_FLAG(std::string, description, "", "events create: what the event is");
 ABSL_FLAG(std::string, opens, "", "events create: registration opens (UTC \"YYYY-MM-DD HH:MM:SS\"; empty: now)");
 ABSL_FLAG(std::string, closes, "", "events create: registration closes (UTC; empty: at the deadline)");
@@ -140,7 +140,7 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
     v1::EventConfig* c = r.mutable_config();
     c->set_slug(arg);
     c->set_name(absl::GetFlag(FLAGS_name).empty() ? arg : absl::GetFlag(FLAGS_name));
-    c->set_kind(absl::GetFlag(FLAGS_kind));
+    c->set_kind(absl::GetFlag(FLAGS_kind).empty() ? "class" : absl::GetFlag(FLAGS_kind));
     c->set_description(absl::GetFlag(FLAGS_description));
     for (const std::string& v : absl::GetFlag(FLAGS_variants)) c->add_variants(v);
     c->set_unlisted(absl::GetFlag(FLAGS_unlisted));

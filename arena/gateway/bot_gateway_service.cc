@@ -61,7 +61,14 @@ class Connection final : public Reactor {
     // Every token is checked, from a locked-out address too: the lockout
     // (FailedAuth) answers wrong tokens, and never refuses a right one, so
     // one typo behind a NAT does not lock out the good bots behind it.
-    absl::StatusOr<std::pair<int64_t, std::string>> bot = service_->authenticate()(token);
+    std::string hosted_bot;
+    if (auto h = metadata.find("x-tarock-hosted-bot"); h != metadata.end())
+      hosted_bot.assign(h->second.data(), std::min<size_t>(h->second.size(), 256));
+    absl::StatusOr<std::pair<int64_t, std::string>> bot =
+        hosted_bot.empty() ? service_->authenticate()(token)
+        : service_->hosted() ? service_->hosted()(token, hosted_bot)
+                             : absl::StatusOr<std::pair<int64_t, std::string>>(
+                                   absl::FailedPreconditionError("this arena hosts no bots"));
     if (!bot.ok()) {
       link_->Close(bot.status().code() == absl::StatusCode::kUnauthenticated
                        ? service_->FailedAuth(address_, bot.status())

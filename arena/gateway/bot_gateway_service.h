@@ -51,6 +51,11 @@ using Authenticator = std::function<absl::StatusOr<std::pair<int64_t, std::strin
 // The arena's bots, by the SHA-256 of their tokens (store.h).
 Authenticator StoreAuthenticator(Store* store);
 
+// A bot host's connection for one hosted bot (docs/hosting.md): the host's
+// token and the bot's name (metadata `x-tarock-hosted-bot: NAME`).
+using HostedAuthenticator = std::function<absl::StatusOr<std::pair<int64_t, std::string>>(
+    const std::string& token, const std::string& bot)>;
+
 class BotGatewayService final : public v1::BotGateway::CallbackService {
  public:
   // `hub` must outlive the service.
@@ -67,6 +72,10 @@ class BotGatewayService final : public v1::BotGateway::CallbackService {
   DialInHub* hub() { return hub_; }
   const GatewayOptions& options() const { return options_; }
   const Authenticator& authenticate() const { return authenticate_; }
+  // Hosted bots: connections with `x-tarock-hosted-bot` go here (set before
+  // the server starts; without it they are refused).
+  void SetHostedAuthenticator(HostedAuthenticator hosted) { hosted_ = std::move(hosted); }
+  const HostedAuthenticator& hosted() const { return hosted_; }
   // An address opens a connection: an error when it has too many open.
   absl::Status Admit(const std::string& address);
   void Leave(const std::string& address);
@@ -85,6 +94,7 @@ class BotGatewayService final : public v1::BotGateway::CallbackService {
 
   DialInHub* hub_;
   Authenticator authenticate_;
+  HostedAuthenticator hosted_;
   const GatewayOptions options_;
   absl::Mutex mu_;
   std::map<std::string, Address> addresses_ ABSL_GUARDED_BY(mu_);

@@ -69,8 +69,11 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   std::vector<MatchCommit> commits;
   commits.reserve(batch.size());
   for (const Finished& f : batch)
+  {
     commits.push_back(
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
+    RecordHostedVersions(f.result, &commits.back().result);
+  }
   // Each seat's health (bot_health.h): a seat that forfeited or stopped
   // answering benches its bot; a clean one makes it online again.
   for (size_t i = 0; i < commits.size(); ++i) {

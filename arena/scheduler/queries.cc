@@ -200,6 +200,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
     seat->set_faults(s.faults);
     seat->set_forfeited(s.forfeited);
     seat->set_rank(s.rank);
+    seat->set_version_id(s.version_id);
   }
   if (with_record && m->status == "done" && deal_public) {
     absl::StatusOr<std::string> record = store_->RecordOf(m->id);

@@ -61,6 +61,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -279,6 +280,8 @@ class Scheduler {
   absl::StatusOr<v1::ListAuditResponse> ListAudit(const v1::ListAuditRequest& request);
   // Whether `token` is the admin token (false when there is none).
   bool IsAdminToken(const std::string& token) const;
+  // OK when `token` may make administrative calls (the admin token, or none is set).
+  absl::Status CheckAdmin(const std::string& token) const;
 
   const RatingModel& rating_model() const { return model_; }
 
@@ -289,6 +292,13 @@ class Scheduler {
   // seat only online dial-in bots. Call before Start(); without it, dial-in
   // bots are never seated.
   void SetDialIn(DialInSeats* seats, std::string relay_endpoint, absl::Duration wait);
+  // Hosted bots (docs/hosting.md; arena/scheduler/hosted.cc): with `versions`
+  // (outliving the scheduler), a committed seat whose Hello names a hosted
+  // version of its own bot ("hosted:vID ...", sent by tarock-bothost) records
+  // that version. Call before Start().
+  void SetHostedVersions(std::function<bool(int64_t version_id, int64_t bot_id)> versions) {
+    hosted_versions_ = std::move(versions);
+  }
   // The direct route for dial-in bots whose SDK supports it (docs/dial-in.md,
   // "Routes"): such a bot plays its seat on the referee itself (a seat
   // ticket, SeatGateway.Join) instead of through the arena's relay, so no
@@ -383,6 +393,8 @@ class Scheduler {
   void RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
+  // The hosted version of each seat of a result (hosted.cc).
+  void RecordHostedVersions(const v1::MatchFinished& finished, MatchResultRow* result);
   // The next referee to try, or "" when all are resting.
   std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A bot a ladder match may seat, as matchmaking sees it.
@@ -417,7 +429,6 @@ class Scheduler {
   absl::StatusOr<Job> MakeLadderJob(Ladder& ladder, std::vector<LadderCandidate> candidates);
   // Runs a play match to its end on the calling thread (see StartPlayMatch).
   void RunPlayJob(Job job);
-  absl::Status CheckAdmin(const std::string& token) const;
   // Tests (test_job.cc), on the dispatcher thread (or in Start before it runs):
   // loads the running tests not loaded yet; consumes finished blocks, records
   // progress and ends decided tests, and returns the next blocks' matches (stored,
@@ -432,6 +443,7 @@ class Scheduler {
   Store* store_;
   RefereeClient* client_;
   DialInSeats* dial_in_ = nullptr;  // set before Start()
+  std::function<bool(int64_t, int64_t)> hosted_versions_;  // set before Start()
   RelayGate* relay_gate_ = nullptr;  // set before Start()
   BotProber* prober_ = nullptr;      // set before Start()
   std::string relay_endpoint_;
@@ -506,6 +518,8 @@ bool ValidBotName(const std::string& name);
 // What the store keeps of a finished match: its seats (bots by seat from
 // `bot_ids`, totals, faults, forfeits, ranks from the totals with forfeits
 // last), the record and the record split into one JSON per hand.
+// The hosted version a Hello names ("hosted:vID ..."), 0 for none (hosted.cc).
+int64_t HostedVersionOfHello(const std::string& hello_version);
 MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,
                              const std::string& referee, int attempts);
 

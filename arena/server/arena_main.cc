@@ -43,6 +43,7 @@
 #include "arena/server/arena_service.h"
 #include "arena/server/grpc_bot_prober.h"
 #include "arena/server/grpc_referee_client.h"
+#include "arena/server/hosting_service.h"
 #include "arena/server/http_api.h"
 #include "arena/server/http_json.h"
 #include "arena/store/store.h"
@@ -111,6 +112,13 @@ ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
           "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
+ABSL_FLAG(int, max_upload_bytes, 960 << 10,
+          "hosted bots: largest upload of a version (bytes; docs/hosting.md); it travels in one "
+          "gRPC message, so keep it below --max_request_bytes");
+ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content, per bot");
+ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
+ABSL_FLAG(int, host_lease_s, 15,
+          "hosted bots: a bot host that has not synced for this long loses its bots to another");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
           "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
@@ -369,6 +377,23 @@ int main(int argc, char** argv) {
       &hub, tarock::arena::gateway::StoreAuthenticator(store->get()), gateway_options);
   builder.RegisterService(&gateway);
   tarock::arena::gateway::BotGatewayService::ConfigureServer(gateway_options, &builder);
+  // Hosted bots (docs/hosting.md): versions, bot hosts, and the gateway
+  // connections hosts open for the bots they hold.
+  tarock::arena::HostingOptions hosting_options;
+  hosting_options.package.max_upload_bytes = std::max(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  hosting_options.versions_kept = std::max(1, absl::GetFlag(FLAGS_versions_kept));
+  hosting_options.uploads_per_hour = std::max(0, absl::GetFlag(FLAGS_uploads_per_hour));
+  hosting_options.host_lease = absl::Seconds(std::max(2, absl::GetFlag(FLAGS_host_lease_s)));
+  tarock::arena::HostedBots hosted(store->get(), hosting_options);
+  tarock::arena::HostingService hosting_service(&hosted, &scheduler, store->get(),
+                                                admission->get());
+  builder.RegisterService(&hosting_service);
+  gateway.SetHostedAuthenticator([&hosted](const std::string& token, const std::string& bot) {
+    return hosted.AuthenticateHostedBot(token, bot);
+  });
+  scheduler.SetHostedVersions([&hosted](int64_t version, int64_t bot) {
+    return hosted.VersionOfBot(version, bot);
+  });
   // One thread waiting for requests (more are started while requests run):
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.

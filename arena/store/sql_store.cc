@@ -227,6 +227,35 @@ ALTER TABLE bots ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE matches ADD COLUMN event_id INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX matches_event ON matches(event_id);
 )sql",
+    // 9 -> 10: hosted bots (docs/hosting.md): each upload is a version with
+    // its hash, size, build status and log, and content (base64, '' once
+    // removed); bot hosts with their token's hash; the version that played
+    // each seat (0: not hosted).
+    R"sql(
+CREATE TABLE bot_versions (
+  id INTEGER PRIMARY KEY,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  kind TEXT NOT NULL,
+  entry TEXT NOT NULL,
+  interpreter TEXT NOT NULL DEFAULT '',
+  filename TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  uploaded_at TEXT NOT NULL DEFAULT (datetime('now')),
+  status TEXT NOT NULL,
+  build_log TEXT NOT NULL DEFAULT '',
+  ready_at TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL
+);
+CREATE INDEX bot_versions_bot ON bot_versions(bot_id, id);
+CREATE TABLE bot_hosts (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  token_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+ALTER TABLE match_seats ADD COLUMN version_id INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -636,15 +665,16 @@ CommitOutcome SqlStore::CommitLocked(const MatchCommit& commit, const RateFn& ra
     Stmt s(db_.get(),
            "INSERT INTO match_seats (match_id, seat, bot_id, total, faults, forfeited, rank, "
            "hand_scores, declarer_hands, declarer_won, declarer_score, defender_hands, "
-           "defender_won, defender_score, decisions, decision_ms, fault_kinds) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "defender_won, defender_score, decisions, decision_ms, fault_kinds, version_id) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     const std::string scores =
         seat.hand_scores ? absl::StrCat("[", absl::StrJoin(*seat.hand_scores, ","), "]") : "";
     s.Bind(1, id).Bind(2, seat.seat).Bind(3, seat.bot_id).Bind(4, seat.total)
         .Bind(5, seat.faults).Bind(6, seat.forfeited ? 1 : 0).Bind(7, seat.rank).Bind(8, scores)
         .Bind(9, seat.declarer_hands).Bind(10, seat.declarer_won).Bind(11, seat.declarer_score)
         .Bind(12, seat.defender_hands).Bind(13, seat.defender_won).Bind(14, seat.defender_score)
-        .Bind(15, seat.decisions).Bind(16, seat.decision_ms).Bind(17, seat.fault_kinds);
+        .Bind(15, seat.decisions).Bind(16, seat.decision_ms).Bind(17, seat.fault_kinds)
+        .Bind(18, seat.version_id);
     if (s.Step() != kDone) return fail(SqlError(db_.get(), "insert seat"));
   }
   {
@@ -696,8 +726,8 @@ std::vector<SeatRow> SqlStore::SeatsOf(const std::string& id) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
          "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank, "
-         "s.hand_scores FROM match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? "
-         "ORDER BY s.seat");
+         "s.hand_scores, s.version_id FROM match_seats s JOIN bots b ON b.id = s.bot_id "
+         "WHERE s.match_id = ? ORDER BY s.seat");
   s.Bind(1, id);
   std::vector<SeatRow> out;
   while (s.Step() == kRow) {
@@ -710,6 +740,7 @@ std::vector<SeatRow> SqlStore::SeatsOf(const std::string& id) {
     r.forfeited = s.Int(5) != 0;
     r.rank = static_cast<int>(s.Int(6));
     r.hand_scores = ParseScores(s.Text(7));
+    r.version_id = s.Int(8);
     out.push_back(r);
   }
   return out;
@@ -1341,6 +1372,109 @@ std::vector<AuditRow> SqlStore::ListAudit(const std::string& target, int64_t bef
     out.push_back(AuditRow{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
                            s.Text(6), s.Text(7)});
   return out;
+}
+
+namespace {
+constexpr char kVersionColumns[] =
+    "v.id, v.bot_id, b.name, v.kind, v.entry, v.interpreter, v.filename, v.sha256, v.size, "
+    "v.uploaded_at, v.status, v.build_log, v.ready_at";
+}  // namespace
+
+absl::StatusOr<int64_t> SqlStore::AddVersion(const VersionRow& v, int keep) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = Exec(dialect_.begin_write); !s.ok()) return s;
+  Stmt s(db_.get(),
+         "INSERT INTO bot_versions (bot_id, kind, entry, interpreter, filename, sha256, size, "
+         "status, content) VALUES (?, ?, ?, ?, ?, ?, ?, 'building', ?)");
+  s.Bind(1, v.bot_id).Bind(2, v.kind).Bind(3, v.entry).Bind(4, v.interpreter).Bind(5, v.filename)
+      .Bind(6, v.sha256).Bind(7, v.size).BindUncopied(8, v.content);
+  if (s.Step() != kDone) {
+    absl::Status e = SqlError(db_.get(), "add version");
+    Exec("ROLLBACK;").IgnoreError();
+    return e;
+  }
+  const int64_t id = db_->LastInsertId();
+  // Keep the content of the newest `keep` versions only.
+  Stmt old(db_.get(),
+           "UPDATE bot_versions SET content = '', status = 'removed' WHERE bot_id = ?1 AND id NOT IN "
+           "(SELECT id FROM bot_versions WHERE bot_id = ?1 ORDER BY id DESC LIMIT ?2) "
+           "AND status <> 'removed'");
+  old.Bind(1, v.bot_id).Bind(2, static_cast<int64_t>(std::max(1, keep)));
+  if (old.Step() != kDone) {
+    absl::Status e = SqlError(db_.get(), "remove old versions");
+    Exec("ROLLBACK;").IgnoreError();
+    return e;
+  }
+  if (absl::Status c = Exec("COMMIT;"); !c.ok()) {
+    Exec("ROLLBACK;").IgnoreError();
+    return c;
+  }
+  return id;
+}
+
+std::vector<VersionRow> SqlStore::ListVersions(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kVersionColumns,
+                                 " FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+                                 "WHERE (?1 = 0 OR v.bot_id = ?1) ORDER BY v.id DESC"));
+  s.Bind(1, bot_id);
+  std::vector<VersionRow> out;
+  while (s.Step() == kRow)
+    out.push_back(VersionRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
+                             s.Text(6), s.Text(7), s.Int(8), s.Text(9), s.Text(10), s.Text(11),
+                             s.Text(12), ""});
+  return out;
+}
+
+absl::StatusOr<VersionRow> SqlStore::GetVersion(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kVersionColumns,
+                                 ", v.content FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+                                 "WHERE v.id = ?"));
+  s.Bind(1, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no version ", id));
+  return VersionRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
+                    s.Text(6), s.Text(7), s.Int(8), s.Text(9), s.Text(10), s.Text(11),
+                    s.Text(12), s.Text(13)};
+}
+
+absl::Status SqlStore::SetVersionStatus(int64_t id, const std::string& status,
+                                        const std::string& build_log) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "UPDATE bot_versions SET status = ?1, build_log = ?2, "
+         "ready_at = CASE WHEN ?1 = 'ready' THEN datetime('now') ELSE ready_at END "
+         "WHERE id = ?3 AND status = 'building'");
+  s.Bind(1, status).Bind(2, build_log).Bind(3, id);
+  if (s.Step() != kDone) return SqlError(db_.get(), "set version status");
+  return absl::OkStatus();
+}
+
+int64_t SqlStore::CountVersionsSince(int64_t bot_id, int seconds) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT COUNT(*) FROM bot_versions WHERE bot_id = ? AND uploaded_at >= datetime('now', ?)");
+  s.Bind(1, bot_id).Bind(2, absl::StrCat("-", seconds, " seconds"));
+  return s.Step() == kRow ? s.Int(0) : 0;
+}
+
+absl::StatusOr<int64_t> SqlStore::AddHost(const HostRow& host) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "INSERT INTO bot_hosts (name, token_hash) VALUES (?, ?)");
+  s.Bind(1, host.name).Bind(2, host.token_hash);
+  int rc = s.Step();
+  if (rc == kConstraint)
+    return absl::AlreadyExistsError(absl::StrCat("a host named '", host.name, "' exists"));
+  if (rc != kDone) return SqlError(db_.get(), "add host");
+  return db_->LastInsertId();
+}
+
+std::optional<HostRow> SqlStore::FindHostByTokenHash(const std::string& token_hash) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT id, name, token_hash FROM bot_hosts WHERE token_hash = ?");
+  s.Bind(1, token_hash);
+  if (s.Step() != kRow) return std::nullopt;
+  return HostRow{s.Int(0), s.Text(1), s.Text(2)};
 }
 
 }  // namespace tarock::arena::sql

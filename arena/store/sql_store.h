@@ -164,6 +164,14 @@ class SqlStore : public Store {
   absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry) override;
   std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id,
                                   int limit) override;
+  absl::StatusOr<int64_t> AddVersion(const VersionRow& version, int keep) override;
+  std::vector<VersionRow> ListVersions(int64_t bot_id) override;
+  absl::StatusOr<VersionRow> GetVersion(int64_t id) override;
+  absl::Status SetVersionStatus(int64_t id, const std::string& status,
+                                const std::string& build_log) override;
+  int64_t CountVersionsSince(int64_t bot_id, int seconds) override;
+  absl::StatusOr<int64_t> AddHost(const HostRow& host) override;
+  std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) override;
 
  private:
   SqlStore(std::unique_ptr<Connection> db, Dialect dialect)

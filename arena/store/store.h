@@ -86,6 +86,8 @@ struct SeatRow {
   int64_t decisions = 0;
   double decision_ms = 0;
   std::string fault_kinds;
+  // The hosted version that played the seat (schema 8; 0: not hosted).
+  int64_t version_id = 0;
 };
 
 struct MatchRow {
@@ -211,6 +213,32 @@ struct AuditRow {
   std::string detail;   // what changed or why it was refused; never a secret
 };
 
+// A version of a hosted bot (docs/hosting.md): an upload, its build status
+// and its content (base64 of the upload as sent; "" once removed).
+struct VersionRow {
+  int64_t id = 0;
+  int64_t bot_id = 0;
+  std::string bot;          // name (filled in on reads)
+  std::string kind;         // python, cpp, stdio
+  std::string entry;
+  std::string interpreter;
+  std::string filename;
+  std::string sha256;
+  int64_t size = 0;
+  std::string uploaded_at;  // UTC (set by the store)
+  std::string status;       // building, ready, failed, removed
+  std::string build_log;
+  std::string ready_at;     // UTC, "" until ready
+  std::string content;      // base64; filled only by GetVersion
+};
+
+// A bot host: its name and the SHA-256 of its token.
+struct HostRow {
+  int64_t id = 0;
+  std::string name;
+  std::string token_hash;
+};
+
 // A leaderboard line: the bot, its rating, and its rating 10 rated matches ago
 // (nullopt when it has played fewer).
 struct LeaderRow {
@@ -265,7 +293,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   virtual ~Store() = default;
 
@@ -408,6 +436,22 @@ class Store {
   // the newest), at most `limit`.
   virtual absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry) = 0;
   virtual std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id, int limit) = 0;
+
+  // Hosted bots' versions (schema 8). AddVersion stores a new version as
+  // "building" and keeps the content of at most `keep` versions of the bot
+  // (older ones become "removed", their rows stay for the seats that name
+  // them); returns its id. ListVersions: newest first, without content.
+  // CountVersionsSince: uploads of the bot in the last `seconds`.
+  // SetVersionStatus: "ready" also sets ready_at; "failed" keeps the log.
+  virtual absl::StatusOr<int64_t> AddVersion(const VersionRow& version, int keep) = 0;
+  virtual std::vector<VersionRow> ListVersions(int64_t bot_id) = 0;
+  virtual absl::StatusOr<VersionRow> GetVersion(int64_t id) = 0;
+  virtual absl::Status SetVersionStatus(int64_t id, const std::string& status,
+                                        const std::string& build_log) = 0;
+  virtual int64_t CountVersionsSince(int64_t bot_id, int seconds) = 0;
+  // Bot hosts. AddHost: ALREADY_EXISTS for a taken name.
+  virtual absl::StatusOr<int64_t> AddHost(const HostRow& host) = 0;
+  virtual std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) = 0;
 };
 
 // Opens (creating if needed) and migrates the store a URL names:

@@ -294,12 +294,15 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 9 added (events), version 8 (names unique whatever
-// their case), version 7
-// (sealed seeds), version 6 (leases), version 5
-// (the audit log), version 4 (tests), then version 3 (the web pages'
-// statistics and indexes).
+// What schema version 10 added (hosted bots), version 9 (events), version 8
+// (names unique whatever their case), version 7 (sealed seeds), version 6
+// (leases), version 5 (the audit log), version 4 (tests), then version 3
+// (the web pages' statistics and indexes).
+#define kDropVersion10                                                                       \
+  "DROP INDEX bot_versions_bot; DROP TABLE bot_versions; DROP TABLE bot_hosts; "           \
+  "ALTER TABLE match_seats DROP COLUMN version_id; "
 #define kDropVersion9                                                                        \
+  kDropVersion10                                                                             \
   "DROP TABLE event_bots; DROP INDEX entrants_name; DROP TABLE entrants; DROP TABLE events; " \
   "DROP INDEX matches_event; ALTER TABLE matches DROP COLUMN event_id; "                      \
   "ALTER TABLE bots DROP COLUMN event_id; "
@@ -438,6 +441,53 @@ TEST_P(StoreTest, EventsEntrantsAndTheirFieldAreKept) {
   page = store_->ListMatchesPage(f, 0, 10, &total);
   ASSERT_EQ(total, 1);
   EXPECT_EQ(page[0].id, "OPEN");
+}
+
+TEST_P(StoreTest, HostedVersionsKeepTheNewestAndSeatsNameThem) {
+  VersionRow v;
+  v.bot_id = bots_[0];
+  v.kind = "python";
+  v.entry = "bot.py";
+  v.filename = "bot.py";
+  v.sha256 = std::string(64, 'a');
+  v.size = 12;
+  v.content = "ZGVmIGRlY2lkZSgp";
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<int64_t> id = store_->AddVersion(v, 2);
+    ASSERT_TRUE(id.ok()) << id.status();
+    ids.push_back(*id);
+  }
+  std::vector<VersionRow> list = store_->ListVersions(bots_[0]);
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].id, ids[2]);  // newest first
+  EXPECT_EQ(list[0].status, "building");
+  EXPECT_EQ(list[2].status, "removed");  // only the newest 2 keep their content
+  EXPECT_EQ(store_->GetVersion(ids[0])->content, "");
+  EXPECT_EQ(store_->GetVersion(ids[2])->content, v.content);
+  EXPECT_EQ(store_->CountVersionsSince(bots_[0], 3600), 3);
+  ASSERT_TRUE(store_->SetVersionStatus(ids[2], "ready", "built").ok());
+  absl::StatusOr<VersionRow> ready = store_->GetVersion(ids[2]);
+  EXPECT_EQ(ready->status, "ready");
+  EXPECT_EQ(ready->build_log, "built");
+  EXPECT_FALSE(ready->ready_at.empty());
+  // Only a building version changes status.
+  ASSERT_TRUE(store_->SetVersionStatus(ids[2], "failed", "again").ok());
+  EXPECT_EQ(store_->GetVersion(ids[2])->status, "ready");
+  // Hosts by the hash of their token; a name once.
+  ASSERT_TRUE(store_->AddHost(HostRow{0, "h1", HashToken("t1")}).ok());
+  EXPECT_EQ(store_->AddHost(HostRow{0, "h1", HashToken("t2")}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(store_->FindHostByTokenHash(HashToken("t1")).has_value());
+  EXPECT_EQ(store_->FindHostByTokenHash(HashToken("t1"))->name, "h1");
+  EXPECT_FALSE(store_->FindHostByTokenHash(HashToken("t2")).has_value());
+  // A seat names the version that played it.
+  Insert("H");
+  MatchCommit c = Result("H");
+  c.result.seats[0].version_id = ids[2];
+  ASSERT_TRUE(store_->CommitMatch("H", c.result, Rate).ok());
+  EXPECT_EQ(store_->SeatsOf("H")[0].version_id, ids[2]);
+  EXPECT_EQ(store_->SeatsOf("H")[1].version_id, 0);
 }
 
 TEST_P(StoreTest, MatchPagesFilterCountAndPage) {

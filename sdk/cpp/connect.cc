@@ -31,6 +31,7 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
+bool Stopping(const ConnectOptions& o) { return g_stop.load() || (o.stop != nullptr && o.stop->load()); }
 
 using Stream = grpc::ClientReaderWriter<v1::BotUplink, v1::ArenaDownlink>;
 
@@ -390,10 +391,11 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
                            bool* welcomed) {
   grpc::ClientContext context;
   context.AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
+  for (const auto& [key, value] : options.metadata) context.AddMetadata(key, value);
   std::atomic<bool> ended{false};
   std::thread watcher([&] {  // SIGINT/SIGTERM cancel the call
     while (!ended.load()) {
-      if (g_stop.load()) {
+      if (Stopping(options)) {
         context.TryCancel();
         joiner->CancelAll();
         return;
@@ -408,7 +410,7 @@ grpc::Status RunConnection(v1::BotGateway::Stub* stub, const ConnectOptions& opt
     hello.mutable_hello()->set_name(options.name);
     hello.mutable_hello()->set_version(options.version);
     // This SDK follows JoinReferee (the direct route, gateway.proto).
-    hello.mutable_hello()->add_features("join-referee");
+    if (options.direct_route) hello.mutable_hello()->add_features("join-referee");
     writer.Write(hello);
   }
   Dispatcher(stream.get(), &writer, &options, &make_seat, joiner, welcomed).Run();
@@ -454,10 +456,10 @@ absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandl
   // Seats on the direct route outlive a lost arena connection.
   Joiner joiner(&options, &make_seat, &*transport);
   absl::Duration backoff = absl::Milliseconds(200);
-  while (!g_stop.load()) {
+  while (!Stopping(options)) {
     bool welcomed = false;
     grpc::Status status = RunConnection(stub.get(), options, make_seat, &joiner, &welcomed);
-    if (g_stop.load()) break;
+    if (Stopping(options)) break;
     const std::string why = absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
     if (Permanent(status.error_code()))
       return absl::Status(ToAbsl(status.error_code()),
@@ -469,7 +471,7 @@ absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandl
                  options.name.c_str(), options.arena.c_str(), why.c_str(),
                  absl::ToDoubleSeconds(backoff));
     const absl::Time until = absl::Now() + backoff;
-    while (!g_stop.load() && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+    while (!Stopping(options) && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
     backoff = std::min(backoff * 2, absl::Seconds(5));
   }
   return absl::OkStatus();

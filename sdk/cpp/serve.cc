@@ -1,5 +1,6 @@
 #include "tarock/sdk/serve.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
@@ -7,6 +8,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
+#include <string>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -29,6 +32,9 @@ ABSL_FLAG(std::string, referee_secret, "",
 #ifndef TAROCK_SDK_VERSION
 #define TAROCK_SDK_VERSION ""  // set by the build (the project version)
 #endif
+ABSL_FLAG(bool, stdio, false,
+          "play one match over standard input and output (JSON lines, as tarock-bothost runs a "
+          "hosted bot in its sandbox; docs/hosting.md) instead of serving or dialing in");
 ABSL_FLAG(std::string, bot_version, TAROCK_SDK_VERSION,
           "the version the bot gives in its Hello (match records and `tarock compare` reports "
           "keep it)");
@@ -113,6 +119,28 @@ absl::Status Serve(const ServeOptions& options, BotFactory factory) {
   return absl::OkStatus();
 }
 
+absl::Status ServeStdio(BotFactory factory) {
+  BotSession session(factory());
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  std::string line;
+  std::ios::sync_with_stdio(false);
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    v1::RefereeMessage message;
+    if (!google::protobuf::util::JsonStringToMessage(line, &message, options).ok()) {
+      std::fprintf(stderr, "stdio: a line that is no RefereeMessage (%zu bytes)\n", line.size());
+      continue;
+    }
+    std::optional<v1::BotMessage> reply = session.Handle(message);
+    if (message.has_decision_request()) {
+      std::cout << (reply && reply->has_decision() ? reply->decision().action() : std::string())
+                << std::endl;
+    }
+  }
+  return absl::OkStatus();
+}
+
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) {
   SetProgramUsage(absl::StrCat(
       name, " --listen=HOST:PORT [FLAGS]\n", name, " --arena=HOST:PORT [--token=T] [FLAGS]\n",
@@ -123,6 +151,10 @@ int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) 
       "plays the seats it is given (register it with tarock-arena-cli bots add NAME\n"
       "--dial_in; the token comes from --token or TAROCK_BOT_TOKEN). SIGINT or SIGTERM stop it."));
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_stdio)) {
+    absl::Status s = ServeStdio(std::move(factory));
+    return s.ok() ? 0 : 1;
+  }
   if (!absl::GetFlag(FLAGS_arena).empty()) {
     ConnectOptions connect;
     connect.arena = absl::GetFlag(FLAGS_arena);

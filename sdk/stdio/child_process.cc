@@ -46,7 +46,7 @@ int PollMs(absl::Time deadline) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
-    const std::vector<std::string>& argv, const std::string& stderr_path) {
+    const std::vector<std::string>& argv, const std::string& stderr_path, ChildSetup setup) {
   if (argv.empty()) return absl::InvalidArgumentError("no command to run");
   // Everything the child needs is prepared before fork (a threaded parent's
   // child may only make async-signal-safe calls).
@@ -74,9 +74,15 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);
+    if (setup.pass_fd >= 0 && dup2(setup.pass_fd, setup.pass_fd_as) < 0) _exit(127);
+    if (setup.in_child && !setup.in_child()) {
+      int e = errno;
+      (void)!write(exec_err[1], &e, sizeof e);
+      _exit(127);
+    }
     // Leave nothing else of the bridge open in the child (gRPC sockets).
     for (int fd = 3; fd < 1024; ++fd)
-      if (fd != exec_err[1]) close(fd);
+      if (fd != exec_err[1] && (setup.pass_fd < 0 || fd != setup.pass_fd_as)) close(fd);
     signal(SIGPIPE, SIG_DFL);
     execvp(args[0], args.data());
     int e = errno;
@@ -102,7 +108,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   Track(pid);
   fcntl(to_child[1], F_SETFL, fcntl(to_child[1], F_GETFL) | O_NONBLOCK);
   fcntl(from_child[0], F_SETFL, fcntl(from_child[0], F_GETFL) | O_NONBLOCK);
-  return std::unique_ptr<ChildProcess>(new ChildProcess(pid, to_child[1], from_child[0]));
+  auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, to_child[1], from_child[0]));
+  child->describe_exit_ = std::move(setup.describe_exit);
+  return child;
 }
 
 ChildProcess::~ChildProcess() {
@@ -184,6 +192,13 @@ bool ChildProcess::Reap(bool wait) {
   return reaped_;
 }
 
+void ChildProcess::CloseInput() {
+  if (in_ >= 0) {
+    close(in_);
+    in_ = -1;
+  }
+}
+
 void ChildProcess::Stop(absl::Duration grace) {
   if (in_ >= 0) {
     close(in_);
@@ -217,6 +232,7 @@ std::string ChildProcess::ExitDescription() {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (!reaped_) return "is still running";
   }
+  if (describe_exit_) return describe_exit_(status_);
   if (WIFEXITED(status_)) return absl::StrCat("exited with status ", WEXITSTATUS(status_));
   if (WIFSIGNALED(status_))
     return absl::StrCat("was killed by signal ", WTERMSIG(status_), " (",

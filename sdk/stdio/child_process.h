@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,13 +21,29 @@
 
 namespace tarock::stdio {
 
+// How a sandbox (arena/bothost/sandbox) changes a child: a step run in the
+// child between fork and exec, an inherited descriptor, and its own words for
+// how the child ended. Everything is optional.
+struct ChildSetup {
+  // Runs in the child after its descriptors are set up, before exec. Only
+  // async-signal-safe calls (the parent may be threaded). Returns false with
+  // errno set to fail the start.
+  std::function<bool()> in_child;
+  // A descriptor the child inherits as `pass_fd_as` (all others are closed).
+  int pass_fd = -1;
+  int pass_fd_as = 1000;
+  // Replaces ExitDescription's wording once the child is reaped (wait status).
+  std::function<std::string(int status)> describe_exit;
+};
+
 class ChildProcess {
  public:
   // Starts argv[0] (searched in PATH when it has no slash). `stderr_path` ""
   // leaves standard error inherited; otherwise the child's standard error is
   // appended to that file. Fails when the program cannot be run.
   static absl::StatusOr<std::unique_ptr<ChildProcess>> Start(const std::vector<std::string>& argv,
-                                                             const std::string& stderr_path);
+                                                             const std::string& stderr_path,
+                                                             ChildSetup setup = {});
   ~ChildProcess();  // Stop(absl::ZeroDuration())
 
   enum class Io { kOk, kTimeout, kClosed };
@@ -39,6 +56,8 @@ class ChildProcess {
   // read and dropped). kClosed at end of file.
   Io ReadLine(absl::Time deadline, size_t max_bytes, std::string* line);
 
+  // Closes the child's standard input (it reads end of file).
+  void CloseInput();
   // Closes the child's standard input, waits up to `grace` for it to exit,
   // then kills its process group. Idempotent.
   void Stop(absl::Duration grace);
@@ -50,6 +69,10 @@ class ChildProcess {
   // Kills the process groups of every child still running (the bridge calls it
   // when it is told to stop, so no program outlives it).
   static void KillAll();
+  // The wait status once reaped (Reap must have succeeded), for callers that
+  // classify it themselves.
+  bool exited() { return Reap(false); }
+  int wait_status() const { return status_; }
 
  private:
   ChildProcess(pid_t pid, int in, int out) : pid_(pid), in_(in), out_(out) {}
@@ -63,6 +86,7 @@ class ChildProcess {
   bool reaped_ = false;
   bool stopped_ = false;
   int status_ = 0;
+  std::function<std::string(int status)> describe_exit_;
 };
 
 }  // namespace tarock::stdio

@@ -40,7 +40,7 @@ StdioBot::~StdioBot() { Finish(); }
 
 absl::Status StdioBot::Start() {
   absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-      ChildProcess::Start(options_.command, options_.log_path);
+      options_.start ? options_.start() : ChildProcess::Start(options_.command, options_.log_path);
   if (!child.ok()) {
     Fail(std::string(child.status().message()));
     return child.status();

@@ -23,6 +23,7 @@
 #ifndef TAROCK_SDK_STDIO_STDIO_BOT_H_
 #define TAROCK_SDK_STDIO_STDIO_BOT_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct StdioOptions {
   // bridge gives up on an answer; the referee has recorded the timeout by then.
   int64_t margin_ms = 50;
   std::string label = "stdio-bridge";  // prefix of the bridge's own log lines
+  // When set, starts the program instead of ChildProcess::Start(command,
+  // log_path): how tarock-bothost runs it in a sandbox.
+  std::function<absl::StatusOr<std::unique_ptr<ChildProcess>>()> start;
 };
 
 // One line of JSON for a message, as the program sees it.

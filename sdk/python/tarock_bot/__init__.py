@@ -26,7 +26,17 @@ from .cards import (
     suit_of,
     trick_winner,
 )
-from .server import BotServer, serve
+
+
+
+def __getattr__(name: str):
+    """BotServer and serve import grpc: only when asked for (the stdio mode,
+    which hosted bots run, starts without it)."""
+    if name in ("BotServer", "serve"):
+        from . import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ALL_CARDS",

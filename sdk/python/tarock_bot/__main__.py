@@ -28,8 +28,6 @@ from types import ModuleType
 from typing import Optional, Sequence
 
 from .bot import Bot, BotFactory, as_factory
-from .server import serve
-from .transport import add_transport_arguments, secret_from_flag_or_env, transport_from_arguments
 
 
 def load_module(path: str) -> ModuleType:
@@ -91,6 +89,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tarock_bot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    # grpc is imported only for the commands that use it (stdio starts fast).
+    if argv is None:
+        argv = sys.argv[1:]
+    if list(argv[:1]) == ["stdio"]:
+        st = sub.add_parser("stdio", help="play one match over standard input and output")
+        st.add_argument("path", help="the bot's Python file")
+        st.add_argument("--bot", default=None, help="the class or function in the file to play")
+        args = parser.parse_args(argv)
+        try:
+            module = load_module(args.path)
+            factory, _ = find_bot(module, args.bot)
+        except Exception as e:  # noqa: BLE001
+            import traceback
+
+            traceback.print_exc()
+            print(f"tarock_bot: {args.path}: {e}", file=sys.stderr)
+            return 1
+        from .stdio import run_stdio
+
+        return run_stdio(factory)
+    from .server import serve
+    from .transport import add_transport_arguments, secret_from_flag_or_env, transport_from_arguments
+
     s = sub.add_parser("serve", help="serve a bot file over gRPC")
     s.add_argument("path", help="the bot's Python file")
     s.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: pick a free one)")

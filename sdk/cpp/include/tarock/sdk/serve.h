@@ -8,9 +8,12 @@
 #ifndef TAROCK_SDK_SERVE_H_
 #define TAROCK_SDK_SERVE_H_
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "tarock/sdk/bot.h"
@@ -67,6 +70,14 @@ struct ConnectOptions {
   // TLS (transport.h): TLS when ca_file is set; plaintext only to a loopback
   // arena unless allow_plaintext.
   TransportOptions transport;
+  // Extra metadata on the gateway call (tarock-bothost: x-tarock-hosted-bot).
+  std::vector<std::pair<std::string, std::string>> metadata;
+  // When set and true, Connect returns (as on SIGTERM): a host stops one bot.
+  const std::atomic<bool>* stop = nullptr;
+  // Offer the direct route (JoinReferee): the bot joins the referee for each
+  // seat. false: every seat is relayed by the arena (tarock-bothost: a
+  // restarted host then gets its seats in progress again from the arena).
+  bool direct_route = true;
 };
 
 // Plays until SIGINT or SIGTERM. Prints "NAME connected to HOST:PORT as BOT"
@@ -84,6 +95,13 @@ absl::Status Connect(const ConnectOptions& options, BotFactory factory);
 // when its seat ends, on its seat's thread's behalf.
 using SeatHandler = std::function<std::optional<v1::BotMessage>(const v1::RefereeMessage&)>;
 absl::Status ConnectSeats(const ConnectOptions& options, std::function<SeatHandler()> make_seat);
+
+// Plays one match over standard input and output: each input line is one
+// RefereeMessage in protobuf's JSON mapping (the stdio bridge's --events
+// lines, sdk/stdio/README.md), each DecisionRequest is answered with one line,
+// the action. How tarock-bothost runs a hosted C++ bot in its sandbox (no
+// network: `BOT --stdio`). Returns at end of input.
+absl::Status ServeStdio(BotFactory factory);
 
 // The whole main() of a bot executable: parses the command line (Abseil flags:
 // --listen=HOST:PORT, or --arena=HOST:PORT with --token=T (or the environment

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Hosted against dial-in (docs/benchmarks.md, "Hosted bots"): the Python
+# template and the C++ template (built from source against the installed SDK),
+# each once dialing in and once hosted by tarock-bothost in its sandbox, play
+# one ladder together (side by side, the same matches), then the referee's
+# decision time per seat (time to answer as the referee measures it) is
+# compared per bot, and the start cost of a sandboxed process is measured.
+# A benchmark, not a test: run it with nice on a quiet machine, several times.
+# Needs root and bwrap. Usage: hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
+set -uo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+matches=${3:-40}
+bin=$build/bin
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$src/tests/testlib.sh"
+
+rp=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
+wait_port "$rp"
+ap=$(free_port)
+"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
+  --referees "127.0.0.1:$rp" --max_parallel 2 >"$tmp/arena.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
+cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
+tok() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+$cli hosts add bench >"$tmp/host.txt"
+for b in py-dial py-hosted cpp-dial cpp-hosted; do
+  $cli bots add "$b" --dial_in --variants slovenian-4p --owner bench >"$tmp/$b.txt"
+done
+cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
+cmake -S "$src/sdk/templates/cpp" -B "$tmp/cpp" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
+  cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ template"; exit 1; }
+TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
+  "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
+TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
+TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
+  --cpp_sdk "$tmp/sdk" >"$tmp/host.log" 2>&1 & pids+=($!)
+$cli bots upload py-hosted --token "$(tok py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
+$cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
+for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 0.2; done
+$cli ladder start --variant slovenian-4p --max_matches "$matches" --hands 8 >/dev/null
+for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
+echo "== $matches matches of slovenian-4p (8 hands), all four bots in every match"
+/usr/bin/python3 - "$tmp/arena/arena.db" <<'EOF'
+import sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute(
+    "SELECT b.name, s.decision_ms / s.decisions, s.faults FROM match_seats s "
+    "JOIN bots b ON b.id = s.bot_id WHERE s.decisions > 0").fetchall()
+by = {}
+for name, ms, faults in rows:
+    by.setdefault(name, []).append((ms, faults))
+med = {}
+for name in sorted(by):
+    ms = [m for m, _ in by[name]]
+    med[name] = statistics.median(ms)
+    print(f"{name:11s} median of per-match mean decision time {med[name]:7.3f} ms  "
+          f"({len(ms)} matches, faults {sum(f for _, f in by[name])})")
+for kind in ("py", "cpp"):
+    if f"{kind}-dial" in med and f"{kind}-hosted" in med:
+        print(f"{kind}: hosted / dial-in = {med[kind + '-hosted'] / med[kind + '-dial']:.2f}")
+EOF
+echo "== start cost per seat (the host's log: sandbox start to the first answer is not logged;"
+echo "   measured here: a sandboxed run of each program with empty input, 10 runs, median)"
+"$bin/sandbox_bench" "$tmp/host/sdk/python" "$tmp/cpp/my_bot" "$src/sdk/templates/python/my_bot.py" 2>/dev/null

@@ -1,0 +1,461 @@
+#include "arena/bothost/bothost.h"
+
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <deque>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <set>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "arena/bothost/package.h"
+#include "sdk/stdio/stdio_bot.h"
+#include "tarock/sdk/bot.h"
+#include "tarock/sdk/serve.h"
+#include "tarock/v1/hosting.grpc.pb.h"
+
+namespace tarock::bothost {
+namespace {
+
+std::string ReadAll(const std::string& path, size_t max = 64 << 10) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() > max) s = s.substr(0, max) + "\n[cut]\n";
+  return s;
+}
+
+void Log(const std::string& text) {
+  std::fprintf(stderr, "tarock-bothost: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+// A version unpacked (and built) on this host.
+struct LocalVersion {
+  int64_t id = 0;
+  Package package;
+  std::string dir;  // the package's files (bound read-only at /bot)
+  bool ok = false;
+  std::string log;
+  bool fetch_failed = false;
+  std::atomic<bool> done{false};  // the builder thread is finished: the fields above are final
+  bool reported = false;          // the main loop's
+};
+
+}  // namespace
+
+// One held bot: its gateway connection, with the version it plays.
+class BotHost::Player {
+ public:
+  Player(const BotHostOptions& options, const Sandbox* sandbox, std::string bot,
+         std::shared_ptr<LocalVersion> version)
+      : options_(options), sandbox_(sandbox), bot_(std::move(bot)), version_(std::move(version)) {
+    logs_ = absl::StrCat(options_.work_dir, "/logs/", bot_);
+    std::filesystem::create_directories(logs_);
+    refiller_ = std::thread([this] { Refill(); });
+    thread_ = std::thread([this] { Play(); });
+  }
+  ~Player() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    {
+      absl::MutexLock lock(&spare_mu_);
+      stopping_ = true;
+    }
+    if (refiller_.joinable()) refiller_.join();
+  }
+  int64_t version_id() const { return version_->id; }
+  int seats() const { return seats_.load(); }
+  bool ended() const { return ended_.load(); }
+
+ private:
+  void Play() {
+    sdk::ConnectOptions connect;
+    connect.arena = options_.arena;
+    connect.token = options_.token;
+    connect.name = bot_;
+    connect.version = absl::StrCat("hosted:v", version_->id, " sha256:",
+                                   version_->package.sha256.substr(0, 16));
+    connect.transport = options_.transport;
+    connect.metadata = {{"x-tarock-hosted-bot", bot_}};
+    connect.stop = &stop_;
+    // Relayed seats: a host killed and restarted gets its seats in progress
+    // again from the arena (a referee keeps a dead direct stream a while).
+    connect.direct_route = false;
+    Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
+    absl::Status s = sdk::ConnectSeats(connect, [this]() -> sdk::SeatHandler {
+      const int n = ++seat_counter_;
+      stdio::StdioOptions o;
+      // The Python SDK's stdio mode reads every message; a stdio program
+      // gets the bridge's default lines (decision requests only).
+      o.events = version_->package.kind != "stdio";
+      o.label = absl::StrCat(bot_, "[", n, "]");
+      o.command = PackageCommand(version_->package, "/bot");
+      // A process started ahead of time (it has seen no card), else a new one.
+      o.start = [this]() -> absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> {
+        {
+          absl::MutexLock lock(&spare_mu_);
+          while (!spare_.empty()) {
+            std::unique_ptr<stdio::ChildProcess> ready = std::move(spare_.front());
+            spare_.pop_front();
+            if (!ready->exited()) return ready;
+          }
+        }
+        return sandbox_->Start(Spec());
+      };
+      auto bot = std::make_unique<stdio::StdioBot>(o);
+      stdio::StdioBot* stdio = bot.get();
+      absl::Status started = stdio->Start();
+      struct Seat {
+        Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count)
+            : session(std::move(b)), stdio(s), count(count) {
+          ++*count;
+        }
+        ~Seat() {
+          stdio->Finish();
+          --*count;
+        }
+        sdk::BotSession session;
+        stdio::StdioBot* stdio;
+        std::atomic<int>* count;
+        std::optional<std::string> failure;
+      };
+      auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_);
+      if (!started.ok()) seat->failure = std::string(started.message());
+      const bool events = o.events;
+      return [seat, events](const v1::RefereeMessage& m) -> std::optional<v1::BotMessage> {
+        if (!seat->failure) {
+          if (events && !m.has_decision_request()) seat->stdio->Forward(m);
+          std::optional<v1::BotMessage> reply = seat->session.Handle(m);
+          if (seat->stdio->failure()) seat->failure = *seat->stdio->failure();
+          if (!seat->failure) {
+            if (seat->stdio->timed_out()) return std::nullopt;
+            return reply;
+          }
+        }
+        if (!m.has_decision_request()) return std::nullopt;
+        v1::BotMessage absent;  // the program is gone: a disconnect fault at once
+        absent.mutable_absent()->set_request_id(m.decision_request().request_id());
+        absent.mutable_absent()->set_detail(seat->failure->substr(0, 200));
+        return absent;
+      };
+    });
+    if (!s.ok()) Log(absl::StrCat(bot_, ": ", s.message()));
+    ended_.store(true);
+  }
+
+  // A fresh sandbox for one run of the version; its stderr goes to run-N.log.
+  SandboxSpec Spec() {
+    SandboxSpec spec;
+    spec.argv = PackageCommand(version_->package, "/bot");
+    spec.ro_binds = {{version_->dir, "/bot"}};
+    if (!options_.python_sdk.empty()) spec.ro_binds.push_back({options_.python_sdk, "/sdk/python"});
+    if (version_->package.kind == "cpp" && !options_.cpp_sdk.empty())
+      spec.ro_binds.push_back({options_.cpp_sdk, "/sdk/cpp"});
+    spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1", "LD_LIBRARY_PATH=/sdk/cpp/lib"};
+    spec.stderr_path = absl::StrCat(logs_, "/run-", ++run_counter_, ".log");
+    spec.limits = options_.bot_limits;
+    return spec;
+  }
+
+  // Keeps `spares` processes started ahead of time (its start cost, e.g. Python's
+  // imports, is then paid off the decision's path).
+  void Refill() {
+    auto empty = [this]() ABSL_SHARED_LOCKS_REQUIRED(spare_mu_) {
+      return stopping_ || static_cast<int>(spare_.size()) < options_.spares;
+    };
+    while (true) {
+      spare_mu_.LockWhen(absl::Condition(&empty));
+      const bool stopping = stopping_;
+      spare_mu_.Unlock();
+      if (stopping) return;
+      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(Spec());
+      absl::MutexLock lock(&spare_mu_);
+      if (child.ok() && !stopping_) {
+        spare_.push_back(*std::move(child));
+      } else if (!child.ok()) {
+        Log(absl::StrCat(bot_, ": cannot start a process ahead: ", child.status().message()));
+        spare_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
+      }
+    }
+  }
+
+  const BotHostOptions& options_;
+  const Sandbox* sandbox_;
+  const std::string bot_;
+  const std::shared_ptr<LocalVersion> version_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> ended_{false};
+  std::atomic<int> seats_{0};
+  std::atomic<int> seat_counter_{0};
+  std::atomic<int> run_counter_{0};
+  std::string logs_;
+  absl::Mutex spare_mu_;
+  std::deque<std::unique_ptr<stdio::ChildProcess>> spare_ ABSL_GUARDED_BY(spare_mu_);
+  bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;
+  std::thread refiller_;
+  std::thread thread_;
+};
+
+namespace {
+
+// Checks (and for C++ compiles) an unpacked version in the sandbox with the
+// build limits. Fills `v->ok` and `v->log`.
+void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* v) {
+  const Package& p = v->package;
+  SandboxSpec spec;
+  spec.ro_binds = {{v->dir, "/bot"}};
+  if (!options.python_sdk.empty()) spec.ro_binds.push_back({options.python_sdk, "/sdk/python"});
+  spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1"};
+  spec.limits = options.build_limits;
+  const std::string entry = absl::StrCat("/bot/", p.entry);
+  std::string build_dir;
+  if (p.kind == "python") {
+    spec.argv = {"/usr/bin/python3", "-c",
+                 "import sys\nfrom tarock_bot.__main__ import load_module, find_bot\n"
+                 "factory, name = find_bot(load_module(sys.argv[1]))\n"
+                 "print('python bot', name, 'found in', sys.argv[1])\n",
+                 entry};
+  } else if (p.kind == "cpp") {
+    if (options.cpp_sdk.empty()) {
+      v->ok = false;
+      v->log = "this host builds no C++ bots (it was started without --cpp_sdk)";
+      return;
+    }
+    build_dir = v->dir + "/.build";
+    std::filesystem::create_directories(build_dir);
+    // The project: every .cc/.cpp at the top of the upload, on the installed SDK.
+    std::ofstream(build_dir + "/CMakeLists.txt")
+        << "cmake_minimum_required(VERSION 3.25)\nproject(hosted_bot LANGUAGES CXX)\n"
+           "set(CMAKE_CXX_STANDARD 20)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
+           "find_package(TarockSDK REQUIRED)\n"
+           "file(GLOB SOURCES /bot/*.cc /bot/*.cpp)\n"
+           "add_executable(bot ${SOURCES})\n"
+           "target_link_libraries(bot PRIVATE tarock::sdk)\n";
+    chmod((build_dir + "/CMakeLists.txt").c_str(), 0644);
+    chown(build_dir.c_str(), 65534, 65534);
+    spec.rw_binds = {{build_dir, "/bot/.build"}};
+    spec.ro_binds.push_back({options.cpp_sdk, "/sdk/cpp"});
+    spec.argv = {"/bin/sh", "-c",
+                 "set -e; cmake -S /bot/.build -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release "
+                 "-DCMAKE_PREFIX_PATH=/sdk/cpp >/tmp/configure.log 2>&1 || "
+                 "{ tail -40 /tmp/configure.log; exit 1; }; cmake --build /tmp/b 2>&1 | tail -60; "
+                 "cp /tmp/b/bot /bot/.build/bot && echo built /bot/.build/bot"};
+  } else if (p.interpreter == "python3") {
+    spec.argv = {"/usr/bin/python3", "-c",
+                 "import ast,sys\nast.parse(open(sys.argv[1],encoding='utf-8').read(),sys.argv[1])\n"
+                 "print('python3 script parses')\n",
+                 entry};
+  } else if (p.interpreter == "node") {
+    spec.argv = {"/usr/bin/node", "--check", entry};
+  } else if (p.interpreter == "sh") {
+    spec.argv = {"/bin/sh", "-n", entry};
+  } else if (p.interpreter == "awk") {
+    spec.argv = {"/usr/bin/awk", "-f", entry};  // input is empty: a syntax check
+  } else {
+    spec.argv = {"/bin/true"};  // a static executable: nothing to build
+  }
+  const std::string log_path = v->dir + ".build.log";
+  { std::ofstream(log_path, std::ios::trunc); }
+  spec.stderr_path = log_path;
+  std::string out;
+  absl::StatusOr<SandboxOutcome> o =
+      sandbox.Run(spec, p.kind == "cpp" ? options.build_timeout : options.check_timeout, &out);
+  std::string log = out + ReadAll(log_path);
+  if (!o.ok()) {
+    v->ok = false;
+    v->log = absl::StrCat(log, "\nthe build could not start: ", o.status().message());
+    return;
+  }
+  v->ok = o->cause == SandboxCause::kExited && o->code == 0;
+  v->log = absl::StrCat(log, v->ok ? "" : absl::StrCat("\nbuild failed: ", o->text));
+  if (v->ok && p.kind == "cpp" && !std::filesystem::exists(build_dir + "/bot")) {
+    v->ok = false;
+    v->log += "\nthe build made no /bot/.build/bot";
+  }
+}
+
+}  // namespace
+
+BotHost::BotHost(BotHostOptions options, std::unique_ptr<Sandbox> sandbox)
+    : options_(std::move(options)), sandbox_(std::move(sandbox)) {}
+
+BotHost::~BotHost() { players_.clear(); }
+
+absl::Status BotHost::Run(const std::atomic<bool>& stop) {
+  absl::StatusOr<sdk::Transport> transport = sdk::Transport::Create(options_.transport);
+  if (!transport.ok()) return transport.status();
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = transport->Channel(options_.arena, args);
+  if (!channel.ok()) return channel.status();
+  auto stub = v1::Hosting::NewStub(*channel);
+  std::filesystem::create_directories(options_.work_dir + "/versions");
+  // The Python SDK is copied into the work dir (links followed): the sandbox
+  // sees only what is bound, and a build tree's files are links into the source.
+  if (!options_.python_sdk.empty()) {
+    const std::string copy = options_.work_dir + "/sdk/python";
+    std::error_code ec;
+    std::filesystem::remove_all(copy, ec);
+    std::filesystem::create_directories(copy + "/tarock_bot", ec);
+    std::filesystem::copy(options_.python_sdk + "/tarock_bot", copy + "/tarock_bot",
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return absl::UnavailableError(absl::StrCat("cannot copy the Python SDK from ",
+                                                       options_.python_sdk, ": ", ec.message()));
+    for (auto& e : std::filesystem::recursive_directory_iterator(options_.work_dir + "/sdk"))
+      chmod(e.path().c_str(), e.is_directory() ? 0755 : 0644);
+    chmod((options_.work_dir + "/sdk").c_str(), 0755);
+    options_.python_sdk = copy;
+  }
+  chmod(options_.work_dir.c_str(), 0755);
+  chmod((options_.work_dir + "/versions").c_str(), 0755);
+  std::map<int64_t, std::shared_ptr<LocalVersion>> versions;
+  std::map<std::string, absl::Time> pending_switch;  // bot -> since when a newer version waits
+  auto call = [this](grpc::ClientContext* c) {
+    c->AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  };
+  // Fetches, unpacks and builds a version on a thread of its own (a build
+  // may take minutes; the syncs go on meanwhile, so the host keeps its bots).
+  // Returns the version once it is built, null while it is not.
+  std::vector<std::thread> builders;
+  auto prepare = [&](const v1::VersionInfo& info) -> std::shared_ptr<LocalVersion> {
+    auto found = versions.find(info.id());
+    if (found != versions.end()) return found->second->done.load() ? found->second : nullptr;
+    auto v = std::make_shared<LocalVersion>();
+    v->id = info.id();
+    v->dir = absl::StrCat(options_.work_dir, "/versions/", info.id());
+    versions[info.id()] = v;
+    builders.emplace_back([this, v, info, &stub, call] {
+      grpc::ClientContext c;
+      call(&c);
+      v1::FetchVersionRequest r;
+      r.set_id(info.id());
+      v1::VersionContent content;
+      grpc::Status s = stub->FetchVersion(&c, r, &content);
+      if (!s.ok()) {
+        v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
+        v->fetch_failed = true;
+        v->done.store(true);
+        return;
+      }
+      absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
+                                               info.entry());
+      // Built before this host restarted: the same upload, built, is kept.
+      const std::string marker = v->dir + ".built";
+      if (p.ok() && ReadAll(marker) == p->sha256 && std::filesystem::exists(v->dir)) {
+        v->package = *std::move(p);
+        v->ok = true;
+        v->log = "built before (kept in the work dir)";
+        v->done.store(true);
+        return;
+      }
+      if (!p.ok()) {
+        v->log = std::string(p.status().message());
+      } else {
+        v->package = *std::move(p);
+        std::filesystem::remove_all(v->dir);
+        std::filesystem::remove(marker);
+        if (absl::Status u = UnpackPackage(v->package, v->dir); !u.ok()) {
+          v->log = std::string(u.message());
+        } else {
+          Log(absl::StrCat("building version ", info.id(), " of ", info.bot(), " (",
+                           v->package.kind, ")"));
+          Build(options_, *sandbox_, v.get());
+          if (v->ok) std::ofstream(marker, std::ios::trunc) << v->package.sha256;
+        }
+      }
+      v->done.store(true);
+    });
+    return nullptr;
+  };
+  // Reports a finished build (again at the next sync when the report fails).
+  auto report = [&](const v1::VersionInfo& info, LocalVersion* v) {
+    if (v->reported || v->fetch_failed) return;
+    grpc::ClientContext rc;
+    call(&rc);
+    v1::ReportBuildRequest rb;
+    rb.set_id(info.id());
+    rb.set_ok(v->ok);
+    rb.set_log(v->log);
+    v1::VersionInfo out;
+    grpc::Status rs = stub->ReportBuild(&rc, rb, &out);
+    v->reported = rs.ok() || rs.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+    Log(absl::StrCat("version ", info.id(), " of ", info.bot(), ": ", v->ok ? "ready" : "failed",
+                     rs.ok() ? "" : absl::StrCat(" (report: ", rs.error_message(), ")")));
+  };
+  bool first = true;
+  absl::Duration every = absl::Seconds(2);
+  while (!stop.load()) {
+    grpc::ClientContext c;
+    call(&c);
+    v1::HostSyncRequest r;
+    r.set_host(options_.name);
+    r.set_capacity(options_.capacity);
+    v1::HostSyncResponse sync;
+    grpc::Status s = stub->HostSync(&c, r, &sync);
+    if (!s.ok()) {
+      if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED || (first && s.error_code() != grpc::StatusCode::UNAVAILABLE)) {
+        players_.clear();
+        for (std::thread& t : builders) t.join();
+        return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                            absl::StrCat("the arena refused the sync: ", s.error_message()));
+      }
+      Log(absl::StrCat("sync failed: ", s.error_message(), "; again in 2 s"));
+    } else {
+      if (first) Log(absl::StrCat("connected to ", options_.arena, " as host ", options_.name));
+      first = false;
+      if (sync.sync_ms() > 0) every = absl::Milliseconds(sync.sync_ms());
+      for (auto it = versions.begin(); it != versions.end();)
+        it = it->second->done.load() && it->second->fetch_failed ? versions.erase(it) : std::next(it);
+      std::set<std::string> held;
+      for (const v1::HostedBot& b : sync.bots()) {
+        held.insert(b.bot());
+        if (b.has_version() && b.version().status() == "building") {
+          std::shared_ptr<LocalVersion> built = prepare(b.version());
+          if (built != nullptr) report(b.version(), built.get());
+        }
+        if (!b.has_ready()) continue;
+        std::shared_ptr<LocalVersion> v = prepare(b.ready());
+        if (v == nullptr || !v->ok) continue;
+        auto it = players_.find(b.bot());
+        if (it != players_.end() && it->second->version_id() == v->id && !it->second->ended()) {
+          pending_switch.erase(b.bot());
+          continue;
+        }
+        if (it != players_.end() && !it->second->ended()) {
+          // A newer version: switch when the bot holds no seat, or after switch_wait.
+          auto [since, inserted] = pending_switch.try_emplace(b.bot(), absl::Now());
+          if (it->second->seats() > 0 && absl::Now() - since->second < options_.switch_wait)
+            continue;
+          pending_switch.erase(b.bot());
+        }
+        players_[b.bot()] = nullptr;  // the old connection ends first
+        players_[b.bot()] = std::make_unique<Player>(options_, sandbox_.get(), b.bot(), v);
+      }
+      for (auto it = players_.begin(); it != players_.end();) {
+        if (!held.count(it->first)) {
+          Log(absl::StrCat("no longer holds ", it->first));
+          it = players_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    const absl::Time until = absl::Now() + (pending_switch.empty() ? every : absl::Milliseconds(200));
+    while (!stop.load() && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));
+  }
+  players_.clear();
+  for (std::thread& t : builders) t.join();
+  return absl::OkStatus();
+}
+
+}  // namespace tarock::bothost

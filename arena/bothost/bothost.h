@@ -1,0 +1,67 @@
+// tarock-bothost's work, without main(): it syncs with the arena (Hosting
+// service, hosting.proto) using its host token, builds the versions it is
+// assigned in the sandbox (arena/bothost/sandbox), and plays the seats of each
+// bot it holds through the arena's gateway (BotGateway.Connect with the host
+// token and `x-tarock-hosted-bot: NAME`), each seat by a fresh run of the
+// bot's program in a fresh sandbox that talks to the host over its standard
+// input and output only (the stdio bridge's JSON lines, sdk/stdio). A process
+// that has seen a card never plays another match: one run per seat.
+//
+// A new ready version plays from the bot's next match: the host reconnects
+// the bot with the new version's Hello once the bot holds no seat (at most
+// `switch_wait` later). The Hello names the version ("hosted:vID sha256:...")
+// and the arena records it on every seat.
+//
+// Thread-safety: Run() on one thread; each held bot plays on threads of its own.
+
+#ifndef TAROCK_ARENA_BOTHOST_BOTHOST_H_
+#define TAROCK_ARENA_BOTHOST_BOTHOST_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "arena/bothost/sandbox/sandbox.h"
+#include "tarock/sdk/transport.h"
+
+namespace tarock::bothost {
+
+struct BotHostOptions {
+  std::string arena;          // HOST:PORT of the arena's --listen port
+  std::string token;          // the host token (`tarock-arena-cli hosts add NAME`)
+  std::string name = "bothost";
+  std::string work_dir;       // versions unpacked and built, seat logs
+  std::string python_sdk;     // a folder with tarock_bot (bound read-only at /sdk/python)
+  std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
+  int capacity = 0;           // bots held at most (0: any)
+  int spares = 2;             // processes per held bot started ahead of time (none has seen a card)
+  SandboxLimits bot_limits;   // per seat's process
+  SandboxLimits build_limits; // per build
+  absl::Duration build_timeout = absl::Minutes(5);   // a C++ build
+  absl::Duration check_timeout = absl::Minutes(1);   // checking a Python bot or a script
+  absl::Duration switch_wait = absl::Seconds(30);  // then a new version switches mid-match
+  sdk::TransportOptions transport;
+};
+
+class BotHost {
+ public:
+  BotHost(BotHostOptions options, std::unique_ptr<Sandbox> sandbox);
+  ~BotHost();
+  // Syncs and plays until `stop` is set (or SIGINT/SIGTERM). Errors: the
+  // arena refused the host token (UNAUTHENTICATED) or cannot be reached at the start.
+  absl::Status Run(const std::atomic<bool>& stop);
+
+  class Player;  // one held bot (bothost.cc)
+
+ private:
+  BotHostOptions options_;
+  std::unique_ptr<Sandbox> sandbox_;
+  std::map<std::string, std::unique_ptr<Player>> players_;  // by bot name
+};
+
+}  // namespace tarock::bothost
+
+#endif  // TAROCK_ARENA_BOTHOST_BOTHOST_H_

@@ -1,0 +1,139 @@
+// `tarock-bothost`: runs hosted bots for an arena (docs/hosting.md).
+//
+//   tarock-bothost --arena HOST:PORT --work_dir DIR [--name NAME] [--capacity N]
+//                  [--python_sdk DIR] [--cpp_sdk PREFIX] [--bot_memory_mb 512] ...
+//
+// The host token comes from --host_token or TAROCK_HOST_TOKEN (which keeps it
+// out of `ps`). Needs bwrap, unprivileged user namespaces and cgroups it may
+// create (root, or a delegated cgroup): it says what is missing and exits 1.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "arena/bothost/bothost.h"
+#include "referee/tools/program_usage.h"
+#include "tarock/sdk/transport.h"
+
+ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena (its --listen port)");
+ABSL_FLAG(std::string, host_token, "",
+          "the host token from `tarock-arena-cli hosts add NAME` (default: $TAROCK_HOST_TOKEN)");
+ABSL_FLAG(std::string, name, "bothost", "this host's name (for the arena's logs)");
+ABSL_FLAG(std::string, work_dir, "bothost-data",
+          "versions unpacked and built here, and each seat's standard error (logs/BOT/)");
+ABSL_FLAG(std::string, python_sdk, "",
+          "folder holding the Python SDK package tarock_bot (default: ../python beside this "
+          "program, as built or installed)");
+ABSL_FLAG(std::string, cpp_sdk, "",
+          "an installed C++ SDK (PREFIX with include/, lib/ and link.txt) for C++ bots; "
+          "\"\": this host builds no C++ bots");
+ABSL_FLAG(int, capacity, 0, "bots this host holds at most (0: any)");
+ABSL_FLAG(int, spares, 2,
+          "processes of each held bot started ahead of time, so a seat starts without waiting "
+          "(each plays one seat only; 0: start each when its seat comes)");
+ABSL_FLAG(int, bot_memory_mb, 512, "memory of one bot process (cgroup)");
+ABSL_FLAG(double, bot_cpus, 1.0, "CPU of one bot process in cores (CFS quota)");
+ABSL_FLAG(int, bot_pids, 64, "processes and threads of one bot process");
+ABSL_FLAG(int, bot_tmpfs_mb, 64, "the private /tmp of one bot process");
+ABSL_FLAG(int, bot_stderr_kb, 1024, "bytes a bot may write to one file, its standard error log included");
+ABSL_FLAG(int, build_memory_mb, 2048, "memory of one build");
+ABSL_FLAG(double, build_cpus, 1.0, "CPU of one build in cores");
+ABSL_FLAG(int, build_pids, 256, "processes and threads of one build");
+ABSL_FLAG(int, build_timeout_s, 300, "wall time of one C++ build");
+ABSL_FLAG(int, check_timeout_s, 60, "wall time of checking one Python bot or script");
+ABSL_FLAG(int, switch_wait_s, 30,
+          "a new version waits for its bot to hold no seat at most this long, then switches");
+ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tarock::SetProgramUsage(
+      "tarock-bothost --arena HOST:PORT [--host_token T] [--work_dir DIR] [FLAGS]\n"
+      "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md).");
+  absl::ParseCommandLine(argc, argv);
+  // SIGINT/SIGTERM are taken by one thread (every other thread blocks them;
+  // the sandboxed programs get them unblocked).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  std::thread([signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    g_stop.store(true);
+  }).detach();
+
+  tarock::bothost::BotHostOptions o;
+  o.arena = absl::GetFlag(FLAGS_arena);
+  o.token = tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_host_token), "TAROCK_HOST_TOKEN");
+  if (o.token.empty()) {
+    std::fprintf(stderr, "tarock-bothost: no host token: give --host_token or set TAROCK_HOST_TOKEN "
+                         "(from `tarock-arena-cli hosts add NAME`)\n");
+    return 2;
+  }
+  o.name = absl::GetFlag(FLAGS_name);
+  o.work_dir = std::filesystem::absolute(absl::GetFlag(FLAGS_work_dir)).string();
+  o.python_sdk = absl::GetFlag(FLAGS_python_sdk);
+  if (o.python_sdk.empty()) {
+    std::error_code ec;
+    std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    for (const char* rel : {"../python", "../share/tarock/python"}) {
+      std::filesystem::path p = self.parent_path() / rel;
+      if (std::filesystem::exists(p / "tarock_bot")) {
+        o.python_sdk = std::filesystem::canonical(p).string();
+        break;
+      }
+    }
+  }
+  o.cpp_sdk = absl::GetFlag(FLAGS_cpp_sdk);
+  o.capacity = absl::GetFlag(FLAGS_capacity);
+  o.spares = std::max(0, absl::GetFlag(FLAGS_spares));
+  o.bot_limits.memory_bytes = int64_t{absl::GetFlag(FLAGS_bot_memory_mb)} << 20;
+  o.bot_limits.cpus = absl::GetFlag(FLAGS_bot_cpus);
+  o.bot_limits.pids = absl::GetFlag(FLAGS_bot_pids);
+  o.bot_limits.tmpfs_bytes = int64_t{absl::GetFlag(FLAGS_bot_tmpfs_mb)} << 20;
+  o.bot_limits.file_bytes = int64_t{absl::GetFlag(FLAGS_bot_stderr_kb)} << 10;
+  o.build_limits.memory_bytes = int64_t{absl::GetFlag(FLAGS_build_memory_mb)} << 20;
+  o.build_limits.cpus = absl::GetFlag(FLAGS_build_cpus);
+  o.build_limits.pids = absl::GetFlag(FLAGS_build_pids);
+  o.build_limits.tmpfs_bytes = int64_t{512} << 20;
+  o.build_limits.file_bytes = int64_t{256} << 20;
+  o.build_timeout = absl::Seconds(absl::GetFlag(FLAGS_build_timeout_s));
+  o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
+  o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
+  o.transport = tarock::sdk::TransportOptionsFromFlags();
+
+  tarock::bothost::SandboxOptions sandbox_options;
+  sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);
+  absl::StatusOr<std::unique_ptr<tarock::bothost::Sandbox>> sandbox =
+      tarock::bothost::Sandbox::Create(sandbox_options);
+  if (!sandbox.ok()) {
+    std::fprintf(stderr, "tarock-bothost: %s\n", std::string(sandbox.status().message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "tarock-bothost: sandbox ready (bwrap, seccomp, cgroup %s); python SDK %s\n",
+               (*sandbox)->cgroup_version().c_str(),
+               o.python_sdk.empty() ? "(none)" : o.python_sdk.c_str());
+  tarock::bothost::BotHost host(o, *std::move(sandbox));
+  absl::Status s = host.Run(g_stop);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tarock-bothost: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,108 @@
+// Uploads of hosted bots: what is accepted and how, and each refusal's line.
+
+#include "arena/bothost/package.h"
+
+#include <zip.h>
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tarock::bothost {
+namespace {
+
+// A zip in memory of (name, content) entries; `link` makes the entry a symlink.
+std::string Zip(const std::vector<std::pair<std::string, std::string>>& files,
+                const std::string& link = "") {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* src = zip_source_buffer_create(nullptr, 0, 0, &error);
+  zip_source_keep(src);
+  zip_t* za = zip_open_from_source(src, ZIP_TRUNCATE, &error);
+  for (const auto& [name, content] : files) {
+    zip_source_t* s = zip_source_buffer(za, content.data(), content.size(), 0);
+    zip_int64_t i = zip_file_add(za, name.c_str(), s, ZIP_FL_OVERWRITE);
+    if (name == link) zip_file_set_external_attributes(za, i, 0, ZIP_OPSYS_UNIX, 0120777u << 16);
+  }
+  zip_close(za);
+  zip_source_open(src);
+  zip_source_seek(src, 0, SEEK_END);
+  const zip_int64_t size = zip_source_tell(src);
+  zip_source_seek(src, 0, SEEK_SET);
+  std::string out(size, '\0');
+  zip_source_read(src, out.data(), size);
+  zip_source_close(src);
+  zip_source_free(src);
+  return out;
+}
+
+TEST(Package, SingleFilesByExtension) {
+  absl::StatusOr<Package> py = ParsePackage("my_bot.py", "def decide(s):\n  return s.legal[0]\n");
+  ASSERT_TRUE(py.ok()) << py.status();
+  EXPECT_EQ(py->kind, "python");
+  EXPECT_EQ(py->entry, "my_bot.py");
+  EXPECT_EQ(py->sha256.size(), 64u);
+  absl::StatusOr<Package> awk = ParsePackage("bot.awk", "{ print \"pass\" }\n");
+  ASSERT_TRUE(awk.ok());
+  EXPECT_EQ(awk->kind, "stdio");
+  EXPECT_EQ(awk->interpreter, "awk");
+  EXPECT_EQ(PackageCommand(*awk, "/bot"),
+            (std::vector<std::string>{"/usr/bin/awk", "-W", "interactive", "-f", "/bot/bot.awk"}));
+  absl::StatusOr<Package> cc = ParsePackage("bot.cc", "int main() {}\n");
+  ASSERT_TRUE(cc.ok());
+  EXPECT_EQ(cc->kind, "cpp");
+  absl::StatusOr<Package> sh = ParsePackage("run", "#!/bin/sh\necho pass\n");
+  ASSERT_TRUE(sh.ok());
+  EXPECT_EQ(sh->interpreter, "sh");
+}
+
+TEST(Package, ZipWithManifestOrConvention) {
+  absl::StatusOr<Package> p = ParsePackage(
+      "b.zip", Zip({{"tarock.json", R"({"kind": "python", "entry": "pkg/main.py"})"},
+                    {"pkg/main.py", "import helper\n"},
+                    {"pkg/helper.py", "x = 1\n"}}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->entry, "pkg/main.py");
+  EXPECT_EQ(p->files.size(), 3u);
+  absl::StatusOr<Package> conv = ParsePackage("b.zip", Zip({{"bot.py", "x = 1\n"}, {"util.py", ""}}));
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  EXPECT_EQ(conv->kind, "python");
+  EXPECT_EQ(conv->entry, "bot.py");
+}
+
+void ExpectRefused(const absl::StatusOr<Package>& p, const std::string& fragment) {
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find(fragment), absl::string_view::npos) << p.status();
+  EXPECT_EQ(p.status().message().find('\n'), absl::string_view::npos) << "not one line";
+}
+
+TEST(Package, Refusals) {
+  ExpectRefused(ParsePackage("a.py", ""), "empty");
+  PackageLimits small;
+  small.max_upload_bytes = 10;
+  ExpectRefused(ParsePackage("a.py", std::string(11, '#'), "", "", small), "more than the limit");
+  ExpectRefused(ParsePackage("a.py", "x = '\xff'\n"), "not UTF-8");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"../evil.py", "x"}})), "'..'");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"/etc/x.py", "x"}})), "absolute");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"l.py", "/etc/shadow"}}, "l.py")), "link");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"helper.py", "x"}})), "no entry point");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"tarock.json", "\xff"}, {"bot.py", "x"}})), "not UTF-8");
+  ExpectRefused(ParsePackage("a.zip", "PK\x03\x04garbage"), "not a valid zip");
+  ExpectRefused(ParsePackage("bot.rb", "puts 1\n"), "interpreter");
+  // ELF headers: aarch64, 32-bit, and dynamically linked x86-64.
+  std::string elf(128, '\0');
+  elf.replace(0, 4, "\x7f" "ELF");
+  elf[4] = 2;  // 64-bit
+  elf[5] = 1;
+  elf[16] = 2;   // ET_EXEC
+  elf[18] = static_cast<char>(183);  // EM_AARCH64
+  ExpectRefused(ParsePackage("bot", elf), "another architecture");
+  std::string elf32 = elf;
+  elf32[4] = 1;
+  ExpectRefused(ParsePackage("bot", elf32), "32-bit");
+}
+
+}  // namespace
+}  // namespace tarock::bothost

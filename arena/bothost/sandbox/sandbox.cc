@@ -1,0 +1,512 @@
+#include "arena/bothost/sandbox/sandbox.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sched.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace tarock::bothost {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = write(fd, text.data(), text.size());
+  close(fd);
+  return n == static_cast<ssize_t>(text.size());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The value of `key` in a "key value" per line file (memory.oom_control,
+// pids.events, memory.events); 0 when absent.
+int64_t KeyValue(const std::string& text, const std::string& key) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::vector<absl::string_view> kv = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    int64_t v = 0;
+    if (kv.size() == 2 && kv[0] == key && absl::SimpleAtoi(kv[1], &v)) return v;
+  }
+  return 0;
+}
+
+std::string Mib(int64_t bytes) { return absl::StrCat(bytes >> 20, " MiB"); }
+
+// The filter: everything is allowed but what a bot never needs and a jail
+// breaker wants. Built once; bwrap loads it just before exec.
+absl::StatusOr<std::string> BuildFilter() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) return absl::InternalError("seccomp_init failed");
+  struct Closer {
+    scmp_filter_ctx c;
+    ~Closer() { seccomp_release(c); }
+  } closer{ctx};
+  const char* killed[] = {
+      "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+      "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module",
+      "finit_module", "delete_module", "bpf", "perf_event_open", "keyctl", "add_key",
+      "request_key", "unshare", "setns", "userfaultfd", "acct", "settimeofday",
+      "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm", "open_by_handle_at",
+      "name_to_handle_at", "quotactl", "syslog", "vhangup", "fanotify_init", "lookup_dcookie",
+      "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+      "chroot", "personality", "uselib", "nfsservctl", "kcmp"};
+  for (const char* name : killed) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0) != 0)
+      return absl::InternalError(absl::StrCat("seccomp rule for ", name, " failed"));
+  }
+  // New namespaces by clone: killed. clone3 passes its flags in memory the
+  // filter cannot read: it fails with ENOSYS and the C library falls back to clone.
+  const uint64_t ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID |
+                            CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
+                       SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags, ns_flags)) != 0)
+    return absl::InternalError("seccomp rule for clone failed");
+  for (uint64_t flag : {uint64_t{CLONE_NEWUSER}, uint64_t{CLONE_NEWNS}, uint64_t{CLONE_NEWNET},
+                        uint64_t{CLONE_NEWPID}, uint64_t{CLONE_NEWIPC}, uint64_t{CLONE_NEWUTS},
+                        uint64_t{CLONE_NEWCGROUP}})
+    seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
+                     SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Sockets: only AF_UNIX (the network namespace is empty anyway).
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                       SCMP_A0(SCMP_CMP_NE, AF_UNIX)) != 0)
+    return absl::InternalError("seccomp rule for socket failed");
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1,
+                   SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  int fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
+  if (fd < 0) return absl::InternalError("memfd_create failed");
+  if (seccomp_export_bpf(ctx, fd) != 0) {
+    close(fd);
+    return absl::InternalError("seccomp_export_bpf failed");
+  }
+  std::string bpf;
+  lseek(fd, 0, SEEK_SET);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) bpf.append(buf, n);
+  close(fd);
+  if (bpf.empty()) return absl::InternalError("empty seccomp program");
+  return bpf;
+}
+
+std::atomic<int64_t> g_run_counter{0};
+
+}  // namespace
+
+const char* CauseName(SandboxCause cause) {
+  switch (cause) {
+    case SandboxCause::kExited: return "exited";
+    case SandboxCause::kOutOfMemory: return "out of memory";
+    case SandboxCause::kTooManyProcesses: return "too many processes";
+    case SandboxCause::kFilter: return "killed by the filter";
+    case SandboxCause::kOutputLimit: return "output limit";
+    case SandboxCause::kCrashed: return "crashed";
+    case SandboxCause::kTimedOut: return "timed out";
+    case SandboxCause::kKilled: return "killed";
+  }
+  return "ended";
+}
+
+// One run's cgroups (one directory per controller in v1, one in v2): made
+// before the start, emptied and removed when the run is over.
+class Sandbox::RunState {
+ public:
+  RunState(std::vector<std::string> dirs, bool v2, SandboxLimits limits)
+      : dirs_(std::move(dirs)), v2_(v2), limits_(limits) {}
+  ~RunState() { Remove(); }
+
+  const std::vector<std::string>& dirs() const { return dirs_; }
+
+  // Kills whatever is left in the cgroups and removes them.
+  void Remove() {
+    for (int round = 0; round < 50; ++round) {
+      bool any = false;
+      for (const std::string& dir : dirs_) {
+        std::string procs = ReadFile(dir + "/cgroup.procs");
+        for (absl::string_view p : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
+          int pid = 0;
+          if (absl::SimpleAtoi(p, &pid) && pid > 0) {
+            kill(pid, SIGKILL);
+            any = true;
+          }
+        }
+      }
+      if (!any) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (const std::string& dir : dirs_) rmdir(dir.c_str());
+  }
+
+  SandboxOutcome Classify(int status, bool timed_out) const {
+    SandboxOutcome o;
+    int sig = 0;
+    if (WIFSIGNALED(status)) {
+      sig = WTERMSIG(status);  // bwrap itself was killed: by the host
+    } else if (WIFEXITED(status)) {
+      o.code = WEXITSTATUS(status);
+      if (o.code > 128 && o.code < 128 + 65) sig = o.code - 128;  // bwrap: 128 + signal
+    }
+    o.signal = sig;
+    int64_t ooms = 0, pid_max = 0;
+    for (const std::string& dir : dirs_) {
+      if (v2_) {
+        ooms += KeyValue(ReadFile(dir + "/memory.events"), "oom_kill");
+        pid_max += KeyValue(ReadFile(dir + "/pids.events"), "max");
+      } else {
+        ooms += KeyValue(ReadFile(dir + "/memory.oom_control"), "oom_kill");
+        pid_max += KeyValue(ReadFile(dir + "/pids.events"), "max");
+      }
+    }
+    if (timed_out) {
+      o.cause = SandboxCause::kTimedOut;
+      o.text = "timed out";
+    } else if (ooms > 0) {
+      o.cause = SandboxCause::kOutOfMemory;
+      o.text = absl::StrCat("out of memory (limit ", Mib(limits_.memory_bytes), ")");
+    } else if (pid_max > 0) {
+      o.cause = SandboxCause::kTooManyProcesses;
+      o.text = absl::StrCat("too many processes (limit ", limits_.pids, ")");
+    } else if (sig == SIGSYS) {
+      o.cause = SandboxCause::kFilter;
+      o.text = "killed by the filter (a forbidden system call)";
+    } else if (sig == SIGXFSZ) {
+      o.cause = SandboxCause::kOutputLimit;
+      o.text = absl::StrCat("output limit (", limits_.file_bytes, " bytes per file)");
+    } else if (WIFSIGNALED(status)) {
+      o.cause = SandboxCause::kKilled;
+      o.text = "killed by the host";
+    } else if (sig != 0) {
+      o.cause = SandboxCause::kCrashed;
+      o.text = absl::StrCat("crashed (signal ", sig, ", ", strsignal(sig), ")");
+    } else {
+      o.cause = SandboxCause::kExited;
+      o.text = absl::StrCat("exited with status ", o.code);
+    }
+    return o;
+  }
+
+ private:
+  std::vector<std::string> dirs_;
+  bool v2_;
+  SandboxLimits limits_;
+};
+
+absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options) {
+  auto sandbox = std::unique_ptr<Sandbox>(new Sandbox(std::move(options)));
+  const SandboxOptions& o = sandbox->options_;
+  // bwrap must run (and unprivileged user namespaces must work for `uid`):
+  // checked by running `true` in a sandbox of its own below.
+  absl::StatusOr<std::string> filter = BuildFilter();
+  if (!filter.ok()) return filter.status();
+  sandbox->filter_ = *std::move(filter);
+  const std::string& root = o.cgroup_root;
+  if (Exists(root + "/memory/memory.limit_in_bytes") && Exists(root + "/pids/cgroup.procs") &&
+      Exists(root + "/cpu/cpu.cfs_quota_us")) {
+    sandbox->cgroup_version_ = "v1";
+    for (const char* c : {"memory", "pids", "cpu"}) {
+      std::string dir = absl::StrCat(root, "/", c, "/", o.cgroup_name);
+      if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot create the cgroup ", dir, ": ", std::strerror(errno),
+            " (the host needs root or a delegated cgroup)"));
+    }
+  } else {
+    std::string v2 = Exists(root + "/cgroup.controllers") ? root : root + "/unified";
+    std::string controllers = ReadFile(v2 + "/cgroup.controllers");
+    if (controllers.find("memory") == std::string::npos ||
+        controllers.find("pids") == std::string::npos)
+      return absl::FailedPreconditionError(
+          absl::StrCat("no cgroup with memory and pids controllers under ", root,
+                       " (v1: memory, pids, cpu mounted; v2: controllers enabled)"));
+    sandbox->cgroup_version_ = "v2";
+    std::string dir = absl::StrCat(v2, "/", o.cgroup_name);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(errno)));
+    WriteFile(v2 + "/cgroup.subtree_control", "+memory +pids +cpu");
+    WriteFile(dir + "/cgroup.subtree_control", "+memory +pids +cpu");
+    sandbox->options_.cgroup_root = v2;
+  }
+  // Runs left by a host that was killed (SIGKILL leaves no time to clean up):
+  // their processes died with their bwrap; their cgroups are removed here.
+  {
+    std::vector<std::string> parents;
+    if (sandbox->cgroup_version_ == "v1") {
+      for (const char* c : {"memory", "pids", "cpu"})
+        parents.push_back(absl::StrCat(root, "/", c, "/", o.cgroup_name));
+    } else {
+      parents.push_back(absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name));
+    }
+    for (const std::string& parent : parents) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
+        const std::string name = e.path().filename().string();
+        std::vector<std::string> parts = absl::StrSplit(name, '-');
+        int pid = 0;
+        if (parts.size() != 3 || parts[0] != "run" || !absl::SimpleAtoi(parts[1], &pid)) continue;
+        if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH) continue;
+        RunState({e.path().string()}, sandbox->cgroup_version_ == "v2", {}).Remove();
+      }
+    }
+  }
+  // The read-only system view.
+  std::vector<std::string>& a = sandbox->system_args_;
+  a = {"--ro-bind", "/usr", "/usr"};
+  for (const char* link : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    char target[4096];
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n > 0) {
+      a.insert(a.end(), {"--symlink", std::string(target, n), link});
+    } else if (Exists(link)) {
+      a.insert(a.end(), {"--ro-bind", link, link});
+    }
+  }
+  for (const char* etc : {"/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"})
+    if (Exists(etc)) a.insert(a.end(), {"--ro-bind", etc, etc});
+  // Try it once: the host learns now, not at its first match, that it cannot.
+  SandboxSpec probe;
+  probe.argv = {"/bin/true"};
+  probe.limits.pids = 8;
+  char log[] = "/tmp/tarock-sandbox-probe.XXXXXX";
+  int log_fd = mkstemp(log);
+  if (log_fd >= 0) {
+    close(log_fd);
+    chmod(log, 0644);
+    probe.stderr_path = log;
+  }
+  absl::StatusOr<SandboxOutcome> tried = sandbox->Run(probe, absl::Seconds(20));
+  std::string said;
+  if (log_fd >= 0) {
+    said = std::string(absl::StripAsciiWhitespace(ReadFile(log)));
+    unlink(log);
+  }
+  if (!tried.ok()) return tried.status();
+  if (tried->cause != SandboxCause::kExited || tried->code != 0)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the sandbox does not work here (", o.bwrap, " running /bin/true: ", tried->text,
+        said.empty() ? "" : ": ", said.substr(0, 300),
+        "): bwrap and unprivileged user namespaces are needed"));
+  return sandbox;
+}
+
+Sandbox::~Sandbox() = default;
+
+absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
+    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out) const {
+  if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
+  const SandboxLimits& l = spec.limits;
+  // The run's cgroups.
+  const std::string run = absl::StrCat("run-", getpid(), "-", ++g_run_counter);
+  std::vector<std::string> dirs;
+  const bool v2 = cgroup_version_ == "v2";
+  if (v2) {
+    dirs.push_back(absl::StrCat(options_.cgroup_root, "/", options_.cgroup_name, "/", run));
+  } else {
+    for (const char* c : {"memory", "pids", "cpu"})
+      dirs.push_back(absl::StrCat(options_.cgroup_root, "/", c, "/", options_.cgroup_name, "/", run));
+  }
+  for (const std::string& dir : dirs)
+    if (mkdir(dir.c_str(), 0755) != 0)
+      return absl::UnavailableError(absl::StrCat("cannot create the cgroup ", dir, ": ",
+                                                 std::strerror(errno)));
+  auto state = std::make_shared<RunState>(dirs, v2, l);
+  const int64_t quota = static_cast<int64_t>(l.cpus * 100000);
+  bool ok = true;
+  if (v2) {
+    ok &= WriteFile(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
+    WriteFile(dirs[0] + "/memory.swap.max", "0");
+    ok &= WriteFile(dirs[0] + "/pids.max", absl::StrCat(l.pids));
+    WriteFile(dirs[0] + "/cpu.max", absl::StrCat(quota, " 100000"));
+  } else {
+    ok &= WriteFile(dirs[0] + "/memory.limit_in_bytes", absl::StrCat(l.memory_bytes));
+    WriteFile(dirs[0] + "/memory.memsw.limit_in_bytes", absl::StrCat(l.memory_bytes));
+    ok &= WriteFile(dirs[1] + "/pids.max", absl::StrCat(l.pids));
+    WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
+    ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", absl::StrCat(quota));
+  }
+  if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
+
+  // bwrap's command line.
+  std::vector<std::string> argv = {options_.bwrap,
+                                   "--unshare-all",  // ipc, pid, net, uts, cgroup
+                                   "--unshare-user",
+                                   "--die-with-parent",
+                                   "--new-session",
+                                   "--disable-userns",
+                                   "--cap-drop", "ALL",
+                                   "--uid", absl::StrCat(options_.uid),
+                                   "--gid", absl::StrCat(options_.gid),
+                                   "--hostname", "sandbox",
+                                   "--clearenv"};
+  argv.insert(argv.end(), system_args_.begin(), system_args_.end());
+  argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--size",
+                           absl::StrCat(l.tmpfs_bytes), "--tmpfs", "/tmp"});
+  for (const auto& [from, to] : spec.ro_binds) argv.insert(argv.end(), {"--ro-bind", from, to});
+  for (const auto& [from, to] : spec.rw_binds) argv.insert(argv.end(), {"--bind", from, to});
+  argv.insert(argv.end(), {"--remount-ro", "/"});  // bwrap's own root is a tmpfs
+  argv.insert(argv.end(), {"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv",
+                           "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8"});
+  for (const std::string& e : spec.env) {
+    size_t eq = e.find('=');
+    if (eq == std::string::npos) continue;
+    argv.insert(argv.end(), {"--setenv", e.substr(0, eq), e.substr(eq + 1)});
+  }
+  argv.insert(argv.end(), {"--chdir", spec.cwd, "--seccomp", "1000", "--"});
+  argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+
+  // The filter travels in a memfd of its own (bwrap reads it to the end).
+  int filter_fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
+  if (filter_fd < 0) return absl::InternalError("memfd_create failed");
+  if (write(filter_fd, filter_.data(), filter_.size()) != static_cast<ssize_t>(filter_.size())) {
+    close(filter_fd);
+    return absl::InternalError("cannot write the seccomp program");
+  }
+  lseek(filter_fd, 0, SEEK_SET);
+
+  // What the child does between fork and exec, prepared here.
+  std::vector<int> procs_fds;
+  for (const std::string& dir : dirs) {
+    int fd = open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      for (int f : procs_fds) close(f);
+      close(filter_fd);
+      return absl::UnavailableError(absl::StrCat("cannot open ", dir, "/cgroup.procs"));
+    }
+    procs_fds.push_back(fd);
+  }
+  const uid_t uid = options_.uid;
+  const gid_t gid = options_.gid;
+  const rlim_t nofile = l.open_files;
+  const rlim_t fsize = l.file_bytes;
+  stdio::ChildSetup setup;
+  setup.pass_fd = filter_fd;
+  setup.pass_fd_as = 1000;
+  setup.in_child = [procs_fds, uid, gid, nofile, fsize]() -> bool {
+    // Join the run's cgroups (as root, before dropping to the user).
+    char pid[24];
+    int len = 0;
+    {
+      long v = static_cast<long>(getpid());
+      char rev[24];
+      int r = 0;
+      do {
+        rev[r++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+      } while (v > 0);
+      while (r > 0) pid[len++] = rev[--r];
+    }
+    for (int fd : procs_fds)
+      if (write(fd, pid, len) != len) return false;
+    struct rlimit nf = {nofile, nofile};
+    struct rlimit fs = {fsize, fsize};
+    struct rlimit core = {0, 0};
+    if (setrlimit(RLIMIT_NOFILE, &nf) != 0) return false;
+    if (setrlimit(RLIMIT_FSIZE, &fs) != 0) return false;
+    setrlimit(RLIMIT_CORE, &core);
+    signal(SIGXFSZ, SIG_IGN);  // writes past the limit fail instead of killing
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // the host may block some
+    if (getuid() == 0 || geteuid() == 0) {
+      if (setgroups(0, nullptr) != 0) return false;
+      if (setgid(gid) != 0) return false;
+      if (setuid(uid) != 0) return false;
+    }
+    if (getuid() != uid && getuid() == 0) return false;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+    return true;
+  };
+  auto shared = state;
+  // As ChildProcess words it ("it exited with status 1"): "it was stopped:
+  // out of memory (limit 512 MiB)".
+  setup.describe_exit = [shared](int status) {
+    SandboxOutcome o = shared->Classify(status, false);
+    return o.cause == SandboxCause::kExited ? o.text : "was stopped: " + o.text;
+  };
+  std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
+      stdio::ChildProcess::Start(argv, err, std::move(setup));
+  for (int f : procs_fds) close(f);
+  close(filter_fd);
+  if (!child.ok()) return child.status();
+  if (state_out != nullptr) *state_out = state;
+  return child;
+}
+
+absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::Start(const SandboxSpec& spec) const {
+  return StartRun(spec, nullptr);
+}
+
+absl::StatusOr<SandboxOutcome> Sandbox::Run(const SandboxSpec& spec, absl::Duration wall_time,
+                                            std::string* output, size_t max_output) const {
+  std::shared_ptr<RunState> state;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = StartRun(spec, &state);
+  if (!child.ok()) return child.status();
+  stdio::ChildProcess& c = **child;
+  c.CloseInput();
+  const absl::Time deadline = absl::Now() + wall_time;
+  bool timed_out = false;
+  std::string line;
+  while (true) {
+    stdio::ChildProcess::Io io = c.ReadLine(deadline, 64 << 10, &line);
+    if (io == stdio::ChildProcess::Io::kClosed) break;
+    if (io == stdio::ChildProcess::Io::kTimeout) {
+      timed_out = true;
+      break;
+    }
+    if (output != nullptr && output->size() < max_output) {
+      output->append(line.substr(0, max_output - output->size()));
+      if (output->size() < max_output) output->push_back('\n');
+    }
+  }
+  // Its output closed: give it until the deadline to exit.
+  while (!timed_out && !c.exited()) {
+    if (absl::Now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  c.Stop(absl::ZeroDuration());
+  SandboxOutcome outcome = state->Classify(c.wait_status(), timed_out);
+  child->reset();
+  state->Remove();
+  return outcome;
+}
+
+}  // namespace tarock::bothost

@@ -1,0 +1,147 @@
+// The sandbox of tarock-bothost: every build and every bot process of a hosted
+// bot runs in one (docs/hosting.md). Made of Debian's well-kept parts, not a
+// home-made jail: bubblewrap (`bwrap`) for the namespaces and the file system,
+// a seccomp filter built with libseccomp and handed to bwrap (`--seccomp FD`),
+// cgroups for memory, processes and CPU, rlimits for open files and bytes
+// written.
+//
+// What a process started here is guaranteed NOT to have:
+//  - any network: a new network namespace with nothing in it (not even a
+//    loopback that is up); sockets other than AF_UNIX fail with EACCES, so it
+//    can talk to its host only over the pipes it was given (stdin, stdout);
+//  - any of the host's files but the read-only system (/usr and the /bin,
+//    /lib... links, /etc/ld.so.cache, /etc/alternatives), the read-only binds
+//    the spec names, a private /proc and a minimal /dev; its only writable place
+//    is a private tmpfs at /tmp of `tmpfs_bytes` (plus the read-write binds the
+//    spec names, for a build's output);
+//  - privileges: it runs as `uid`/`gid` (default 65534, nobody) outside as well
+//    as inside (the host drops to it before bwrap, even when the host runs as
+//    root, so files the host's root owns stay closed), no capabilities, no new
+//    privileges (PR_SET_NO_NEW_PRIVS), its own user, PID, IPC, UTS, cgroup and
+//    mount namespaces, a new session (no terminal to push input into);
+//  - the system calls of the filter: ptrace, process_vm_*, mount and
+//    pivot_root, unshare/setns and namespace flags on clone, kernel modules,
+//    kexec, bpf, perf_event_open, keyrings, userfaultfd, reboot, swap, clocks,
+//    quotactl, open_by_handle_at, ...: the process is killed (SIGSYS) and the
+//    cause reads "killed by the filter";
+//  - more than its limits: memory (cgroup; killed by the kernel's OOM killer
+//    inside its own cgroup only: "out of memory"), processes (pids.max: fork
+//    fails, "too many processes" once it hit the limit), CPU (a CFS quota of
+//    `cpus` cores, so its thinking cannot slow another bot), open files
+//    (RLIMIT_NOFILE), bytes per file written, its standard error log included
+//    (RLIMIT_FSIZE, with SIGXFSZ ignored: writes beyond fail), and the wall time
+//    of Run (then "timed out").
+// Every process of one run is stopped together: bwrap's init is PID 1 of the
+// run's PID namespace, so when the program ends (or its bwrap is killed) every
+// child it left dies with it; the run's cgroups are then emptied and removed.
+//
+// Needs: bwrap, unprivileged user namespaces, and cgroups the host may create
+// (root, or a delegated subtree): cgroup v1 (memory, pids, cpu) where those are
+// mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
+// missing, and says which.
+//
+// Thread-safety: a Sandbox is immutable after Create; Start and Run may be
+// called from any number of threads at once.
+
+#ifndef TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_
+#define TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "sdk/stdio/child_process.h"
+
+namespace tarock::bothost {
+
+struct SandboxLimits {
+  int64_t memory_bytes = int64_t{512} << 20;  // 512 MiB (a build: 2 GiB)
+  int pids = 64;                              // processes and threads at once
+  double cpus = 1.0;                          // CPU share in cores (CFS quota)
+  int64_t tmpfs_bytes = int64_t{64} << 20;    // the private /tmp
+  int open_files = 256;                       // RLIMIT_NOFILE
+  int64_t file_bytes = int64_t{1} << 20;      // RLIMIT_FSIZE: any file, stderr log included
+};
+
+struct SandboxSpec {
+  std::vector<std::string> argv;  // the program, as seen inside the sandbox
+  // (host path, sandbox path) pairs bound read-only / read-write.
+  std::vector<std::pair<std::string, std::string>> ro_binds;
+  std::vector<std::pair<std::string, std::string>> rw_binds;
+  std::vector<std::string> env;   // "NAME=VALUE"; PATH, HOME=/tmp and LANG are set
+  std::string cwd = "/tmp";
+  std::string stderr_path;        // the program's standard error (appended); "" = /dev/null
+  SandboxLimits limits;
+};
+
+// How a run ended.
+enum class SandboxCause {
+  kExited,            // it exited by itself (code in Outcome::code)
+  kOutOfMemory,
+  kTooManyProcesses,
+  kFilter,            // killed by the seccomp filter
+  kOutputLimit,       // killed for writing past RLIMIT_FSIZE
+  kCrashed,           // killed by another signal (Outcome::signal)
+  kTimedOut,          // Run's wall time ran out
+  kKilled,            // stopped by the host
+};
+const char* CauseName(SandboxCause cause);  // "out of memory", ...
+
+struct SandboxOutcome {
+  SandboxCause cause = SandboxCause::kExited;
+  int code = 0;     // exit code for kExited
+  int signal = 0;   // the signal for killed causes, where known
+  std::string text; // one line: "out of memory (limit 512 MiB)", "exited with status 0"
+};
+
+struct SandboxOptions {
+  std::string bwrap = "bwrap";              // the bubblewrap program
+  uid_t uid = 65534;                        // the unprivileged user inside and out
+  gid_t gid = 65534;
+  std::string cgroup_name = "tarock-bothost";  // parent cgroup of the runs
+  std::string cgroup_root = "/sys/fs/cgroup";  // where the hierarchies are mounted
+};
+
+class Sandbox {
+ public:
+  // Checks bwrap, builds the filter, finds the cgroups. Fails with a line
+  // that names what is missing.
+  static absl::StatusOr<std::unique_ptr<Sandbox>> Create(SandboxOptions options = {});
+  ~Sandbox();
+
+  // Starts the program with its standard input and output as pipes (for
+  // StdioBot). ChildProcess::ExitDescription of the result gives the
+  // classified cause ("out of memory (limit 512 MiB)", ...). Stopping the
+  // child stops every process of the run and removes its cgroups.
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Start(const SandboxSpec& spec) const;
+
+  // Runs the program to its end, or kills it after `wall_time`; standard input
+  // is empty; up to `max_output` bytes of its standard output go to `output`
+  // (the rest is read and dropped).
+  absl::StatusOr<SandboxOutcome> Run(const SandboxSpec& spec, absl::Duration wall_time,
+                                     std::string* output = nullptr,
+                                     size_t max_output = 64 << 10) const;
+
+  // Which cgroup version the runs use: "v1" or "v2".
+  const std::string& cgroup_version() const { return cgroup_version_; }
+
+  class RunState;  // a run's cgroups and its classification (sandbox.cc)
+
+ private:
+  explicit Sandbox(SandboxOptions options) : options_(std::move(options)) {}
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> StartRun(
+      const SandboxSpec& spec, std::shared_ptr<RunState>* state) const;
+
+  SandboxOptions options_;
+  std::string filter_;                // the BPF program for bwrap --seccomp
+  std::string cgroup_version_;        // "v1" or "v2"
+  std::vector<std::string> system_args_;  // the read-only system view
+};
+
+}  // namespace tarock::bothost
+
+#endif  // TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_

@@ -1,0 +1,92 @@
+// The start cost of a sandboxed process (docs/benchmarks.md, "Hosted bots"):
+// each program run to its end with empty input, directly and in the sandbox,
+// 10 runs each, the median wall time. Needs root and bwrap.
+//   sandbox_bench PYTHON_SDK_DIR CPP_BOT PYTHON_BOT
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "arena/bothost/sandbox/sandbox.h"
+
+namespace {
+
+using tarock::bothost::Sandbox;
+using tarock::bothost::SandboxSpec;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double Direct(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+  const absl::Time start = absl::Now();
+  auto child = tarock::stdio::ChildProcess::Start(argv, "/dev/null");
+  if (!child.ok()) return -1;
+  (*child)->CloseInput();
+  std::string line;
+  while ((*child)->ReadLine(absl::Now() + absl::Seconds(30), 4096, &line) ==
+         tarock::stdio::ChildProcess::Io::kOk) {
+  }
+  while (!(*child)->exited()) absl::SleepFor(absl::Microseconds(200));
+  return absl::ToDoubleMilliseconds(absl::Now() - start);
+}
+
+double Boxed(const Sandbox& sandbox, SandboxSpec spec) {
+  const absl::Time start = absl::Now();
+  if (!sandbox.Run(spec, absl::Seconds(30)).ok()) return -1;
+  return absl::ToDoubleMilliseconds(absl::Now() - start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: sandbox_bench PYTHON_SDK_DIR CPP_BOT PYTHON_BOT\n");
+    return 2;
+  }
+  const std::string sdk = argv[1], cpp = argv[2], py = argv[3];
+  absl::StatusOr<std::unique_ptr<Sandbox>> sandbox = Sandbox::Create();
+  if (!sandbox.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(sandbox.status().message()).c_str());
+    return 1;
+  }
+  const std::string pydir = py.substr(0, py.rfind('/'));
+  const std::string pyname = py.substr(py.rfind('/') + 1);
+  const std::string cppdir = cpp.substr(0, cpp.rfind('/'));
+  const std::string cppname = cpp.substr(cpp.rfind('/') + 1);
+  struct Case {
+    const char* name;
+    std::vector<std::string> direct;
+    std::vector<std::string> boxed;
+  };
+  std::vector<Case> cases = {
+      {"/bin/true", {"/bin/true"}, {"/bin/true"}},
+      {"python3 -c pass", {"/usr/bin/python3", "-c", "pass"}, {"/usr/bin/python3", "-c", "pass"}},
+      {"Python template (stdio, SDK import)",
+       {"/usr/bin/python3", "-m", "tarock_bot", "stdio", py},
+       {"/usr/bin/python3", "-m", "tarock_bot", "stdio", "/bot/" + pyname}},
+      {"C++ template (--stdio)", {cpp, "--stdio"}, {"/cbot/" + cppname, "--stdio"}},
+  };
+  const std::string pythonpath = "PYTHONPATH=" + sdk;
+  std::printf("%-40s %12s %12s %10s\n", "program (empty input, to its end)", "direct ms",
+              "sandbox ms", "extra ms");
+  for (const Case& c : cases) {
+    std::vector<double> d, b;
+    for (int i = 0; i < 10; ++i) {
+      d.push_back(Direct(c.direct, {pythonpath}));
+      SandboxSpec spec;
+      spec.argv = c.boxed;
+      spec.ro_binds = {{pydir, "/bot"}, {sdk, "/sdk/python"}, {cppdir, "/cbot"}};
+      spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1"};
+      b.push_back(Boxed(**sandbox, spec));
+    }
+    std::printf("%-40s %12.1f %12.1f %10.1f\n", c.name, Median(d), Median(b), Median(b) - Median(d));
+  }
+  return 0;
+}

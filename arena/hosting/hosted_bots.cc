@@ -1,0 +1,178 @@
+#include "arena/hosting/hosted_bots.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/dial_in.h"
+#include "referee/net/secure_random.h"
+
+namespace tarock::arena {
+
+HostedBots::HostedBots(Store* store, HostingOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+absl::StatusOr<BotRow> HostedBots::OwnedBot(const std::string& bot, const std::string& token) {
+  absl::StatusOr<BotRow> row = store_->FindBot(bot);
+  if (!row.ok()) return absl::NotFoundError(absl::StrCat("no bot named '", bot.substr(0, 64), "'"));
+  if (token.empty() || HashToken(token) != row->token_hash)
+    return absl::PermissionDeniedError("wrong token for this bot");
+  return row;
+}
+
+absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std::string& token,
+                                              const std::string& filename,
+                                              const std::string& content, const std::string& kind,
+                                              const std::string& entry) {
+  absl::StatusOr<BotRow> row = OwnedBot(bot, token);
+  if (!row.ok()) return row.status();
+  if (row->retired) return absl::FailedPreconditionError("the bot is retired");
+  if (row->endpoint != kDialInEndpoint)
+    return absl::FailedPreconditionError(
+        "the bot has an endpoint: a hosted bot is registered without one (bots add NAME --hosted)");
+  if (store_->CountVersionsSince(row->id, 3600) >= options_.uploads_per_hour)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "more than ", options_.uploads_per_hour, " uploads of this bot in the last hour: wait"));
+  absl::StatusOr<bothost::Package> package =
+      bothost::ParsePackage(filename, content, kind, entry, options_.package);
+  if (!package.ok()) return package.status();
+  VersionRow v;
+  v.bot_id = row->id;
+  v.bot = row->name;
+  v.kind = package->kind;
+  v.entry = package->entry;
+  v.interpreter = package->interpreter;
+  v.filename = filename.substr(filename.rfind('/') + 1).substr(0, 200);
+  v.sha256 = package->sha256;
+  v.size = package->size;
+  v.content = absl::Base64Escape(content);
+  absl::StatusOr<int64_t> id = store_->AddVersion(v, options_.versions_kept);
+  if (!id.ok()) return id.status();
+  return store_->GetVersion(*id).value_or(v);
+}
+
+absl::StatusOr<std::vector<VersionRow>> HostedBots::Versions(const std::string& bot,
+                                                             const std::string& token, bool* owner) {
+  absl::StatusOr<BotRow> row = store_->FindBot(bot);
+  if (!row.ok()) return absl::NotFoundError(absl::StrCat("no bot named '", bot.substr(0, 64), "'"));
+  *owner = !token.empty() && HashToken(token) == row->token_hash;
+  std::vector<VersionRow> versions = store_->ListVersions(row->id);
+  if (!*owner)
+    for (VersionRow& v : versions) v.build_log.clear();
+  return versions;
+}
+
+absl::StatusOr<std::string> HostedBots::AddHost(const std::string& name) {
+  if (name.empty() || name.size() > 64)
+    return absl::InvalidArgumentError("a host name has 1 to 64 characters");
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return absl::InvalidArgumentError("a host name has letters, digits, '-', '_' and '.' only");
+  absl::StatusOr<std::string> token = net::SecureRandomHex(32);
+  if (!token.ok()) return token.status();
+  HostRow host;
+  host.name = name;
+  host.token_hash = HashToken(*token);
+  absl::StatusOr<int64_t> id = store_->AddHost(host);
+  if (!id.ok()) return id.status();
+  return *token;
+}
+
+absl::StatusOr<HostRow> HostedBots::AuthenticateHost(const std::string& token) {
+  if (token.empty() || token.size() > 256) return absl::UnauthenticatedError("no host token");
+  std::optional<HostRow> host = store_->FindHostByTokenHash(HashToken(token));
+  if (!host) return absl::UnauthenticatedError("no host of this arena has this token");
+  return *host;
+}
+
+bool HostedBots::HeldBy(int64_t bot_id, int64_t host_id, absl::Time now) {
+  auto it = holders_.find(bot_id);
+  return it != holders_.end() && it->second.host_id == host_id &&
+         now - it->second.seen <= options_.host_lease;
+}
+
+std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity) {
+  const absl::Time now = absl::Now();
+  std::map<int64_t, Held> by_bot;
+  for (VersionRow& v : store_->ListVersions(0)) {  // newest first
+    Held& h = by_bot[v.bot_id];
+    if (v.status == "ready" && !h.ready) h.ready = v;
+    if ((v.status == "ready" || v.status == "building") && !h.newest) h.newest = v;
+  }
+  std::vector<Held> out;
+  absl::MutexLock lock(&mu_);
+  int held = 0;
+  for (auto& [bot_id, h] : by_bot) {
+    if (!h.newest && !h.ready) continue;
+    absl::StatusOr<BotRow> bot = store_->BotById(bot_id);
+    if (!bot.ok() || bot->retired || bot->endpoint != kDialInEndpoint) continue;
+    auto it = holders_.find(bot_id);
+    const bool mine = it != holders_.end() && it->second.host_id == host.id;
+    const bool free = it == holders_.end() || now - it->second.seen > options_.host_lease;
+    if (!mine && !free) continue;
+    if (capacity > 0 && held >= capacity) continue;
+    holders_[bot_id] = Holder{host.id, now};
+    ++held;
+    h.bot = *bot;
+    if (h.newest) version_bots_[h.newest->id] = bot_id;
+    out.push_back(h);
+  }
+  return out;
+}
+
+absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
+  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  if (!v.ok()) return v.status();
+  absl::MutexLock lock(&mu_);
+  if (!HeldBy(v->bot_id, host.id, absl::Now()))
+    return absl::PermissionDeniedError("this host does not hold the version's bot");
+  return v;
+}
+
+absl::StatusOr<VersionRow> HostedBots::ReportBuild(const HostRow& host, int64_t id, bool ok,
+                                                   const std::string& log) {
+  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  if (!v.ok()) return v.status();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!HeldBy(v->bot_id, host.id, absl::Now()))
+      return absl::PermissionDeniedError("this host does not hold the version's bot");
+  }
+  if (v->status != "building")
+    return absl::FailedPreconditionError(absl::StrCat("version ", id, " is ", v->status));
+  std::string cut = log.substr(0, options_.max_build_log);
+  if (!bothost::IsUtf8(cut)) {
+    for (char& c : cut)
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+  }
+  if (absl::Status s = store_->SetVersionStatus(id, ok ? "ready" : "failed", cut); !s.ok()) return s;
+  absl::StatusOr<VersionRow> after = store_->GetVersion(id);
+  if (after.ok()) after->content.clear();
+  return after;
+}
+
+absl::StatusOr<std::pair<int64_t, std::string>> HostedBots::AuthenticateHostedBot(
+    const std::string& token, const std::string& name) {
+  absl::StatusOr<HostRow> host = AuthenticateHost(token);
+  if (!host.ok()) return host.status();
+  absl::StatusOr<BotRow> bot = store_->FindBot(name);
+  if (!bot.ok()) return absl::FailedPreconditionError("no such hosted bot");
+  if (bot->retired) return absl::FailedPreconditionError("the bot is retired");
+  absl::MutexLock lock(&mu_);
+  if (!HeldBy(bot->id, host->id, absl::Now()))
+    return absl::FailedPreconditionError("this host does not hold the bot (sync first)");
+  return std::make_pair(bot->id, bot->name);
+}
+
+bool HostedBots::VersionOfBot(int64_t id, int64_t bot_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = version_bots_.find(id);
+    if (it != version_bots_.end()) return it->second == bot_id;
+  }
+  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  if (!v.ok()) return false;
+  absl::MutexLock lock(&mu_);
+  version_bots_[id] = v->bot_id;
+  return v->bot_id == bot_id;
+}
+
+}  // namespace tarock::arena

@@ -1,0 +1,108 @@
+// The arena's side of hosted bots (docs/hosting.md): versions uploaded by a
+// bot's owner, bot hosts and which host holds which bot. Plain C++ on the
+// store; arena/server/hosting_service.cc is the thin gRPC layer.
+//
+// The arena never runs what is uploaded: an upload is parsed and checked
+// (arena/bothost/package.h), stored as a version "building", and a host
+// builds it in its sandbox and reports "ready" or "failed" with the log.
+// A hosted bot is a dial-in bot (its seats reach it through the gateway) with
+// at least one version; the host that holds it connects to the gateway for it
+// with the host's token. Each bot is held by one host at a time: the first
+// host to sync takes it, and keeps it while it syncs within `host_lease`; a
+// host that stops syncing (it died) loses its bots to the next host that
+// syncs.
+//
+// Thread-safety: thread-safe.
+
+#ifndef TAROCK_ARENA_HOSTING_HOSTED_BOTS_H_
+#define TAROCK_ARENA_HOSTING_HOSTED_BOTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "arena/bothost/package.h"
+#include "arena/store/store.h"
+
+namespace tarock::arena {
+
+struct HostingOptions {
+  bothost::PackageLimits package;  // upload size (1 MiB), unpacked size, files
+  int versions_kept = 5;           // per bot, with their content
+  int uploads_per_hour = 20;       // per bot
+  absl::Duration host_lease = absl::Seconds(15);  // a host that has not synced this long loses its bots
+  absl::Duration sync_every = absl::Seconds(2);   // told to hosts
+  size_t max_build_log = 64 << 10;
+};
+
+class HostedBots {
+ public:
+  // `store` must outlive this.
+  HostedBots(Store* store, HostingOptions options = {});
+
+  // The owner uploads a version. Errors: NOT_FOUND (no such bot),
+  // PERMISSION_DENIED (wrong token), FAILED_PRECONDITION (retired, or a bot
+  // with an endpoint: hosted bots are registered with --dial_in),
+  // RESOURCE_EXHAUSTED (uploads per hour), INVALID_ARGUMENT (the package's
+  // one line). Nothing is stored on an error.
+  absl::StatusOr<VersionRow> Upload(const std::string& bot, const std::string& token,
+                                    const std::string& filename, const std::string& content,
+                                    const std::string& kind, const std::string& entry);
+  // A bot's versions, newest first; build logs only with the right token
+  // (`*owner` says whether it was).
+  absl::StatusOr<std::vector<VersionRow>> Versions(const std::string& bot, const std::string& token,
+                                                   bool* owner);
+
+  // Issues a host token (returned once). The caller checks the admin token.
+  absl::StatusOr<std::string> AddHost(const std::string& name);
+  // The host a token belongs to: UNAUTHENTICATED otherwise.
+  absl::StatusOr<HostRow> AuthenticateHost(const std::string& token);
+
+  struct Held {
+    BotRow bot;
+    std::optional<VersionRow> newest;  // building or ready
+    std::optional<VersionRow> ready;   // the newest ready
+  };
+  // A host's sync: renews its lease, takes free bots (up to `capacity`, 0:
+  // any), returns every bot it holds.
+  std::vector<Held> Sync(const HostRow& host, int capacity);
+  // A version's content, for the host that holds its bot: PERMISSION_DENIED otherwise.
+  absl::StatusOr<VersionRow> Fetch(const HostRow& host, int64_t id);
+  // The holder reports a build. FAILED_PRECONDITION when not building.
+  absl::StatusOr<VersionRow> ReportBuild(const HostRow& host, int64_t id, bool ok,
+                                         const std::string& log);
+  // For the gateway: the bot `name` as played by the host with `token`
+  // (id, name). UNAUTHENTICATED (no such host), FAILED_PRECONDITION (not
+  // hosted, or held by another host).
+  absl::StatusOr<std::pair<int64_t, std::string>> AuthenticateHostedBot(const std::string& token,
+                                                                         const std::string& name);
+  // Does version `id` belong to bot `bot_id`? (For the seats that name it.)
+  bool VersionOfBot(int64_t id, int64_t bot_id);
+
+  const HostingOptions& options() const { return options_; }
+
+ private:
+  struct Holder {
+    int64_t host_id = 0;
+    absl::Time seen;
+  };
+  absl::StatusOr<BotRow> OwnedBot(const std::string& bot, const std::string& token);
+  bool HeldBy(int64_t bot_id, int64_t host_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  Store* store_;
+  const HostingOptions options_;
+  absl::Mutex mu_;
+  std::map<int64_t, Holder> holders_ ABSL_GUARDED_BY(mu_);  // by bot id
+  std::map<int64_t, int64_t> version_bots_ ABSL_GUARDED_BY(mu_);  // version id -> bot id
+};
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_HOSTING_HOSTED_BOTS_H_

@@ -1,0 +1,58 @@
+// The Hosting gRPC service (proto/tarock/v1/hosting.proto): a thin class that
+// turns requests into HostedBots calls (arena/hosting/hosted_bots.h). Owners
+// upload and list versions with the bot's token; the operator issues host
+// tokens (admin token); hosts sync, fetch versions and report builds with
+// their host token (`authorization: Bearer TOKEN`). Every call passes the
+// Admission first; uploads count as registrations (their stricter rate).
+// Changes and refusals of authority go to the audit log; tokens never do.
+//
+// Thread-safety: thread-safe.
+
+#ifndef TAROCK_ARENA_SERVER_HOSTING_SERVICE_H_
+#define TAROCK_ARENA_SERVER_HOSTING_SERVICE_H_
+
+#include "arena/hosting/hosted_bots.h"
+#include "arena/scheduler/scheduler.h"
+#include "arena/server/admission.h"
+#include "tarock/v1/hosting.grpc.pb.h"
+
+namespace tarock::arena {
+
+class HostingService final : public v1::Hosting::Service {
+ public:
+  // All must outlive the service; `admission` may be null.
+  HostingService(HostedBots* hosted, Scheduler* scheduler, Store* store, Admission* admission)
+      : hosted_(hosted), scheduler_(scheduler), store_(store), admission_(admission) {}
+
+  grpc::Status UploadVersion(grpc::ServerContext*, const v1::UploadVersionRequest* r,
+                             v1::VersionInfo* out) override;
+  grpc::Status ListVersions(grpc::ServerContext*, const v1::ListVersionsRequest* r,
+                            v1::ListVersionsResponse* out) override;
+  grpc::Status AddHost(grpc::ServerContext*, const v1::AddHostRequest* r,
+                       v1::AddHostResponse* out) override;
+  grpc::Status HostSync(grpc::ServerContext*, const v1::HostSyncRequest* r,
+                        v1::HostSyncResponse* out) override;
+  grpc::Status FetchVersion(grpc::ServerContext*, const v1::FetchVersionRequest* r,
+                            v1::VersionContent* out) override;
+  grpc::Status ReportBuild(grpc::ServerContext*, const v1::ReportBuildRequest* r,
+                           v1::VersionInfo* out) override;
+
+  // A version as the API shows it (the build log only when `with_log`).
+  static v1::VersionInfo ToProto(const VersionRow& v, bool with_log);
+
+ private:
+  grpc::Status Admit(grpc::ServerContext* context, const std::string& token,
+                     Admission::Kind kind = Admission::Kind::kCall);
+  absl::StatusOr<HostRow> Host(grpc::ServerContext* context);
+  void Audit(grpc::ServerContext* context, const std::string& actor, const std::string& action,
+             const std::string& target, const absl::Status& outcome, const std::string& detail);
+
+  HostedBots* hosted_;
+  Scheduler* scheduler_;
+  Store* store_;
+  Admission* admission_;
+};
+
+}  // namespace tarock::arena
+
+#endif  // TAROCK_ARENA_SERVER_HOSTING_SERVICE_H_

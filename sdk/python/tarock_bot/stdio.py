@@ -1,0 +1,42 @@
+"""``python3 -m tarock_bot stdio BOT.py``: plays one match over standard input
+and output, for hosts that run the bot in a sandbox with no network
+(tarock-bothost, docs/hosting.md). Each input line is one RefereeMessage in
+protobuf's JSON mapping with the proto field names ({"match_start": {...}},
+{"decision_request": {...}}, ...: the stdio bridge's ``--events`` lines,
+sdk/stdio/README.md); each decision request is answered with one line, the
+action. Nothing here imports grpc, so the bot starts quickly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from google.protobuf import json_format
+
+from ._proto import pb
+from .bot import BotFactory, BotSession
+
+
+def run_stdio(factory: BotFactory, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    """Reads RefereeMessage lines until end of input; answers each request."""
+    session = BotSession(factory())
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        message = pb.RefereeMessage()
+        try:
+            json_format.Parse(line, message, ignore_unknown_fields=True)
+        except json_format.ParseError as e:
+            print(f"tarock_bot stdio: a line that is no RefereeMessage: {e}", file=sys.stderr)
+            if line.startswith("{\"decision_request\"") or "legal_actions" in line:
+                stdout.write("\n")
+                stdout.flush()
+            continue
+        reply = session.handle(message)
+        if message.WhichOneof("message") == "decision_request":
+            action = reply.decision.action if reply is not None else ""
+            stdout.write(action + "\n")
+            stdout.flush()
+    return 0

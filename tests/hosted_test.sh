@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Hosted bots (issue 31, docs/hosting.md), real processes on loopback: a
+# referee, an arena, a bot host (tarock-bothost, sandboxed bots) and two
+# reference bots. Checks:
+#  - bad uploads are refused with one clear line and store nothing;
+#  - the Python, C++ (built from source against the installed SDK) and awk
+#    templates, uploaded and built by the host, play a ladder with the
+#    reference bots with 0 faults, and every hosted seat names its version;
+#  - a version uploaded mid-ladder plays from a later match on;
+#  - a hostile hosted bot (network, secrets, fork bomb, 10 GiB) gets faults and
+#    nothing else does: the other seats play on, the host stays up, the host's
+#    files are untouched;
+#  - the host SIGKILLed mid-ladder and restarted: the ladder completes, no
+#    match lost or counted twice.
+# Needs root (the sandbox makes cgroups) and bwrap: skipped (exit 77) without.
+# Usage: hosted_test.sh SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+bin=$build/bin
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+pids=()
+host_pid=
+cleanup() {
+  for p in "${pids[@]}" $host_pid; do kill_tree "$p"; wait "$p" 2>/dev/null; done
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$src/tests/testlib.sh"
+pass=0 fail=0
+
+if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
+  echo "SKIP: needs root and bwrap"; exit 77
+fi
+
+rp=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 &
+pids+=($!)
+wait_port "$rp" || bad "referee never listened"
+ap=$(free_port)
+"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
+  --referees "127.0.0.1:$rp" --max_upload_bytes 200000 --host_lease_s 4 >"$tmp/arena.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
+cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
+token_of() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+
+$cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
+for b in pyb awkb cppb evil loopy; do
+  $cli bots add "$b" --hosted --variants slovenian-4p --owner "owner-$b" >"$tmp/$b.txt" || bad "bots add $b"
+done
+
+# --- Bad uploads: one clear line each, nothing stored.
+bad_dir=$tmp/bad; mkdir -p "$bad_dir"
+: >"$bad_dir/empty.py"
+head -c 300000 /dev/zero | tr '\0' '#' >"$bad_dir/large.py"
+printf 'x = "\xff\xfe"\n' >"$bad_dir/latin.py"
+/usr/bin/python3 - "$bad_dir" <<'EOF'
+import sys, zipfile, struct
+d = sys.argv[1]
+with zipfile.ZipFile(f"{d}/slip.zip", "w") as z:
+    z.writestr("bot.py", "def decide(s): return s.legal[0]\n")
+    z.writestr("../evil.py", "x = 1\n")
+with zipfile.ZipFile(f"{d}/link.zip", "w") as z:
+    z.writestr("bot.py", "def decide(s): return s.legal[0]\n")
+    info = zipfile.ZipInfo("shadow.py")
+    info.create_system = 3
+    info.external_attr = (0o120777 << 16)
+    z.writestr(info, "/etc/shadow")
+with zipfile.ZipFile(f"{d}/noentry.zip", "w") as z:
+    z.writestr("helper.py", "x = 1\n")
+# An ELF header for aarch64 (machine 183).
+elf = bytearray(64)
+elf[0:4] = b"\x7fELF"; elf[4] = 2; elf[5] = 1; elf[6] = 1
+struct.pack_into("<HHI", elf, 16, 2, 183, 1)
+open(f"{d}/arm_bot", "wb").write(bytes(elf) + b"\0" * 64)
+EOF
+expect_refusal() {  # expect_refusal NAME FRAGMENT FILE [FLAGS]
+  local name=$1 fragment=$2 file=$3; shift 3
+  local out
+  out=$($cli bots upload pyb --token "$(token_of pyb)" "$file" "$@" 2>&1) && { bad "$name: accepted"; return; }
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || bad "$name: more than one line: $out"
+  case "$out" in *"$fragment"*) ok ;; *) bad "$name: '$out' lacks '$fragment'" ;; esac
+}
+expect_refusal empty "empty" "$bad_dir/empty.py"
+expect_refusal "too large" "more than the limit" "$bad_dir/large.py"
+expect_refusal "not UTF-8" "not UTF-8" "$bad_dir/latin.py"
+expect_refusal "zip with .." "'..'" "$bad_dir/slip.zip"
+expect_refusal "zip with a link" "link" "$bad_dir/link.zip"
+expect_refusal "no entry point" "no entry point" "$bad_dir/noentry.zip"
+expect_refusal "other architecture" "another architecture" "$bad_dir/arm_bot"
+out=$($cli bots upload pyb --token wrong "$src/sdk/templates/python/my_bot.py" 2>&1) && bad "wrong token accepted"
+case "$out" in *"wrong token"*) ok ;; *) bad "wrong token: $out" ;; esac
+[ -z "$($cli bots versions pyb)" ] && ok || bad "refused uploads stored a version"
+
+# --- The host and the good uploads.
+mkdir -p "$tmp/host"
+echo "the-host-token-file $(token_of host)" >"$tmp/host/token"; chmod 600 "$tmp/host/token"
+# The installed C++ SDK the host builds C++ bots against.
+cmake --install "$build" --prefix "$tmp/sdk" >"$tmp/install.log" 2>&1 || bad "cmake --install: $(tail -3 "$tmp/install.log")"
+start_host() {
+  TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host1 \
+    --work_dir "$tmp/host" --switch_wait_s 2 --cpp_sdk "$tmp/sdk" --check_timeout_s 15 \
+    >>"$tmp/host.log" 2>&1 &
+  host_pid=$!
+}
+start_host
+$cli bots upload pyb --token "$(token_of pyb)" "$src/sdk/templates/python/my_bot.py" >/dev/null || bad "upload python"
+$cli bots upload awkb --token "$(token_of awkb)" "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload awk"
+$cli bots upload cppb --token "$(token_of cppb)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null || bad "upload C++"
+cat >"$tmp/evil.py" <<EOF
+#!/usr/bin/env python3
+# Tries what a hosted bot may not, then answers nothing more.
+import os, socket, sys
+for port in ($ap, $rp, 22):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2)
+        print("EVIL connected to", port, file=sys.stderr, flush=True)
+    except OSError as e:
+        print("no network to", port, e.errno, file=sys.stderr, flush=True)
+for path in ("/etc/shadow", "$tmp/host/token", "$tmp/host.txt"):
+    try:
+        open(path).read(); print("EVIL read", path, file=sys.stderr, flush=True)
+    except OSError as e:
+        print("cannot read", path, file=sys.stderr, flush=True)
+try:
+    os.kill(-1, 9)
+except OSError:
+    pass
+line = sys.stdin.readline()
+kids = 0
+try:
+    while kids < 10000:
+        if os.fork() == 0:
+            import time; time.sleep(600); os._exit(0)
+        kids += 1
+except OSError as e:
+    print("fork stopped after", kids, file=sys.stderr, flush=True)
+b = bytearray(b"x") * (10 << 30)
+print("EVIL allocated", len(b), file=sys.stderr, flush=True)
+EOF
+$cli bots upload evil --token "$(token_of evil)" "$tmp/evil.py" --kind stdio >/dev/null || bad "upload evil"
+ready() { $cli bots versions "$1" | head -1 | grep -q " ready "; }
+for _ in $(seq 300); do ready pyb && ready awkb && ready evil && break; sleep 0.2; done
+ready pyb && ok || bad "python version not ready: $($cli bots versions pyb --token "$(token_of pyb)")"
+ready awkb && ok || bad "awk version not ready: $($cli bots versions awkb --token "$(token_of awkb)")"
+ready evil && ok || bad "evil version not ready"
+# Builds that loop forever or try to download: failed, with the reason in the log.
+printf 'while True:\n    pass\n' >"$tmp/loop.py"
+$cli bots upload loopy --token "$(token_of loopy)" "$tmp/loop.py" >/dev/null || bad "upload loop"
+failed_with() {  # failed_with BOT FRAGMENT: the newest version failed, its log names FRAGMENT
+  for _ in $(seq 900); do $cli bots versions "$1" | head -1 | grep -q " failed " && break; sleep 0.1; done
+  local log
+  log=$($cli bots versions "$1" --token "$(token_of "$1")" | head -40)
+  $cli bots versions "$1" | head -1 | grep -q " failed " && ok || bad "$1: not failed: $log"
+  case "$log" in *"$2"*) ok ;; *) bad "$1: build log lacks '$2': $log" ;; esac
+}
+failed_with loopy "timed out"
+cat >"$tmp/download.py" <<EOF
+import urllib.request
+urllib.request.urlopen("http://127.0.0.1:$ap/", timeout=3).read()
+def decide(s):
+    return s.legal[0]
+EOF
+$cli bots upload loopy --token "$(token_of loopy)" "$tmp/download.py" >/dev/null || bad "upload download"
+failed_with loopy "Permission denied"
+kill -0 "$host_pid" 2>/dev/null && ok || bad "the host died building"
+# A C++ build takes a while (CMake and g++ in the sandbox).
+for _ in $(seq 1500); do ready cppb && break; $cli bots versions cppb | head -1 | grep -q failed && break; sleep 0.2; done
+ready cppb && ok || bad "C++ version not ready: $($cli bots versions cppb --token "$(token_of cppb)" | tail -30)"
+for _ in $(seq 100); do [ "$($cli bots list | grep -c 'online')" -ge 4 ] && break; sleep 0.1; done
+
+"$bin/tarock-bot-random" --listen 127.0.0.1:0 >"$tmp/rnd.log" 2>&1 & pids+=($!)
+"$bin/tarock-bot-heuristic" --listen 127.0.0.1:0 >"$tmp/heur.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do grep -q listening "$tmp/rnd.log" && grep -q listening "$tmp/heur.log" && break; sleep 0.1; done
+$cli bots add rnd --endpoint "$(awk '{print $4}' "$tmp/rnd.log")" --variants slovenian-4p --owner ref >/dev/null
+$cli bots add heur --endpoint "$(awk '{print $4}' "$tmp/heur.log")" --variants slovenian-4p --owner ref >/dev/null
+
+# --- The hostile bot alone with the others: its seats fault, nobody else's.
+$cli ladder start --variant slovenian-4p --max_matches 3 --hands 4 >/dev/null
+for _ in $(seq 600); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
+$cli ladder stop --variant slovenian-4p >/dev/null 2>&1
+evil_faults=$($cli matches --limit 100 | awk '$3 == "evil" {f += $9} END {print f + 0}')
+other_faults=$($cli matches --limit 100 | awk '$1 == "seat" && $3 != "evil" {f += $9} END {print f + 0}')
+[ "$evil_faults" -gt 0 ] && ok || bad "the hostile bot has no faults"
+[ "$other_faults" -eq 0 ] && ok || bad "other bots have $other_faults faults beside the hostile one: $($cli matches --limit 100 | awk '$1 == "seat" && $9 > 0')"
+kill -0 "$host_pid" 2>/dev/null && ok || bad "the host died"
+grep -q "EVIL" "$tmp"/host/logs/evil/*.log && bad "the hostile bot did what it may not: $(grep -h EVIL "$tmp"/host/logs/evil/*.log)" || ok
+grep -q "no network to $ap" "$tmp"/host/logs/evil/*.log && ok || bad "the hostile bot never tried (log: $(head -c 300 "$tmp"/host/logs/evil/seat-1.log))"
+grep -q "the-host-token-file" "$tmp/host/token" && ok || bad "the host's token file changed"
+# The cause of its end is in its seats' fault details.
+$cli export --variant slovenian-4p >"$tmp/evil-records.jsonl"
+grep -q "out of memory (limit 512 MiB)" "$tmp/evil-records.jsonl" && ok ||
+  bad "no fault names the hostile bot's cause: $($cli export --variant slovenian-4p | grep -o '"detail":"[^"]*"' | sort | uniq -c | head -5)"
+$cli bots retire evil --token "$(token_of evil)" >/dev/null
+
+# --- A ladder of the hosted bots and the reference bots: 0 faults; a new
+# version uploaded mid-ladder; the host SIGKILLed and restarted.
+before=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')
+$cli ladder start --variant slovenian-4p --max_matches 24 --hands 4 --per_decision_ms 10000 >/dev/null
+for _ in $(seq 300); do
+  done_now=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')
+  [ $((done_now - before)) -ge 4 ] && break; sleep 0.2
+done
+sed 's/my-python-bot/my-python-bot-v2/' "$src/sdk/templates/python/my_bot.py" >"$tmp/my_bot.py"
+$cli bots upload pyb --token "$(token_of pyb)" "$tmp/my_bot.py" >"$tmp/v2.txt" || bad "upload v2"
+v2=$(awk '{print $2; exit}' "$tmp/v2.txt")
+for _ in $(seq 600); do ready pyb && break; sleep 0.1; done
+ready pyb && ok || bad "version $v2 not ready"
+for _ in $(seq 300); do
+  done_now=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')
+  [ $((done_now - before)) -ge 12 ] && break; sleep 0.2
+done
+kill -9 "$host_pid"; wait "$host_pid" 2>/dev/null
+sleep 1
+start_host
+for _ in $(seq 900); do $cli ladder list | grep -q "^ladder 2 .*stopped" && break; sleep 0.2; done
+$cli ladder list | grep -q "^ladder 2 .*stopped" && ok || bad "the ladder never finished: $($cli ladder list)"
+after=$($cli status | sed 's/.*matches done \([0-9]*\).*/\1/')
+[ $((after - before)) -eq 24 ] && ok || bad "$((after - before)) matches done, want 24"
+$cli status | grep -q "failed 0" && ok || bad "failed matches: $($cli status): $($cli matches --status failed)"
+$cli matches --limit 24 >"$tmp/ladder.txt"
+hosted_seats=$(awk '$1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb")' "$tmp/ladder.txt" | wc -l)
+named=$(awk '$1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb") && /version [0-9]+/' "$tmp/ladder.txt" | wc -l)
+for b in pyb awkb cppb heur; do
+  grep -q "seat [0-9]  $b " "$tmp/ladder.txt" && ok || bad "$b never played in the ladder"
+done
+[ "$hosted_seats" -gt 0 ] && [ "$named" -eq "$hosted_seats" ] && ok ||
+  bad "$named of $hosted_seats hosted seats name their version"
+# The newest match first: the last matches play the new version, the first the old.
+last_pyb=$(awk '$1 == "seat" && $3 == "pyb" {print $NF; exit}' "$tmp/ladder.txt")
+first_pyb=$(awk '$1 == "seat" && $3 == "pyb" {v = $NF} END {print v}' "$tmp/ladder.txt")
+[ "$last_pyb" = "$v2" ] && ok || bad "the last match played pyb version $last_pyb, want $v2"
+[ "$first_pyb" != "$v2" ] && ok || bad "the first match already played version $v2"
+# Faults: none outside the window of the killed host.
+faults=$(awk '$1 == "seat" {f += $9} END {print f + 0}' "$tmp/ladder.txt")
+# The restarted host resumes the seats within the decision time (10 s here):
+# no seat is charged a fault for the host's death.
+[ "$faults" -eq 0 ] && ok || bad "$faults faults in the ladder: $(awk '$1 == "seat" && $9 > 0' "$tmp/ladder.txt")"
+# Every record replays.
+$cli export --variant slovenian-4p >"$tmp/records.jsonl"
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  printf '%s\n' "$line" >"$tmp/rec.json"
+  "$bin/tarock" replay "$tmp/rec.json" >/dev/null 2>&1 || bad "record $n does not replay"
+done <"$tmp/records.jsonl"
+[ "$n" -ge 24 ] && ok || bad "$n records exported"
+
+echo "hosted_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
