@@ -86,7 +86,7 @@ struct SeatRow {
   int64_t decisions = 0;
   double decision_ms = 0;
   std::string fault_kinds;
-  // The hosted version that played the seat (schema 8; 0: not hosted).
+  // The hosted version that played the seat (schema 10; 0: not hosted).
   int64_t version_id = 0;
 };
 
@@ -437,7 +437,7 @@ class Store {
   virtual absl::StatusOr<int64_t> AppendAudit(const AuditRow& entry) = 0;
   virtual std::vector<AuditRow> ListAudit(const std::string& target, int64_t before_id, int limit) = 0;
 
-  // Hosted bots' versions (schema 8). AddVersion stores a new version as
+  // Hosted bots' versions (schema 10). AddVersion stores a new version as
   // "building" and keeps the content of at most `keep` versions of the bot
   // (older ones become "removed", their rows stay for the seats that name
   // them); returns its id. ListVersions: newest first, without content.

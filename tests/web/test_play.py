@@ -350,10 +350,15 @@ def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, brows
         wait_until(browser, lambda d: d.find_elements(By.ID, "result"), what="the result on a phone")
         time.sleep(0.3)
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
-        # Every player's column is on the screen (the table does not scroll sideways).
-        assert browser.execute_script(
+        # Every player's column is on the screen (the table does not scroll
+        # sideways), once the page has laid out at this width (a bounded wait:
+        # a loaded machine lays out late).
+        wait_until(browser, lambda d: d.execute_script(
             "const w = document.querySelector('#hand-results').parentElement;"
-            "return w.scrollWidth <= w.clientWidth;")
+            "return w.scrollWidth <= w.clientWidth;"), timeout=10,
+            what="the score table to fit the phone: " + str(browser.execute_script(
+                "const w = document.querySelector('#hand-results').parentElement;"
+                "return [w.scrollWidth, w.clientWidth, w.innerText.slice(0, 300)];")))
     finally:
         browser.set_window_size(1280, 900)
 
