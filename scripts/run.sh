@@ -123,6 +123,11 @@ if [ "$(id -u)" -eq 0 ] && command -v bwrap > /dev/null; then
       "${cli[@]}" bots versions hosted-python | head -1 | grep -q " ready " && break
       sleep 0.1
     done
+    # Online before the ladder makes its first matches (it makes a few ahead).
+    for _ in $(seq 100); do
+      "${cli[@]}" bots list | grep '^hosted-python ' | grep -q 'online' && break
+      sleep 0.1
+    done
     echo "   hosted-python: the Python template, built and run by tarock-bothost in its sandbox" \
          "($("${cli[@]}" bots versions hosted-python | head -1 | awk '{print "version " $2 ", " $3}'))"
   fi
