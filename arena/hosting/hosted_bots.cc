@@ -97,6 +97,26 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
     if (v.status == "ready" && !h.ready) h.ready = v;
     if ((v.status == "ready" || v.status == "building") && !h.newest) h.newest = v;
   }
+  // Events whose entries are frozen (their final runs, events.cc): a bot in
+  // one plays the newest version that was ready at the freeze, and no newer
+  // one is built or played until the final is over.
+  for (auto& [bot_id, h] : by_bot) {
+    std::string cutoff;
+    for (const EventBotRow& e : store_->EventsOfBot(bot_id)) {
+      absl::StatusOr<EventRow> event = store_->EventById(e.event_id);
+      if (event.ok() && event->status == "frozen" && !event->frozen_at.empty() &&
+          (cutoff.empty() || event->frozen_at < cutoff))
+        cutoff = event->frozen_at;
+    }
+    if (cutoff.empty()) continue;
+    h.ready.reset();
+    for (const VersionRow& v : store_->ListVersions(bot_id))  // newest first
+      if (v.status == "ready" && !v.ready_at.empty() && v.ready_at <= cutoff) {
+        h.ready = v;
+        break;
+      }
+    h.newest = h.ready;
+  }
   std::vector<Held> out;
   absl::MutexLock lock(&mu_);
   int held = 0;

@@ -71,7 +71,9 @@ class HostedBots {
     std::optional<VersionRow> ready;   // the newest ready
   };
   // A host's sync: renews its lease, takes free bots (up to `capacity`, 0:
-  // any), returns every bot it holds.
+  // any), returns every bot it holds. A bot entered in an event whose entries
+  // are frozen (its final runs) is held at the newest version that was ready
+  // at the freeze: nothing newer is built or played until the final is over.
   std::vector<Held> Sync(const HostRow& host, int capacity);
   // A version's content, for the host that holds its bot: PERMISSION_DENIED otherwise.
   absl::StatusOr<VersionRow> Fetch(const HostRow& host, int64_t id);

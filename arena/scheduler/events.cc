@@ -210,9 +210,12 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
       std::map<int64_t, std::string> entrant_names;
       for (const EntrantRow& e : store_->ListEntrants(row.id)) entrant_names[e.id] = e.name;
       std::map<std::string, std::string> entrant_of_bot;
+      std::set<std::string> hosted;  // frozen at the deadline (hosted_bots.h, Sync)
       for (const EventBotRow& e : store_->EventBots(row.id)) {
         absl::StatusOr<BotRow> b = store_->BotById(e.bot_id);
-        if (b.ok()) entrant_of_bot[b->name] = e.entrant_id ? entrant_names[e.entrant_id] : "";
+        if (!b.ok()) continue;
+        entrant_of_bot[b->name] = e.entrant_id ? entrant_names[e.entrant_id] : "";
+        if (!store_->ListVersions(b->id).empty()) hosted.insert(b->name);
       }
       // The pairs: per match, each bot's points a hand (over its seats).
       struct Played {
@@ -275,7 +278,7 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         r->set_ci95(s.ci95());
         r->set_hands(s.hands());
         r->set_total(s.total());
-        r->set_frozen(!s.runs_elsewhere());
+        r->set_frozen(hosted.count(s.bot()) > 0);
       }
     }
   }

@@ -1,0 +1,107 @@
+// Hosted versions and events (issue 32): while an event's final runs, a bot
+// entered in it is held at the newest version that was ready at the freeze.
+
+#include "arena/hosting/hosted_bots.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "arena/scheduler/dial_in.h"
+#include "arena/store/sqlite_store.h"
+
+namespace tarock::arena {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(HostedBotsTest, ABotInAFrozenEventPlaysTheVersionReadyAtTheFreeze) {
+  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_test_", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "arena.db").string();
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status();
+  BotRow bot;
+  bot.name = "hosted";
+  bot.endpoint = kDialInEndpoint;
+  bot.owner = "ann";
+  bot.variants = {"slovenian-3p"};
+  bot.token_hash = HashToken("t");
+  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
+  ASSERT_TRUE(added.ok());
+  VersionRow v;
+  v.bot_id = added->id;
+  v.kind = "python";
+  v.entry = "bot.py";
+  v.filename = "bot.py";
+  v.sha256 = std::string(64, 'a');
+  v.size = 1;
+  v.content = "eA==";
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<int64_t> id = (*store)->AddVersion(v, 5);
+    ASSERT_TRUE(id.ok());
+    ids.push_back(*id);
+  }
+  ASSERT_TRUE((*store)->SetVersionStatus(ids[0], "ready", "").ok());
+  ASSERT_TRUE((*store)->SetVersionStatus(ids[1], "ready", "").ok());  // ids[2] still building
+  // Ready at 10:00 and 12:00 (set directly: the store stamps "now").
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           absl::StrCat("UPDATE bot_versions SET ready_at = '2026-01-01 10:00:00' WHERE id = ",
+                                        ids[0], "; UPDATE bot_versions SET ready_at = '2026-01-01 12:00:00' WHERE id = ",
+                                        ids[1], ";")
+                               .c_str(),
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  HostedBots hosting(store->get());
+  absl::StatusOr<std::string> token = hosting.AddHost("h");
+  ASSERT_TRUE(token.ok());
+  absl::StatusOr<HostRow> host = hosting.AuthenticateHost(*token);
+  ASSERT_TRUE(host.ok());
+  auto held = [&] {
+    std::vector<HostedBots::Held> h = hosting.Sync(*host, 0);
+    EXPECT_EQ(h.size(), 1u);
+    return h.empty() ? HostedBots::Held() : h[0];
+  };
+  // No event: the newest ready plays, the newest is built.
+  HostedBots::Held h = held();
+  ASSERT_TRUE(h.ready && h.newest);
+  EXPECT_EQ(h.ready->id, ids[1]);
+  EXPECT_EQ(h.newest->id, ids[2]);
+  // Entered in an event that froze at 11:00: the 10:00 version, nothing newer.
+  EventRow e;
+  e.slug = "cup";
+  e.status = "frozen";
+  e.organiser_token_hash = "x";
+  e.invite_code = "c";
+  e.config = "{}";
+  absl::StatusOr<int64_t> event = (*store)->InsertEvent(e);
+  ASSERT_TRUE(event.ok());
+  e.id = *event;
+  e.frozen_at = "2026-01-01 11:00:00";
+  ASSERT_TRUE((*store)->UpdateEvent(e).ok());
+  ASSERT_TRUE((*store)->EnterBot({*event, added->id, 1, false, ""}).ok());
+  h = held();
+  ASSERT_TRUE(h.ready && h.newest);
+  EXPECT_EQ(h.ready->id, ids[0]);
+  EXPECT_EQ(h.newest->id, ids[0]);
+  // The final over: the newest again.
+  e.status = "finished";
+  ASSERT_TRUE((*store)->UpdateEvent(e).ok());
+  h = held();
+  EXPECT_EQ(h.ready->id, ids[1]);
+  store->reset();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tarock::arena
