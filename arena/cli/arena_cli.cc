@@ -37,6 +37,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "arena/cli/cli_output.h"
 #include "arena/cli/events_command.h"
 #include "arena/bothost/package.h"
 #include "arena/cli/test_command.h"
@@ -92,23 +93,8 @@ namespace {
 using tarock::v1::Arena;
 namespace v1 = tarock::v1;
 
-int Fail(absl::string_view message) {
-  std::cerr << "tarock-arena-cli: " << message << "\n";
-  return 1;
-}
-
-int Fail(const grpc::Status& s) {
-  return Fail(absl::StrCat(tarock::GrpcCodeName(s.error_code()), ": ", s.error_message()));
-}
-
-void PrintJson(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions o;
-  o.add_whitespace = true;
-  o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
-  std::cout << out;
-}
+using tarock::arena::cli::Fail;
+using tarock::arena::cli::PrintJson;
 
 // Stored text is printed through ForTerminal (bot_rules.h): rows stored
 // before the arena checked owners may hold terminal control characters.

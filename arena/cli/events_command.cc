@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "absl/flags/declare.h"
+#include "arena/cli/cli_output.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -55,29 +56,13 @@ ABSL_FLAG(std::string, as, "csv", "events export: csv or json");
 namespace tarock::arena {
 namespace {
 
-int Fail(absl::string_view message) {
-  std::cerr << "tarock-arena-cli: " << message << "\n";
-  return 1;
-}
+using cli::Context;
+using cli::Fail;
+using cli::PrintJson;
 
-int Fail(const grpc::Status& s) {
-  return Fail(absl::StrCat(GrpcCodeName(s.error_code()), ": ", s.error_message()));
-}
 
-void PrintJson(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions o;
-  o.add_whitespace = true;
-  o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
-  std::cout << out;
-}
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto c = std::make_unique<grpc::ClientContext>();
-  c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  return c;
-}
+
 
 std::string OrganiserToken() {
   return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_organiser_token), "TAROCK_ORGANISER_TOKEN");

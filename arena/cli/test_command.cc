@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/flags/declare.h"
+#include "arena/cli/cli_output.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -47,29 +48,13 @@ ABSL_FLAG(int, wait_unreachable_s, 120,
 namespace tarock::arena {
 namespace {
 
-int Fail(absl::string_view message, int status = 1) {
-  std::cerr << "tarock-arena-cli: " << message << "\n";
-  return status;
-}
+using cli::Context;
+using cli::Fail;
+using cli::PrintJson;
 
-int Fail(const grpc::Status& s, int status = 1) {
-  return Fail(absl::StrCat(tarock::GrpcCodeName(s.error_code()), ": ", s.error_message()), status);
-}
 
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto c = std::make_unique<grpc::ClientContext>();
-  c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  return c;
-}
 
-void PrintJson(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions o;
-  o.add_whitespace = true;
-  o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
-  std::cout << out;
-}
+
 
 std::string Signed(double x) { return absl::StrFormat("%+.2f", x); }
 
