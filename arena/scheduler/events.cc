@@ -744,6 +744,7 @@ void Scheduler::StartFinal(EventRow& event) {
 }
 
 void Scheduler::EventTick(absl::Time now) {
+  absl::MutexLock tick(&event_tick_mu_);
   for (EventRow& event : store_->ListEvents()) {
     const std::string before = event.status;
     const int64_t final_before = event.final_tournament_id;

@@ -471,6 +471,9 @@ class Scheduler {
   // event id) for the others.
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);
   absl::Time events_ticked_ = absl::InfinitePast();  // the dispatcher's
+  // One EventTick at a time (the dispatcher's and CreateEvent's): two at a
+  // deadline would each start a final. Never taken with mu_ held.
+  absl::Mutex event_tick_mu_;
   absl::Mutex signup_mu_;
   // Sign-ups per event in the current hour: event id -> (hour, count).
   std::map<int64_t, std::pair<int64_t, int>> signups_ ABSL_GUARDED_BY(signup_mu_);
