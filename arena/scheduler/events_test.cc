@@ -64,6 +64,17 @@ class EventsTest : public SchedulerTest {
     absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(r);
     return m.ok() ? m->total() : -1;
   }
+  // The organiser (`token`) enters registered bots into `slug`'s field.
+  void EnterHouseBots(const std::string& slug, const std::string& token,
+                      const std::vector<std::string>& bots) {
+    for (const std::string& bot : bots) {
+      v1::EnterHouseBotRequest e;
+      e.set_slug(slug);
+      e.set_organiser_token(token);
+      e.set_bot(bot);
+      ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok()) << bot;
+    }
+  }
   void WaitFor(const std::function<bool()>& done, absl::Duration limit = absl::Seconds(120)) {
     const absl::Time deadline = absl::Now() + limit;
     while (!done() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
@@ -79,17 +90,8 @@ TEST_F(EventsTest, TwoEventsWithOverlappingBotsHaveSeparateLeaderboardsAndRating
   AddBot("r3", "random");
   v1::CreateEventResponse a = Create("class-a");
   v1::CreateEventResponse b = Create("class-b");
-  for (const auto& [slug, token, bots] :
-       {std::tuple<std::string, std::string, std::vector<std::string>>{
-            "class-a", a.organiser_token(), {"h1", "r1", "r2"}},
-        {"class-b", b.organiser_token(), {"h1", "r1", "r3"}}})
-    for (const std::string& bot : bots) {
-      v1::EnterHouseBotRequest e;
-      e.set_slug(slug);
-      e.set_organiser_token(token);
-      e.set_bot(bot);
-      ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
-    }
+  EnterHouseBots("class-a", a.organiser_token(), {"h1", "r1", "r2"});
+  EnterHouseBots("class-b", b.organiser_token(), {"h1", "r1", "r3"});
   WaitFor([&] { return Done("class-a") >= 6 && Done("class-b") >= 6; });
   absl::StatusOr<v1::LeaderboardResponse> la = scheduler_->Leaderboard("slovenian-3p", "class-a");
   absl::StatusOr<v1::LeaderboardResponse> lb = scheduler_->Leaderboard("slovenian-3p", "class-b");
@@ -314,17 +316,8 @@ TEST_F(EventsTest, EventsShareTheSlotsByWeight) {
   for (const char* b : {"h1", "r1", "r2", "h2", "r3", "r4"}) AddBot(b, b[0] == 'h' ? "heuristic" : "random");
   v1::CreateEventResponse big = Create("big", "", 3);
   v1::CreateEventResponse small = Create("small", "", 1);
-  for (const auto& [slug, token, bots] :
-       {std::tuple<std::string, std::string, std::vector<std::string>>{
-            "big", big.organiser_token(), {"h1", "r1", "r2"}},
-        {"small", small.organiser_token(), {"h2", "r3", "r4"}}})
-    for (const std::string& bot : bots) {
-      v1::EnterHouseBotRequest e;
-      e.set_slug(slug);
-      e.set_organiser_token(token);
-      e.set_bot(bot);
-      ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
-    }
+  EnterHouseBots("big", big.organiser_token(), {"h1", "r1", "r2"});
+  EnterHouseBots("small", small.organiser_token(), {"h2", "r3", "r4"});
   WaitFor([&] { return Done("big") + Done("small") >= 80; });
   const double big_done = static_cast<double>(Done("big"));
   const double small_done = static_cast<double>(Done("small"));
