@@ -457,14 +457,16 @@ TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   ExpectReplays(m, a.dir());
 
   // (2) Away for longer than a decision's time: disconnect faults for the
-  // decisions it missed, the fallback plays them, the match completes.
+  // decisions it missed, the fallback plays them, the match completes. A
+  // decision's time of 1 s, not less: the search bots' 20 ms must never
+  // time out on a loaded machine (a timeout is not the fault this checks).
   ASSERT_TRUE(WaitFor([&] { return a.Online("slow"); }, absl::Seconds(10)));
-  a.Ladder(1, 8, 200);
+  a.Ladder(1, 8, 1000);
   ASSERT_TRUE(WaitFor([&] { return a.Status().running() == 1; }, absl::Seconds(30)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_EQ(kill(a.bot("slow")->pid(), SIGKILL), 0);
   a.Forget("slow");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   a.StartCpp("slow", tokens["slow"], "tarock-bot-search", slow_args);
   ASSERT_TRUE(WaitFor([&] { return a.Status().matches_done() == 2; }, absl::Seconds(120)))
       << a.Status().DebugString();
@@ -473,7 +475,7 @@ TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
     if (x.id() != m.id()) second = x.id();
   m = a.Match(second);
   EXPECT_EQ(m.status(), "done");
-  EXPECT_GT(m.duration_s(), 2.5) << "the match must outlast the bot's return";
+  EXPECT_GT(m.duration_s(), 3.0) << "the match must outlast the bot's return";
   const int faults = SeatFaults(m, "slow");
   EXPECT_GT(faults, 0);
   nlohmann::json record = nlohmann::json::parse(m.record_json());
@@ -490,8 +492,9 @@ TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
     decisions += static_cast<int>(deal["actions"].size());
   }
   EXPECT_EQ(disconnects, faults) << m.record_json().substr(0, 3000);
-  EXPECT_EQ(others, 0);
-  EXPECT_LT(faults, decisions / 4) << "the bot played again after it came back";
+  EXPECT_EQ(others, 0) << m.record_json().substr(0, 3000);
+  EXPECT_LT(faults, decisions / 4) << "the bot played again after it came back; "
+                                   << m.record_json().substr(0, 3000);
   ExpectReplays(m, a.dir());
 }
 

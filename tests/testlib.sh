@@ -24,7 +24,7 @@ wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/n
 kill_tree() {
   local parent=$1 stat s child
   for stat in /proc/[0-9]*/stat; do
-    read -r s <"$stat" 2>/dev/null || continue
+    { read -r s <"$stat"; } 2>/dev/null || continue
     child=${stat#/proc/}
     child=${child%/stat}
     s=${s##*) }         # after "PID (COMM) ": STATE PPID ...
