@@ -267,5 +267,63 @@ while IFS= read -r line; do
 done <"$tmp/records.jsonl"
 [ "$n" -ge "$played" ] && ok || bad "$n records exported, want at least $played"
 
+# --- A hosted-only competition (issue 32): only hosted entries; a hosted bot's
+# own token cannot dial in; at the deadline the entries freeze, and the final
+# plays the versions ready at the freeze, not one uploaded after it.
+deadline=$(date -u -d '+30 seconds' '+%Y-%m-%d %H:%M:%S')
+$cli events create cup --kind competition --variants slovenian-3p --hosted_only \
+  --deadline "$deadline" --hands 3 --final_deals 3 --per_decision_ms 10000 >"$tmp/cup.txt" ||
+  bad "events create: $(cat "$tmp/cup.txt")"
+grep -q "hosted bots only" "$tmp/cup.txt" && ok || bad "the event does not say hosted only: $(cat "$tmp/cup.txt")"
+code=$(awk '/^invite_code/{print $2}' "$tmp/cup.txt")
+for e in ann ben cid; do
+  $cli events join "$code" --name "$e" >"$tmp/join-$e.txt" || bad "join $e: $(cat "$tmp/join-$e.txt")"
+  grep -q -- "--hosted" "$tmp/join-$e.txt" && ok || bad "the join line is not hosted: $(cat "$tmp/join-$e.txt")"
+done
+etok() { awk '/^token/{print $2}' "$tmp/join-$1.txt"; }
+out=$($cli bots add ann-dial --dial_in --variants slovenian-3p --event cup --entrant_token "$(etok ann)" 2>&1) &&
+  bad "a dial-in entry was taken: $out"
+case "$out" in *"hosted bots only"*) ok ;; *) bad "dial-in entry: $out" ;; esac
+for e in ann ben cid; do
+  $cli bots add "cup-$e" --hosted --variants slovenian-3p --event cup --entrant_token "$(etok "$e")" \
+    >"$tmp/cup-$e.txt" || bad "bots add cup-$e: $(cat "$tmp/cup-$e.txt")"
+  $cli bots upload "cup-$e" --token "$(token_of "cup-$e")" "$src/sdk/templates/stdio/my_bot.awk" \
+    >"$tmp/cup-$e-v1.txt" || bad "upload cup-$e"
+done
+# The hosted bot's own token does not dial in: only a host plays it.
+"$bin/tarock-bot-random" --arena "127.0.0.1:$ap" --token "$(token_of cup-ann)" >"$tmp/cup-dial.txt" 2>&1 &
+dial_pid=$!
+for _ in $(seq 100); do kill -0 "$dial_pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$dial_pid" 2>/dev/null; then
+  kill_tree "$dial_pid"; bad "a hosted bot's token dialed in"
+else
+  wait "$dial_pid"; [ $? -ne 0 ] && grep -q "is hosted" "$tmp/cup-dial.txt" && ok ||
+    bad "dialing in with a hosted bot's token: $(tail -2 "$tmp/cup-dial.txt")"
+fi
+for e in ann ben cid; do
+  for _ in $(seq 300); do ready "cup-$e" && break; sleep 0.1; done
+  ready "cup-$e" && ok || bad "cup-$e not ready: $($cli bots versions "cup-$e")"
+done
+frozen_v=$(awk '{print $2; exit}' "$tmp/cup-ann-v1.txt")
+# The deadline passes: frozen; a version uploaded now does not play the final.
+for _ in $(seq 450); do $cli events show cup | head -1 | grep -q "(competition, \(frozen\|finished\))" && break; sleep 0.2; done
+$cli events show cup | head -1 | grep -q "(competition, \(frozen\|finished\))" && ok ||
+  bad "the deadline did not freeze the event: $($cli events show cup)"
+sed 's/^# A complete/# v2: a complete/' "$src/sdk/templates/stdio/my_bot.awk" >"$tmp/late.awk"
+$cli bots upload cup-ann --token "$(token_of cup-ann)" "$tmp/late.awk" >"$tmp/cup-ann-v2.txt" ||
+  bad "a late upload: $(cat "$tmp/cup-ann-v2.txt")"
+late_v=$(awk '{print $2; exit}' "$tmp/cup-ann-v2.txt")
+for _ in $(seq 600); do $cli events show cup | head -1 | grep -q "(competition, finished)" && break; sleep 0.2; done
+$cli events show cup >"$tmp/cup-show.txt"
+head -1 "$tmp/cup-show.txt" | grep -q "(competition, finished)" && ok || bad "the final did not finish: $(cat "$tmp/cup-show.txt")"
+[ "$(grep -c '^ *[0-9]\. cup-' "$tmp/cup-show.txt")" -eq 3 ] && ok || bad "results: $(cat "$tmp/cup-show.txt")"
+grep -q "unfrozen" "$tmp/cup-show.txt" && bad "a hosted entry is marked unfrozen: $(cat "$tmp/cup-show.txt")" || ok
+$cli matches --event cup --limit 100 >"$tmp/cup-matches.txt"
+final_ann=$(awk '$1 == "seat" && $3 == "cup-ann"' "$tmp/cup-matches.txt" | grep -c "version $frozen_v\$")
+late_ann=$(awk '$1 == "seat" && $3 == "cup-ann"' "$tmp/cup-matches.txt" | grep -c "version $late_v\$")
+[ "$final_ann" -gt 0 ] && [ "$late_ann" -eq 0 ] && ok ||
+  bad "cup-ann played version $frozen_v $final_ann times and the late $late_v $late_ann times"
+grep -q "failed" "$tmp/cup-matches.txt" && bad "failed event matches: $(grep -B1 failed "$tmp/cup-matches.txt")" || ok
+
 echo "hosted_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -86,7 +86,7 @@ ABSL_FLAG(std::string, kind, "",
           "bots upload: python, cpp or stdio (default: by convention; docs/hosting.md); "
           "events create: class or competition (default: class)");
 ABSL_FLAG(std::string, entry, "", "bots upload: the entry point (default: tarock.json or convention)");
-ABSL_FLAG(bool, hosted, false, "bots add: the bot is hosted by the arena's bot hosts (same as --dial_in; then bots upload)");
+ABSL_FLAG(bool, hosted, false, "bots add: the bot is hosted by the arena's bot hosts (then bots upload; only the hosts connect for it)");
 
 namespace {
 
@@ -159,7 +159,7 @@ void PrintMatch(const v1::ArenaMatch& m) {
 constexpr char kUsage[] =
     "tarock-arena-cli [--arena=HOST:PORT] COMMAND [ARGS] [FLAGS]\n"
     "The command line of a running tarock-arena (its gRPC API).\n"
-    "  bots add NAME (--endpoint=HOST:PORT | --dial_in) --variants=V,... --owner=O   (prints the bot's token)\n"
+    "  bots add NAME (--endpoint=HOST:PORT | --dial_in | --hosted) --variants=V,... --owner=O   (prints the token)\n"
     "           [--event=SLUG --entrant_token=T]   (an entrant registers into an event)\n"
     "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
     "  bots retire NAME --token=T\n"
@@ -329,7 +329,8 @@ int main(int argc, char** argv) {
       v1::AddBotRequest r;
       r.set_name(arg);
       r.set_endpoint(absl::GetFlag(FLAGS_endpoint));
-      r.set_dial_in(absl::GetFlag(FLAGS_dial_in) || absl::GetFlag(FLAGS_hosted));
+      r.set_dial_in(absl::GetFlag(FLAGS_dial_in));
+      r.set_hosted(absl::GetFlag(FLAGS_hosted));
       for (const std::string& v : absl::GetFlag(FLAGS_variants)) r.add_variants(v);
       r.set_owner(absl::GetFlag(FLAGS_owner));
       r.set_event(tarock::arena::EventFlag());

@@ -44,6 +44,8 @@ ABSL_FLAG(std::string, closes, "", "events create: registration closes (UTC; emp
 ABSL_FLAG(std::string, deadline, "",
           "events create: entries freeze and the final starts (UTC; empty: a standing event)");
 ABSL_FLAG(bool, unlisted, false, "events create: not on /events (visible with its link)");
+ABSL_FLAG(bool, hosted_only, false,
+          "events create: entries must be hosted bots (bots add --hosted, then bots upload): frozen at the deadline");
 ABSL_FLAG(int, max_entrants, 0, "events create: entrants at most (0: 200)");
 ABSL_FLAG(int, bots_per_entrant, 0, "events create: bots an entrant may enter (0: 1)");
 ABSL_FLAG(int, final_deals, 0, "events create: distinct deals each bot plays in the final (0: 64)");
@@ -60,10 +62,6 @@ using cli::Context;
 using cli::Fail;
 using cli::PrintJson;
 
-
-
-
-
 std::string OrganiserToken() {
   return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_organiser_token), "TAROCK_ORGANISER_TOKEN");
 }
@@ -71,7 +69,8 @@ std::string OrganiserToken() {
 void PrintEvent(const v1::EventInfo& e) {
   const v1::EventConfig& c = e.config();
   std::cout << ForTerminal(c.slug()) << "  " << ForTerminal(c.name()) << "  (" << c.kind() << ", "
-            << e.status() << ")  variants " << absl::StrJoin(c.variants(), ",") << "\n";
+            << e.status() << ")  variants " << absl::StrJoin(c.variants(), ",")
+            << (c.hosted_only() ? "  hosted bots only" : "") << "\n";
   if (!c.schedule().deadline().empty() || !c.schedule().registration_opens().empty())
     std::cout << "  registration " << (c.schedule().registration_opens().empty() ? "open" : "opens " + c.schedule().registration_opens())
               << (c.schedule().registration_closes().empty() ? "" : ", closes " + c.schedule().registration_closes())
@@ -98,6 +97,7 @@ void PrintJoin(const v1::JoinEventResponse& j) {
 
 std::vector<std::string> EventsCommandFlags() {
   return {"name", "kind", "variants", "description", "opens", "closes", "deadline", "unlisted",
+          "hosted_only",
           "max_entrants", "bots_per_entrant", "final_deals", "final_budget", "weight", "hands",
           "per_decision_ms", "max_faults", "admin_token", "organiser_token", "entrant_token",
           "entrant", "bot", "roster", "as"};
@@ -129,6 +129,7 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
     c->set_description(absl::GetFlag(FLAGS_description));
     for (const std::string& v : absl::GetFlag(FLAGS_variants)) c->add_variants(v);
     c->set_unlisted(absl::GetFlag(FLAGS_unlisted));
+    c->set_hosted_only(absl::GetFlag(FLAGS_hosted_only));
     c->mutable_schedule()->set_registration_opens(absl::GetFlag(FLAGS_opens));
     c->mutable_schedule()->set_registration_closes(absl::GetFlag(FLAGS_closes));
     c->mutable_schedule()->set_deadline(absl::GetFlag(FLAGS_deadline));

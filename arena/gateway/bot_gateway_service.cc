@@ -157,6 +157,11 @@ Authenticator StoreAuthenticator(Store* store) {
       if (b.token_hash != hash) continue;
       if (b.retired)
         return absl::FailedPreconditionError(absl::StrCat("bot '", b.name, "' is retired"));
+      if (b.endpoint == kHostedEndpoint)
+        return absl::FailedPreconditionError(absl::StrCat(
+            "bot '", b.name,
+            "' is hosted: the arena's bot hosts play it, not a connection with its own token; "
+            "upload a new version instead (tarock-arena-cli bots upload)"));
       if (b.endpoint != kDialInEndpoint)
         return absl::FailedPreconditionError(absl::StrCat(
             "bot '", b.name, "' is registered with an endpoint (", b.endpoint,

@@ -95,6 +95,17 @@ bool DialInSeat::SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hel
   return Resend(true);
 }
 
+void DialInSeat::SetHelloIfMissing(const v1::Hello& hello) {
+  absl::MutexLock lock(&mu_);
+  if (closed_ || hello_) return;
+  hello_ = hello;
+  if (referee_) {
+    v1::BotMessage message;
+    *message.mutable_hello() = hello;
+    referee_->Send(message);
+  }
+}
+
 void DialInSeat::RouteToReferee(const std::string& referee, const std::string& ticket) {
   absl::MutexLock lock(&mu_);
   if (closed_) return;
@@ -266,11 +277,17 @@ absl::Status DialInHub::FromBot(int64_t bot_id, uint64_t connection, const v1::B
     hello.set_version(hello.version().substr(0, 64));
     if (hello.features_size() > 8) hello.mutable_features()->DeleteSubrange(8, hello.features_size() - 8);
     for (std::string& feature : *hello.mutable_features()) feature.resize(std::min<size_t>(feature.size(), 32));
-    absl::MutexLock lock(&mu_);
-    auto it = bots_.find(bot_id);
-    if (it == bots_.end() || it->second.connection != connection)
-      return absl::FailedPreconditionError("this connection was replaced by a newer one");
-    it->second.hello = hello;  // for the seats prepared from now on
+    std::vector<std::shared_ptr<DialInSeat>> seats;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = bots_.find(bot_id);
+      if (it == bots_.end() || it->second.connection != connection)
+        return absl::FailedPreconditionError("this connection was replaced by a newer one");
+      it->second.hello = hello;  // for the seats prepared from now on
+      for (auto& [id, seat] : it->second.seats) seats.push_back(seat);
+    }
+    // And for those prepared before it came, which have none yet.
+    for (auto& seat : seats) seat->SetHelloIfMissing(hello);
     return absl::OkStatus();
   }
   if (!message.has_reply())

@@ -154,6 +154,11 @@ class DialInSeat final : public play::SeatConsumer {
   // state again (MatchStart, HandStart, the waiting request). Returns true
   // when the seat is in progress (and was resent).
   bool SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello);
+  // The bot's Hello for a seat prepared before it arrived (a bot that
+  // connected a moment before the seat was made, or came back while the
+  // seat was held): kept and sent to the referee, so the seat knows the
+  // bot's name and version. A seat that has a Hello keeps it.
+  void SetHelloIfMissing(const v1::Hello& hello);
   // The direct route: the bot plays the seat on `referee` with `ticket`
   // (JoinReferee now, and again on every new connection).
   void RouteToReferee(const std::string& referee, const std::string& ticket);

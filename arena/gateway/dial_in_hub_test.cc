@@ -171,6 +171,34 @@ TEST(DialInHubTest, AReconnectionReplacesTheOldOneAndResumesTheSeat) {
   ASSERT_EQ(referee->Sent().size(), 1u);
 }
 
+// A seat made between the bot's connect and its Hello (a restarted bot host,
+// say) still learns who plays it: the Hello reaches its referee when it
+// comes, and a seat that had one keeps it.
+TEST(DialInHubTest, AHelloAfterTheSeatWasMadeReachesItsReferee) {
+  Fixture f;
+  auto bot = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c = f.hub.Connect(1, "alice", bot);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "alice").ok());
+  auto referee = f.Attach("M", 0);
+  EXPECT_TRUE(referee->Sent().empty());  // no Hello yet: nothing to say
+  v1::BotUplink hello;
+  hello.mutable_hello()->set_name("alice");
+  hello.mutable_hello()->set_version("hosted:v7 sha256:0123");
+  ASSERT_TRUE(f.hub.FromBot(1, *c, hello).ok());
+  ASSERT_EQ(referee->Sent().size(), 1u);
+  EXPECT_EQ(referee->Sent()[0].hello().version(), "hosted:v7 sha256:0123");
+  // A later Hello (the same process again) changes nothing for this seat.
+  hello.mutable_hello()->set_version("hosted:v8 sha256:4567");
+  ASSERT_TRUE(f.hub.FromBot(1, *c, hello).ok());
+  EXPECT_EQ(referee->Sent().size(), 1u);
+  // A seat made now gets the newest Hello at once.
+  ASSERT_TRUE(f.hub.Prepare("M", 1, 1, "alice").ok());
+  auto second = f.Attach("M", 1);
+  ASSERT_EQ(second->Sent().size(), 1u);
+  EXPECT_EQ(second->Sent()[0].hello().version(), "hosted:v8 sha256:4567");
+}
+
 TEST(DialInHubTest, AnOfflineBotsDecisionWaitsItsTimeThenIsAbsentAndLaterOnesAtOnce) {
   Fixture f;
   auto bot = std::make_shared<FakeBot>();

@@ -25,7 +25,7 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   absl::StatusOr<BotRow> row = OwnedBot(bot, token);
   if (!row.ok()) return row.status();
   if (row->retired) return absl::FailedPreconditionError("the bot is retired");
-  if (row->endpoint != kDialInEndpoint)
+  if (!ThroughGateway(row->endpoint))
     return absl::FailedPreconditionError(
         "the bot has an endpoint: a hosted bot is registered without one (bots add NAME --hosted)");
   if (store_->CountVersionsSince(row->id, 3600) >= options_.uploads_per_hour)
@@ -123,7 +123,7 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
   for (auto& [bot_id, h] : by_bot) {
     if (!h.newest && !h.ready) continue;
     absl::StatusOr<BotRow> bot = store_->BotById(bot_id);
-    if (!bot.ok() || bot->retired || bot->endpoint != kDialInEndpoint) continue;
+    if (!bot.ok() || bot->retired || !ThroughGateway(bot->endpoint)) continue;
     auto it = holders_.find(bot_id);
     const bool mine = it != holders_.end() && it->second.host_id == host.id;
     const bool free = it == holders_.end() || now - it->second.seen > options_.host_lease;

@@ -26,12 +26,16 @@ bool ValidBotName(const std::string& name) {
 
 absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
   if (absl::Status s = CheckNewBotName(request.name()); !s.ok()) return s;  // bot_rules.h
-  if (request.dial_in() && !request.endpoint().empty())
-    return absl::InvalidArgumentError("a dial-in bot has no endpoint: give one or the other");
-  if (!request.dial_in() &&
+  if (request.dial_in() && request.hosted())
+    return absl::InvalidArgumentError("a bot dials in or is hosted: give one or the other");
+  const bool gateway = request.dial_in() || request.hosted();
+  if (gateway && !request.endpoint().empty())
+    return absl::InvalidArgumentError(absl::StrCat("a ", request.hosted() ? "hosted" : "dial-in",
+                                                   " bot has no endpoint: give one or the other"));
+  if (!gateway &&
       (request.endpoint().empty() || request.endpoint().find(':') == std::string::npos))
     return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
-  if (!request.dial_in())
+  if (!gateway)
     if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
       return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
@@ -57,9 +61,11 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
       return absl::FailedPreconditionError(
           absl::StrCat("'", request.event(), "' takes no entries now (it is ", e->status, ")"));
     const v1::EventConfig c = scheduler_internal::FromJson<v1::EventConfig>(e->config);
-    if (c.hosted_only())
+    if (c.hosted_only() && !request.hosted())
       return absl::FailedPreconditionError(absl::StrCat(
-          "'", request.event(), "' takes hosted bots only: upload your bot's code (docs/hosting.md)"));
+          "'", request.event(),
+          "' takes hosted bots only: register with --hosted, then upload your bot's code "
+          "(docs/hosting.md)"));
     for (const std::string& v : request.variants())
       if (std::find(c.variants().begin(), c.variants().end(), v) == c.variants().end())
         return absl::InvalidArgumentError(absl::StrCat("'", request.event(), "' plays ",
@@ -80,7 +86,9 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
       return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
   BotRow row;
   row.name = request.name();
-  row.endpoint = request.dial_in() ? kDialInEndpoint : request.endpoint();
+  row.endpoint = request.hosted()    ? kHostedEndpoint
+                 : request.dial_in() ? kDialInEndpoint
+                                     : request.endpoint();
   row.owner = owner;
   row.event_id = event ? event->id : 0;
   row.variants.assign(request.variants().begin(), request.variants().end());
@@ -113,6 +121,9 @@ absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& req
   if (bot->retired)
     return absl::FailedPreconditionError(absl::StrCat("bot '", request.name(), "' is retired"));
   if (!request.endpoint().empty()) {
+    if (bot->endpoint == kHostedEndpoint)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "bot '", request.name(), "' is hosted: it has no endpoint (upload a version instead)"));
     if (request.endpoint().find(':') == std::string::npos)
       return absl::InvalidArgumentError("the endpoint must be HOST:PORT");
     if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
@@ -139,17 +150,35 @@ absl::StatusOr<v1::BotInfo> Scheduler::RetireBot(const v1::RetireBotRequest& req
   return BotInfoOf(*bot, false);
 }
 
+// The events whose field each bot is in now (not withdrawn), by bot id.
+std::map<int64_t, std::vector<std::string>> Scheduler::EventsByBot() {
+  std::map<int64_t, std::vector<std::string>> out;
+  for (const EventRow& e : store_->ListEvents())
+    for (const EventBotRow& b : store_->EventBots(e.id))
+      if (!b.withdrawn) out[b.bot_id].push_back(e.slug);
+  return out;
+}
+
 v1::ListBotsResponse Scheduler::ListBots(const v1::ListBotsRequest& request) {
   v1::ListBotsResponse out;
-  for (const BotRow& b : store_->ListBots(request.include_retired()))
-    *out.add_bots() = BotInfoOf(b, false);
+  const std::map<int64_t, std::vector<std::string>> events = EventsByBot();
+  for (const BotRow& b : store_->ListBots(request.include_retired())) {
+    v1::BotInfo* info = out.add_bots();
+    *info = BotInfoOf(b, false);
+    if (auto it = events.find(b.id); it != events.end())
+      for (const std::string& slug : it->second) info->add_events(slug);
+  }
   return out;
 }
 
 absl::StatusOr<v1::BotInfo> Scheduler::GetBot(const std::string& name, bool with_history) {
   absl::StatusOr<BotRow> bot = store_->FindBot(name);
   if (!bot.ok()) return bot.status();
-  return BotInfoOf(*bot, with_history);
+  v1::BotInfo info = BotInfoOf(*bot, with_history);
+  const std::map<int64_t, std::vector<std::string>> events = EventsByBot();
+  if (auto it = events.find(bot->id); it != events.end())
+    for (const std::string& slug : it->second) info.add_events(slug);
+  return info;
 }
 
 v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
@@ -159,7 +188,9 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
   for (const std::string& v : bot.variants) info.add_variants(v);
   info.set_owner(bot.owner);
   info.set_retired(bot.retired);
-  info.set_dial_in(bot.endpoint == kDialInEndpoint);
+  info.set_dial_in(ThroughGateway(bot.endpoint));
+  info.set_hosted(bot.endpoint == kHostedEndpoint);
+  if (bot.event_id != 0) info.set_event(EventSlugOf(bot.event_id));
   info.set_online(info.dial_in() && dial_in_ && dial_in_->Online(bot.id));
   if (info.online())
     info.set_dial_in_route(direct_dial_in_ && dial_in_->CanJoinReferee(bot.id) ? "direct" : "relay");

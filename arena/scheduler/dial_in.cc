@@ -23,7 +23,7 @@ void Scheduler::SetDialIn(DialInSeats* seats, std::string relay_endpoint, absl::
 absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
   for (int s = 0; s < job.spec.seats_size(); ++s) {
     v1::SeatSpec* seat = job.spec.mutable_seats(s);
-    if (seat->endpoint() != kDialInEndpoint) continue;
+    if (!ThroughGateway(seat->endpoint())) continue;
     if (dial_in_ == nullptr)
       return absl::FailedPreconditionError("this arena has no gateway for dial-in bots");
     const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;

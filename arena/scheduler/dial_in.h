@@ -23,6 +23,15 @@ namespace tarock::arena {
 
 // The endpoint stored for a bot registered with --dial_in.
 inline constexpr char kDialInEndpoint[] = "dial-in";
+// The endpoint stored for a bot registered with --hosted (docs/hosting.md):
+// it reaches its seats through the gateway like a dial-in bot, but only a
+// bot host holding it may connect for it, never its own token (so a
+// hosted-only event knows the code that plays is the code handed in).
+inline constexpr char kHostedEndpoint[] = "hosted";
+// Whether a bot with this stored endpoint plays through the gateway.
+inline bool ThroughGateway(const std::string& endpoint) {
+  return endpoint == kDialInEndpoint || endpoint == kHostedEndpoint;
+}
 
 class DialInSeats {
  public:

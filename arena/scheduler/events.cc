@@ -104,7 +104,8 @@ std::string ConnectLine(const std::string& slug, const std::string& token,
     if (absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') name += ch;
   if (name.empty()) name = "bot";
   return absl::StrCat("tarock-arena-cli bots add ", slug, "-", absl::AsciiStrToLower(name),
-                      " --dial_in --variants ", absl::StrJoin(c.variants(), ","), " --event ", slug,
+                      c.hosted_only() ? " --hosted" : " --dial_in", " --variants ",
+                      absl::StrJoin(c.variants(), ","), " --event ", slug,
                       " --entrant_token ", token);
 }
 

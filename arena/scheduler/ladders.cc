@@ -147,7 +147,7 @@ std::vector<Scheduler::LadderCandidate> Scheduler::LadderCandidates(const std::s
   }
   for (const BotRow& b : bots) {
     if (std::find(b.variants.begin(), b.variants.end(), variant) == b.variants.end()) continue;
-    if (b.endpoint == kDialInEndpoint && !(dial_in_ && dial_in_->Online(b.id))) continue;
+    if (ThroughGateway(b.endpoint) && !(dial_in_ && dial_in_->Online(b.id))) continue;
     if (health_.Benched(b.id)) continue;  // unreachable or unresponsive: bot_health.h
     LadderCandidate c;
     c.bot = b;

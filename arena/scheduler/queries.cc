@@ -95,6 +95,7 @@ v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {
     info->set_seats(n);
     info->set_deals(config.deals() ? config.deals() : 4);
     info->set_hands_per_match(config.hands_per_match() ? config.hands_per_match() : 2 * n);
+    info->set_event(config.event());
   }
   return out;
 }

@@ -158,7 +158,7 @@ void Scheduler::ProberLoop() {
       absl::StatusOr<BotRow> bot = store_->BotById(id);
       if (!bot.ok()) continue;
       absl::Status result;
-      if (bot->endpoint == kDialInEndpoint) {
+      if (ThroughGateway(bot->endpoint)) {
         result = dial_in_ && dial_in_->Online(id)
                      ? absl::OkStatus()
                      : absl::UnavailableError("the dial-in bot is not connected to the arena");

@@ -437,6 +437,8 @@ class Scheduler {
   std::vector<Job> RunTests();
   void ProberLoop();  // probes benched bots (bot_health.h)
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
+  // The events whose field each bot is in now (not withdrawn), by bot id.
+  std::map<int64_t, std::vector<std::string>> EventsByBot();
   // The per-bot gauges from a rating row.
   void SetBotMetrics(const std::string& bot, const RatingRow& rating);
 

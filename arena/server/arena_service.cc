@@ -59,7 +59,7 @@ grpc::Status ArenaService::AddBot(grpc::ServerContext* context, const v1::AddBot
   absl::StatusOr<v1::AddBotResponse> result = scheduler_->AddBot(*r);
   Audit(context, absl::StrCat("anyone (owner ", r->owner(), ")"), "AddBot",
         absl::StrCat("bot:", r->name()), result.status(),
-        absl::StrCat(r->dial_in() ? "dial-in" : absl::StrCat("endpoint ", r->endpoint()),
+        absl::StrCat(r->hosted() ? "hosted" : r->dial_in() ? "dial-in" : absl::StrCat("endpoint ", r->endpoint()),
                      "; variants ", absl::StrJoin(r->variants(), ",")));
   return Reply(std::move(result), out);
 }

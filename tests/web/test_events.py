@@ -147,3 +147,39 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     # The list shows it among the past events.
     listed = arena.api("/api/events")["events"]
     assert any(e["config"]["slug"] == "cup-3p" and e["status"] == "finished" for e in listed)
+
+    # Every list page filters by event: the bots, matches, tournaments and
+    # ladders of the cup, and of the open ladders, at desktop and phone width.
+    field = {"heuristic", "random-a", "random-b"}
+    all_bots = {b["name"] for b in arena.api("/api/bots")["bots"]}
+    assert field < all_bots, all_bots  # the fixture has bots outside the cup
+    browser.get(arena.url("/bots?event=cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=event]") and
+               d.find_elements(By.CSS_SELECTOR, "table tbody tr"), what="the bots of the cup")
+    shown = {a.text for a in browser.find_elements(By.CSS_SELECTOR, "table tbody tr td:first-child a")}
+    assert shown == field, shown
+    assert browser.find_element(By.CSS_SELECTOR, "select[name=event]").get_attribute("value") == "cup-3p"
+    screenshot(browser, "bots-of-event.png")
+    browser.get(arena.url("/bots?event=open"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table tbody tr"), what="the open bots")
+    shown = {a.text for a in browser.find_elements(By.CSS_SELECTOR, "table tbody tr td:first-child a")}
+    assert shown == all_bots, shown  # the house bots are registered in the open event
+    cup_matches = arena.api("/api/matches?event=cup-3p&limit=1")["total"]
+    browser.get(arena.url("/matches?event=cup-3p"))
+    wait_until(browser, lambda d: "of %s" % cup_matches in d.find_element(By.ID, "page-info").text,
+               what="the cup's matches")
+    assert browser.find_element(By.CSS_SELECTOR, "select[name=event]").get_attribute("value") == "cup-3p"
+    browser.get(arena.url("/tournaments?event=cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table tbody tr"), what="the cup's final")
+    rows = browser.find_elements(By.CSS_SELECTOR, "table tbody tr")
+    assert len(rows) == 1 and "/tournaments/%s" % event["final_tournament_id"] in rows[0].get_attribute("innerHTML")
+    browser.get(arena.url("/ladders?event=cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table tbody tr"), what="the cup's ladder")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "table tbody tr")) == 1
+    browser.set_window_size(390, 844)
+    for path in ("/bots?event=cup-3p", "/matches?event=cup-3p"):
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=event]"), what=path)
+        assert fits_phone(browser), path
+    screenshot(browser, "phone-matches-of-event.png")
+    browser.set_window_size(1280, 900)

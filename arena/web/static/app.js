@@ -55,6 +55,34 @@
     { label: 'Seats (total)', cls: 'wrap' }, { label: 'Hands', cls: 'num' }, { label: 'Time', cls: 'num hide-sm' },
     { label: 'Finished', cls: 'hide-sm' }];
 
+  // ---- the event filter (docs/events.md) -----------------------------------------
+  // Every list page filters by event: ?event=SLUG (one event), ?event=open
+  // (the arena's open ladders), none (all). The select lists the public
+  // events; an unlisted one named in the URL is kept as an option.
+  async function eventSelect(current) {
+    let evs = [];
+    try { evs = (await api('/api/events')).events || []; } catch (e) { evs = []; }
+    const slugs = evs.map((e) => e.config.slug);
+    const s = el('select', { name: 'event' }, el('option', { value: '' }, 'all'), el('option', { value: 'open' }, 'open ladders'),
+      evs.map((e) => el('option', { value: e.config.slug }, e.config.name || e.config.slug)),
+      current && current !== 'open' && !slugs.includes(current) ? el('option', { value: current }, current) : null);
+    s.value = current || '';
+    return s;
+  }
+  // Does an item of event `slug` ("" the open event) pass the filter `ev`?
+  const inEvent = (ev, slug) => !ev || (ev === 'open' ? !slug : slug === ev);
+  // A filter bar with the event select that reloads the page with ?event=.
+  async function eventBar() {
+    const q = T.params();
+    const s = await eventSelect(q.get('event') || '');
+    s.addEventListener('change', () => {
+      const p = T.params();
+      if (s.value) p.set('event', s.value); else p.delete('event');
+      window.location.search = p.toString();
+    });
+    return el('form', { class: 'filters', onsubmit: (e) => e.preventDefault() }, el('label', null, 'Event', s));
+  }
+
   // ---- home ------------------------------------------------------------------
   async function home() {
     T.nav('home');
@@ -177,14 +205,16 @@
   async function bots() {
     T.nav('bots');
     setTitle('Bots');
-    const list = await api('/api/bots');
+    const ev = T.params().get('event') || '';
+    const [all, bar] = await Promise.all([api('/api/bots'), eventBar()]);
+    const list = { bots: (all.bots || []).filter((b) => !ev || (ev === 'open' ? !b.event : (b.events || []).includes(ev))) };
     const rows = (list.bots || []).map((b) => {
       const best = (b.ratings || []).slice().sort((x, y) => y.display - x.display)[0];
       return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b), health(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
         best ? el('span', null, num(best.display) + ' (' + best.variant + ')', provisionalMark(best.matches < PROVISIONAL)) : '\u2013',
         String((b.ratings || []).reduce((a, r) => a + r.matches, 0))] };
     });
-    clear(main).append(head('Bots', (list.bots || []).length + ' active bots'), el('div', { class: 'panel' }, wrap(table([
+    clear(main).append(head('Bots', (list.bots || []).length + ' active bots' + (ev ? ' in ' + (ev === 'open' ? 'the open ladders' : ev) : '')), el('div', { class: 'panel' }, bar, wrap(table([
       { label: 'Bot', sort: (b) => b.name.toLowerCase() }, { label: 'Owner', sort: (b) => b.owner.toLowerCase() },
       { label: 'Variants', cls: 'wrap' }, { label: 'Best rating', cls: 'num' }, { label: 'Rated matches', cls: 'num' }], rows,
     { empty: 'No bot registered yet.' }))));
@@ -316,9 +346,10 @@
   async function matches() {
     T.nav('matches');
     setTitle('Matches');
-    const st = await api('/api/status');
+    const [st, eventInput] = await Promise.all([api('/api/status'), eventSelect(T.params().get('event') || '')]);
     const field = (label, input) => el('label', null, label, input);
     const f = {
+      event: eventInput,
       variant: el('select', { name: 'variant' }, el('option', { value: '' }, 'all'), (st.variants || []).map((v) => el('option', { value: v }, v))),
       bot: el('input', { name: 'bot', placeholder: 'name or part', size: 14 }),
       kind: el('select', { name: 'kind' }, ['', 'ladder', 'tournament', 'play', 'test'].map((k) => el('option', { value: k }, k || 'all'))),
@@ -337,9 +368,9 @@
     }
     fromUrl();
     const form = el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); offset = 0; load(true); } },
-      field('Variant', f.variant), field('Bot', f.bot), field('Kind', f.kind), field('Ladder', f.ladder),
+      field('Event', f.event), field('Variant', f.variant), field('Bot', f.bot), field('Kind', f.kind), field('Ladder', f.ladder),
       field('Tournament', f.tournament), field('Test', f.test), field('Outcome', f.status), el('button', { type: 'submit' }, 'Filter'));
-    for (const k of ['variant', 'kind', 'status']) f[k].addEventListener('change', () => { offset = 0; load(true); });
+    for (const k of ['event', 'variant', 'kind', 'status']) f[k].addEventListener('change', () => { offset = 0; load(true); });
     const info = el('span', { class: 'muted', id: 'page-info' });
     const which = el('div', { class: 'muted', id: 'bot-match' });
     const prev = el('a', { class: 'button secondary', id: 'newer', href: '#' }, '\u2190 Newer');
@@ -402,9 +433,10 @@
     T.nav('tournaments');
     setTitle('Tournaments');
     const v = T.params().get('variant');
-    const r = await api('/api/tournaments?limit=500');
-    const ts = (r.tournaments || []).filter((t) => !v || t.variant === v);
-    clear(main).append(head('Tournaments', v ? 'variant ' + v : null), el('div', { class: 'panel' }, wrap(table([
+    const ev = T.params().get('event') || '';
+    const [r, bar] = await Promise.all([api('/api/tournaments?limit=500'), eventBar()]);
+    const ts = (r.tournaments || []).filter((t) => (!v || t.variant === v) && inEvent(ev, t.event));
+    clear(main).append(head('Tournaments', v ? 'variant ' + v : null), el('div', { class: 'panel' }, bar, wrap(table([
       { label: 'Id', cls: 'num', sort: (t) => Number(t.id), desc: true }, { label: 'Name' }, { label: 'Variant' }, { label: 'Format' },
       { label: 'Matches', cls: 'num' }, { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
     ts.map((t) => ({ data: t, cells: [String(t.id), el('a', { href: '/tournaments/' + t.id }, t.name || ('tournament ' + t.id)),
@@ -481,10 +513,11 @@
     T.nav('ladders');
     setTitle('Ladders');
     const v = T.params().get('variant');
-    const r = await api('/api/ladders');
-    const ls = (r.ladders || []).filter((l) => !v || l.config.variant === v).slice().reverse();
+    const ev = T.params().get('event') || '';
+    const [r, bar] = await Promise.all([api('/api/ladders'), eventBar()]);
+    const ls = (r.ladders || []).filter((l) => (!v || l.config.variant === v) && inEvent(ev, l.config.event)).slice().reverse();
     clear(main).append(head('Ladders', v ? 'variant ' + v : 'Rated matches between the bots of a variant, made as long as a ladder runs.'),
-      el('div', { class: 'panel' }, wrap(table([{ label: 'Ladder' }, { label: 'Variant' }, { label: 'Status' }, { label: 'Matches done', cls: 'num' }],
+      el('div', { class: 'panel' }, bar, wrap(table([{ label: 'Ladder' }, { label: 'Variant' }, { label: 'Status' }, { label: 'Matches done', cls: 'num' }],
         ls.map((l) => ({ data: l, cells: [T.ladderLink(l.id), T.variantLink(l.config.variant), ladderState(l), int(l.matches_done)] })),
         { empty: 'No ladder yet (tarock-arena-cli ladder start).' }))));
   }

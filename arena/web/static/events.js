@@ -100,7 +100,8 @@
     setTitle(c.name || slug);
     clear(main).append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, c.name || slug),
       el('div', { class: 'sub' }, c.kind + ' \u00b7 ', statusBadge(e.status), ' \u00b7 ' + (c.variants || []).join(', ') + ' \u00b7 ' +
-        plural(e.entrants, 'entrant') + ', ' + plural(e.bots, 'bot') + ', ' + plural(e.ladder_matches, 'ladder match', 'ladder matches')))));
+        plural(e.entrants, 'entrant') + ', ' + plural(e.bots, 'bot') + ', ' + plural(e.ladder_matches, 'ladder match', 'ladder matches') +
+        (c.hosted_only ? ' \u00b7 hosted bots only' : '')))));
     const s = c.schedule || {};
     main.append(el('div', { class: 'panel', id: 'overview' },
       c.description ? el('p', { class: 'description' }, c.description) : null,
@@ -216,7 +217,9 @@
         el('p', null, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, body.event), '.'),
         el('p', null, 'Your entrant token (shown once: copy it now; your organiser can issue a new one):'),
         el('pre', { id: 'entrant-token' }, body.token),
-        el('p', null, 'Register your bot with it (a dial-in bot, as written; or give --endpoint HOST:PORT instead of --dial_in for a bot that listens):'),
+        / --hosted /.test(body.connect_line)
+          ? el('p', null, 'This event plays hosted bots only: register your bot with this line, then upload its code with the bot token it prints (tarock-arena-cli bots upload NAME --token BOT_TOKEN PATH, or the form on the bot\'s page):')
+          : el('p', null, 'Register your bot with it (a dial-in bot, as written; or give --endpoint HOST:PORT instead of --dial_in for a bot that listens):'),
         el('pre', { class: 'wrap-pre' }, body.connect_line)));
     } },
     el('label', null, 'Invite code', codeInput), el('label', null, 'Your name (as your organiser should see it)', nameInput),
