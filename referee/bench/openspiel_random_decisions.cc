@@ -21,10 +21,10 @@
 // Single thread. Rates are per CPU second of the process (the machine is shared).
 
 #include <algorithm>
-#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>

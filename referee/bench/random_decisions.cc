@@ -16,13 +16,14 @@
 // timed and skipped.
 //
 //   ./build/bin/random_decisions --players 4 --decisions 5000000
-//   -> {"engine":"tarock","variant":"slovenian-4p","decisions":5000000,...}
+//   -> {"engine":"tarock","variant":"slovenian-4p","auction":"random","score":true,
+//       "decisions":5000000,"hands":...,"cpu_seconds":...,"decisions_per_s":...,...}
 //
 // Single thread. Rates are per CPU second of the process (the machine is shared).
 
-#include <ctime>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "absl/flags/flag.h"
