@@ -70,6 +70,44 @@ out=$(cd / && PATH="$tmp/onpath:$PATH" timeout 120 "$tarock" check-bot --variant
 [ $? -eq 0 ] && ok || bad "check-bot with a program name on PATH failed: $out"
 expect_error "not on PATH" "a program on PATH" env PATH="$tmp/onpath" "$tarock" match \
   --variant slovenian-3p --quiet a=door34-no-such-bot b="$random" c="$random"
+# compare too: candidate, baseline and opponents by their names on PATH. Any
+# answer but an error (exit 3) will do; the on-path bot's log shows it played.
+(cd / && PATH="$tmp/onpath:$PATH" timeout 180 "$tarock" compare --variant slovenian-3p --seed 6 --quiet \
+   --candidate door34-path-bot --baseline door34-path-bot --opponents door34-path-bot \
+   --min_deals 2 --max_deals 2 --bot_logs "$tmp/cmplogs" > "$tmp/cmp.out" 2>&1)
+rc=$?
+[ "$rc" -le 2 ] && ok || bad "compare with program names on PATH failed ($rc): $(cat "$tmp/cmp.out")"
+grep -qs "on-path bot --listen" "$tmp"/cmplogs/*.log && ok || bad "compare's PATH bot did not play: $(ls "$tmp/cmplogs" 2>&1)"
+
+# tarock-bot-random's play comes from its own --seed, never from the match's:
+# its --help says so; started with --seed 7 it plays a match again action for
+# action; without --seed (0: a fresh seed every match) the same deals are played
+# differently. Three random bots, 6 hands: the actions of two fresh runs differ
+# in all but a vanishing share of runs.
+help=$("$random" --help 2>&1)
+case "$help" in *"--seed (seed of the random choices"*"tarock match --seed"*"seeds the deals"*) ok ;;
+  *) bad "tarock-bot-random --help does not explain --seed: $help" ;; esac
+printf '#!/bin/sh\nexec "%s" --seed 7 "$@"\n' "$random" > "$tmp/random-seed7"
+chmod +x "$tmp/random-seed7"
+actions() {  # actions RECORD: every hand's action list, one line each
+  /usr/bin/python3 -c '
+import json, sys
+rec = json.load(open(sys.argv[1]))
+for h in rec["deals"]:
+    print(" ".join(h["actions"]))' "$1"
+}
+for run in 1 2; do
+  timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 9 --quiet --record "$tmp/s7-$run.json" \
+    a="$tmp/random-seed7" b="$tmp/random-seed7" c="$tmp/random-seed7" > /dev/null \
+    && ok || bad "match of seeded random bots failed (run $run)"
+  timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 9 --quiet --record "$tmp/s0-$run.json" \
+    a="$random" b="$random" c="$random" > /dev/null \
+    && ok || bad "match of unseeded random bots failed (run $run)"
+done
+[ -n "$(actions "$tmp/s7-1.json")" ] && [ "$(actions "$tmp/s7-1.json")" = "$(actions "$tmp/s7-2.json")" ] \
+  && ok || bad "tarock-bot-random --seed 7 did not repeat its play"
+[ "$(actions "$tmp/s0-1.json")" != "$(actions "$tmp/s0-2.json")" ] \
+  && ok || bad "tarock-bot-random without --seed played the same deals the same way twice"
 
 # The same bot name in two seats is one row; --json output parses.
 out=$(timeout 60 "$tarock" match --variant slovenian-3p --hands 6 --seed 2 --quiet --json \
