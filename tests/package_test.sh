@@ -82,7 +82,9 @@ if [ "$mode" = clean ]; then
   if ! command -v mmdebstrap >/dev/null; then
     echo "--clean needs mmdebstrap (apt-get install mmdebstrap)"; echo "0 passed, 1 failed"; exit 1
   fi
+  # The hook makes the .deb files visible inside the root for dpkg.
   if ! timeout 600 mmdebstrap --quiet --variant=apt --mode=root --include="$tools" --include="$arena" \
+      --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
       bookworm "$root" http://deb.debian.org/debian >"$tmp/mmdebstrap.log" 2>&1; then
     tail -20 "$tmp/mmdebstrap.log"; bad "mmdebstrap with the packages failed"
     echo "$pass passed, $fail failed ($mode root)"
