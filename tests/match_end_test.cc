@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "referee/core/in_process_connector.h"
+#include "tests/inproc/in_process_connector.h"
 #include "referee/core/match_runner.h"
 #include "referee/engine/record.h"
 

@@ -290,7 +290,7 @@ BotHost::BotHost(BotHostOptions options, std::unique_ptr<Sandbox> sandbox)
 BotHost::~BotHost() { players_.clear(); }
 
 absl::Status BotHost::Run(const std::atomic<bool>& stop) {
-  absl::StatusOr<sdk::Transport> transport = sdk::Transport::Create(options_.transport);
+  absl::StatusOr<transport::Transport> transport = transport::Transport::Create(options_.transport);
   if (!transport.ok()) return transport.status();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);

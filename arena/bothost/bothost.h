@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "arena/bothost/sandbox/sandbox.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace tarock::bothost {
 
@@ -43,7 +43,7 @@ struct BotHostOptions {
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build
   absl::Duration check_timeout = absl::Minutes(1);   // checking a Python bot or a script
   absl::Duration switch_wait = absl::Seconds(30);  // then a new version switches mid-match
-  sdk::TransportOptions transport;
+  transport::TransportOptions transport;
 };
 
 class BotHost {

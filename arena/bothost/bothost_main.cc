@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "arena/bothost/bothost.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena (its --listen port)");
 ABSL_FLAG(std::string, host_token, "",
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
 
   tarock::bothost::BotHostOptions o;
   o.arena = absl::GetFlag(FLAGS_arena);
-  o.token = tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_host_token), "TAROCK_HOST_TOKEN");
+  o.token = tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_host_token), "TAROCK_HOST_TOKEN");
   if (o.token.empty()) {
     std::fprintf(stderr, "tarock-bothost: no host token: give --host_token or set TAROCK_HOST_TOKEN "
                          "(from `tarock-arena-cli hosts add NAME`)\n");
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   o.build_timeout = absl::Seconds(absl::GetFlag(FLAGS_build_timeout_s));
   o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
   o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
-  o.transport = tarock::sdk::TransportOptionsFromFlags();
+  o.transport = tarock::transport::TransportOptionsFromFlags();
 
   tarock::bothost::SandboxOptions sandbox_options;
   sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);

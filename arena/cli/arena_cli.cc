@@ -44,7 +44,7 @@
 #include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 #include "tarock/v1/arena.grpc.pb.h"
 #include "tarock/v1/hosting.grpc.pb.h"
 
@@ -195,7 +195,7 @@ constexpr char kUsage[] =
 
 // --admin_token, else $TAROCK_ADMIN_TOKEN (which keeps it out of `ps`).
 std::string AdminToken() {
-  return tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
+  return tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
 }
 
 // `tarock-arena-cli help COMMAND`: the command's lines of kUsage and the flags it
@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
     }
     return Help(a[1]);
   }
-  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) {
     std::cerr << "tarock-arena-cli: " << transport.status().message() << "\n";
     return 1;
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
   if (cmd == "bots" && (sub == "upload" || sub == "versions")) {
     if (arg.empty()) return Fail(absl::StrCat("bots ", sub, " NAME --token=T", sub == "upload" ? " PATH" : ""));
     auto hosting = v1::Hosting::NewStub(*channel);
-    const std::string token = tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
+    const std::string token = tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
     if (sub == "upload") {
       if (a.size() < 4) return Fail("bots upload NAME --token=T PATH");
       absl::StatusOr<std::pair<std::string, std::string>> packed = tarock::bothost::PackUpload(a[3]);

@@ -18,7 +18,7 @@
 #include "absl/strings/strip.h"
 #include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 // Shared with the other commands (arena_cli.cc).
 ABSL_DECLARE_FLAG(std::string, admin_token);
@@ -63,7 +63,7 @@ using cli::Fail;
 using cli::PrintJson;
 
 std::string OrganiserToken() {
-  return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_organiser_token), "TAROCK_ORGANISER_TOKEN");
+  return transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_organiser_token), "TAROCK_ORGANISER_TOKEN");
 }
 
 void PrintEvent(const v1::EventInfo& e) {
@@ -106,7 +106,7 @@ std::vector<std::string> EventsCommandFlags() {
 std::string EventFlag() { return absl::GetFlag(FLAGS_event); }
 
 std::string EntrantToken() {
-  return sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_entrant_token), "TAROCK_ENTRANT_TOKEN");
+  return transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_entrant_token), "TAROCK_ENTRANT_TOKEN");
 }
 
 int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
@@ -121,7 +121,7 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
   if (sub == "create") {
     if (!need_arg("events create SLUG --name=N --kind=class|competition --variants=V,...")) return 1;
     v1::CreateEventRequest r;
-    r.set_admin_token(sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
+    r.set_admin_token(transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
     v1::EventConfig* c = r.mutable_config();
     c->set_slug(arg);
     c->set_name(absl::GetFlag(FLAGS_name).empty() ? arg : absl::GetFlag(FLAGS_name));

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "referee/server/grpc_status.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 // Shared with the other commands (arena_cli.cc).
 ABSL_DECLARE_FLAG(std::string, admin_token);
@@ -140,7 +140,7 @@ int RunTestCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
   const bool json = absl::GetFlag(FLAGS_json);
   if (sub == "run") {
     v1::StartTestRequest r;
-    r.set_admin_token(sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
+    r.set_admin_token(transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
     v1::TestConfig* c = r.mutable_config();
     c->set_variant(absl::GetFlag(FLAGS_variant));
     c->set_candidate(absl::GetFlag(FLAGS_candidate));
@@ -237,7 +237,7 @@ int RunTestCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
   if (sub == "stop") {
     v1::StopTestRequest r;
     r.set_id(ParseId(arg));
-    r.set_admin_token(sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
+    r.set_admin_token(transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN"));
     v1::TestInfo out;
     grpc::Status s = stub->StopTest(Context().get(), r, &out);
     if (!s.ok()) return Fail(s);

@@ -4,7 +4,7 @@
 
 #include "referee/server/grpc_status.h"
 #include "referee/server/stream_write_queue.h"
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 namespace tarock::arena::play {
 namespace {
@@ -78,7 +78,7 @@ grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage>* BotRelayService::Pl
     grpc::CallbackServerContext* context) {
   std::string capability;
   const auto& metadata = context->client_metadata();
-  if (auto it = metadata.find(sdk::kRefereeProofHeader); it != metadata.end())
+  if (auto it = metadata.find(transport::kRefereeProofHeader); it != metadata.end())
     capability.assign(it->second.data(), std::min<size_t>(it->second.size(), 256));
   return new Stream(relay_, std::move(capability));
 }

@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "referee/net/secure_random.h"
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 namespace tarock::arena::play {
 
@@ -42,7 +42,7 @@ std::optional<std::string> VisitorCookies::Verify(absl::string_view value) const
     return std::nullopt;
   for (char c : parts[1])
     if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
-  if (!sdk::ConstantTimeEquals(Mac(parts[1]), parts[2])) return std::nullopt;
+  if (!transport::ConstantTimeEquals(Mac(parts[1]), parts[2])) return std::nullopt;
   return std::string(parts[1]);
 }
 

@@ -9,7 +9,7 @@
 #include "arena/store/rating_pool.h"
 #include "absl/strings/str_join.h"
 #include "referee/engine/registry.h"
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 namespace tarock::arena {
 
@@ -52,7 +52,7 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
     if (!e.ok()) return e.status();
     for (const EntrantRow& x : store_->ListEntrants(e->id))
       if (!request.entrant_token().empty() &&
-          sdk::ConstantTimeEquals(HashToken(request.entrant_token()), x.token_hash))
+          transport::ConstantTimeEquals(HashToken(request.entrant_token()), x.token_hash))
         entrant = x;
     if (!entrant)
       return absl::PermissionDeniedError(absl::StrCat(
@@ -109,7 +109,7 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   *out.mutable_bot() = BotInfoOf(*added, false);
   out.set_token(*token);
   if (!options_.referee_secret_key.empty())
-    out.set_referee_secret(sdk::BotRefereeSecret(options_.referee_secret_key, added->name));
+    out.set_referee_secret(transport::BotRefereeSecret(options_.referee_secret_key, added->name));
   return out;
 }
 

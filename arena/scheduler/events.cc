@@ -32,7 +32,7 @@
 #include "nlohmann/json.hpp"
 #include "referee/engine/registry.h"
 #include "referee/net/secure_random.h"
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 namespace tarock::arena {
 
@@ -152,7 +152,7 @@ absl::StatusOr<EventRow> Scheduler::EventForOrganiser(const std::string& slug,
   absl::StatusOr<EventRow> row = store_->GetEvent(slug);
   if (!row.ok()) return row.status();
   if (IsAdminToken(token)) return row;
-  if (token.empty() || !sdk::ConstantTimeEquals(HashToken(token), row->organiser_token_hash))
+  if (token.empty() || !transport::ConstantTimeEquals(HashToken(token), row->organiser_token_hash))
     return absl::PermissionDeniedError(
         absl::StrCat("this needs the organiser token of event '", slug, "'"));
   return row;
@@ -402,7 +402,7 @@ absl::StatusOr<v1::JoinEventResponse> Scheduler::JoinEvent(const v1::JoinEventRe
     return absl::InvalidArgumentError("give the invite code your organiser handed out");
   std::optional<EventRow> event;
   for (const EventRow& e : store_->ListEvents())
-    if (sdk::ConstantTimeEquals(e.invite_code, r.code())) event = e;
+    if (transport::ConstantTimeEquals(e.invite_code, r.code())) event = e;
   if (!event) return absl::NotFoundError("no event has this invite code: check it with your organiser");
   if (absl::Status s = CheckText("your name", r.name(), 64); !s.ok()) return s;
   const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
@@ -576,7 +576,7 @@ absl::StatusOr<v1::EventInfo> Scheduler::WithdrawBot(const v1::WithdrawBotReques
   bool allowed = EventForOrganiser(r.slug(), r.token()).ok();
   if (!allowed && entry->entrant_id != 0 && !r.token().empty())
     for (const EntrantRow& e : store_->ListEntrants(event->id))
-      if (e.id == entry->entrant_id && sdk::ConstantTimeEquals(HashToken(r.token()), e.token_hash))
+      if (e.id == entry->entrant_id && transport::ConstantTimeEquals(HashToken(r.token()), e.token_hash))
         allowed = true;
   if (!allowed)
     return absl::PermissionDeniedError(

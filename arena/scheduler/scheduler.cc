@@ -19,7 +19,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "referee/logging/log.h"
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 namespace tarock::arena {
 
@@ -223,7 +223,7 @@ absl::Status Scheduler::CheckAdmin(const std::string& token) const {
 
 bool Scheduler::IsAdminToken(const std::string& token) const {
   return !options_.admin_token.empty() &&
-         sdk::ConstantTimeEquals(token, options_.admin_token);
+         transport::ConstantTimeEquals(token, options_.admin_token);
 }
 
 absl::StatusOr<v1::ListAuditResponse> Scheduler::ListAudit(const v1::ListAuditRequest& r) {
@@ -592,8 +592,8 @@ bool Scheduler::RunOnReferees(Job job) {
     // Relayed seats get their attempt's capability below instead.
     for (int s = 0; s < job.spec.seats_size(); ++s) {
       v1::SeatSpec* seat = job.spec.mutable_seats(s);
-      seat->set_referee_proof(sdk::RefereeProof(
-          sdk::BotRefereeSecret(options_.referee_secret_key, seat->name()), job.spec.match_id(), s));
+      seat->set_referee_proof(transport::RefereeProof(
+          transport::BotRefereeSecret(options_.referee_secret_key, seat->name()), job.spec.match_id(), s));
     }
   }
   int attempts = job.match.attempts;

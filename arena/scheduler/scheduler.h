@@ -104,7 +104,7 @@ struct SchedulerOptions {
   int max_commit_batch = 32;
   RatingOptions rating;
   int max_play_matches = 16;          // play matches (a person's seat) at once
-  // The arena's key for the bots' referee secrets (tarock/sdk/referee_proof.h):
+  // The arena's key for the bots' referee secrets (tarock/transport/referee_proof.h):
   // non-empty, every seat of every match carries the proof of its bot's
   // secret, and AddBot returns the secret. Empty: no proofs.
   std::string referee_secret_key;

@@ -22,7 +22,7 @@
 #include "arena/store/sqlite_store.h"
 #include "bots/heuristic/heuristic_bot.h"
 #include "nlohmann/json.hpp"
-#include "referee/core/in_process_connector.h"
+#include "tests/inproc/in_process_connector.h"
 #include "referee/core/match_runner.h"
 #include "referee/metrics/exposition.h"
 

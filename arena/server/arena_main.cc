@@ -51,8 +51,8 @@
 #include "referee/metrics/grpc_metrics.h"
 #include "referee/net/listener_watchdog.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/sdk/health.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/health.h"
+#include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
 ABSL_FLAG(std::string, http_listen, "127.0.0.1:8700",
@@ -178,7 +178,7 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
 
-// The key the bots' referee secrets derive from (tarock/sdk/referee_proof.h):
+// The key the bots' referee secrets derive from (tarock/transport/referee_proof.h):
 // DIR/referee-secret.key, 32 random bytes made on the first start (mode 0600).
 absl::StatusOr<std::string> LoadOrMakeRefereeKey(const std::string& dir) {
   const std::string path = dir + "/referee-secret.key";
@@ -252,9 +252,9 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_referees).empty()) return Fail("give at least one --referees address");
   // Refused before anything starts, so the error is the only line.
   const std::string http_listen = absl::GetFlag(FLAGS_http_listen);
-  const tarock::sdk::TransportOptions tls = tarock::sdk::TransportOptionsFromFlags();
+  const tarock::transport::TransportOptions tls = tarock::transport::TransportOptionsFromFlags();
   const bool http_beyond_loopback =
-      !http_listen.empty() && !tarock::sdk::IsLoopbackAddress(http_listen);
+      !http_listen.empty() && !tarock::transport::IsLoopbackAddress(http_listen);
   if (http_beyond_loopback && tls.cert_file.empty() && !tls.allow_plaintext)
     return Fail(absl::StrCat("refusing to serve HTTP in plaintext on ", http_listen,
                              ", which is not a loopback address: give --tls_cert and --tls_key "
@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
 
   prometheus::Registry registry;
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
-  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
   absl::StatusOr<tarock::arena::RefereeResolver> resolver =
       tarock::arena::RefereeResolver::Create(absl::GetFlag(FLAGS_referees));
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   if (!referee_pool.ok()) return Fail(std::string(referee_pool.status().message()));
   tarock::arena::GrpcRefereeClient client(
       *transport,
-      tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"),
+      tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"),
       &grpc_metrics);
   tarock::arena::SchedulerOptions options;
   options.referees = *std::move(referee_pool);
@@ -302,10 +302,10 @@ int main(int argc, char** argv) {
       absl::Milliseconds(std::max(0, absl::GetFlag(FLAGS_ladder_connect_timeout_ms)));
   options.ladder_timeouts_in_row = std::max(0, absl::GetFlag(FLAGS_ladder_timeouts_in_row));
   options.admin_token =
-      tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
-  const bool public_listener = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) ||
+      tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
+  const bool public_listener = !tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) ||
                                (!absl::GetFlag(FLAGS_http_listen).empty() &&
-                                !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_http_listen)));
+                                !tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_http_listen)));
   if (public_listener && options.admin_token.empty()) {
     options.refuse_admin_without_token = true;
     std::fprintf(stderr,
@@ -314,7 +314,7 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<tarock::net::EndpointPolicy> policy = tarock::net::EndpointPolicy::ForListener(
       absl::GetFlag(FLAGS_allow_bot_ranges),
-      tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
+      tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
   if (!policy.ok()) return Fail(std::string(policy.status().message()));
   options.endpoint_policy = *std::move(policy);
   absl::StatusOr<std::string> referee_key = LoadOrMakeRefereeKey(dir);
@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
 
   // grpc.health.v1.Health for probes: NOT_SERVING until the scheduler runs,
   // SERVING then, NOT_SERVING again while draining and stopping.
-  tarock::sdk::EnableHealthService();
+  tarock::transport::EnableHealthService();
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
-  tarock::sdk::SetServing(*server, false, kHealthServices);
+  tarock::transport::SetServing(*server, false, kHealthServices);
 
   tarock::arena::play::PlayOptions play_options;
   play_options.relay_endpoint = absl::GetFlag(FLAGS_public_address);
@@ -477,7 +477,7 @@ int main(int argc, char** argv) {
     http_port = *bound;
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
-  tarock::sdk::SetServing(*server, true, kHealthServices);
+  tarock::transport::SetServing(*server, true, kHealthServices);
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   if (http_port)
     std::printf("http on %s://%s:%d\n", http.tls() ? "https" : "http",
@@ -516,7 +516,7 @@ int main(int argc, char** argv) {
       next_resolve = absl::Now() + resolve_interval;
     }
   }
-  tarock::sdk::SetServing(*server, false, kHealthServices);
+  tarock::transport::SetServing(*server, false, kHealthServices);
   if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
     tarock::logging::Info("arena", "draining", {{"drain_ms", drain_ms}});
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));

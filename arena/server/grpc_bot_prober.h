@@ -11,18 +11,18 @@
 #include <string>
 
 #include "arena/scheduler/scheduler.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace tarock::arena {
 
 class GrpcBotProber final : public BotProber {
  public:
   // `transport` secures the connections as for the referees' dials.
-  explicit GrpcBotProber(sdk::Transport transport) : transport_(std::move(transport)) {}
+  explicit GrpcBotProber(transport::Transport transport) : transport_(std::move(transport)) {}
   absl::Status Probe(const std::string& endpoint, absl::Time deadline) override;
 
  private:
-  const sdk::Transport transport_;
+  const transport::Transport transport_;
 };
 
 }  // namespace tarock::arena

@@ -56,7 +56,7 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatchWithEvents(
   if (!channel.ok()) return channel.status();
   auto stub = v1::Referee::NewStub(*channel);
   grpc::ClientContext context;
-  sdk::AddBearerToken(&context, token_);
+  transport::AddBearerToken(&context, token_);
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
   auto reader = stub->RunMatch(&context, spec);

@@ -16,7 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "arena/scheduler/referee_client.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace grpc {
 class Channel;
@@ -32,11 +32,11 @@ namespace tarock::arena {
 class GrpcRefereeClient : public RefereeClient {
  public:
   GrpcRefereeClient() = default;
-  // `transport` secures the connections to referees (tarock/sdk/transport.h);
+  // `transport` secures the connections to referees (tarock/transport/transport.h);
   // a non-empty `token` goes with every call (the referees' --referee_token);
   // `grpc_metrics` (may be null; must outlive the client) records every call
   // to the referees (grpc_client_* metrics).
-  GrpcRefereeClient(sdk::Transport transport, std::string token,
+  GrpcRefereeClient(transport::Transport transport, std::string token,
                     metrics::GrpcMetrics* grpc_metrics = nullptr)
       : transport_(std::move(transport)), token_(std::move(token)), grpc_metrics_(grpc_metrics) {}
   GrpcRefereeClient(const GrpcRefereeClient&) = delete;
@@ -53,7 +53,7 @@ class GrpcRefereeClient : public RefereeClient {
  private:
   absl::StatusOr<std::shared_ptr<grpc::Channel>> ChannelTo(const std::string& address);
 
-  sdk::Transport transport_;  // not const: clang would delete the default constructor
+  transport::Transport transport_;  // not const: clang would delete the default constructor
   std::string token_;
   metrics::GrpcMetrics* const grpc_metrics_ = nullptr;
   absl::Mutex mu_;

@@ -76,7 +76,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
-#include "referee/core/in_process_connector.h"
+#include "tests/inproc/in_process_connector.h"
 #include "referee/core/match_runner.h"
 #include "referee/core/referee_metrics.h"
 #include "referee/engine/match.h"

@@ -48,7 +48,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   void Connect(absl::Time deadline, const std::string& referee_proof,
                absl::AnyInvocable<void(absl::Status)> done) {
     absl::MutexLock lock(&mu_);
-    if (!referee_proof.empty()) context_.AddMetadata(sdk::kRefereeProofHeader, referee_proof);
+    if (!referee_proof.empty()) context_.AddMetadata(transport::kRefereeProofHeader, referee_proof);
     connect_done_ = std::move(done);
     connect_deadline_ = deadline;
     WatchChannel(channel_->GetState(/*try_to_connect=*/true));
@@ -442,7 +442,7 @@ class GrpcBotConnection : public BotConnection {
 
 }  // namespace
 
-GrpcBotConnector::GrpcBotConnector(GrpcConnectorOptions options, sdk::Transport transport)
+GrpcBotConnector::GrpcBotConnector(GrpcConnectorOptions options, transport::Transport transport)
     : options_(options), transport_(std::move(transport)),
       own_loop_(options.loop == nullptr
                     ? std::make_unique<CompletionLoop>(options.completion_threads)

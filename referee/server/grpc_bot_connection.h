@@ -27,7 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "referee/core/bot_connection.h"
 #include "referee/net/endpoint_policy.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace tarock {
 
@@ -64,9 +64,9 @@ struct GrpcConnectorOptions {
 
 class GrpcBotConnector : public BotConnector {
  public:
-  // `transport` secures the connections to bots (tarock/sdk/transport.h); the
+  // `transport` secures the connections to bots (tarock/transport/transport.h); the
   // default is plaintext to loopback bots only. Starts the completion loop.
-  explicit GrpcBotConnector(GrpcConnectorOptions options = {}, sdk::Transport transport = {});
+  explicit GrpcBotConnector(GrpcConnectorOptions options = {}, transport::Transport transport = {});
   // Every connection must have finished (or been dropped) before.
   ~GrpcBotConnector() override;
   absl::StatusOr<std::unique_ptr<BotConnection>> Connect(const std::string& endpoint,
@@ -86,7 +86,7 @@ class GrpcBotConnector : public BotConnector {
   void ReleaseConnectSlot();
 
   GrpcConnectorOptions options_;
-  sdk::Transport transport_;
+  transport::Transport transport_;
   std::unique_ptr<CompletionLoop> own_loop_;  // unless options_.loop
   CompletionLoop* loop_;
   absl::Mutex mu_;

@@ -35,8 +35,8 @@
 #include "referee/server/referee_service.h"
 #include "referee/server/seat_gateway_service.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/sdk/health.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/health.h"
+#include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:0",
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);
   tarock::GrpcConnectorOptions connector_options;
   connector_options.max_receive_bytes = absl::GetFlag(FLAGS_max_bot_message_bytes);
-  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(transport.status().message()).c_str());
     return 1;
@@ -142,9 +142,9 @@ int main(int argc, char** argv) {
   // /metrics: beyond loopback HTTPS with the gRPC certificate (or refused
   // without one, unless --allow_plaintext); plain HTTP on loopback.
   const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
-  const tarock::sdk::TransportOptions tls = tarock::sdk::TransportOptionsFromFlags();
+  const tarock::transport::TransportOptions tls = tarock::transport::TransportOptionsFromFlags();
   tarock::metrics::HttpServerOptions http_options;
-  if (!metrics_listen.empty() && !tarock::sdk::IsLoopbackAddress(metrics_listen)) {
+  if (!metrics_listen.empty() && !tarock::transport::IsLoopbackAddress(metrics_listen)) {
     if (tls.cert_file.empty() && !tls.allow_plaintext) {
       std::fprintf(stderr,
                    "tarock-referee: refusing to serve /metrics in plaintext on %s, which is not a "
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<tarock::net::EndpointPolicy> policy = tarock::net::EndpointPolicy::ForListener(
       absl::GetFlag(FLAGS_allow_bot_ranges),
-      tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
+      tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)));
   if (!policy.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(policy.status().message()).c_str());
     return 1;
@@ -195,21 +195,21 @@ int main(int argc, char** argv) {
   }
   tarock::MatchRunner runner(options, &connector, &metrics);
   tarock::RefereeServiceOptions service_options;
-  service_options.required_token = tarock::sdk::SecretFromFlagOrEnv(
+  service_options.required_token = tarock::transport::SecretFromFlagOrEnv(
       absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN");
   service_options.max_concurrent_matches = std::max(0, absl::GetFlag(FLAGS_max_matches));
   service_options.max_match_time = absl::Milliseconds(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_match_ms)));
   // Reachable beyond loopback and nobody has to prove who they are: anyone
   // who reaches the port can make this referee dial and run matches (said
   // once it listens).
-  const bool unauthenticated = !tarock::sdk::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) &&
+  const bool unauthenticated = !tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) &&
                                service_options.required_token.empty() &&
                                tls.client_ca_file.empty();
   tarock::RefereeService service(&runner, service_options);
 
   // grpc.health.v1.Health for probes: SERVING from the start (nothing to
   // prepare), NOT_SERVING while draining and stopping.
-  tarock::sdk::EnableHealthService();
+  tarock::transport::EnableHealthService();
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
   auto credentials = transport->ServerCredentials(listen);
@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
   }
   loop.Start();
   seat_gateway.Start(&loop);
-  tarock::sdk::SetServing(*server, true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
+  tarock::transport::SetServing(*server, true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::_Exit(0);
   }).detach();
-  tarock::sdk::SetServing(*server, false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
+  tarock::transport::SetServing(*server, false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   if (drain_ms > 0) {
     tarock::logging::Info("referee", "draining", {{"drain_ms", drain_ms}});
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));

@@ -7,7 +7,7 @@
 #include "referee/core/timer_queue.h"
 #include "referee/server/grpc_status.h"
 #include "referee/server/stream_write_queue.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace tarock {
 
@@ -19,7 +19,7 @@ class RefereeService::MatchCall final : public grpc::ServerWriteReactor<v1::Matc
             const v1::MatchSpec* spec)
       : service_(service), writes_(this, Queue::OnClose::kDrain),
         interrupt_(std::make_shared<MatchInterrupt>()) {
-    if (!sdk::HasBearerToken(*context, service->options_.required_token)) {
+    if (!transport::HasBearerToken(*context, service->options_.required_token)) {
       writes_.Close(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                                  "RunMatch needs this referee's token (authorization: Bearer ..., "
                                  "--referee_token of the client)"));

@@ -190,7 +190,7 @@ json CheckVariant(const Settings& settings, const std::string& variant,
   }
   report["seats"] = names;
 
-  absl::StatusOr<sdk::Transport> transport = ToolTransport();
+  absl::StatusOr<transport::Transport> transport = ToolTransport();
   if (!transport.ok()) {
     report["error"] = std::string(transport.status().message());
     return report;

@@ -8,7 +8,7 @@
 // Exit status: 0 SERVING, 2 cannot connect within --timeout_ms, 3 the call
 // failed (e.g. UNIMPLEMENTED: no health service), 4 any other status
 // (NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN). It prints "status: NAME". TLS
-// through the usual --tls_* flags (tarock/sdk/transport.h).
+// through the usual --tls_* flags (tarock/transport/transport.h).
 
 #include <grpcpp/grpcpp.h>
 
@@ -20,7 +20,7 @@
 #include "absl/flags/parse.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, addr, "", "HOST:PORT of the server to ask");
 ABSL_FLAG(std::string, service, "", "the service whose status to ask for (empty: the server's)");
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tarock-health-probe: give --addr=HOST:PORT\n");
     return 1;
   }
-  absl::StatusOr<tarock::sdk::Transport> transport = tarock::sdk::Transport::FromFlags();
+  absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) {
     std::fprintf(stderr, "tarock-health-probe: %s\n", std::string(transport.status().message()).c_str());
     return 1;

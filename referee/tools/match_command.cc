@@ -234,7 +234,7 @@ absl::Status RunMatchCommand(const MatchCommandOptions& options,
   Progress progress(spec.num_hands(), options.quiet);
   absl::StatusOr<v1::MatchFinished> finished;
   if (options.referee.empty()) {
-    absl::StatusOr<sdk::Transport> transport = ToolTransport();
+    absl::StatusOr<transport::Transport> transport = ToolTransport();
     if (!transport.ok()) return transport.status();
     GrpcBotConnector connector({}, *transport);
     RefereeOptions referee_options;

@@ -8,22 +8,22 @@ ABSL_FLAG(std::string, referee_token, "",
 
 namespace tarock {
 
-absl::StatusOr<sdk::Transport> ToolTransport() {
-  static const absl::StatusOr<sdk::Transport>* transport =
-      new absl::StatusOr<sdk::Transport>(sdk::Transport::FromFlags());
+absl::StatusOr<transport::Transport> ToolTransport() {
+  static const absl::StatusOr<transport::Transport>* transport =
+      new absl::StatusOr<transport::Transport>(transport::Transport::FromFlags());
   return *transport;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> RefereeChannel(const std::string& target) {
-  absl::StatusOr<sdk::Transport> transport = ToolTransport();
+  absl::StatusOr<transport::Transport> transport = ToolTransport();
   if (!transport.ok()) return transport.status();
   return transport->Channel(target);
 }
 
 void AuthorizeRefereeCall(grpc::ClientContext* context) {
   static const std::string* token = new std::string(
-      sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"));
-  sdk::AddBearerToken(context, *token);
+      transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"));
+  transport::AddBearerToken(context, *token);
 }
 
 }  // namespace tarock

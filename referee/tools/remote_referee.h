@@ -1,6 +1,6 @@
 // How the command-line tools (`tarock match`, `tarock compare`, `tarock
 // check-bot`) reach referees and bots over the network: the TLS flags of
-// tarock/sdk/transport.h and --referee_token, read once from the flags.
+// tarock/transport/transport.h and --referee_token, read once from the flags.
 //
 // Thread-safety: thread-safe (the flags are read on first use; call after
 // the command line is parsed).
@@ -14,13 +14,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 namespace tarock {
 
 // The transport the flags configure. Errors: unreadable or inconsistent
 // certificate files.
-absl::StatusOr<sdk::Transport> ToolTransport();
+absl::StatusOr<transport::Transport> ToolTransport();
 
 // A channel to the referee at `target` (TLS per the flags; plaintext only to
 // loopback unless --allow_plaintext).

@@ -263,7 +263,7 @@ int RunCompareCommand(const CompareOptions& o) {
   int64_t next_task = 0;                 // guarded by mu
   std::atomic<bool> stop{false};
   RemoteCalls remote_calls;
-  absl::StatusOr<sdk::Transport> transport = ToolTransport();
+  absl::StatusOr<transport::Transport> transport = ToolTransport();
   if (!transport.ok()) {
     stop_bots();
     return Error(std::string(transport.status().message()));

@@ -1,5 +1,5 @@
-"""Transport security for the Python SDK, the same rules as the C++ SDK's
-``tarock/sdk/transport.h`` and the same flags (docs/security.md):
+"""Transport security for the Python SDK, the same rules as the C++ transport library
+``tarock/transport/transport.h`` and the same flags (docs/security.md):
 
 - ``--tls_cert``/``--tls_key``: the PEM certificate and key this process
   presents (a served bot to the referee; a dial-in bot to the arena when the

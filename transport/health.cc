@@ -1,10 +1,10 @@
-#include "tarock/sdk/health.h"
+#include "tarock/transport/health.h"
 
 #include <grpcpp/health_check_service_interface.h>
 
 #include <string>
 
-namespace tarock::sdk {
+namespace tarock::transport {
 
 void EnableHealthService() { grpc::EnableDefaultHealthCheckService(true); }
 
@@ -15,4 +15,4 @@ void SetServing(grpc::Server& server, bool serving, std::initializer_list<const 
   for (const char* service : services) health->SetServingStatus(service, serving);
 }
 
-}  // namespace tarock::sdk
+}  // namespace tarock::transport

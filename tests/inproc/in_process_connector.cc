@@ -1,4 +1,4 @@
-#include "referee/core/in_process_connector.h"
+#include "tests/inproc/in_process_connector.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

@@ -1,11 +1,11 @@
-#include "tarock/sdk/referee_proof.h"
+#include "tarock/transport/referee_proof.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include "absl/strings/str_cat.h"
 
-namespace tarock::sdk {
+namespace tarock::transport {
 
 namespace {
 
@@ -46,4 +46,4 @@ std::string BotRefereeSecret(absl::string_view arena_key, absl::string_view bot_
   return HmacSha256Hex(arena_key, absl::StrCat("tarock-referee-secret/", bot_name));
 }
 
-}  // namespace tarock::sdk
+}  // namespace tarock::transport

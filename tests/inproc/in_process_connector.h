@@ -3,12 +3,15 @@
 // remote bots. For tests, benchmarks and strength runs of trusted bot code; a
 // decision runs on the match's thread, so the per-decision deadline is checked
 // after the fact (a late answer is still a timeout fault) but cannot preempt it.
+// It joins the SDK's Bot to the referee's BotConnector, so it lives above both,
+// beside the tests (target tarock_in_process_connector): the referee's own
+// libraries do not depend on the bot SDK.
 //
 // Thread-safety: Register before use; Connect is thread-safe; each connection
 // belongs to one match thread.
 
-#ifndef TAROCK_REFEREE_CORE_IN_PROCESS_CONNECTOR_H_
-#define TAROCK_REFEREE_CORE_IN_PROCESS_CONNECTOR_H_
+#ifndef TAROCK_TESTS_INPROC_IN_PROCESS_CONNECTOR_H_
+#define TAROCK_TESTS_INPROC_IN_PROCESS_CONNECTOR_H_
 
 #include <map>
 #include <memory>
@@ -39,4 +42,4 @@ class InProcessConnector : public BotConnector {
 
 }  // namespace tarock
 
-#endif  // TAROCK_REFEREE_CORE_IN_PROCESS_CONNECTOR_H_
+#endif  // TAROCK_TESTS_INPROC_IN_PROCESS_CONNECTOR_H_

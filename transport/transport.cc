@@ -1,4 +1,4 @@
-#include "tarock/sdk/transport.h"
+#include "tarock/transport/transport.h"
 
 #include <arpa/inet.h>
 
@@ -27,7 +27,7 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(bool, allow_plaintext, false,
           "allow plaintext gRPC on addresses other than loopback (a trusted network only)");
 
-namespace tarock::sdk {
+namespace tarock::transport {
 namespace {
 
 absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view what) {
@@ -184,4 +184,4 @@ std::string SecretFromFlagOrEnv(const std::string& flag_value, const char* env) 
   return value == nullptr ? std::string() : std::string(value);
 }
 
-}  // namespace tarock::sdk
+}  // namespace tarock::transport
