@@ -58,7 +58,7 @@ for i in 0 1 2; do
   "${cli[@]}" bots add "b$i" --endpoint "127.0.0.1:${bots[$i]}" --variants slovenian-3p \
     --owner test > /dev/null || bad "bots add b$i"
 done
-"${cli[@]}" ladder start --variant slovenian-3p --hands 3 --max_matches 6 > /dev/null ||
+"${cli[@]}" ladder start --variant slovenian-3p --format match --hands 3 --max_matches 6 > /dev/null ||
   bad "ladder start"
 
 # Until the arena has counted 6 matches done (60 s at most).
