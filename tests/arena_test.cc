@@ -263,23 +263,22 @@ TEST(ArenaTest, MalformedAndUnauthorisedRequestsChangeNothing) {
 }
 
 // The default ladder (duplicate sets rated on margins, docs/ratings.md)
-// orders search > heuristic > random in slovenian-3p. Six bots, two of each
-// kind (each its own process), so a bridge set seats each at one table and no
-// bot sees a deal twice; the leaderboard speaks points a deal with 95%
-// intervals and deal counts, and --verify_ratings rebuilds it bit for bit.
-// How many sets: docs/benchmarks.md ("Ladders: deals until the leaderboard
-// is right"), measured on this test's field in docs/ratings.md.
+// puts search above the heuristic in slovenian-3p, which 40 place-rated
+// matches could not (APlaceRatedLadderPutsRealPlayersFarAboveRandom). Six
+// bots, three of each kind (each its own process), so a bridge set seats each
+// at one table and no bot sees a deal twice; the leaderboard speaks points a
+// deal with 95% intervals and deal counts, and --verify_ratings rebuilds it
+// bit for bit. How many sets, and why no random bot here (its swings inflate
+// every interval): docs/ratings.md, "The arena test".
 TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
   fs::path dir = TempDir("ladder");
   Proc referee = StartReferee();
   // Fixed seeds and search by iterations (not by the clock).
   std::vector<std::pair<std::string, Proc>> bots;
-  bots.emplace_back("search1", StartBot("tarock-bot-search", {"--iterations=200", "--seed=7"}));
-  bots.emplace_back("search2", StartBot("tarock-bot-search", {"--iterations=200", "--seed=8"}));
-  bots.emplace_back("heuristic1", StartBot("tarock-bot-heuristic"));
-  bots.emplace_back("heuristic2", StartBot("tarock-bot-heuristic"));
-  bots.emplace_back("random1", StartBot("tarock-bot-random", {"--seed=3"}));
-  bots.emplace_back("random2", StartBot("tarock-bot-random", {"--seed=4"}));
+  for (int i = 1; i <= 3; ++i)
+    bots.emplace_back(absl::StrCat("search", i),
+                      StartBot("tarock-bot-search", {"--iterations=200", absl::StrCat("--seed=", 6 + i)}));
+  for (int i = 1; i <= 3; ++i) bots.emplace_back(absl::StrCat("heuristic", i), StartBot("tarock-bot-heuristic"));
   Arena a = StartArena(dir.string(), {referee.address()}, {"--max_parallel", "2"});
   for (auto& [name, proc] : bots) AddBot(a, name, proc.address(), {"slovenian-3p"});
   int sets = 100;
@@ -320,11 +319,10 @@ TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
                 e.margin().low(), e.margin().high(), static_cast<long long>(e.margin().deals()),
                 e.unseparated_from_next() ? "  ~" : "");
   }
-  // Search above the heuristic (the two of each kind together: each kind's
-  // mean), and every real player above both randoms.
-  EXPECT_GT(mu["search1"] + mu["search2"], mu["heuristic1"] + mu["heuristic2"]) << board.DebugString();
-  for (const char* real : {"search1", "search2", "heuristic1", "heuristic2"})
-    for (const char* rnd : {"random1", "random2"}) EXPECT_GT(mu[real], mu[rnd] + 5) << real << " " << rnd;
+  // Search above the heuristic: each kind's mean (a bot's own mu rests on
+  // fewer comparisons; both kinds' bots are twins).
+  EXPECT_GT(mu["search1"] + mu["search2"] + mu["search3"],
+            mu["heuristic1"] + mu["heuristic2"] + mu["heuristic3"]) << board.DebugString();
   // Neighbours not separated are marked: the last entry never is.
   EXPECT_FALSE(board.entries(5).unseparated_from_next());
   // Place ratings are another history, never computed from these sets.
@@ -412,9 +410,11 @@ TEST(ArenaTest, ADuplicateLadderSetKeepsItsDealSecretUntilEveryTableIsDone) {
   ASSERT_EQ(h.status, 200);
   json j = json::parse(h.body);
   EXPECT_EQ(j["status"], "done");
-  EXPECT_FALSE(j.contains("record")) << h.body;
-  EXPECT_FALSE(j.contains("seed")) << h.body;
-  EXPECT_FALSE(j.contains("seed_salt")) << h.body;
+  EXPECT_TRUE(j.value("record", json()).is_null()) << h.body;
+  EXPECT_EQ(j.value("seed", json("0")).dump(), "\"0\"") << h.body;
+  EXPECT_EQ(j.value("seed_salt", std::string()), "") << h.body;
+  EXPECT_FALSE(j.value("deal_public", false)) << h.body;
+  EXPECT_EQ(j.value("seed_commitment", std::string()).size(), 64u) << h.body;
   EXPECT_EQ(HttpGet(a.http_port, "/api/matches/" + fast + "/hands/0/replay").status, 404);
   {
     v1::ExportRecordsRequest er;
