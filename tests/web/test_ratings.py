@@ -68,9 +68,19 @@ def test_a_margin_leaderboard_shows_intervals_deals_and_unseparated_neighbours(s
                 "return document.documentElement.scrollWidth") <= 390, "the board overflows a phone"
         screenshot(browser, "leaderboard-margin-%s.png" % name)
         assert not csp_violations(browser)
+    # The ladder's page says what it is and speaks the same unit.
+    ladder = stack.api("/api/ladders")["ladders"][-1]
+    assert ladder["config"]["format"] == "duplicate" and ladder["config"]["rating_model"] == "margin"
+    browser.get(stack.url("/ladders/%s" % ladder["id"]))
+    wait_until(browser, lambda d: "duplicate" in d.find_element("id", "main").text and
+               "points a deal" in d.find_element("id", "ladder-standings").text.lower(),
+               what="the ladder page")
+    screenshot(browser, "ladder-margin.png")
     # Both histories: the place ratings are one link away (empty here: a
     # margin ladder never writes them).
     browser.set_window_size(1280, 900)
+    browser.get(stack.url("/leaderboard/slovenian-3p"))
+    wait_until(browser, lambda d: len(rows(d)) == 6, what="the margin board again")
     browser.find_element("id", "other-model").click()
     wait_until(browser, lambda d: "rating_model=place" in d.current_url and
                "OpenSkill" in d.find_element("id", "board-legend").text, what="the place board")

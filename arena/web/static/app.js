@@ -547,13 +547,16 @@
       el('div', { class: 'tiles' }, tile('matches done', int(l.matches_done), 'ladder-done', '/matches?ladder=' + id + '&status=done'),
         tile('failed', int(failed.total), 'ladder-failed', '/matches?ladder=' + id + '&status=failed'),
         tile('hands per match', c.hands_per_match ? String(c.hands_per_match) : 'default'),
-        tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped')));
+        tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped'),
+        tile('format', (c.format || 'match') + ' \u00b7 ' + (c.rating_model || 'place') + ' ratings', 'ladder-format')));
     // Its bots: every active bot of the variant plays (matchmaking); their
     // ratings are the variant's, which this ladder's matches move.
+    const margin = lb.rating_model === 'margin';
     const rows = (lb.entries || []).map((e) => ({ data: e, cells: [String(e.rank), botLink(e.bot),
-      el('span', null, el('strong', null, num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
+      el('span', null, el('strong', null, margin ? signed(e.rating.display, 2) : num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
     main.append(el('div', { class: 'panel', id: 'ladder-standings' }, el('h2', null, 'Standings'),
-      wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Rating', cls: 'num' }, { label: 'Rated matches', cls: 'num' },
+      wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: margin ? (lb.unit || 'Points a deal') : 'Rating', cls: 'num' },
+        { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
         { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' yet.' })),
       el('p', { class: 'legend' }, 'Ratings are per variant: the ', T.variantLink(v), ' leaderboard, which this ladder\u2019s matches move (with tournaments of ' + v + '). Every active bot of the variant plays in it; a bot that does not answer sits out until it does.')),
     el('div', { class: 'panel' }, el('h2', null, 'Recent matches'), matchTable(recent.matches || [], 'No match yet.'),
