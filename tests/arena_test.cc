@@ -292,7 +292,7 @@ TEST(ArenaTest, LadderRatesBotsInOrderOfStrength) {
   ASSERT_TRUE(a.stub->StartLadder(Ctx().get(), ladder, &li).ok());
   EXPECT_EQ(li.config().format(), "duplicate");
   EXPECT_EQ(li.config().rating_model(), "margin");
-  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kTables; }, absl::Seconds(900)))
+  ASSERT_TRUE(WaitFor([&] { return ArenaStatus(a).matches_done() == kTables; }, absl::Seconds(540)))
       << ArenaStatus(a).DebugString();
   EXPECT_EQ(ArenaStatus(a).matches_failed(), 0);
 
