@@ -68,6 +68,15 @@ def test_a_margin_leaderboard_shows_intervals_deals_and_unseparated_neighbours(s
                 "return document.documentElement.scrollWidth") <= 390, "the board overflows a phone"
         screenshot(browser, "leaderboard-margin-%s.png" % name)
         assert not csp_violations(browser)
+    # A bot's page shows its margin rating as the leaderboard does.
+    first = lb["entries"][0]
+    bot = stack.api("/api/bots/" + first["bot"])
+    assert [r["variant"] for r in bot["margin_ratings"]] == ["slovenian-3p"], bot
+    assert bot["margin_ratings"][0]["margin"]["mu"] == first["margin"]["mu"]
+    browser.get(stack.url("/bots/" + first["bot"]))
+    wait_until(browser, lambda d: "points a deal" in d.find_element("id", "margin-ratings").text,
+               what="the bot page's margin ratings")
+    screenshot(browser, "bot-margin.png")
     # The ladder's page says what it is and speaks the same unit.
     ladder = stack.api("/api/ladders")["ladders"][-1]
     assert ladder["config"]["format"] == "duplicate" and ladder["config"]["rating_model"] == "margin"

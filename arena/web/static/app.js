@@ -303,6 +303,21 @@
     main.append(el('div', { class: 'panel' }, el('div', { class: 'page-head' }, el('h2', null, 'Rating history'), variants.length > 1 ? pick : null),
       chartBox, el('p', { class: 'legend' }, 'mu (line) with its \u00b1sigma band after each rated match.')));
     drawChart(variants[0]);
+    // Margin ratings (duplicate ladders, docs/ratings.md): points a deal with the 95% interval.
+    if ((bot.margin_ratings || []).length) {
+      const mrows = bot.margin_ratings.map((r) => {
+        const m = r.margin || {};
+        return { data: r, cells: [T.variantLink(r.variant), r.event || '\u2013',
+          el('span', null, el('strong', null, signed(m.mu, 2)), provisionalMark(m.sets < PROVISIONAL)),
+          el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
+          r.unit, int(m.deals), int(m.sets), int(r.faults)] };
+      });
+      main.append(el('div', { class: 'panel', id: 'margin-ratings' }, el('h2', null, 'Margin ratings'), wrap(table([
+        { label: 'Variant' }, { label: 'Event' }, { label: 'Mean', cls: 'num' }, { label: '95% interval', cls: 'num' },
+        { label: 'Unit' }, { label: 'Deals', cls: 'num' }, { label: 'Sets', cls: 'num' }, { label: 'Faults', cls: 'num' }], mrows,
+      { reflow: true, cls: 'compact' })),
+      el('p', { class: 'legend' }, 'From duplicate ladder sets: its hand scores against those of the bots that held the same cards, relative to the field, the radl settlement left out; apart from the place ratings below.')));
+    }
     // Ratings and results per variant.
     const statOf = {};
     (stats.variants || []).forEach((v) => { statOf[v.variant] = v; });
