@@ -136,7 +136,7 @@ else
 fi
 
 "${cli[@]}" ladder stop --variant "$variant" > /dev/null 2>&1 || true
-"${cli[@]}" ladder start --variant "$variant" --hands "$hands" --max_matches "$matches" > /dev/null
+"${cli[@]}" ladder start --variant "$variant" --format match --hands "$hands" --max_matches "$matches" > /dev/null
 ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "running" {print $2}' | tail -1)
 
 cat <<INFO

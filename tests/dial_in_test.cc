@@ -163,6 +163,7 @@ class DialIn {
   v1::LadderInfo Ladder(int max_matches, int hands, int64_t per_decision_ms = 0) {
     v1::StartLadderRequest r;
     r.mutable_config()->set_variant("slovenian-4p");
+    r.mutable_config()->set_format("match");
     r.mutable_config()->set_max_matches(max_matches);
     r.mutable_config()->set_hands_per_match(hands);
     r.mutable_config()->mutable_time_control()->set_per_decision_ms(per_decision_ms);

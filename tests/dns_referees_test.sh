@@ -65,7 +65,7 @@ for i in 1 2 3; do
   cli bots add "b$i" --endpoint="127.0.0.1:$p" --variants=slovenian-3p --owner=t >/dev/null \
     || bad "bots add b$i"
 done
-cli ladder start --variant=slovenian-3p --hands=3 >/dev/null || bad "ladder start"
+cli ladder start --variant=slovenian-3p --format=match --hands=3 >/dev/null || bad "ladder start"
 
 # Matches finished on a referee, and matches started on it after line $2 of the log.
 finished_on() { grep 'msg="match finished"' "$tmp/arena.log" | grep -c "referee=$1:7701"; }

@@ -179,7 +179,7 @@ $cli bots add rnd --endpoint "$(awk '{print $4}' "$tmp/rnd.log")" --variants slo
 $cli bots add heur --endpoint "$(awk '{print $4}' "$tmp/heur.log")" --variants slovenian-4p --owner ref >/dev/null
 
 # --- The hostile bot alone with the others: its seats fault, nobody else's.
-$cli ladder start --variant slovenian-4p --max_matches 3 --hands 4 >/dev/null
+$cli ladder start --variant slovenian-4p --format match --max_matches 3 --hands 4 >/dev/null
 for _ in $(seq 600); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 $cli ladder stop --variant slovenian-4p >/dev/null 2>&1
 evil_faults=$($cli matches --limit 100 | awk '$3 == "evil" {f += $9} END {print f + 0}')
@@ -208,7 +208,7 @@ wait_done() {  # wait_done N: until N matches are done since `before` (at most 9
   return 1
 }
 before=$(done_count)
-$cli ladder start --variant slovenian-4p --max_matches 400 --hands 4 --per_decision_ms 10000 >/dev/null
+$cli ladder start --variant slovenian-4p --format match --max_matches 400 --hands 4 --per_decision_ms 10000 >/dev/null
 wait_done 4 || bad "the ladder did not start: $($cli status)"
 sed 's/my-python-bot/my-python-bot-v2/' "$src/sdk/templates/python/my_bot.py" >"$tmp/my_bot.py"
 $cli bots upload pyb --token "$(token_of pyb)" "$tmp/my_bot.py" >"$tmp/v2.txt" || bad "upload v2"

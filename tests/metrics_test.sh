@@ -58,7 +58,16 @@ for i in 0 1 2; do
   "${cli[@]}" bots add "b$i" --endpoint "127.0.0.1:${bots[$i]}" --variants slovenian-3p \
     --owner test > /dev/null || bad "bots add b$i"
 done
-"${cli[@]}" ladder start --variant slovenian-3p --hands 3 --max_matches 6 > /dev/null ||
+# Unknown format and rating model names (issue 33): one line listing the valid
+# ones, nothing stored.
+out=$("${cli[@]}" ladder start --variant slovenian-3p --format swiss 2>&1) && bad "--format swiss accepted"
+[ "$out" = "tarock-arena-cli: INVALID_ARGUMENT: unknown ladder format 'swiss' (valid: match, duplicate)" ] &&
+  ok || bad "--format swiss: $out"
+out=$("${cli[@]}" ladder start --variant slovenian-3p --rating_model elo 2>&1) && bad "--rating_model elo accepted"
+[ "$out" = "tarock-arena-cli: INVALID_ARGUMENT: unknown rating model 'elo' (valid: place, margin)" ] &&
+  ok || bad "--rating_model elo: $out"
+[ -z "$("${cli[@]}" ladder list)" ] && ok || bad "a refused ladder was stored: $("${cli[@]}" ladder list)"
+"${cli[@]}" ladder start --variant slovenian-3p --format match --hands 3 --max_matches 6 > /dev/null ||
   bad "ladder start"
 
 # Until the arena has counted 6 matches done (60 s at most).

@@ -91,7 +91,7 @@ for k in 1 2 3 4; do
   cli_from bots --tls_ca="$c/ca.pem" bots add "b$k" --endpoint="$B:780$k" --variants=slovenian-4p --owner=o \
     >/dev/null || bad "bots add b$k over TLS"
 done
-TAROCK_ADMIN_TOKEN=netns-admin cli --tls_ca="$c/ca.pem" ladder start --variant=slovenian-4p --max_matches=4 \
+TAROCK_ADMIN_TOKEN=netns-admin cli --tls_ca="$c/ca.pem" ladder start --variant=slovenian-4p --format=match --max_matches=4 \
   --hands=4 >/dev/null || bad "ladder start over TLS"
 done_=0
 for _ in $(seq 600); do

@@ -217,7 +217,7 @@ for name in a1 a2 a3 a4; do
 done
 cli "$tp" ladder start --variant=slovenian-4p --admin_token=wrong >/dev/null 2>&1 \
   && bad "a wrong admin token started a ladder" || ok
-TAROCK_ADMIN_TOKEN=adm1n-s3cret cli "$tp" ladder start --variant=slovenian-4p --max_matches=1 >/dev/null \
+TAROCK_ADMIN_TOKEN=adm1n-s3cret cli "$tp" ladder start --variant=slovenian-4p --format=match --max_matches=1 >/dev/null \
   && ok || bad "the admin token was refused"
 tok=$(awk '/^token /{print $2}' "$tmp/a1.token")
 cli "$tp" bots retire a2 --token="$tok" >/dev/null 2>&1 && bad "a1's token retired a2" || ok

@@ -694,6 +694,7 @@ PhaseResult RunLadder(Setup& s, int round, int matches) {
   v1::StartLadderRequest req;
   v1::LadderConfig* c = req.mutable_config();
   c->set_variant(s.variant);
+  c->set_format("match");  // the overhead of one table per match, as measured before issue 33
   c->set_hands_per_match(s.hands);
   c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
   c->set_max_matches(matches);

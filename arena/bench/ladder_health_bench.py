@@ -111,7 +111,7 @@ class Run:
         if self.broken:
             self.cli("bots", "add", "ghost", "--endpoint", f"127.0.0.1:{free_port()}", "--variants", VARIANT,
                      "--owner", "bench")
-        self.cli("ladder", "start", "--variant", VARIANT, "--hands", str(self.args.hands),
+        self.cli("ladder", "start", "--variant", VARIANT, "--format", "match", "--hands", str(self.args.hands),
                  "--per_decision_ms", str(self.args.per_decision_ms))
         t0 = time.time()
         if self.broken:

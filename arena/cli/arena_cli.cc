@@ -5,13 +5,14 @@
 //     bots update NAME --token=T [--endpoint=..] [--variants=..]
 //     bots retire NAME --token=T
 //     bots list [--all]            bots show NAME
-//     ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]
+//     ladder start --variant=V [--format=match|duplicate] [--rating_model=place|margin]
+//                  [--hands=N] [--max_matches=N] [--self_play]
 //                  [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]
 //     ladder stop --variant=V      ladder list
 //     tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]
 //                  [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]
 //     tournament show ID
-//     leaderboard --variant=V [--watch=SECONDS]
+//     leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS]
 //     matches [--variant=V] [--bot=B] [--status=S] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
@@ -64,7 +65,12 @@ ABSL_FLAG(bool, separate_owners, false, "ladder: keep bots of one owner apart");
 ABSL_FLAG(int64_t, per_decision_ms, 0, "per-decision time limit (0: the referee's default)");
 ABSL_FLAG(int, max_faults, 0, "faults before a bot is forfeited (0: never); test: faults of the candidate or the baseline that end it with an error");
 ABSL_FLAG(std::vector<std::string>, bots, {}, "tournament field");
-ABSL_FLAG(std::string, format, "round-robin", "tournament format: round-robin or gauntlet");
+ABSL_FLAG(std::string, format, "",
+          "tournament: round-robin (default) or gauntlet; ladder: match or duplicate (default: "
+          "duplicate sets rated on margins, docs/ratings.md)");
+ABSL_FLAG(std::string, rating_model, "",
+          "ladder: place or margin (default: margin for a duplicate ladder, else place); "
+          "leaderboard: which ratings to show (default: those of the variant's newest ladder)");
 ABSL_FLAG(std::string, challenger, "", "gauntlet challenger");
 ABSL_FLAG(int, deals, 0, "tournament deals per group (0: 4)");
 ABSL_FLAG(bool, no_duplicate, false, "tournament: do not replay deals with rotated seats");
@@ -112,6 +118,24 @@ void PrintBot(const v1::BotInfo& b) {
 }
 
 void PrintLeaderboard(const v1::LeaderboardResponse& l) {
+  if (l.rating_model() == "margin") {
+    // Points (chips) a deal with the 95% interval; "~" marks a bot whose
+    // interval overlaps the next one's: the two are not separated yet.
+    std::cout << "leaderboard " << l.variant() << " (margin ratings, " << l.unit()
+              << ", 95% interval; ~ not yet separated from the next)\n";
+    std::cout << absl::StrFormat("%4s  %-20s %-12s %8s %-19s %6s %6s %6s\n", "rank", "bot",
+                                 "owner", "mean", "95% interval", "deals", "sets", "faults");
+    for (const v1::LeaderboardEntry& e : l.entries()) {
+      const v1::MarginRatingInfo& m = e.margin();
+      std::cout << absl::StrFormat("%4d  %-20s %-12s %+8.2f [%+7.2f, %+7.2f] %6d %6d %6d%s%s\n",
+                                   e.rank(), tarock::arena::ForTerminal(e.bot()),
+                                   tarock::arena::ForTerminal(e.owner()), m.mu(), m.low(), m.high(),
+                                   m.deals(), m.sets(), e.rating().faults(),
+                                   e.unseparated_from_next() ? "  ~" : "",
+                                   e.provisional() ? "  (provisional)" : "");
+    }
+    return;
+  }
   std::cout << "leaderboard " << l.variant() << "\n";
   std::cout << absl::StrFormat("%4s  %-20s %-12s %8s %7s %6s %8s %6s\n", "rank", "bot", "owner",
                                "display", "mu", "sigma", "matches", "faults");
@@ -168,13 +192,14 @@ constexpr char kUsage[] =
     "                               (PATH: a file, a folder or a .zip; docs/hosting.md)\n"
     "  bots versions NAME [--token=T]   versions, their status (and build logs, with the token)\n"
     "  hosts add NAME               issue a bot host's token (needs the admin token)\n"
-    "  ladder start --variant=V [--hands=N] [--max_matches=N] [--self_play]\n"
+    "  ladder start --variant=V [--format=match|duplicate] [--rating_model=place|margin]\n"
+    "               [--hands=N] [--max_matches=N] [--self_play]\n"
     "               [--separate_owners] [--per_decision_ms=MS] [--max_faults=N]\n"
     "  ladder stop --variant=V      ladder list\n"
     "  tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]\n"
     "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
     "  tournament show ID\n"
-    "  leaderboard --variant=V [--watch=SECONDS]\n"
+    "  leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS]\n"
     "  matches [--variant=V] [--bot=B] [--status=pending|running|done|failed] [--limit=N]\n"
     "  match show ID [--record]\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
@@ -205,11 +230,11 @@ int Help(const std::string& command) {
       {"bots", {"endpoint", "dial_in", "hosted", "variants", "owner", "token", "all", "kind", "entry",
                 "event", "entrant_token"}},
       {"hosts", {"admin_token"}},
-      {"ladder", {"variant", "hands", "max_matches", "self_play", "separate_owners",
-                  "per_decision_ms", "max_faults", "admin_token"}},
+      {"ladder", {"variant", "format", "rating_model", "hands", "max_matches", "self_play",
+                  "separate_owners", "per_decision_ms", "max_faults", "admin_token"}},
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
                       "seed", "name", "wait", "per_decision_ms", "max_faults", "admin_token"}},
-      {"leaderboard", {"variant", "watch", "event"}},
+      {"leaderboard", {"variant", "rating_model", "watch", "event"}},
       {"matches", {"variant", "bot", "status", "limit", "event"}},
       {"events", tarock::arena::EventsCommandFlags()},
       {"match", {"record"}},
@@ -411,6 +436,8 @@ int main(int argc, char** argv) {
       r.set_admin_token(AdminToken());
       v1::LadderConfig* c = r.mutable_config();
       c->set_variant(absl::GetFlag(FLAGS_variant));
+      c->set_format(absl::GetFlag(FLAGS_format));  // "": the arena's default
+      c->set_rating_model(absl::GetFlag(FLAGS_rating_model));
       c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
       c->set_max_matches(absl::GetFlag(FLAGS_max_matches));
       c->set_allow_self_play(absl::GetFlag(FLAGS_self_play));
@@ -421,7 +448,9 @@ int main(int argc, char** argv) {
       grpc::Status s = stub->StartLadder(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
-      else std::cout << "ladder " << out.id() << " started for " << out.config().variant() << "\n";
+      else std::cout << "ladder " << out.id() << " started for " << out.config().variant() << " ("
+                     << out.config().format() << ", rated by " << out.config().rating_model()
+                     << ")\n";
       return 0;
     }
     if (sub == "stop") {
@@ -444,7 +473,10 @@ int main(int argc, char** argv) {
         for (const auto& l : out.ladders())
           std::cout << "ladder " << l.id() << "  " << l.config().variant() << "  "
                     << (l.running() ? "running" : "stopped") << "  " << l.matches_done()
-                    << " matches done\n";
+                    << " matches done  "
+                    << (l.config().format().empty() ? "match" : l.config().format()) << "/"
+                    << (l.config().rating_model().empty() ? "place" : l.config().rating_model())
+                    << "\n";
       return 0;
     }
     return Fail("ladder start|stop|list");
@@ -455,7 +487,8 @@ int main(int argc, char** argv) {
       v1::RunTournamentRequest r;
       r.set_variant(absl::GetFlag(FLAGS_variant));
       for (const std::string& b : absl::GetFlag(FLAGS_bots)) r.add_bots(b);
-      const std::string format = absl::GetFlag(FLAGS_format);
+      const std::string format =
+          absl::GetFlag(FLAGS_format).empty() ? "round-robin" : absl::GetFlag(FLAGS_format);
       if (format == "gauntlet") r.set_format(v1::RunTournamentRequest::GAUNTLET);
       else if (format == "round-robin") r.set_format(v1::RunTournamentRequest::ROUND_ROBIN);
       else return Fail("--format is round-robin or gauntlet");
@@ -501,6 +534,7 @@ int main(int argc, char** argv) {
     v1::LeaderboardRequest r;
     r.set_variant(absl::GetFlag(FLAGS_variant));
     r.set_event(tarock::arena::EventFlag());
+    r.set_rating_model(absl::GetFlag(FLAGS_rating_model));
     for (;;) {
       v1::LeaderboardResponse out;
       grpc::Status s = stub->Leaderboard(context().get(), r, &out);

@@ -219,6 +219,22 @@ v1::BotInfo Scheduler::BotInfoOf(const BotRow& bot, bool with_history) {
     ri->set_matches(r.matches);
     ri->set_faults(r.faults);
   }
+  for (const MarginRatingRow& r : store_->MarginRatingsOfBot(bot.id)) {
+    v1::BotMarginRating* m = info.add_margin_ratings();
+    const auto [variant, event_id] = SplitRatingPool(r.pool);
+    m->set_variant(variant);
+    m->set_event(EventSlugOf(event_id));
+    m->set_unit(MarginUnit(variant));
+    const MarginRating rating{r.mu, r.sigma, r.deals};
+    v1::MarginRatingInfo* i = m->mutable_margin();
+    i->set_mu(r.mu);
+    i->set_sigma(r.sigma);
+    i->set_low(margin_.Low(rating));
+    i->set_high(margin_.High(rating));
+    i->set_deals(r.deals);
+    i->set_sets(r.sets);
+    m->set_faults(r.faults);
+  }
   if (with_history) {
     for (const HistoryRow& h : store_->HistoryOfBot(bot.id)) {
       v1::RatingPoint* p = info.add_history();

@@ -5,6 +5,7 @@
 #include "arena/store/rating_pool.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -93,9 +94,15 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   // Several arenas: committed only while this arena holds the lease.
   if (Shared())
     for (MatchCommit& c : commits) c.result.lease_owner = options_.lease_owner;
-  Store::RateFn rate = [this](const MatchRow& match, const MatchResultRow& result,
-                              const std::vector<std::optional<RatingRow>>& current) {
-    if (match.kind == "play" || match.kind == "test") return std::vector<RatingRow>{};  // never rated
+  // Play and test matches are never rated; a margin ladder's tables are
+  // rated per set (BookSetOf, below). Decided here: the RateFn runs with the
+  // store's lock held and must not read the store.
+  std::set<std::string> place_rated;
+  for (const Finished& f : batch)
+    if (PlaceRated(f.job.match)) place_rated.insert(f.job.match.id);
+  Store::RateFn rate = [this, &place_rated](const MatchRow& match, const MatchResultRow& result,
+                                            const std::vector<std::optional<RatingRow>>& current) {
+    if (!place_rated.count(match.id)) return std::vector<RatingRow>{};
     return RateMatch(model_, RatingPool(match.variant, match.event_id), result.seats, current);
   };
   const absl::Time commit_start = absl::Now();
@@ -133,6 +140,9 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
       }
     }
   }
+  // A duplicate set is rated once its last table is committed (or failed).
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (batch[i].job.match.set_tables > 0) BookSetOf(batch[i].job.match);
   // Spectators see the end once the result is stored (the page then reads it).
   for (size_t i = 0; i < batch.size(); ++i)
     live_.End(batch[i].job.match.id,
@@ -226,10 +236,19 @@ std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& va
   return out;
 }
 
-absl::Status VerifyRatings(Store& store, const RatingModel& model) {
+absl::Status VerifyRatings(Store& store, const RatingModel& model,
+                           const MarginRatingModel& margin) {
+  // Which ladders rate on margins: their tables are not place-rated.
+  std::set<int64_t> margin_ladders;
+  for (const LadderRow& l : store.ListLadders()) {
+    absl::StatusOr<std::pair<LadderFormat, RatingModelKind>> modes =
+        LadderModes(scheduler_internal::FromJson<v1::LadderConfig>(l.config));
+    if (modes.ok() && modes->second == RatingModelKind::kMargin) margin_ladders.insert(l.id);
+  }
   std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
   store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
     if (m.kind == "play" || m.kind == "test") return;  // never rated
+    if (m.kind == "ladder" && margin_ladders.count(m.ladder_id)) return;  // rated per set
     std::vector<std::optional<RatingRow>> current;
     for (const SeatRow& s : seats) {
       auto it = rebuilt.find({s.bot_id, RatingPool(m.variant, m.event_id)});
@@ -258,6 +277,56 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model) {
   if (stored_count != rebuilt.size())
     return absl::DataLossError(absl::StrCat(rebuilt.size(), " ratings rebuilt, ", stored_count,
                                             " stored"));
+
+  // Margin ratings: the booked sets replayed in booking order.
+  std::map<std::pair<int64_t, std::string>, MarginRatingRow> margins;
+  std::map<std::string, MarginNoiseRow> noises;
+  for (const MarginSetRow& set : store.BookedSets()) {
+    const std::vector<SetTableRow> tables = store.SetTables(set.ladder_id, set.seed);
+    std::map<int64_t, MarginRatingRow> current;
+    for (const SetTableRow& t : tables)
+      for (const SeatRow& seat : t.seats) {
+        auto it = margins.find({seat.bot_id, set.pool});
+        if (it != margins.end()) current[seat.bot_id] = it->second;
+      }
+    absl::StatusOr<Store::SetRating> rated = RateSet(margin, tables, current, noises[set.pool]);
+    if (!rated.ok())
+      return absl::DataLossError(absl::StrCat("set ", set.seq, " (ladder ", set.ladder_id,
+                                              "): ", rated.status().message()));
+    noises[set.pool] = rated->noise;
+    for (MarginRatingRow r : rated->ratings) {
+      r.pool = set.pool;
+      margins[{r.bot_id, set.pool}] = r;
+    }
+  }
+  size_t stored_margins = 0;
+  for (const BotRow& b : store.ListBots(true)) {
+    for (const MarginRatingRow& r : store.MarginRatingsOfBot(b.id)) {
+      ++stored_margins;
+      auto it = margins.find({b.id, r.pool});
+      if (it == margins.end())
+        return absl::DataLossError(absl::StrCat("bot ", b.name, " has a stored ", r.pool,
+                                                " margin rating that no set explains"));
+      const MarginRatingRow& x = it->second;
+      if (x.mu != r.mu || x.sigma != r.sigma || x.deals != r.deals || x.sets != r.sets ||
+          x.faults != r.faults)
+        return absl::DataLossError(absl::StrFormat(
+            "bot %s %s (margin): stored mu %.17g sigma %.17g deals %d sets %d faults %d, "
+            "rebuilt mu %.17g sigma %.17g deals %d sets %d faults %d",
+            b.name, r.pool, r.mu, r.sigma, r.deals, r.sets, r.faults, x.mu, x.sigma, x.deals,
+            x.sets, x.faults));
+    }
+  }
+  if (stored_margins != margins.size())
+    return absl::DataLossError(absl::StrCat(margins.size(), " margin ratings rebuilt, ",
+                                            stored_margins, " stored"));
+  for (const auto& [pool, stored] : store.MarginNoises()) {
+    auto it = noises.find(pool);
+    if (it == noises.end() || it->second.sum_sq != stored.sum_sq ||
+        it->second.residuals != stored.residuals)
+      return absl::DataLossError(absl::StrCat("the margin noise of ", pool,
+                                              " differs from the one its sets rebuild"));
+  }
   return absl::OkStatus();
 }
 

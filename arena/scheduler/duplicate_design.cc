@@ -16,27 +16,22 @@
 namespace tarock::arena {
 
 absl::StatusOr<LadderFormat> ParseLadderFormat(std::string_view name) {
-  if (name == "single") return LadderFormat::kSingle;
-  if (name == "bridge") return LadderFormat::kBridge;
-  if (name == "rotated") return LadderFormat::kRotated;
+  if (name == "match") return LadderFormat::kMatch;
+  if (name == "duplicate") return LadderFormat::kDuplicate;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown ladder format '", std::string(name), "' (valid: single, bridge, rotated)"));
+      absl::StrCat("unknown ladder format '", std::string(name), "' (valid: match, duplicate)"));
 }
 
 std::string LadderFormatName(LadderFormat format) {
-  switch (format) {
-    case LadderFormat::kSingle:
-      return "single";
-    case LadderFormat::kBridge:
-      return "bridge";
-    case LadderFormat::kRotated:
-      return "rotated";
-  }
-  return "single";
+  return format == LadderFormat::kDuplicate ? "duplicate" : "match";
 }
 
-int BotsPerSet(LadderFormat format, int seats) {
-  return format == LadderFormat::kBridge ? 2 * seats : seats;
+std::string SetDesignName(SetDesign design) {
+  return design == SetDesign::kRotated ? "rotated" : "bridge";
+}
+
+int BotsPerSet(SetDesign design, int seats) {
+  return design == SetDesign::kBridge ? 2 * seats : seats;
 }
 
 absl::StatusOr<DuplicateDesign> RotatedDesign(int num_bots, int seats) {

@@ -49,17 +49,21 @@
 
 namespace tarock::arena {
 
-// How a ladder plays and rates a "match".
+// How a ladder plays a "match" (LadderConfig.format).
 enum class LadderFormat {
-  kSingle,   // one match, rated on places (rating.h): today's ladder
-  kBridge,   // a bridge-style duplicate set, rated on margins
-  kRotated,  // a rotated duplicate set, rated on margins (hosted bots only)
+  kMatch,      // one match (one table), as before issue 33
+  kDuplicate,  // a duplicate set: the same deals at several tables
 };
 
-// "single", "bridge", "rotated", or InvalidArgument naming the valid ones in
-// one line.
+// "match" or "duplicate", or InvalidArgument naming the valid ones in one
+// line.
 absl::StatusOr<LadderFormat> ParseLadderFormat(std::string_view name);
 std::string LadderFormatName(LadderFormat format);
+
+// The design of one duplicate set (see above): rotated when every bot of the
+// set runs in a fresh sandbox per match (hosted), bridge otherwise.
+enum class SetDesign { kBridge, kRotated };
+std::string SetDesignName(SetDesign design);
 
 // A set: tables[t][s] is the index (into the caller's list of chosen bots) of
 // the bot at seat s of table t.
@@ -87,9 +91,9 @@ absl::StatusOr<DuplicateSet> SetFromTables(
     const std::vector<std::vector<std::vector<int>>>& hand_scores, int num_hands,
     const std::function<bool(int hand, int seat)>& sits_out);
 
-// How many bots a set of `format` wants for `seats` seats: seats for single
-// and rotated, 2 * seats for bridge (the smallest bridge set).
-int BotsPerSet(LadderFormat format, int seats);
+// How many bots a set of `design` wants for `seats` seats: seats for
+// rotated, 2 * seats for bridge (the smallest bridge set).
+int BotsPerSet(SetDesign design, int seats);
 
 }  // namespace tarock::arena
 

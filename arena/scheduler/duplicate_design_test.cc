@@ -95,12 +95,12 @@ TEST(DuplicateDesign, WrongSizesAreRefusedWithWhatTheyNeed) {
             "a bridge set of 4 seats needs a multiple of 4 bots, at least 8, got 4");
   EXPECT_FALSE(BridgeDesign(9, 4).ok());
   EXPECT_FALSE(BridgeDesign(2, 1).ok());
-  EXPECT_EQ(BotsPerSet(LadderFormat::kBridge, 3), 6);
-  EXPECT_EQ(BotsPerSet(LadderFormat::kRotated, 3), 3);
+  EXPECT_EQ(BotsPerSet(SetDesign::kBridge, 3), 6);
+  EXPECT_EQ(BotsPerSet(SetDesign::kRotated, 3), 3);
 }
 
 TEST(DuplicateDesign, LadderFormatNames) {
-  for (LadderFormat f : {LadderFormat::kSingle, LadderFormat::kBridge, LadderFormat::kRotated}) {
+  for (LadderFormat f : {LadderFormat::kMatch, LadderFormat::kDuplicate}) {
     absl::StatusOr<LadderFormat> back = ParseLadderFormat(LadderFormatName(f));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, f);
@@ -108,7 +108,9 @@ TEST(DuplicateDesign, LadderFormatNames) {
   absl::StatusOr<LadderFormat> bad = ParseLadderFormat("swiss");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown ladder format 'swiss' (valid: single, bridge, rotated)");
+            "unknown ladder format 'swiss' (valid: match, duplicate)");
+  EXPECT_EQ(SetDesignName(SetDesign::kRotated), "rotated");
+  EXPECT_EQ(SetDesignName(SetDesign::kBridge), "bridge");
 }
 
 TEST(DuplicateDesign, SetFromStoredTables) {

@@ -773,6 +773,10 @@ void Scheduler::EventTick(absl::Time now) {
           lc.set_event(event.slug);
           lc.set_hands_per_match(c.hands_per_match());
           lc.set_separate_owners(true);
+          // Event results read place ratings: their ladders stay matches
+          // rated on places (issue 33 leaves events on place ratings).
+          lc.set_format("match");
+          lc.set_rating_model("place");
           *lc.mutable_time_control() = c.time_control();
           *lc.mutable_fault_policy() = c.fault_policy();
           StartLadderLocked(lc, event.id, c.weight()).IgnoreError();

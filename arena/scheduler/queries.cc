@@ -28,12 +28,32 @@ using scheduler_internal::FromJson;
 // Queries.
 
 absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string& variant,
-                                                                const std::string& event) {
+                                                                const std::string& event,
+                                                                const std::string& rating_model) {
   if (!Registry::Global().Info(variant).ok())
     return absl::InvalidArgumentError(absl::StrCat("unknown variant '", variant, "'"));
   absl::StatusOr<int64_t> event_id = EventIdOf(event);
   if (!event_id.ok()) return event_id.status();
   const std::string pool = RatingPool(variant, *event_id);
+  RatingModelKind kind = RatingModelKind::kPlace;
+  if (!rating_model.empty()) {
+    absl::StatusOr<RatingModelKind> parsed = ParseRatingModel(rating_model);
+    if (!parsed.ok()) return parsed.status();
+    kind = *parsed;
+  } else {
+    // The model of the pool's newest ladder.
+    int64_t newest = 0;
+    for (const LadderRow& l : store_->ListLadders()) {
+      const v1::LadderConfig config = FromJson<v1::LadderConfig>(l.config);
+      if (l.variant != variant || config.event() != (*event_id ? event : "") || l.id < newest)
+        continue;
+      absl::StatusOr<std::pair<LadderFormat, RatingModelKind>> modes = LadderModes(config);
+      if (!modes.ok()) continue;
+      newest = l.id;
+      kind = modes->second;
+    }
+  }
+  if (kind == RatingModelKind::kMargin) return MarginLeaderboard(variant, *event_id ? event : "", pool);
   struct Row {
     BotRow bot;
     RatingRow rating;
@@ -57,6 +77,7 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
   });
   v1::LeaderboardResponse out;
   out.set_variant(variant);
+  out.set_rating_model("place");
   for (size_t i = 0; i < rows.size(); ++i) {
     v1::LeaderboardEntry* e = out.add_entries();
     e->set_rank(static_cast<int>(i) + 1);
@@ -74,6 +95,55 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::Leaderboard(const std::string
     e->set_provisional(rows[i].rating.matches < kProvisionalMatches);
   }
   return out;
+}
+
+absl::StatusOr<v1::LeaderboardResponse> Scheduler::MarginLeaderboard(const std::string& variant,
+                                                                      const std::string& event,
+                                                                      const std::string& pool) {
+  std::vector<MarginLeaderRow> rows = store_->MarginLeaderboardRows(pool);
+  std::sort(rows.begin(), rows.end(), [](const MarginLeaderRow& a, const MarginLeaderRow& b) {
+    if (a.rating.mu != b.rating.mu) return a.rating.mu > b.rating.mu;
+    return a.name < b.name;
+  });
+  std::vector<MarginRating> ratings;
+  for (const MarginLeaderRow& r : rows)
+    ratings.push_back(MarginRating{r.rating.mu, r.rating.sigma, r.rating.deals});
+  const std::vector<bool> unseparated = margin_.UnseparatedNeighbours(ratings);
+  v1::LeaderboardResponse out;
+  out.set_variant(variant);
+  out.set_rating_model("margin");
+  out.set_unit(MarginUnit(variant));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const MarginRatingRow& r = rows[i].rating;
+    v1::LeaderboardEntry* e = out.add_entries();
+    e->set_rank(static_cast<int>(i) + 1);
+    e->set_bot(rows[i].name);
+    e->set_owner(rows[i].owner);
+    v1::RatingInfo* ri = e->mutable_rating();
+    ri->set_variant(variant);
+    ri->set_event(event);
+    ri->set_mu(r.mu);
+    ri->set_sigma(r.sigma);
+    ri->set_display(r.mu);
+    ri->set_matches(r.sets);
+    ri->set_faults(r.faults);
+    v1::MarginRatingInfo* m = e->mutable_margin();
+    m->set_mu(r.mu);
+    m->set_sigma(r.sigma);
+    m->set_low(margin_.Low(ratings[i]));
+    m->set_high(margin_.High(ratings[i]));
+    m->set_deals(r.deals);
+    m->set_sets(r.sets);
+    e->set_provisional(r.sets < kProvisionalMatches);
+    e->set_unseparated_from_next(i < unseparated.size() && unseparated[i]);
+  }
+  return out;
+}
+
+std::string MarginUnit(const std::string& variant) {
+  // Zero-sum chip games pay in chips; the Slovenian family scores points.
+  return variant.rfind("tapp-tarock", 0) == 0 || variant == "westfest" ? "chips a deal"
+                                                                       : "points a deal";
 }
 
 v1::ListTournamentsResponse Scheduler::ListTournaments(int limit) {

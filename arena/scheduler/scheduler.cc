@@ -37,6 +37,7 @@ Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions optio
       client_(client),
       options_(std::move(options)),
       model_(options_.rating),
+      margin_(options_.margin),
       health_(options_.health) {
   static prometheus::Registry unused;
   metrics_ = std::make_unique<Metrics>(registry ? registry : &unused);
@@ -109,6 +110,13 @@ absl::Status Scheduler::Start() {
       ladders_[RatingPool(l.variant, ladder.event_id)] = ladder;
     }
     metrics_->queue_depth.Set(queue_.size());
+  }
+  // Sets finished but not booked (stopped between a table's commit and its
+  // booking): booked now, in the order of their tables.
+  for (const auto& [ladder_id, seed] : store_->UnbookedFinishedSets()) {
+    MatchRow m;
+    for (const SetTableRow& t : store_->SetTables(ladder_id, seed)) m = t.match;
+    BookSetOf(m);
   }
   tests_.clear();
   test_blocks_made_.clear();
@@ -331,14 +339,17 @@ void Scheduler::DispatcherLoop() {
         continue;
       }
       std::vector<LadderCandidate> candidates =
-          LadderCandidates(r.ladder.config.variant(), r.ladder.event_id);
-      for (int i = 0; i < r.wanted; ++i) {
+          LadderCandidates(r.ladder.config.variant(), r.ladder.event_id, r.ladder.model);
+      while (static_cast<int>(r.made.size()) < r.wanted) {
         for (LadderCandidate& c : candidates) c.busy = busy.count(c.bot.id) ? busy[c.bot.id] : 0;
-        absl::StatusOr<Job> job = MakeLadderJob(r.ladder, candidates);
-        if (!job.ok()) break;  // not enough bots yet: try again later
-        // Busy at once, so the next one of this round is matched around it.
-        for (int64_t b : job->match.bot_ids) ++busy[b];
-        r.made.push_back(std::move(*job));
+        // A match, or every table of a duplicate set (all stored at once).
+        absl::StatusOr<std::vector<Job>> jobs = MakeLadderJobs(r.ladder, candidates);
+        if (!jobs.ok()) break;  // not enough bots yet: try again later
+        for (Job& job : *jobs) {
+          // Busy at once, so the next one of this round is matched around it.
+          for (int64_t b : job.match.bot_ids) ++busy[b];
+          r.made.push_back(std::move(job));
+        }
       }
       if (r.made.empty()) continue;
       std::vector<MatchRow> rows;
@@ -386,6 +397,15 @@ Scheduler::Ladder Scheduler::LadderOf(const LadderRow& l) {
   Ladder ladder;
   ladder.id = l.id;
   ladder.config = FromJson<v1::LadderConfig>(l.config);
+  absl::StatusOr<std::pair<LadderFormat, RatingModelKind>> modes = LadderModes(ladder.config);
+  if (modes.ok()) {
+    ladder.format = modes->first;
+    ladder.model = modes->second;
+  }
+  {
+    absl::MutexLock models(&models_mu_);
+    ladder_models_[l.id] = ladder.model;
+  }
   if (!ladder.config.event().empty()) {
     absl::StatusOr<EventRow> event = store_->GetEvent(ladder.config.event());
     if (event.ok()) {
@@ -553,6 +573,7 @@ bool Scheduler::RunOnReferees(Job job) {
       const std::string why = absl::StrCat("not started: ", job.spec.seats(static_cast<int>(s)).name(),
                                            " sits out ladders (", health_.Of(job.match.bot_ids[s]).state, ")");
       store_->MarkFailed(job.match.id, why).IgnoreError();
+      BookSetOf(job.match);  // a set whose last table failed is booked now
       metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
       return false;
     }
@@ -563,6 +584,7 @@ bool Scheduler::RunOnReferees(Job job) {
     if (absl::Status s = AwaitBenchedBots(job); !s.ok()) {
       if (cancel_.load()) return false;  // stopping: runs again after a restart
       store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
+      BookSetOf(job.match);  // a set whose last table failed is booked now
       metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
       return false;
     }
@@ -572,6 +594,7 @@ bool Scheduler::RunOnReferees(Job job) {
     ReleaseDialIn(job.match.id, dial_in);
     if (cancel_.load()) return false;  // stopping: runs again after a restart
     store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
+    BookSetOf(job.match);  // a set whose last table failed is booked now
     metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
     return false;
   }
@@ -705,6 +728,7 @@ bool Scheduler::RunOnReferees(Job job) {
                   {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                   {"attempts", attempts}, {"error", last_error}});
   store_->MarkFailed(job.match.id, last_error).IgnoreError();
+  BookSetOf(job.match);  // a set whose last table failed is booked now
   metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
   return false;
 }

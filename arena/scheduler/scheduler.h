@@ -74,7 +74,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "arena/rating/margin_rating.h"
 #include "arena/rating/rating.h"
+#include "arena/scheduler/duplicate_design.h"
 #include "arena/scheduler/bot_health.h"
 #include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/live_hub.h"
@@ -103,6 +105,7 @@ struct SchedulerOptions {
   absl::Duration commit_delay = absl::Milliseconds(50);
   int max_commit_batch = 32;
   RatingOptions rating;
+  MarginRatingOptions margin;  // the margin model (duplicate ladders; docs/ratings.md)
   int max_play_matches = 16;          // play matches (a person's seat) at once
   // The arena's key for the bots' referee secrets (tarock/transport/referee_proof.h):
   // non-empty, every seat of every match carries the proof of its bot's
@@ -199,9 +202,13 @@ class Scheduler {
   absl::StatusOr<v1::TournamentInfo> RunTournament(const v1::RunTournamentRequest& request);
   absl::StatusOr<v1::TournamentInfo> GetTournament(int64_t id);
 
-  // The ratings of `variant` in the event `event` (its slug; "" the open event).
+  // The ratings of `variant` in the event `event` (its slug; "" the open
+  // event) under `rating_model` ("place", "margin"; "": the model of the
+  // pool's newest ladder, "place" when it has none). INVALID_ARGUMENT for an
+  // unknown variant or model (one line listing the valid ones).
   absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& variant,
-                                                      const std::string& event = "");
+                                                      const std::string& event = "",
+                                                      const std::string& rating_model = "");
 
   // Events (events.cc, docs/events.md): classes and competitions with their
   // own field, ladders, ratings, deadline and final. CreateEvent needs the
@@ -284,6 +291,7 @@ class Scheduler {
   absl::Status CheckAdmin(const std::string& token) const;
 
   const RatingModel& rating_model() const { return model_; }
+  const MarginRatingModel& margin_model() const { return margin_; }
 
   // Bots that dial in (docs/dial-in.md): `seats` (outliving the scheduler)
   // says who is online and relays their seats; referees reach those seats at
@@ -346,6 +354,8 @@ class Scheduler {
     int64_t event_id = 0;  // config.event's id
     int weight = 1;        // its event's share of the slots (EventConfig.weight)
     v1::LadderConfig config;
+    LadderFormat format = LadderFormat::kMatch;          // config.format ("" stored: match)
+    RatingModelKind model = RatingModelKind::kPlace;     // config.rating_model ("": place)
     int64_t created = 0;  // matches created so far (for ids and seeds)
     int64_t done_at_start = 0;
   };
@@ -400,12 +410,15 @@ class Scheduler {
   // A bot a ladder match may seat, as matchmaking sees it.
   struct LadderCandidate {
     BotRow bot;
-    Rating rating;
-    int matches = 0;  // rated
+    Rating rating;    // place: OpenSkill's; margin: points a deal
+    int matches = 0;  // rated matches (margin: sets)
     int busy = 0;     // matches queued or running
+    bool hosted = false;  // runs in a fresh sandbox per match (may see a deal twice)
   };
-  // The active bots that play `variant`, with their ratings (reads the store).
-  std::vector<LadderCandidate> LadderCandidates(const std::string& variant, int64_t event_id = 0);
+  // The active bots that play `variant`, with their ratings under `model`
+  // (reads the store).
+  std::vector<LadderCandidate> LadderCandidates(const std::string& variant, int64_t event_id = 0,
+                                                RatingModelKind model = RatingModelKind::kPlace);
   // Starts a ladder (StartLadder without the token check); `weight` its
   // event's share of the slots.
   absl::StatusOr<v1::LadderInfo> StartLadderLocked(v1::LadderConfig config, int64_t event_id,
@@ -425,8 +438,17 @@ class Scheduler {
   std::vector<BotRow> EventField(int64_t event_id, std::vector<int64_t>* entrant_of = nullptr);
   void StartFinal(EventRow& event);
   // The next match of `ladder` among `candidates` (advances ladder.created;
-  // not stored yet), or FAILED_PRECONDITION when too few bots play it.
-  absl::StatusOr<Job> MakeLadderJob(Ladder& ladder, std::vector<LadderCandidate> candidates);
+  // not stored yet): one table for format match, every table of a duplicate
+  // set (one sealed seed) for duplicate; FAILED_PRECONDITION when too few
+  // bots play it or max_matches is reached.
+  absl::StatusOr<std::vector<Job>> MakeLadderJobs(Ladder& ladder,
+                                                  std::vector<LadderCandidate> candidates);
+  // Whether a finished match is rated on places: every rated kind but the
+  // tables of a margin ladder.
+  bool PlaceRated(const MatchRow& match);
+  // Books the duplicate set of a finished ladder table (margin ladders) once
+  // every table of it is finished: Store::BookSet with RateSet.
+  void BookSetOf(const MatchRow& match);
   // Runs a play match to its end on the calling thread (see StartPlayMatch).
   void RunPlayJob(Job job);
   // Tests (test_job.cc), on the dispatcher thread (or in Start before it runs):
@@ -439,6 +461,10 @@ class Scheduler {
   v1::BotInfo BotInfoOf(const BotRow& bot, bool with_history);
   // The events whose field each bot is in now (not withdrawn), by bot id.
   std::map<int64_t, std::vector<std::string>> EventsByBot();
+  // Leaderboard under the margin model (queries.cc).
+  absl::StatusOr<v1::LeaderboardResponse> MarginLeaderboard(const std::string& variant,
+                                                            const std::string& event,
+                                                            const std::string& pool);
   // The per-bot gauges from a rating row.
   void SetBotMetrics(const std::string& bot, const RatingRow& rating);
 
@@ -460,6 +486,10 @@ class Scheduler {
   std::map<std::pair<int64_t, int64_t>, absl::Time> bench_wait_started_ ABSL_GUARDED_BY(mu_);
   SchedulerOptions options_;
   RatingModel model_;
+  MarginRatingModel margin_;
+  // Each ladder's rating model, by ladder id (read from the store when missing).
+  absl::Mutex models_mu_;
+  std::map<int64_t, RatingModelKind> ladder_models_ ABSL_GUARDED_BY(models_mu_);
   BotHealth health_;  // after options_: made from options_.health
   LiveHub live_;
   std::unique_ptr<Metrics> metrics_;
@@ -537,11 +567,32 @@ std::vector<RatingRow> RateMatch(const RatingModel& model, const std::string& va
                                  const std::vector<SeatRow>& seats,
                                  const std::vector<std::optional<RatingRow>>& current);
 
-// Recomputes every rating from the stored results alone (done matches in
-// completion order, from the initial rating) and compares with the stored
-// ratings: OK when every bot and variant matches exactly, else an error naming
+// The unit of a margin rating in `variant`: "points a deal", or "chips a
+// deal" for the chip games (tapp-tarock, tapp-tarock-classic, westfest).
+std::string MarginUnit(const std::string& variant);
+
+// A ladder's format and rating model from its config: "" (a ladder stored
+// before issue 33) is match and place; unknown names INVALID_ARGUMENT.
+absl::StatusOr<std::pair<LadderFormat, RatingModelKind>> LadderModes(const v1::LadderConfig& config);
+
+// The margin rating step of one duplicate set (Store::SetRateFn): its done
+// tables' hand scores (settlement apart) through MarginRatingModel::Update;
+// returns the new rating of each bot that had a comparable board (sets + 1,
+// faults of its seats added) and the pool's noise. The scheduler books with
+// it and VerifyRatings replays with it, so both agree bit for bit.
+absl::StatusOr<Store::SetRating> RateSet(const MarginRatingModel& model,
+                                         const std::vector<SetTableRow>& tables,
+                                         const std::map<int64_t, MarginRatingRow>& current,
+                                         const MarginNoiseRow& noise);
+
+// Recomputes every rating from the stored results alone and compares with the
+// stored ratings: place ratings from the done matches in completion order
+// (the tables of margin ladders left out), margin ratings and each pool's
+// noise from the booked duplicate sets in booking order, from the initial
+// ratings. OK when every bot and pool matches exactly, else an error naming
 // the first difference.
-absl::Status VerifyRatings(Store& store, const RatingModel& model);
+absl::Status VerifyRatings(Store& store, const RatingModel& model,
+                           const MarginRatingModel& margin = MarginRatingModel());
 
 }  // namespace tarock::arena
 

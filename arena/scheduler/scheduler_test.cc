@@ -3,6 +3,7 @@
 // RefereeClient that can also play a referee that is down. The end-to-end
 // tests with processes and gRPC are in tests/arena_test.cc.
 
+#include "arena/scheduler/scheduler_internal.h"
 #include "arena/scheduler/scheduler_testing.h"
 
 #include <gmock/gmock.h>
@@ -51,6 +52,7 @@ TEST_F(SchedulerTest, AnUnreachableBotIsBenchedFromTheLadderAndReturnsWhenItAnsw
   AddBot("ghost", "nobody-listens");  // the connector knows no such bot
   v1::StartLadderRequest l;
   l.mutable_config()->set_variant("slovenian-3p");
+  l.mutable_config()->set_format("match");
   l.mutable_config()->set_hands_per_match(3);
   l.mutable_config()->set_max_matches(12);
   ASSERT_TRUE(scheduler_->StartLadder(l).ok());
@@ -221,6 +223,7 @@ TEST_F(SchedulerTest, ALadderMakesItsMatchesAheadAndEndsAtItsLimit) {
   AddBot("r3", "random");
   v1::StartLadderRequest request;
   request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_format("match");
   request.mutable_config()->set_hands_per_match(6);
   request.mutable_config()->set_max_matches(25);
   absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
@@ -254,6 +257,83 @@ TEST_F(SchedulerTest, ALadderMakesItsMatchesAheadAndEndsAtItsLimit) {
   EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model()).ok());
 }
 
+// Issue 33: the default ladder plays bridge duplicate sets (six bots in a
+// 3-seat variant: two tables, each bot at one, one seed per set), rates each
+// set on margins once both tables are done, keeps place ratings untouched,
+// and --verify_ratings rebuilds the margin ratings and noise bit for bit.
+// Unknown names and a margin model without sets are refused, nothing stored.
+TEST_F(SchedulerTest, ADuplicateLadderPlaysBridgeSetsAndRatesThemOnMargins) {
+  StartScheduler();
+  for (const char* name : {"h1", "h2", "h3"}) AddBot(name, "heuristic");
+  for (const char* name : {"r1", "r2", "r3"}) AddBot(name, "random");
+  v1::StartLadderRequest bad;
+  bad.mutable_config()->set_variant("slovenian-3p");
+  bad.mutable_config()->set_format("swiss");
+  absl::StatusOr<v1::LadderInfo> refused = scheduler_->StartLadder(bad);
+  EXPECT_EQ(refused.status().message(), "unknown ladder format 'swiss' (valid: match, duplicate)");
+  bad.mutable_config()->set_format("duplicate");
+  bad.mutable_config()->set_rating_model("elo");
+  refused = scheduler_->StartLadder(bad);
+  EXPECT_EQ(refused.status().message(), "unknown rating model 'elo' (valid: place, margin)");
+  bad.mutable_config()->set_format("match");
+  bad.mutable_config()->set_rating_model("margin");
+  EXPECT_TRUE(absl::IsInvalidArgument(scheduler_->StartLadder(bad).status()));
+  EXPECT_TRUE(store_->ListLadders().empty());
+
+  v1::StartLadderRequest request;
+  request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_hands_per_match(6);
+  request.mutable_config()->set_max_matches(20);  // ten sets of two tables
+  absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  EXPECT_EQ(ladder->config().format(), "duplicate");
+  EXPECT_EQ(ladder->config().rating_model(), "margin");
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
+  while (store_->BookedSets().size() < 10 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_EQ(store_->BookedSets().size(), 10u);
+  EXPECT_EQ(store_->CountLadderMatches(ladder->id(), "done"), 20);
+  // Each set: two tables, one seed and commitment, six distinct bots.
+  std::map<uint64_t, std::vector<MatchRow>> sets;
+  for (const MatchRow& m : store_->ListMatches("slovenian-3p", 0, 100)) sets[m.seed].push_back(m);
+  EXPECT_EQ(sets.size(), 10u);
+  for (const auto& [seed, tables] : sets) {
+    ASSERT_EQ(tables.size(), 2u);
+    EXPECT_EQ(tables[0].seed_commitment, tables[1].seed_commitment);
+    EXPECT_EQ(tables[0].set_tables, 2);
+    std::set<int64_t> bots;
+    for (const MatchRow& t : tables) bots.insert(t.bot_ids.begin(), t.bot_ids.end());
+    EXPECT_EQ(bots.size(), 6u) << "a bot sat at both tables of a set";
+    const v1::MatchSpec spec = scheduler_internal::FromJson<v1::MatchSpec>(tables[0].spec);
+    EXPECT_TRUE(spec.withhold_hand_records());
+  }
+  // Margin ratings only: no place rating was written for these tables.
+  for (const char* name : {"h1", "r1"}) {
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    ASSERT_TRUE(b.ok());
+    EXPECT_FALSE(store_->GetRating(b->id, "slovenian-3p").has_value()) << name;
+    std::vector<MarginRatingRow> m = store_->MarginRatingsOfBot(b->id);
+    ASSERT_EQ(m.size(), 1u) << name;
+    EXPECT_EQ(m[0].sets, 10) << name;
+    EXPECT_EQ(m[0].deals, 60) << name;
+  }
+  absl::StatusOr<v1::LeaderboardResponse> board = scheduler_->Leaderboard("slovenian-3p");
+  ASSERT_TRUE(board.ok());
+  EXPECT_EQ(board->rating_model(), "margin");
+  ASSERT_EQ(board->entries_size(), 6);
+  // The heuristic bots ahead of the random ones, in points a deal.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(board->entries(i).bot()[0], 'h') << board->DebugString();
+  for (int i = 0; i + 1 < 6; ++i) {
+    const v1::MarginRatingInfo& a = board->entries(i).margin();
+    const v1::MarginRatingInfo& b = board->entries(i + 1).margin();
+    EXPECT_EQ(board->entries(i).unseparated_from_next(), !(a.low() > b.high())) << i;
+  }
+  absl::StatusOr<v1::LeaderboardResponse> place = scheduler_->Leaderboard("slovenian-3p", "", "place");
+  ASSERT_TRUE(place.ok());
+  EXPECT_EQ(place->entries_size(), 0);
+  EXPECT_TRUE(VerifyRatings(*store_, scheduler_->rating_model(), scheduler_->margin_model()).ok());
+}
+
 TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   StartScheduler();
   AddBot("h1", "heuristic");
@@ -261,6 +341,7 @@ TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   AddBot("r2", "random");
   v1::StartLadderRequest request;
   request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_format("match");
   request.mutable_config()->set_hands_per_match(30);  // long matches: the stop comes mid-way
   ASSERT_TRUE(scheduler_->StartLadder(request).ok());
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
@@ -303,6 +384,7 @@ TEST_F(SchedulerTest, RunningMatchesAreListedAsRunning) {
   AddBot("r2", "random");
   v1::StartLadderRequest request;
   request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_format("match");
   request.mutable_config()->set_hands_per_match(30);
   ASSERT_TRUE(scheduler_->StartLadder(request).ok());
   v1::ListMatchesRequest running;
@@ -369,6 +451,7 @@ TEST_F(SchedulerTest, ALadderOfAlwaysPassBotsCompletesEveryMatch) {
     SCOPED_TRACE(thrown_in);
     v1::StartLadderRequest request;
     request.mutable_config()->set_variant("tapp-tarock-classic");
+    request.mutable_config()->set_format("match");
     (*request.mutable_config()->mutable_options())["thrown_in"] = thrown_in;
     request.mutable_config()->set_hands_per_match(6);
     request.mutable_config()->set_max_matches(4);
@@ -423,6 +506,7 @@ TEST_F(SchedulerTest, UnknownOptionsInLaddersAndTournamentsChangeNothing) {
     SCOPED_TRACE(key + "=" + value);
     v1::StartLadderRequest ladder;
     ladder.mutable_config()->set_variant("tapp-tarock-classic");
+    ladder.mutable_config()->set_format("match");
     (*ladder.mutable_config()->mutable_options())[key] = value;
     absl::StatusOr<v1::LadderInfo> l = scheduler_->StartLadder(ladder);
     ASSERT_FALSE(l.ok());

@@ -140,7 +140,7 @@ grpc::Status ArenaService::Leaderboard(grpc::ServerContext* context,
                                        const v1::LeaderboardRequest* r,
                                        v1::LeaderboardResponse* out) {
   if (grpc::Status s = Admit(context, ""); !s.ok()) return s;
-  return Reply(scheduler_->Leaderboard(r->variant(), r->event()), out);
+  return Reply(scheduler_->Leaderboard(r->variant(), r->event(), r->rating_model()), out);
 }
 grpc::Status ArenaService::GetMatch(grpc::ServerContext* context, const v1::GetMatchRequest* r,
                                     v1::ArenaMatch* out) {

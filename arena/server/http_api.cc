@@ -65,7 +65,9 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
     if (it == req.query.end() || it->second.empty())
       return JsonError(400, "give the variant: /api/leaderboard?variant=slovenian-4p");
     auto event = req.query.find("event");
-    return Json(scheduler->Leaderboard(it->second, event == req.query.end() ? "" : event->second));
+    auto model = req.query.find("rating_model");
+    return Json(scheduler->Leaderboard(it->second, event == req.query.end() ? "" : event->second,
+                                       model == req.query.end() ? "" : model->second));
   });
   server->Get("/api/matches", [scheduler](const HttpRequest& req) {
     v1::ListMatchesRequest r;

@@ -256,6 +256,48 @@ CREATE TABLE bot_hosts (
 );
 ALTER TABLE match_seats ADD COLUMN version_id INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 10 -> 11: margin ratings (issue 33, docs/ratings.md): the tables of a
+    // duplicate ladder set (matches sharing ladder_id and seed; set_tables
+    // of them), each booked set in booking order, the margin ratings per bot
+    // and pool (apart from the place ratings: both histories are kept), their
+    // history per set, and each pool's pooled residual noise.
+    R"sql(
+ALTER TABLE matches ADD COLUMN set_tables INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX matches_ladder_seed ON matches(ladder_id, seed);
+CREATE TABLE margin_sets (
+  seq INTEGER NOT NULL PRIMARY KEY,
+  ladder_id INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  pool TEXT NOT NULL,
+  booked_at TEXT NOT NULL DEFAULT (datetime('now')),
+  UNIQUE (ladder_id, seed)
+);
+CREATE TABLE margin_ratings (
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  pool TEXT NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  deals INTEGER NOT NULL,
+  sets INTEGER NOT NULL,
+  faults INTEGER NOT NULL,
+  PRIMARY KEY (bot_id, pool)
+);
+CREATE TABLE margin_history (
+  set_seq INTEGER NOT NULL,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  pool TEXT NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  deals INTEGER NOT NULL,
+  set_margin REAL NOT NULL,
+  PRIMARY KEY (set_seq, bot_id)
+);
+CREATE TABLE margin_noise (
+  pool TEXT NOT NULL PRIMARY KEY,
+  sum_sq REAL NOT NULL,
+  residuals REAL NOT NULL
+);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -328,7 +370,7 @@ constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash,
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
     "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id, "
-    "lease_owner, seed_salt, seed_commitment, event_id";
+    "lease_owner, seed_salt, seed_commitment, event_id, set_tables";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -352,6 +394,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.seed_salt = s.Text(18);
   m.seed_commitment = s.Text(19);
   m.event_id = s.Int(20);
+  m.set_tables = static_cast<int>(s.Int(21));
   return m;
 }
 
@@ -525,12 +568,13 @@ absl::Status SqlStore::InsertMatches(const std::vector<MatchRow>& matches) {
   for (const MatchRow& m : matches) {
     Stmt s(db_.get(),
            "INSERT INTO matches (id, variant, kind, ladder_id, tournament_id, spec, status, seed, "
-           "bot_ids, test_id, seed_salt, seed_commitment, event_id) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "bot_ids, test_id, seed_salt, seed_commitment, event_id, set_tables) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, m.id).Bind(2, m.variant).Bind(3, m.kind).Bind(4, m.ladder_id)
         .Bind(5, m.tournament_id).Bind(6, m.spec).Bind(7, m.status)
         .Bind(8, static_cast<int64_t>(m.seed)).Bind(9, JoinIds(m.bot_ids)).Bind(10, m.test_id)
-        .Bind(11, m.seed_salt).Bind(12, m.seed_commitment).Bind(13, m.event_id);
+        .Bind(11, m.seed_salt).Bind(12, m.seed_commitment).Bind(13, m.event_id)
+        .Bind(14, m.set_tables);
     int rc = s.Step();
     if (rc != kDone) {
       absl::Status e = rc == kConstraint
@@ -724,6 +768,10 @@ absl::StatusOr<MatchRow> SqlStore::GetMatch(const std::string& id) {
 
 std::vector<SeatRow> SqlStore::SeatsOf(const std::string& id) {
   absl::MutexLock lock(&mu_);
+  return SeatsOfLocked(id);
+}
+
+std::vector<SeatRow> SqlStore::SeatsOfLocked(const std::string& id) {
   Stmt s(db_.get(),
          "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank, "
          "s.hand_scores, s.version_id FROM match_seats s JOIN bots b ON b.id = s.bot_id "
@@ -993,6 +1041,179 @@ std::vector<BotVariantStatsRow> SqlStore::BotStats(int64_t bot_id) {
     if (it == sums.end()) continue;
     r.hand_total = it->second.first;
     r.scored_hands = it->second.second;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Margin ratings (schema 11).
+
+std::vector<SetTableRow> SqlStore::SetTablesLocked(int64_t ladder_id, uint64_t seed) {
+  std::vector<SetTableRow> out;
+  {
+    Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns,
+                                   " FROM matches WHERE ladder_id = ? AND seed = ? ORDER BY id"));
+    s.Bind(1, ladder_id).Bind(2, static_cast<int64_t>(seed));
+    while (s.Step() == kRow) out.push_back({ReadMatch(s), {}});
+  }
+  for (SetTableRow& t : out)
+    if (t.match.status == "done") t.seats = SeatsOfLocked(t.match.id);
+  return out;
+}
+
+std::vector<SetTableRow> SqlStore::SetTables(int64_t ladder_id, uint64_t seed) {
+  absl::MutexLock lock(&mu_);
+  return SetTablesLocked(ladder_id, seed);
+}
+
+absl::StatusOr<bool> SqlStore::BookSet(int64_t ladder_id, uint64_t seed, const std::string& pool,
+                                       const SetRateFn& rate) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = BeginWrite(); !s.ok()) return s;
+  auto abort = [&](absl::Status s) -> absl::StatusOr<bool> {
+    Exec("ROLLBACK;").IgnoreError();
+    return s;
+  };
+  auto nothing = [&]() -> absl::StatusOr<bool> {
+    if (absl::Status s = Exec("COMMIT;"); !s.ok()) return abort(s);
+    return false;
+  };
+  {
+    Stmt s(db_.get(), "SELECT COUNT(*) FROM margin_sets WHERE ladder_id = ? AND seed = ?");
+    s.Bind(1, ladder_id).Bind(2, static_cast<int64_t>(seed));
+    if (s.Step() == kRow && s.Int(0) > 0) return nothing();  // booked already
+  }
+  const std::vector<SetTableRow> tables = SetTablesLocked(ladder_id, seed);
+  if (tables.empty()) return nothing();
+  // Every table that exists (a stopped ladder deletes its tables that never
+  // started) must be finished.
+  if (tables[0].match.set_tables <= 0) return nothing();
+  for (const SetTableRow& t : tables)
+    if (t.match.status != "done" && t.match.status != "failed") return nothing();
+  std::map<int64_t, MarginRatingRow> current;
+  for (const SetTableRow& t : tables)
+    for (const SeatRow& seat : t.seats) {
+      if (current.count(seat.bot_id)) continue;
+      Stmt s(db_.get(),
+             "SELECT mu, sigma, deals, sets, faults FROM margin_ratings WHERE bot_id = ? AND pool = ?");
+      s.Bind(1, seat.bot_id).Bind(2, pool);
+      if (s.Step() == kRow)
+        current[seat.bot_id] = MarginRatingRow{seat.bot_id, pool, s.Double(0), s.Double(1), s.Int(2),
+                                               static_cast<int>(s.Int(3)),
+                                               static_cast<int>(s.Int(4))};
+    }
+  MarginNoiseRow noise;
+  {
+    Stmt s(db_.get(), "SELECT sum_sq, residuals FROM margin_noise WHERE pool = ?");
+    s.Bind(1, pool);
+    if (s.Step() == kRow) noise = MarginNoiseRow{s.Double(0), s.Double(1)};
+  }
+  absl::StatusOr<SetRating> rated = rate(tables, current, noise);
+  if (!rated.ok()) return abort(rated.status());
+  int64_t seq = 1;
+  {
+    Stmt s(db_.get(), "SELECT COALESCE(MAX(seq), 0) + 1 FROM margin_sets");
+    if (s.Step() == kRow) seq = s.Int(0);
+  }
+  {
+    Stmt s(db_.get(), "INSERT INTO margin_sets (seq, ladder_id, seed, pool) VALUES (?, ?, ?, ?)");
+    s.Bind(1, seq).Bind(2, ladder_id).Bind(3, static_cast<int64_t>(seed)).Bind(4, pool);
+    const int rc = s.Step();
+    if (rc == kConstraint) return abort(absl::AbortedError("the set was booked meanwhile"));
+    if (rc != kDone) return abort(SqlError(db_.get(), "book set"));
+  }
+  for (const MarginRatingRow& r : rated->ratings) {
+    Stmt up(db_.get(),
+            "INSERT INTO margin_ratings (bot_id, pool, mu, sigma, deals, sets, faults) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(bot_id, pool) DO UPDATE SET mu = excluded.mu, "
+            "sigma = excluded.sigma, deals = excluded.deals, sets = excluded.sets, "
+            "faults = excluded.faults");
+    up.Bind(1, r.bot_id).Bind(2, pool).Bind(3, r.mu).Bind(4, r.sigma).Bind(5, r.deals)
+        .Bind(6, r.sets).Bind(7, r.faults);
+    if (up.Step() != kDone) return abort(SqlError(db_.get(), "update margin rating"));
+    auto m = rated->set_margin.find(r.bot_id);
+    Stmt h(db_.get(),
+           "INSERT INTO margin_history (set_seq, bot_id, pool, mu, sigma, deals, set_margin) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    h.Bind(1, seq).Bind(2, r.bot_id).Bind(3, pool).Bind(4, r.mu).Bind(5, r.sigma).Bind(6, r.deals)
+        .Bind(7, m == rated->set_margin.end() ? 0.0 : m->second);
+    if (h.Step() != kDone) return abort(SqlError(db_.get(), "insert margin history"));
+  }
+  {
+    Stmt s(db_.get(),
+           "INSERT INTO margin_noise (pool, sum_sq, residuals) VALUES (?, ?, ?) "
+           "ON CONFLICT(pool) DO UPDATE SET sum_sq = excluded.sum_sq, residuals = excluded.residuals");
+    s.Bind(1, pool).Bind(2, rated->noise.sum_sq).Bind(3, rated->noise.residuals);
+    if (s.Step() != kDone) return abort(SqlError(db_.get(), "update margin noise"));
+  }
+  if (absl::Status s = Exec("COMMIT;"); !s.ok()) return abort(s);
+  return true;
+}
+
+std::vector<MarginSetRow> SqlStore::BookedSets() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT seq, ladder_id, seed, pool FROM margin_sets ORDER BY seq");
+  std::vector<MarginSetRow> out;
+  while (s.Step() == kRow)
+    out.push_back({s.Int(0), s.Int(1), static_cast<uint64_t>(s.Int(2)), s.Text(3)});
+  return out;
+}
+
+std::vector<std::pair<int64_t, uint64_t>> SqlStore::UnbookedFinishedSets() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT m.ladder_id, m.seed FROM matches m WHERE m.set_tables > 0 AND NOT EXISTS "
+         "(SELECT 1 FROM margin_sets x WHERE x.ladder_id = m.ladder_id AND x.seed = m.seed) "
+         "GROUP BY m.ladder_id, m.seed HAVING "
+         "SUM(CASE WHEN m.status IN ('done', 'failed') THEN 1 ELSE 0 END) = COUNT(*)");
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  while (s.Step() == kRow) out.push_back({s.Int(0), static_cast<uint64_t>(s.Int(1))});
+  return out;
+}
+
+std::vector<MarginRatingRow> SqlStore::MarginRatingsOfBot(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT bot_id, pool, mu, sigma, deals, sets, faults FROM margin_ratings WHERE bot_id = ? "
+         "ORDER BY pool");
+  s.Bind(1, bot_id);
+  std::vector<MarginRatingRow> out;
+  while (s.Step() == kRow)
+    out.push_back({s.Int(0), s.Text(1), s.Double(2), s.Double(3), s.Int(4),
+                   static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6))});
+  return out;
+}
+
+MarginNoiseRow SqlStore::MarginNoiseOf(const std::string& pool) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT sum_sq, residuals FROM margin_noise WHERE pool = ?");
+  s.Bind(1, pool);
+  if (s.Step() != kRow) return {};
+  return {s.Double(0), s.Double(1)};
+}
+
+std::map<std::string, MarginNoiseRow> SqlStore::MarginNoises() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT pool, sum_sq, residuals FROM margin_noise ORDER BY pool");
+  std::map<std::string, MarginNoiseRow> out;
+  while (s.Step() == kRow) out[s.Text(0)] = {s.Double(1), s.Double(2)};
+  return out;
+}
+
+std::vector<MarginLeaderRow> SqlStore::MarginLeaderboardRows(const std::string& pool) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT b.name, b.owner, r.bot_id, r.pool, r.mu, r.sigma, r.deals, r.sets, r.faults "
+         "FROM margin_ratings r JOIN bots b ON b.id = r.bot_id WHERE r.pool = ? AND b.retired = 0");
+  s.Bind(1, pool);
+  std::vector<MarginLeaderRow> out;
+  while (s.Step() == kRow) {
+    MarginLeaderRow r;
+    r.name = s.Text(0);
+    r.owner = s.Text(1);
+    r.rating = {s.Int(2), s.Text(3), s.Double(4), s.Double(5), s.Int(6),
+                static_cast<int>(s.Int(7)), static_cast<int>(s.Int(8))};
+    out.push_back(std::move(r));
   }
   return out;
 }

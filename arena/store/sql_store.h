@@ -132,6 +132,15 @@ class SqlStore : public Store {
   std::vector<TournamentSummaryRow> ListTournaments(int limit) override;
   std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches) override;
   std::vector<BotVariantStatsRow> BotStats(int64_t bot_id) override;
+  absl::StatusOr<bool> BookSet(int64_t ladder_id, uint64_t seed, const std::string& pool,
+                               const SetRateFn& rate) override;
+  std::vector<SetTableRow> SetTables(int64_t ladder_id, uint64_t seed) override;
+  std::vector<MarginSetRow> BookedSets() override;
+  std::vector<std::pair<int64_t, uint64_t>> UnbookedFinishedSets() override;
+  std::vector<MarginRatingRow> MarginRatingsOfBot(int64_t bot_id) override;
+  MarginNoiseRow MarginNoiseOf(const std::string& pool) override;
+  std::map<std::string, MarginNoiseRow> MarginNoises() override;
+  std::vector<MarginLeaderRow> MarginLeaderboardRows(const std::string& pool) override;
   absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder) override;
   absl::Status SetLadderRunning(int64_t id, bool running) override;
   std::vector<LadderRow> ListLadders() override;
@@ -181,6 +190,9 @@ class SqlStore : public Store {
   absl::Status BeginWrite() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One match of a commit, inside the caller's transaction.
   CommitOutcome CommitLocked(const MatchCommit& commit, const RateFn& rate)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<SeatRow> SeatsOfLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<SetTableRow> SetTablesLocked(int64_t ladder_id, uint64_t seed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;

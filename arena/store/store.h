@@ -117,6 +117,10 @@ struct MatchRow {
   std::string seed_salt;
   std::string seed_commitment;
   int64_t event_id = 0;  // the event it belongs to (schema version 9; 0 the open event)
+  // A table of a duplicate ladder set (schema version 11): how many tables
+  // the set has (every table of it shares ladder_id and seed); 0 for a
+  // match that is not part of a set.
+  int set_tables = 0;
 };
 
 struct LadderRow {
@@ -239,6 +243,47 @@ struct HostRow {
   std::string token_hash;
 };
 
+// A bot's margin rating in a rating pool (arena/rating/margin_rating.h;
+// schema version 11): points a deal, the deals and sets it rests on, and the
+// faults of its seats in those sets. Kept apart from the place ratings.
+struct MarginRatingRow {
+  int64_t bot_id = 0;
+  std::string pool;
+  double mu = 0;
+  double sigma = 0;
+  int64_t deals = 0;
+  int sets = 0;
+  int faults = 0;
+};
+
+// A pool's pooled residual noise (MarginNoise), stored beside its ratings.
+struct MarginNoiseRow {
+  double sum_sq = 0;
+  double residuals = 0;
+};
+
+// A booked duplicate set: its booking order (seq, from 1), its ladder and
+// seed (which name its tables) and pool.
+struct MarginSetRow {
+  int64_t seq = 0;
+  int64_t ladder_id = 0;
+  uint64_t seed = 0;
+  std::string pool;
+};
+
+// One table of a set: the match row and its seats (none unless done).
+struct SetTableRow {
+  MatchRow match;
+  std::vector<SeatRow> seats;
+};
+
+// A margin leaderboard line: the bot (active) and its rating.
+struct MarginLeaderRow {
+  std::string name;
+  std::string owner;
+  MarginRatingRow rating;
+};
+
 // A leaderboard line: the bot, its rating, and its rating 10 rated matches ago
 // (nullopt when it has played fewer).
 struct LeaderRow {
@@ -293,7 +338,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
 
   virtual ~Store() = default;
 
@@ -372,6 +417,42 @@ class Store {
   // A bot's done matches per variant (by variant name); unrated play matches
   // are left out.
   virtual std::vector<BotVariantStatsRow> BotStats(int64_t bot_id) = 0;
+
+  // Margin ratings (schema 11), booked per duplicate set. BookSet books the
+  // set of `ladder_id` dealt from `seed` (the matches with that ladder and
+  // seed, set_tables > 0; a stopped ladder deletes those that never started)
+  // once every one of its tables is finished (done or failed), in one
+  // transaction: `rate` gets the set's tables (the done
+  // ones with their seats), the current margin ratings in `pool` of their
+  // bots (missing: never rated) and the pool's noise, and returns the new
+  // ratings and noise; they are written with one history row per bot and
+  // the set with the next booking number. Returns true when booked now,
+  // false (changing nothing) when a table is still unfinished or the set is
+  // already booked (a set is booked once, whichever arena asks). An error of
+  // `rate` books nothing and is returned. `rate` must have no side effects.
+  struct SetRating {
+    std::vector<MarginRatingRow> ratings;
+    MarginNoiseRow noise;
+    std::map<int64_t, double> set_margin;  // per bot, for its history row
+  };
+  using SetRateFn = std::function<absl::StatusOr<SetRating>(
+      const std::vector<SetTableRow>& tables, const std::map<int64_t, MarginRatingRow>& current,
+      const MarginNoiseRow& noise)>;
+  virtual absl::StatusOr<bool> BookSet(int64_t ladder_id, uint64_t seed, const std::string& pool,
+                                       const SetRateFn& rate) = 0;
+  // Every table of a set, in insertion order, with the seats of done ones.
+  virtual std::vector<SetTableRow> SetTables(int64_t ladder_id, uint64_t seed) = 0;
+  // The booked sets in booking order.
+  virtual std::vector<MarginSetRow> BookedSets() = 0;
+  // Sets of which every table is finished but that are not booked (an arena
+  // stopped between a table's commit and the booking): {ladder_id, seed}.
+  virtual std::vector<std::pair<int64_t, uint64_t>> UnbookedFinishedSets() = 0;
+  virtual std::vector<MarginRatingRow> MarginRatingsOfBot(int64_t bot_id) = 0;
+  virtual MarginNoiseRow MarginNoiseOf(const std::string& pool) = 0;
+  // Every pool's noise (for --verify_ratings).
+  virtual std::map<std::string, MarginNoiseRow> MarginNoises() = 0;
+  // The active bots rated by margin in `pool`.
+  virtual std::vector<MarginLeaderRow> MarginLeaderboardRows(const std::string& pool) = 0;
 
   // Ladders and tournaments.
   virtual absl::StatusOr<int64_t> InsertLadder(const LadderRow& ladder) = 0;

@@ -169,6 +169,93 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   std::vector<int64_t> bots_;
 };
 
+// Issue 33: a duplicate set is booked once, only when every table of it is
+// finished, in booking order, with the ratings, their history and the
+// pool's noise; a failing rating step books nothing.
+TEST_P(StoreTest, ADuplicateSetIsBookedOnceWhenEveryTableIsFinished) {
+  auto insert = [&](const std::string& id, uint64_t seed) {
+    MatchRow m;
+    m.id = id;
+    m.variant = "slovenian-3p";
+    m.kind = "ladder";
+    m.ladder_id = 7;
+    m.spec = "{}";
+    m.bot_ids = bots_;
+    m.seed = seed;
+    m.set_tables = 2;
+    ASSERT_TRUE(store_->InsertMatch(m).ok());
+  };
+  const uint64_t big = 0xF00DFACEDEADBEEFULL;  // beyond int64: stored and found again
+  insert("L7-1", big);
+  insert("L7-2", big);
+  int calls = 0;
+  Store::SetRateFn rate = [&](const std::vector<SetTableRow>& tables,
+                              const std::map<int64_t, MarginRatingRow>& current,
+                              const MarginNoiseRow& noise) -> absl::StatusOr<Store::SetRating> {
+    ++calls;
+    Store::SetRating out;
+    out.noise = {noise.sum_sq + 4, noise.residuals + 2};
+    for (const SetTableRow& t : tables)
+      for (const SeatRow& seat : t.seats) {
+        auto it = current.find(seat.bot_id);
+        MarginRatingRow r = it == current.end() ? MarginRatingRow{seat.bot_id, "", 0, 10, 0, 0, 0}
+                                                : it->second;
+        r.mu += 1.5;
+        r.deals += 2;
+        r.sets += 1;
+        out.ratings.push_back(r);
+        out.set_margin[seat.bot_id] = 0.25;
+      }
+    return out;
+  };
+  absl::StatusOr<bool> booked = store_->BookSet(7, big, "slovenian-3p", rate);
+  ASSERT_TRUE(booked.ok()) << booked.status();
+  EXPECT_FALSE(*booked);  // nothing finished yet
+  ASSERT_TRUE(store_->CommitMatch("L7-1", Result("L7-1").result, Rate).ok());
+  EXPECT_FALSE(*store_->BookSet(7, big, "slovenian-3p", rate));  // L7-2 still pending
+  EXPECT_TRUE(store_->UnbookedFinishedSets().empty());
+  ASSERT_TRUE(store_->MarkFailed("L7-2", "referee gone").ok());
+  ASSERT_EQ(store_->UnbookedFinishedSets().size(), 1u);
+  EXPECT_EQ(store_->UnbookedFinishedSets()[0].second, big);
+  EXPECT_EQ(calls, 0);
+  // A failing step books nothing.
+  Store::SetRateFn broken = [](const std::vector<SetTableRow>&, const std::map<int64_t, MarginRatingRow>&,
+                               const MarginNoiseRow&) -> absl::StatusOr<Store::SetRating> {
+    return absl::InvalidArgumentError("broken");
+  };
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->BookSet(7, big, "slovenian-3p", broken).status()));
+  EXPECT_TRUE(store_->BookedSets().empty());
+  booked = store_->BookSet(7, big, "slovenian-3p", rate);
+  ASSERT_TRUE(booked.ok()) << booked.status();
+  EXPECT_TRUE(*booked);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(*store_->BookSet(7, big, "slovenian-3p", rate));  // once
+  EXPECT_EQ(calls, 1);
+  std::vector<MarginSetRow> sets = store_->BookedSets();
+  ASSERT_EQ(sets.size(), 1u);
+  EXPECT_EQ(sets[0].seq, 1);
+  EXPECT_EQ(sets[0].seed, big);
+  EXPECT_EQ(sets[0].pool, "slovenian-3p");
+  EXPECT_TRUE(store_->UnbookedFinishedSets().empty());
+  std::vector<MarginRatingRow> r = store_->MarginRatingsOfBot(bots_[1]);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].mu, 1.5);
+  EXPECT_EQ(r[0].deals, 2);
+  EXPECT_EQ(r[0].sets, 1);
+  EXPECT_EQ(store_->MarginNoiseOf("slovenian-3p").sum_sq, 4);
+  EXPECT_EQ(store_->MarginNoises().size(), 1u);
+  std::vector<MarginLeaderRow> board = store_->MarginLeaderboardRows("slovenian-3p");
+  EXPECT_EQ(board.size(), 3u);
+  // The tables: the done one with its seats, the failed one without.
+  std::vector<SetTableRow> tables = store_->SetTables(7, big);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].match.set_tables, 2);
+  EXPECT_EQ(tables[0].seats.size(), 3u);
+  EXPECT_TRUE(tables[1].seats.empty());
+  // Place ratings untouched by the booking (the commit's Rate wrote them).
+  EXPECT_TRUE(store_->GetRating(bots_[0], "slovenian-3p").has_value());
+}
+
 TEST_P(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
   for (int i = 0; i < 5; ++i) {
     AuditRow row{0, "", i == 4 ? "admin" : "owner of a", "10.0.0.7", "UpdateBot",
@@ -294,11 +381,16 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 10 added (hosted bots), version 9 (events), version 8
+// What schema version 11 added (margin ratings), version 10 (hosted bots), version 9 (events), version 8
 // (names unique whatever their case), version 7 (sealed seeds), version 6
 // (leases), version 5 (the audit log), version 4 (tests), then version 3
 // (the web pages' statistics and indexes).
+#define kDropVersion11                                                                       \
+  "DROP TABLE margin_noise; DROP TABLE margin_history; DROP TABLE margin_ratings; "         \
+  "DROP TABLE margin_sets; DROP INDEX matches_ladder_seed; "                                \
+  "ALTER TABLE matches DROP COLUMN set_tables; "
 #define kDropVersion10                                                                       \
+  kDropVersion11                                                                             \
   "DROP INDEX bot_versions_bot; DROP TABLE bot_versions; DROP TABLE bot_hosts; "           \
   "ALTER TABLE match_seats DROP COLUMN version_id; "
 #define kDropVersion9                                                                        \

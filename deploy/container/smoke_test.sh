@@ -47,7 +47,7 @@ for b in random:7801 heuristic:7802 search:7803 python:7804; do
   tarock-arena-cli --arena=127.0.0.1:7700 bots add "${b%%:*}" --endpoint="127.0.0.1:${b##*:}" \
     --variants=slovenian-4p --owner=smoke >/dev/null || { echo "bots add $b failed"; fail=1; }
 done
-tarock-arena-cli --arena=127.0.0.1:7700 ladder start --variant=slovenian-4p --max_matches=3 --hands=4
+tarock-arena-cli --arena=127.0.0.1:7700 ladder start --variant=slovenian-4p --format=match --max_matches=3 --hands=4
 for _ in $(seq 60); do tarock-arena-cli --arena=127.0.0.1:7700 status | grep -q "matches done 3" && break; sleep 1; done
 tarock-arena-cli --arena=127.0.0.1:7700 status | tee /tmp/status
 grep -q "matches done 3  failed 0" /tmp/status || fail=1

@@ -191,7 +191,7 @@ status, _ = get(f"/api/matches/{tournament_matches()[0]['id']}/hands/0/replay")
 check(status == 200, f"the replay is not served once the deal is public ({status})")
 
 # --- 2. A ladder of three matches.
-cli("ladder", "start", "--variant=slovenian-4p", "--hands=4", "--max_matches=3")
+cli("ladder", "start", "--variant=slovenian-4p", "--format=match", "--hands=4", "--max_matches=3")
 ladder_id = None
 deadline = time.time() + 120
 while check(time.time() < deadline, "the ladder's three matches took over 120 s") and len(failures) < 20:

@@ -86,7 +86,7 @@ def sse_events(raw):
 
 
 def test_a_running_match_is_shown_live_with_no_hidden_card(slow, browser):
-    slow.cli("ladder", "start", "--variant", "slovenian-4p", "--hands", "4", "--max_matches", "1")
+    slow.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match", "--hands", "4", "--max_matches", "1")
     mid = running_match(slow)
     # An outsider reads the raw stream with curl for as long as the match runs.
     raw_path = os.path.join(slow.dir, "attacker.sse")

@@ -190,7 +190,7 @@ def test_live_leaderboard_and_home_while_a_ladder_runs(arena, browser):
     browser.get(arena.url("/leaderboard/slovenian-4p"))
     wait_until(browser, lambda d: "no ladder running" in d.find_element("id", "live").text
                or "ladder running" in d.find_element("id", "live").text, what="the leaderboard")
-    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--hands", "4")
+    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match", "--hands", "4")
     try:
         # Rows appear and their match counts grow without a reload.
         wait_until(browser, lambda d: len(by_css(d, "#board tbody tr td a.bot")) >= 4, timeout=60,
@@ -298,7 +298,7 @@ def interesting_moment(arena):
 def test_screenshots(arena, played, browser):
     out = os.environ["TAROCK_SCREENSHOTS"]
     os.makedirs(out, exist_ok=True)
-    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--hands", "8")
+    arena.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match", "--hands", "8")
     try:
         arena.wait_for(lambda: interesting_moment(arena), timeout=60, what="a hand with a talon")
         match_id, hand, action = interesting_moment(arena)
@@ -557,7 +557,7 @@ def test_paging_keeps_history_and_clamps_offsets(arena, played, browser):
 
 
 def test_ladder_pages_links_tiles_and_provisional_marks(arena, played, browser):
-    arena.cli("ladder", "start", "--variant", "slovenian-3p", "--hands", "3", "--max_matches", "3")
+    arena.cli("ladder", "start", "--variant", "slovenian-3p", "--format", "match", "--hands", "3", "--max_matches", "3")
     ladder = [l for l in arena.api("/api/ladders")["ladders"] if l["config"]["variant"] == "slovenian-3p"][-1]
     arena.wait_for(lambda: int(arena.api("/api/matches?ladder=%s&status=done" % ladder["id"])["total"]) >= 1,
                    timeout=60, what="a ladder match")

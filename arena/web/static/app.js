@@ -139,21 +139,63 @@
     const tabs = el('div', { class: 'hand-tabs' }, (st.variants || []).map((v) =>
       el('a', { href: '/leaderboard/' + encodeURIComponent(v), class: v === variant ? 'active' : null }, v)));
     const live = el('span', { id: 'live', class: 'muted' });
+    // Which ratings: ?rating_model=place|margin, else the variant's newest
+    // ladder's (the API decides; docs/ratings.md).
+    const asked = new URLSearchParams(window.location.search).get('rating_model') || '';
+    const legend = el('p', { class: 'legend', id: 'board-legend' });
+    const other = el('p', { class: 'legend', id: 'board-other' });
     clear(main).append(head('Leaderboard', el('span', null, variant, ' \u00b7 ', live)), tabs,
-      el('div', { id: 'board', class: 'panel' }),
-      el('p', { class: 'legend' }, 'Rating = mu \u2212 3 sigma (OpenSkill, Plackett-Luce). ', el('span', { class: 'provisional' }, 'provisional'),
-        ' = fewer than ' + PROVISIONAL + ' rated matches: the rating rests on too few results to compare. Trend: change of the rating over the last 10 rated matches. Click a column to sort.'));
+      el('div', { id: 'board', class: 'panel' }), legend, other);
     let sort = { col: -1, dir: 1 };
     let last = '';
     stopPolling = poll(async () => {
-      const [lb, ls] = await Promise.all([api('/api/leaderboard?variant=' + encodeURIComponent(variant)), api('/api/ladders')]);
+      const [lb, ls] = await Promise.all([api('/api/leaderboard?variant=' + encodeURIComponent(variant) +
+        (asked ? '&rating_model=' + encodeURIComponent(asked) : '')), api('/api/ladders')]);
       const running = (ls.ladders || []).find((l) => l.running && l.config.variant === variant);
       live.textContent = '';
       if (running) live.append(el('span', { class: 'live-dot' }), 'ladder running, ' + running.matches_done + ' matches \u2014 updates live');
       else live.textContent = 'no ladder running';
-      const key = JSON.stringify(lb.entries);
+      const key = JSON.stringify(lb.entries) + lb.rating_model;
       if (key === last) return;
       last = key;
+      const margin = lb.rating_model === 'margin';
+      const otherModel = margin ? 'place' : 'margin';
+      clear(other).append('Both histories are kept: ', el('a', { href: '/leaderboard/' + encodeURIComponent(variant) +
+        '?rating_model=' + otherModel, id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
+      if (margin) {
+        clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
+          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ',
+          el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
+          el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
+        const rows = (lb.entries || []).map((e) => {
+          const m = e.margin || {};
+          return {
+            data: e,
+            cells: [String(e.rank), botLink(e.bot), el('span', { class: 'owner' }, e.owner),
+              el('span', null, el('strong', null, signed(m.mu, 2)), provisionalMark(e.provisional)),
+              el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
+              e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
+              int(m.deals), int(m.sets), e.rating.faults ? el('span', { class: 'bad' }, int(e.rating.faults)) : '0'],
+          };
+        });
+        const t = table([
+          { label: 'Rank', cls: 'num', sort: (e) => e.rank },
+          { label: 'Bot', sort: (e) => e.bot.toLowerCase() },
+          { label: 'Owner', cls: 'hide-sm', sort: (e) => e.owner.toLowerCase() },
+          { label: lb.unit || 'Points a deal', cls: 'num', sort: (e) => (e.margin || {}).mu, desc: true },
+          { label: '95% interval', cls: 'num' },
+          { label: 'vs next', cls: 'num' },
+          { label: 'Deals', cls: 'num', sort: (e) => Number((e.margin || {}).deals), desc: true },
+          { label: 'Sets', cls: 'num hide-sm', sort: (e) => (e.margin || {}).sets, desc: true },
+          { label: 'Faults', cls: 'num hide-sm', sort: (e) => e.rating.faults, desc: true },
+        ], rows, { sortCol: sort.col, sortDir: sort.dir, reflow: true, empty: 'No bot rated by margin in ' + variant + ' yet.' });
+        t.classList.add('margin-board');
+        sort = t.sortState;
+        clear(document.getElementById('board')).appendChild(wrap(t));
+        return;
+      }
+      clear(legend).append('Rating = mu \u2212 3 sigma (OpenSkill, Plackett-Luce, on the places of each match). ', el('span', { class: 'provisional' }, 'provisional'),
+        ' = fewer than ' + PROVISIONAL + ' rated matches: the rating rests on too few results to compare. Trend: change of the rating over the last 10 rated matches. Click a column to sort.');
       const rows = (lb.entries || []).map((e) => ({
         data: e,
         cells: [String(e.rank), botLink(e.bot), el('span', { class: 'owner' }, e.owner), el('span', null, el('strong', null, num(displayOf(e.rating))), provisionalMark(e.provisional)),
@@ -291,6 +333,21 @@
     main.append(el('div', { class: 'panel' }, el('div', { class: 'page-head' }, el('h2', null, 'Rating history'), variants.length > 1 ? pick : null),
       chartBox, el('p', { class: 'legend' }, 'mu (line) with its \u00b1sigma band after each rated match.')));
     drawChart(variants[0]);
+    // Margin ratings (duplicate ladders, docs/ratings.md): points a deal with the 95% interval.
+    if ((bot.margin_ratings || []).length) {
+      const mrows = bot.margin_ratings.map((r) => {
+        const m = r.margin || {};
+        return { data: r, cells: [T.variantLink(r.variant), r.event || '\u2013',
+          el('span', null, el('strong', null, signed(m.mu, 2)), provisionalMark(m.sets < PROVISIONAL)),
+          el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
+          r.unit, int(m.deals), int(m.sets), int(r.faults)] };
+      });
+      main.append(el('div', { class: 'panel', id: 'margin-ratings' }, el('h2', null, 'Margin ratings'), wrap(table([
+        { label: 'Variant' }, { label: 'Event' }, { label: 'Mean', cls: 'num' }, { label: '95% interval', cls: 'num' },
+        { label: 'Unit' }, { label: 'Deals', cls: 'num' }, { label: 'Sets', cls: 'num' }, { label: 'Faults', cls: 'num' }], mrows,
+      { reflow: true, cls: 'compact' })),
+      el('p', { class: 'legend' }, 'From duplicate ladder sets: its hand scores against those of the bots that held the same cards, relative to the field, the radl settlement left out; apart from the place ratings below.')));
+    }
     // Ratings and results per variant.
     const statOf = {};
     (stats.variants || []).forEach((v) => { statOf[v.variant] = v; });
@@ -538,13 +595,16 @@
       el('div', { class: 'tiles' }, tile('matches done', int(l.matches_done), 'ladder-done', '/matches?ladder=' + id + '&status=done'),
         tile('failed', int(failed.total), 'ladder-failed', '/matches?ladder=' + id + '&status=failed'),
         tile('hands per match', c.hands_per_match ? String(c.hands_per_match) : 'default'),
-        tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped')));
+        tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped'),
+        tile('format', (c.format || 'match') + ' \u00b7 ' + (c.rating_model || 'place') + ' ratings', 'ladder-format')));
     // Its bots: every active bot of the variant plays (matchmaking); their
     // ratings are the variant's, which this ladder's matches move.
+    const margin = lb.rating_model === 'margin';
     const rows = (lb.entries || []).map((e) => ({ data: e, cells: [String(e.rank), botLink(e.bot),
-      el('span', null, el('strong', null, num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
+      el('span', null, el('strong', null, margin ? signed(e.rating.display, 2) : num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
     main.append(el('div', { class: 'panel', id: 'ladder-standings' }, el('h2', null, 'Standings'),
-      wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: 'Rating', cls: 'num' }, { label: 'Rated matches', cls: 'num' },
+      wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: margin ? (lb.unit || 'Points a deal') : 'Rating', cls: 'num' },
+        { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
         { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' yet.' })),
       el('p', { class: 'legend' }, 'Ratings are per variant: the ', T.variantLink(v), ' leaderboard, which this ladder\u2019s matches move (with tournaments of ' + v + '). Every active bot of the variant plays in it; a bot that does not answer sits out until it does.')),
     el('div', { class: 'panel' }, el('h2', null, 'Recent matches'), matchTable(recent.matches || [], 'No match yet.'),
