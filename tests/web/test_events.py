@@ -176,8 +176,16 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     browser.get(arena.url("/ladders?event=cup-3p"))
     wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table tbody tr"), what="the cup's ladder")
     assert len(browser.find_elements(By.CSS_SELECTOR, "table tbody tr")) == 1
+    # The leaderboard of the cup: its own ratings, as the API gives them.
+    board = {e["bot"] for e in arena.api("/api/leaderboard?variant=slovenian-3p&event=cup-3p").get("entries", [])}
+    assert board <= field, board
+    browser.get(arena.url("/leaderboard/slovenian-3p?event=cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board table tbody tr"), what="the cup's leaderboard")
+    assert browser.find_element(By.CSS_SELECTOR, "select[name=event]").get_attribute("value") == "cup-3p"
+    shown = {a.text for a in browser.find_elements(By.CSS_SELECTOR, "#board table tbody tr td a")}
+    assert shown == board, (shown, board)
     browser.set_window_size(390, 844)
-    for path in ("/bots?event=cup-3p", "/matches?event=cup-3p"):
+    for path in ("/bots?event=cup-3p", "/matches?event=cup-3p", "/leaderboard/slovenian-3p?event=cup-3p"):
         browser.get(arena.url(path))
         wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=event]"), what=path)
         assert fits_phone(browser), path

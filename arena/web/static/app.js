@@ -136,22 +136,27 @@
     }
     if (!(st.variants || []).includes(variant)) { T.notFound(main, 'There is no variant ' + variant + '.'); return; }
     setTitle('Leaderboard ' + variant);
+    // ?event=SLUG: that event's ratings (each event rates apart); none or
+    // "open": the open ladders'.
+    const ev = T.params().get('event') || '';
+    const evSlug = ev === 'open' ? '' : ev;
+    const bar = await eventBar();
     const tabs = el('div', { class: 'hand-tabs' }, (st.variants || []).map((v) =>
-      el('a', { href: '/leaderboard/' + encodeURIComponent(v), class: v === variant ? 'active' : null }, v)));
+      el('a', { href: '/leaderboard/' + encodeURIComponent(v) + (ev ? '?event=' + encodeURIComponent(ev) : ''), class: v === variant ? 'active' : null }, v)));
     const live = el('span', { id: 'live', class: 'muted' });
     // Which ratings: ?rating_model=place|margin, else the variant's newest
     // ladder's (the API decides; docs/ratings.md).
     const asked = new URLSearchParams(window.location.search).get('rating_model') || '';
     const legend = el('p', { class: 'legend', id: 'board-legend' });
     const other = el('p', { class: 'legend', id: 'board-other' });
-    clear(main).append(head('Leaderboard', el('span', null, variant, ' \u00b7 ', live)), tabs,
+    clear(main).append(head('Leaderboard', el('span', null, variant, evSlug ? ' \u00b7 ' + evSlug : '', ' \u00b7 ', live)), tabs, bar,
       el('div', { id: 'board', class: 'panel' }), legend, other);
     let sort = { col: -1, dir: 1 };
     let last = '';
     stopPolling = poll(async () => {
       const [lb, ls] = await Promise.all([api('/api/leaderboard?variant=' + encodeURIComponent(variant) +
-        (asked ? '&rating_model=' + encodeURIComponent(asked) : '')), api('/api/ladders')]);
-      const running = (ls.ladders || []).find((l) => l.running && l.config.variant === variant);
+        (asked ? '&rating_model=' + encodeURIComponent(asked) : '') + (evSlug ? '&event=' + encodeURIComponent(evSlug) : '')), api('/api/ladders')]);
+      const running = (ls.ladders || []).find((l) => l.running && l.config.variant === variant && (l.config.event || '') === evSlug);
       live.textContent = '';
       if (running) live.append(el('span', { class: 'live-dot' }), 'ladder running, ' + running.matches_done + ' matches \u2014 updates live');
       else live.textContent = 'no ladder running';
@@ -161,7 +166,7 @@
       const margin = lb.rating_model === 'margin';
       const otherModel = margin ? 'place' : 'margin';
       clear(other).append('Both histories are kept: ', el('a', { href: '/leaderboard/' + encodeURIComponent(variant) +
-        '?rating_model=' + otherModel, id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
+        '?rating_model=' + otherModel + (ev ? '&event=' + encodeURIComponent(ev) : ''), id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
           ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ',
@@ -251,10 +256,12 @@
     const [all, bar] = await Promise.all([api('/api/bots'), eventBar()]);
     const list = { bots: (all.bots || []).filter((b) => !ev || (ev === 'open' ? !b.event : (b.events || []).includes(ev))) };
     const rows = (list.bots || []).map((b) => {
-      const best = (b.ratings || []).slice().sort((x, y) => y.display - x.display)[0];
+      // With an event chosen, its ratings only (each event rates apart).
+      const rs = (b.ratings || []).filter((r) => !ev || inEvent(ev, r.event));
+      const best = rs.slice().sort((x, y) => y.display - x.display)[0];
       return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b), health(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
         best ? el('span', null, num(best.display) + ' (' + best.variant + ')', provisionalMark(best.matches < PROVISIONAL)) : '\u2013',
-        String((b.ratings || []).reduce((a, r) => a + r.matches, 0))] };
+        String(rs.reduce((a, r) => a + r.matches, 0))] };
     });
     clear(main).append(head('Bots', (list.bots || []).length + ' active bots' + (ev ? ' in ' + (ev === 'open' ? 'the open ladders' : ev) : '')), el('div', { class: 'panel' }, bar, wrap(table([
       { label: 'Bot', sort: (b) => b.name.toLowerCase() }, { label: 'Owner', sort: (b) => b.owner.toLowerCase() },
