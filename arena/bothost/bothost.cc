@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "arena/bothost/package.h"
@@ -86,9 +87,10 @@ class BotHost::Player {
     connect.transport = options_.transport;
     connect.metadata = {{"x-tarock-hosted-bot", bot_}};
     connect.stop = &stop_;
-    // Relayed seats: a host killed and restarted gets its seats in progress
-    // again from the arena (a referee keeps a dead direct stream a while).
-    connect.direct_route = false;
+    // Joined at the referee (the arena offers it unless its --dial_in_route
+    // is relay): a restarted host gets its seats in progress again either
+    // way (the arena resends the JoinReferee, or the relayed seat).
+    connect.direct_route = options_.direct_route;
     Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
     absl::Status s = sdk::ConnectSeats(connect, [this]() -> sdk::SeatHandler {
       const int n = ++seat_counter_;
@@ -96,6 +98,8 @@ class BotHost::Player {
       // The Python SDK's stdio mode reads every message; a stdio program
       // gets the bridge's default lines (decision requests only).
       o.events = version_->package.kind != "stdio";
+      // The SDKs read binary lines: no JSON on the decision's path.
+      o.binary = o.events;
       o.label = absl::StrCat(bot_, "[", n, "]");
       o.command = PackageCommand(version_->package, "/bot");
       // A process started ahead of time (it has seen no card), else a new one.
@@ -114,26 +118,41 @@ class BotHost::Player {
       stdio::StdioBot* stdio = bot.get();
       absl::Status started = stdio->Start();
       struct Seat {
-        Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count)
-            : session(std::move(b)), stdio(s), count(count) {
+        Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count,
+             std::string label)
+            : session(std::move(b)), stdio(s), count(count), label(std::move(label)) {
           ++*count;
         }
         ~Seat() {
           stdio->Finish();
           --*count;
+          // The pipe hop and the bot's thinking, as the host sees them (the
+          // referee's decision time adds the network and this host's gRPC).
+          if (decisions > 0)
+            Log(absl::StrCat(label, ": seat ended, ", decisions, " decisions, ",
+                             absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(in_bot) / decisions),
+                             " ms each in the bot process (pipes included)"));
         }
         sdk::BotSession session;
         stdio::StdioBot* stdio;
         std::atomic<int>* count;
+        std::string label;
         std::optional<std::string> failure;
+        int decisions = 0;
+        absl::Duration in_bot;
       };
-      auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_);
+      auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_, o.label);
       if (!started.ok()) seat->failure = std::string(started.message());
       const bool events = o.events;
       return [seat, events](const v1::RefereeMessage& m) -> std::optional<v1::BotMessage> {
         if (!seat->failure) {
           if (events && !m.has_decision_request()) seat->stdio->Forward(m);
+          const absl::Time start = absl::Now();
           std::optional<v1::BotMessage> reply = seat->session.Handle(m);
+          if (m.has_decision_request()) {
+            ++seat->decisions;
+            seat->in_bot += absl::Now() - start;
+          }
           if (seat->stdio->failure()) seat->failure = *seat->stdio->failure();
           if (!seat->failure) {
             if (seat->stdio->timed_out()) return std::nullopt;
