@@ -46,6 +46,9 @@ struct BotHostOptions {
   // Seats joined at the referee when the arena offers it (gateway.proto,
   // JoinReferee): no relay on the decision's path. false: all relayed.
   bool direct_route = true;
+  // The end of each seat's standard error sent to the arena when the seat
+  // ends (for the bot's owner; the arena keeps at most 64 KiB).
+  size_t seat_log_bytes = 64 << 10;
   sdk::TransportOptions transport;
 };
 

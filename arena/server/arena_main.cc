@@ -472,7 +472,7 @@ int main(int argc, char** argv) {
   if (!http_listen.empty()) {
     tarock::arena::play::RegisterPlayApi(&play, &http);
     tarock::arena::RegisterHttpApi(&scheduler, &registry, &http);
-    tarock::arena::RegisterHostingHttpApi(&hosted, store->get(), admission->get(), &http);
+    tarock::arena::RegisterHostingHttpApi(&hosted, store->get(), &scheduler, admission->get(), &http);
     auto [host, p] = tarock::metrics::SplitHostPort(http_listen);
     absl::StatusOr<int> bound = http.Start(host, p);
     if (!bound.ok()) return Fail(std::string(bound.status().message()));

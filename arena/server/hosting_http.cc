@@ -66,8 +66,23 @@ std::string FaultCause(const std::string& kind, const std::string& detail) {
   return kind;
 }
 
-void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Admission* admission,
-                            metrics::HttpServer* server) {
+void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* scheduler,
+                            Admission* admission, metrics::HttpServer* server) {
+  server->Get(R"(/api/matches/([A-Za-z0-9_.-]+)/stderr)", [hosted, scheduler](const HttpRequest& req) {
+    const std::string token = Bearer(req);
+    if (token.empty()) return JsonError(401, "send the bot's token: Authorization: Bearer TOKEN");
+    const std::string bot = Query(req, "bot");
+    if (bot.empty()) return JsonError(400, "name the bot: ?bot=NAME");
+    absl::StatusOr<HostedBots::SeatLogOut> log = hosted->SeatLogFor(
+        req.matches[1], bot, token, [scheduler](const MatchRow& m) { return scheduler->DealPublic(m); });
+    if (!log.ok()) return Refusal(log.status());
+    HttpResponse r;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = log->log;
+    r.headers.emplace_back("Cache-Control", "no-store");
+    r.headers.emplace_back("Content-Disposition", "inline");
+    return r;
+  });
   server->Post(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", [hosted, admission](const HttpRequest& req) {
     const std::string token = Bearer(req);
     if (token.empty())
@@ -85,7 +100,9 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Admission* admissi
     std::string filename = Query(req, "filename");
     if (filename.empty()) filename = "upload";
     absl::StatusOr<VersionRow> v = hosted->Upload(req.matches[1], token, filename, req.body,
-                                                  Query(req, "kind"), Query(req, "entry"));
+                                                  Query(req, "kind"), Query(req, "entry"),
+                                                  Query(req, "reset_rating") == "1" ||
+                                                      Query(req, "reset_rating") == "true");
     if (!v.ok()) return Refusal(v.status());
     return JsonBody(201, VersionJson(*v, true));
   });

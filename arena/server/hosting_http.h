@@ -1,5 +1,5 @@
 // The JSON HTTP API of hosted bots (docs/hosting.md), beside http_api.h:
-//   POST /api/bots/{name}/versions[?filename=F&kind=K&entry=E]
+//   POST /api/bots/{name}/versions[?filename=F&kind=K&entry=E&reset_rating=1]
 //        Authorization: Bearer BOT_TOKEN; the body is the file or the .zip as
 //        it is (no form encoding). The same checks and limits as the gRPC
 //        upload (HostedBots::Upload): 201 with the version; 400 one line for a
@@ -17,6 +17,12 @@
 //        "crashed", "timed out", "gone" (the program ended or never started),
 //        "illegal", "malformed", "disconnect" (FaultCause). Public: match
 //        records of finished matches are public already.
+//   GET  /api/matches/{id}/stderr?bot=NAME   Authorization: Bearer BOT_TOKEN:
+//        the bot's standard error in that match (a hosted seat's, kept by the
+//        arena when the seat ended, at most 64 KiB: its end), as text/plain;
+//        only for the bot's token, and only once the match's deal is public
+//        (409 before: the log holds the bot's own cards); 403 wrong token,
+//        404 none kept.
 // Bodies: a version is an object with the fields of tarock.v1.VersionInfo
 // (hosting.proto: id, bot, kind, entry, interpreter, sha256, size,
 // uploaded_at, status, ready_at, build_log); the list is {"versions": [...],
@@ -28,6 +34,7 @@
 #define TAROCK_ARENA_SERVER_HOSTING_HTTP_H_
 
 #include "arena/hosting/hosted_bots.h"
+#include "arena/scheduler/scheduler.h"
 #include "arena/server/admission.h"
 #include "arena/store/store.h"
 #include "referee/metrics/http_server.h"
@@ -41,8 +48,8 @@ std::string FaultCause(const std::string& kind, const std::string& detail);
 
 // `hosted`, `store` and `admission` (may be null: no per-token limits) must
 // outlive `server`'s handlers.
-void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Admission* admission,
-                            metrics::HttpServer* server);
+void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* scheduler,
+                            Admission* admission, metrics::HttpServer* server);
 
 }  // namespace tarock::arena
 

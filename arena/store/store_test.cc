@@ -298,7 +298,9 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
 // (names unique whatever their case), version 7 (sealed seeds), version 6
 // (leases), version 5 (the audit log), version 4 (tests), then version 3
 // (the web pages' statistics and indexes).
+#define kDropVersion11 "DROP TABLE rating_resets; DROP TABLE seat_logs; "
 #define kDropVersion10                                                                       \
+  kDropVersion11                                                                             \
   "DROP INDEX bot_versions_bot; DROP TABLE bot_versions; DROP TABLE bot_hosts; "           \
   "ALTER TABLE match_seats DROP COLUMN version_id; "
 #define kDropVersion9                                                                        \
