@@ -40,7 +40,8 @@ rp=$(free_port)
 pids+=($!)
 wait_port "$rp" || bad "referee never listened"
 ap=$(free_port)
-"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
+hp=$(free_port)
+"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen "127.0.0.1:$hp" \
   --referees "127.0.0.1:$rp" --max_upload_bytes 200000 --host_lease_s 4 >"$tmp/arena.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
@@ -194,6 +195,23 @@ grep -q "the-host-token-file" "$tmp/host/token" && ok || bad "the host's token f
 $cli export --variant slovenian-4p >"$tmp/evil-records.jsonl"
 grep -q "out of memory (limit 512 MiB)" "$tmp/evil-records.jsonl" && ok ||
   bad "no fault names the hostile bot's cause: $($cli export --variant slovenian-4p | grep -o '"detail":"[^"]*"' | sort | uniq -c | head -5)"
+# ... and on the bot page's source, /api/bots/NAME/faults, with the cause named.
+curl -sf "http://127.0.0.1:$hp/api/bots/evil/faults" >"$tmp/evil-faults.json" || bad "GET /api/bots/evil/faults"
+grep -q '"cause":"out of memory"' "$tmp/evil-faults.json" && ok ||
+  bad "the faults API names no cause: $(head -c 400 "$tmp/evil-faults.json")"
+# Its standard error of a match, for its owner only (the host sends it when the seat ends).
+evil_match=$($cli matches --bot evil --limit 1 | awk '$2 ~ /^slovenian/ {print $1; exit}')
+for _ in $(seq 100); do
+  $cli match stderr "$evil_match" --bot evil --token "$(token_of evil)" >"$tmp/evil-stderr.txt" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "no network to" "$tmp/evil-stderr.txt" && ok || bad "match stderr $evil_match: $(head -c 300 "$tmp/evil-stderr.txt")"
+$cli match stderr "$evil_match" --bot evil --token "$(token_of pyb)" >/dev/null 2>&1 &&
+  bad "another bot's token read the hostile bot's standard error" || ok
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$hp/api/matches/$evil_match/stderr?bot=evil")
+[ "$code" = 401 ] && ok || bad "stderr without a token: HTTP $code"
+curl -sf -H "Authorization: Bearer $(token_of evil)" "http://127.0.0.1:$hp/api/matches/$evil_match/stderr?bot=evil" |
+  grep -q "no network to" && ok || bad "stderr over HTTP with the token"
 $cli bots retire evil --token "$(token_of evil)" >/dev/null
 
 # --- A ladder of the hosted bots and the reference bots: 0 faults; a new

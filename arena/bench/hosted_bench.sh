@@ -66,6 +66,19 @@ for kind in ("py", "cpp"):
     if f"{kind}-dial" in med and f"{kind}-hosted" in med:
         print(f"{kind}: hosted / dial-in = {med[kind + '-hosted'] / med[kind + '-dial']:.2f}")
 EOF
+echo "== time in the bot process as the host sees it (pipes, decoding, thinking; mean per decision)"
+/usr/bin/python3 - "$tmp/host.log" <<'EOF'
+import re, sys
+by = {}
+for line in open(sys.argv[1]):
+    m = re.search(r": (\S+)\[\d+\]: seat ended, (\d+) decisions, ([0-9.]+) ms each", line)
+    if m:
+        d = by.setdefault(m.group(1), [0, 0.0])
+        d[0] += int(m.group(2))
+        d[1] += int(m.group(2)) * float(m.group(3))
+for name in sorted(by):
+    print(f"{name:11s} {by[name][1] / by[name][0]:7.3f} ms over {by[name][0]} decisions")
+EOF
 echo "== start cost per seat (the host's log: sandbox start to the first answer is not logged;"
 echo "   measured here: a sandboxed run of each program with empty input, 10 runs, median)"
 "$bin/sandbox_bench" "$tmp/host/sdk/python" "$tmp/cpp/my_bot" "$src/sdk/templates/python/my_bot.py" 2>/dev/null

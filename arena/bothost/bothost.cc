@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "arena/bothost/package.h"
@@ -30,6 +32,19 @@ std::string ReadAll(const std::string& path, size_t max = 64 << 10) {
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (s.size() > max) s = s.substr(0, max) + "\n[cut]\n";
   return s;
+}
+
+// The last `max` bytes of a file (a seat's standard error).
+std::string ReadTail(const std::string& path, size_t max) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = size > static_cast<std::streamoff>(max) ? size - max : 0;
+  in.seekg(from);
+  std::string s(static_cast<size_t>(size - from), '\0');
+  in.read(s.data(), s.size());
+  s.resize(static_cast<size_t>(in.gcount()));
+  return from > 0 ? absl::StrCat("[the first ", from, " bytes cut]\n", s) : s;
 }
 
 void Log(const std::string& text) {
@@ -54,9 +69,12 @@ struct LocalVersion {
 // One held bot: its gateway connection, with the version it plays.
 class BotHost::Player {
  public:
+  using ReportLog = std::function<void(const std::string& bot, const std::string& match, int seat,
+                                       std::string log)>;
   Player(const BotHostOptions& options, const Sandbox* sandbox, std::string bot,
-         std::shared_ptr<LocalVersion> version)
-      : options_(options), sandbox_(sandbox), bot_(std::move(bot)), version_(std::move(version)) {
+         std::shared_ptr<LocalVersion> version, ReportLog report_log)
+      : options_(options), sandbox_(sandbox), bot_(std::move(bot)), version_(std::move(version)),
+        report_log_(std::move(report_log)) {
     logs_ = absl::StrCat(options_.work_dir, "/logs/", bot_);
     std::filesystem::create_directories(logs_);
     refiller_ = std::thread([this] { Refill(); });
@@ -86,9 +104,10 @@ class BotHost::Player {
     connect.transport = options_.transport;
     connect.metadata = {{"x-tarock-hosted-bot", bot_}};
     connect.stop = &stop_;
-    // Relayed seats: a host killed and restarted gets its seats in progress
-    // again from the arena (a referee keeps a dead direct stream a while).
-    connect.direct_route = false;
+    // Joined at the referee (the arena offers it unless its --dial_in_route
+    // is relay): a restarted host gets its seats in progress again either
+    // way (the arena resends the JoinReferee, or the relayed seat).
+    connect.direct_route = options_.direct_route;
     Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
     absl::Status s = sdk::ConnectSeats(connect, [this]() -> sdk::SeatHandler {
       const int n = ++seat_counter_;
@@ -96,44 +115,85 @@ class BotHost::Player {
       // The Python SDK's stdio mode reads every message; a stdio program
       // gets the bridge's default lines (decision requests only).
       o.events = version_->package.kind != "stdio";
+      // The SDKs read binary lines: no JSON on the decision's path.
+      o.binary = o.events;
       o.label = absl::StrCat(bot_, "[", n, "]");
       o.command = PackageCommand(version_->package, "/bot");
       // A process started ahead of time (it has seen no card), else a new one.
-      o.start = [this]() -> absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> {
+      auto log_path = std::make_shared<std::string>();
+      o.start = [this, log_path]() -> absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> {
         {
           absl::MutexLock lock(&spare_mu_);
           while (!spare_.empty()) {
-            std::unique_ptr<stdio::ChildProcess> ready = std::move(spare_.front());
+            Spare ready = std::move(spare_.front());
             spare_.pop_front();
-            if (!ready->exited()) return ready;
+            if (!ready.child->exited()) {
+              *log_path = ready.log;
+              return std::move(ready.child);
+            }
           }
         }
-        return sandbox_->Start(Spec());
+        SandboxSpec spec = Spec();
+        *log_path = spec.stderr_path;
+        return sandbox_->Start(spec);
       };
       auto bot = std::make_unique<stdio::StdioBot>(o);
       stdio::StdioBot* stdio = bot.get();
       absl::Status started = stdio->Start();
       struct Seat {
-        Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count)
-            : session(std::move(b)), stdio(s), count(count) {
+        Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count,
+             std::string label)
+            : session(std::move(b)), stdio(s), count(count), label(std::move(label)) {
           ++*count;
         }
         ~Seat() {
           stdio->Finish();
           --*count;
+          // The seat's standard error to the arena, for the bot's owner.
+          if (report && !match_id.empty() && !log_path->empty())
+            report(match_id, seat, ReadTail(*log_path, max_log));
+          // The pipe hop and the bot's thinking, as the host sees them (the
+          // referee's decision time adds the network and this host's gRPC).
+          if (decisions > 0)
+            Log(absl::StrCat(label, ": seat ended, ", decisions, " decisions, ",
+                             absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(in_bot) / decisions),
+                             " ms each in the bot process (pipes included)"));
         }
         sdk::BotSession session;
         stdio::StdioBot* stdio;
         std::atomic<int>* count;
+        std::string label;
         std::optional<std::string> failure;
+        int decisions = 0;
+        absl::Duration in_bot;
+        std::string match_id;  // from the MatchStart
+        int seat = 0;
+        std::shared_ptr<std::string> log_path;
+        size_t max_log = 0;
+        std::function<void(const std::string&, int, std::string)> report;
       };
-      auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_);
+      auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_, o.label);
+      seat->log_path = log_path;
+      seat->max_log = options_.seat_log_bytes;
+      if (report_log_)
+        seat->report = [this](const std::string& match, int s, std::string log) {
+          report_log_(bot_, match, s, std::move(log));
+        };
       if (!started.ok()) seat->failure = std::string(started.message());
       const bool events = o.events;
       return [seat, events](const v1::RefereeMessage& m) -> std::optional<v1::BotMessage> {
+        if (m.has_match_start()) {
+          seat->match_id = m.match_start().match_id();
+          seat->seat = m.match_start().seat();
+        }
         if (!seat->failure) {
           if (events && !m.has_decision_request()) seat->stdio->Forward(m);
+          const absl::Time start = absl::Now();
           std::optional<v1::BotMessage> reply = seat->session.Handle(m);
+          if (m.has_decision_request()) {
+            ++seat->decisions;
+            seat->in_bot += absl::Now() - start;
+          }
           if (seat->stdio->failure()) seat->failure = *seat->stdio->failure();
           if (!seat->failure) {
             if (seat->stdio->timed_out()) return std::nullopt;
@@ -176,10 +236,11 @@ class BotHost::Player {
       const bool stopping = stopping_;
       spare_mu_.Unlock();
       if (stopping) return;
-      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(Spec());
+      SandboxSpec spec = Spec();
+      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
       absl::MutexLock lock(&spare_mu_);
       if (child.ok() && !stopping_) {
-        spare_.push_back(*std::move(child));
+        spare_.push_back(Spare{*std::move(child), spec.stderr_path});
       } else if (!child.ok()) {
         Log(absl::StrCat(bot_, ": cannot start a process ahead: ", child.status().message()));
         spare_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
@@ -191,6 +252,7 @@ class BotHost::Player {
   const Sandbox* sandbox_;
   const std::string bot_;
   const std::shared_ptr<LocalVersion> version_;
+  const ReportLog report_log_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> ended_{false};
   std::atomic<int> seats_{0};
@@ -198,7 +260,11 @@ class BotHost::Player {
   std::atomic<int> run_counter_{0};
   std::string logs_;
   absl::Mutex spare_mu_;
-  std::deque<std::unique_ptr<stdio::ChildProcess>> spare_ ABSL_GUARDED_BY(spare_mu_);
+  struct Spare {
+    std::unique_ptr<stdio::ChildProcess> child;
+    std::string log;  // its standard error's file
+  };
+  std::deque<Spare> spare_ ABSL_GUARDED_BY(spare_mu_);
   bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;
   std::thread refiller_;
   std::thread thread_;
@@ -392,6 +458,54 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     Log(absl::StrCat("version ", info.id(), " of ", info.bot(), ": ", v->ok ? "ready" : "failed",
                      rs.ok() ? "" : absl::StrCat(" (report: ", rs.error_message(), ")")));
   };
+  // Seats' standard error go to the arena from a thread of their own (a
+  // seat ends on its connection's threads, which must not wait for the call).
+  struct LogQueue {
+    absl::Mutex mu;
+    std::deque<v1::ReportSeatLogRequest> queue ABSL_GUARDED_BY(mu);
+    bool done ABSL_GUARDED_BY(mu) = false;
+  };
+  auto logs = std::make_shared<LogQueue>();
+  Player::ReportLog report_log = [logs](const std::string& bot, const std::string& match, int seat,
+                                        std::string log) {
+    v1::ReportSeatLogRequest r;
+    r.set_bot(bot);
+    r.set_match_id(match);
+    r.set_seat(seat);
+    r.set_log(std::move(log));
+    absl::MutexLock lock(&logs->mu);
+    if (logs->queue.size() < 256) logs->queue.push_back(std::move(r));  // else dropped
+  };
+  std::thread log_sender([logs, &stub, call] {
+    auto ready = [logs]() ABSL_SHARED_LOCKS_REQUIRED(logs->mu) {
+      return logs->done || !logs->queue.empty();
+    };
+    while (true) {
+      logs->mu.LockWhen(absl::Condition(&ready));
+      if (logs->queue.empty()) {  // done
+        logs->mu.Unlock();
+        return;
+      }
+      v1::ReportSeatLogRequest r = std::move(logs->queue.front());
+      logs->queue.pop_front();
+      logs->mu.Unlock();
+      grpc::ClientContext c;
+      call(&c);
+      c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+      v1::ReportSeatLogResponse out;
+      grpc::Status s = stub->ReportSeatLog(&c, r, &out);
+      if (!s.ok())
+        Log(absl::StrCat(r.bot(), ": the standard error of seat ", r.seat(), " of ", r.match_id(),
+                         " was not kept: ", s.error_message()));
+    }
+  });
+  auto stop_sender = [&] {
+    {
+      absl::MutexLock lock(&logs->mu);
+      logs->done = true;
+    }
+    if (log_sender.joinable()) log_sender.join();
+  };
   bool first = true;
   absl::Duration every = absl::Seconds(2);
   while (!stop.load()) {
@@ -405,6 +519,7 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     if (!s.ok()) {
       if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED || (first && s.error_code() != grpc::StatusCode::UNAVAILABLE)) {
         players_.clear();
+        stop_sender();
         for (std::thread& t : builders) t.join();
         return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                             absl::StrCat("the arena refused the sync: ", s.error_message()));
@@ -439,7 +554,7 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
           pending_switch.erase(b.bot());
         }
         players_[b.bot()] = nullptr;  // the old connection ends first
-        players_[b.bot()] = std::make_unique<Player>(options_, sandbox_.get(), b.bot(), v);
+        players_[b.bot()] = std::make_unique<Player>(options_, sandbox_.get(), b.bot(), v, report_log);
       }
       for (auto it = players_.begin(); it != players_.end();) {
         if (!held.count(it->first)) {
@@ -454,6 +569,7 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     while (!stop.load() && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));
   }
   players_.clear();
+  stop_sender();
   for (std::thread& t : builders) t.join();
   return absl::OkStatus();
 }

@@ -43,6 +43,12 @@ struct BotHostOptions {
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build
   absl::Duration check_timeout = absl::Minutes(1);   // checking a Python bot or a script
   absl::Duration switch_wait = absl::Seconds(30);  // then a new version switches mid-match
+  // Seats joined at the referee when the arena offers it (gateway.proto,
+  // JoinReferee): no relay on the decision's path. false: all relayed.
+  bool direct_route = true;
+  // The end of each seat's standard error sent to the arena when the seat
+  // ends (for the bot's owner; the arena keeps at most 64 KiB).
+  size_t seat_log_bytes = 64 << 10;
   transport::TransportOptions transport;
 };
 

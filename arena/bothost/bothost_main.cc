@@ -51,6 +51,12 @@ ABSL_FLAG(int, build_timeout_s, 300, "wall time of one C++ build");
 ABSL_FLAG(int, check_timeout_s, 60, "wall time of checking one Python bot or script");
 ABSL_FLAG(int, switch_wait_s, 30,
           "a new version waits for its bot to hold no seat at most this long, then switches");
+ABSL_FLAG(int, seat_log_kb, 64,
+          "the end of each seat's standard error sent to the arena when the seat ends, for "
+          "the bot's owner (`tarock-arena-cli match stderr`); the arena keeps at most 64 KiB");
+ABSL_FLAG(bool, direct_route, true,
+          "join the referee for each seat when the arena offers it (its --dial_in_route; "
+          "the decision then skips the arena's relay); false: every seat relayed by the arena");
 ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
 
 namespace {
@@ -116,6 +122,8 @@ int main(int argc, char** argv) {
   o.build_timeout = absl::Seconds(absl::GetFlag(FLAGS_build_timeout_s));
   o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
   o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
+  o.direct_route = absl::GetFlag(FLAGS_direct_route);
+  o.seat_log_bytes = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_seat_log_kb))) << 10;
   o.transport = tarock::transport::TransportOptionsFromFlags();
 
   tarock::bothost::SandboxOptions sandbox_options;

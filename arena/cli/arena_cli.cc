@@ -80,7 +80,7 @@ ABSL_FLAG(uint64_t, seed, 0,
 ABSL_FLAG(std::string, name, "", "tournament name; events create: the event's name; events join: your name");
 ABSL_FLAG(bool, wait, false, "tournament run, test run: wait until it finishes and print the result");
 ABSL_FLAG(bool, record, false, "match show: print the record");
-ABSL_FLAG(std::string, bot, "", "matches: only this bot's");
+ABSL_FLAG(std::string, bot, "", "matches: only this bot's; match stderr: the bot whose standard error");
 ABSL_FLAG(std::string, status, "", "matches: only those pending, running, done or failed");
 ABSL_FLAG(int, limit, 0, "matches: how many (0: 50); audit: how many (0: 100)");
 ABSL_FLAG(std::string, target, "", "audit: only entries about this, e.g. bot:alpha or ladder:1");
@@ -91,6 +91,9 @@ ABSL_FLAG(bool, json, false, "print JSON");
 ABSL_FLAG(std::string, kind, "",
           "bots upload: python, cpp or stdio (default: by convention; docs/hosting.md); "
           "events create: class or competition (default: class)");
+ABSL_FLAG(bool, reset_rating, false,
+          "bots upload: the bot's ratings start again from the prior with this version "
+          "(default: they carry over)");
 ABSL_FLAG(std::string, entry, "", "bots upload: the entry point (default: tarock.json or convention)");
 ABSL_FLAG(bool, hosted, false, "bots add: the bot is hosted by the arena's bot hosts (then bots upload; only the hosts connect for it)");
 
@@ -188,7 +191,7 @@ constexpr char kUsage[] =
     "  bots update NAME --token=T [--endpoint=..] [--variants=..]\n"
     "  bots retire NAME --token=T\n"
     "  bots list [--all]            bots show NAME\n"
-    "  bots upload NAME --token=T PATH [--kind=python|cpp|stdio] [--entry=FILE]   a hosted version\n"
+    "  bots upload NAME --token=T PATH [--kind=python|cpp|stdio] [--entry=FILE] [--reset_rating]   a hosted version\n"
     "                               (PATH: a file, a folder or a .zip; docs/hosting.md)\n"
     "  bots versions NAME [--token=T]   versions, their status (and build logs, with the token)\n"
     "  hosts add NAME               issue a bot host's token (needs the admin token)\n"
@@ -202,6 +205,7 @@ constexpr char kUsage[] =
     "  leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS]\n"
     "  matches [--variant=V] [--bot=B] [--status=pending|running|done|failed] [--limit=N]\n"
     "  match show ID [--record]\n"
+    "  match stderr ID --bot NAME --token T   a hosted bot's standard error (its owner)\n"
     "  export [--variant=V]         every finished match record, one JSON line each\n"
     "  status\n"
     "  audit [--target=bot:NAME] [--limit=N] [--before=ID]   the audit log (needs the admin token)\n"
@@ -313,6 +317,7 @@ int main(int argc, char** argv) {
       r.set_content(packed->second);
       r.set_kind(absl::GetFlag(FLAGS_kind));
       r.set_entry(absl::GetFlag(FLAGS_entry));
+      r.set_reset_rating(absl::GetFlag(FLAGS_reset_rating));
       v1::VersionInfo out;
       grpc::Status s = hosting->UploadVersion(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
@@ -561,8 +566,24 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (cmd == "match" && sub == "stderr") {
+    // A hosted bot's standard error in a match, for its owner.
+    if (arg.empty() || absl::GetFlag(FLAGS_bot).empty())
+      return Fail("match stderr ID --bot NAME --token T");
+    auto hosting = v1::Hosting::NewStub(*channel);
+    v1::GetSeatLogRequest r;
+    r.set_match_id(arg);
+    r.set_bot(absl::GetFlag(FLAGS_bot));
+    r.set_token(tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN"));
+    v1::SeatLog out;
+    grpc::Status s = hosting->GetSeatLog(context().get(), r, &out);
+    if (!s.ok()) return Fail(s);
+    if (json) PrintJson(out);
+    else std::cout << out.log() << (out.log().empty() || out.log().back() == '\n' ? "" : "\n");
+    return 0;
+  }
   if (cmd == "match") {
-    if (sub != "show" || arg.empty()) return Fail("match show ID [--record]");
+    if (sub != "show" || arg.empty()) return Fail("match show ID [--record] | match stderr ID --bot NAME --token T");
     v1::GetMatchRequest r;
     r.set_id(arg);
     r.set_with_record(absl::GetFlag(FLAGS_record));

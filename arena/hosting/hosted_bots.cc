@@ -21,7 +21,8 @@ absl::StatusOr<BotRow> HostedBots::OwnedBot(const std::string& bot, const std::s
 absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std::string& token,
                                               const std::string& filename,
                                               const std::string& content, const std::string& kind,
-                                              const std::string& entry) {
+                                              const std::string& entry,
+                                              bool reset_rating) {
   absl::StatusOr<BotRow> row = OwnedBot(bot, token);
   if (!row.ok()) return row.status();
   if (row->retired) return absl::FailedPreconditionError("the bot is retired");
@@ -46,6 +47,9 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   v.content = absl::Base64Escape(content);
   absl::StatusOr<int64_t> id = store_->AddVersion(v, options_.versions_kept);
   if (!id.ok()) return id.status();
+  if (reset_rating) {
+    if (absl::Status s = store_->ResetRatings(v.bot_id); !s.ok()) return s;
+  }
   return store_->GetVersion(*id).value_or(v);
 }
 
@@ -145,6 +149,49 @@ absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
   if (!HeldBy(v->bot_id, host.id, absl::Now()))
     return absl::PermissionDeniedError("this host does not hold the version's bot");
   return v;
+}
+
+absl::Status HostedBots::ReportSeatLog(const HostRow& host, const std::string& bot,
+                                       const std::string& match_id, int seat,
+                                       const std::string& log) {
+  absl::StatusOr<BotRow> row = store_->FindBot(bot);
+  if (!row.ok()) return absl::NotFoundError("no such bot");
+  {
+    absl::MutexLock lock(&mu_);
+    if (!HeldBy(row->id, host.id, absl::Now()))
+      return absl::PermissionDeniedError("this host does not hold the bot");
+  }
+  absl::StatusOr<MatchRow> match = store_->GetMatch(match_id);
+  if (!match.ok()) return absl::NotFoundError("no such match");
+  if (seat < 0 || seat >= static_cast<int>(match->bot_ids.size()) ||
+      match->bot_ids[seat] != row->id)
+    return absl::PermissionDeniedError("the bot does not play that seat");
+  const std::string kept =
+      log.size() > options_.max_seat_log
+          ? absl::StrCat("[the first ", log.size() - options_.max_seat_log, " bytes cut]\n",
+                         log.substr(log.size() - options_.max_seat_log))
+          : log;
+  return store_->PutSeatLog(match_id, seat, row->id, kept);
+}
+
+absl::StatusOr<HostedBots::SeatLogOut> HostedBots::SeatLogFor(
+    const std::string& match_id, const std::string& bot, const std::string& token,
+    const std::function<bool(const MatchRow&)>& deal_public) {
+  absl::StatusOr<BotRow> row = OwnedBot(bot, token);
+  if (!row.ok()) return row.status();
+  absl::StatusOr<MatchRow> match = store_->GetMatch(match_id);
+  if (!match.ok()) return absl::NotFoundError("no such match");
+  int seat = -1;
+  for (size_t i = 0; i < match->bot_ids.size(); ++i)
+    if (match->bot_ids[i] == row->id) seat = static_cast<int>(i);
+  if (seat < 0) return absl::NotFoundError(absl::StrCat(bot, " has no seat in ", match_id));
+  if (!deal_public(*match))
+    return absl::FailedPreconditionError(
+        "the match's deal is still being played at another table (or the match runs): its "
+        "standard error is shown once every table of the deal has finished");
+  absl::StatusOr<std::string> log = store_->SeatLog(match_id, seat);
+  if (!log.ok()) return log.status();
+  return SeatLogOut{seat, *std::move(log)};
 }
 
 absl::StatusOr<VersionRow> HostedBots::ReportBuild(const HostRow& host, int64_t id, bool ok,

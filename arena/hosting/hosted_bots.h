@@ -18,6 +18,7 @@
 #define TAROCK_ARENA_HOSTING_HOSTED_BOTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct HostingOptions {
   absl::Duration host_lease = absl::Seconds(15);  // a host that has not synced this long loses its bots
   absl::Duration sync_every = absl::Seconds(2);   // told to hosts
   size_t max_build_log = 64 << 10;
+  size_t max_seat_log = 64 << 10;  // a seat's standard error kept (its end)
 };
 
 class HostedBots {
@@ -52,9 +54,12 @@ class HostedBots {
   // with an endpoint: hosted bots are registered with --dial_in),
   // RESOURCE_EXHAUSTED (uploads per hour), INVALID_ARGUMENT (the package's
   // one line). Nothing is stored on an error.
+  // With `reset_rating` the bot's ratings start again from the prior
+  // (Store::ResetRatings) once the version is stored; by default they carry over.
   absl::StatusOr<VersionRow> Upload(const std::string& bot, const std::string& token,
                                     const std::string& filename, const std::string& content,
-                                    const std::string& kind, const std::string& entry);
+                                    const std::string& kind, const std::string& entry,
+                                    bool reset_rating = false);
   // A bot's versions, newest first; build logs only with the right token
   // (`*owner` says whether it was).
   absl::StatusOr<std::vector<VersionRow>> Versions(const std::string& bot, const std::string& token,
@@ -85,6 +90,25 @@ class HostedBots {
   // hosted, or held by another host).
   absl::StatusOr<std::pair<int64_t, std::string>> AuthenticateHostedBot(const std::string& token,
                                                                          const std::string& name);
+  // The host that holds `bot` reports a seat's standard error (the end of
+  // it: at most max_seat_log bytes are kept). PERMISSION_DENIED unless the
+  // host holds the bot and the bot plays that seat of that match.
+  absl::Status ReportSeatLog(const HostRow& host, const std::string& bot,
+                             const std::string& match_id, int seat, const std::string& log);
+  // The owner reads the bot's standard error in a match (every seat it
+  // played there, in seat order). `deal_public`: whether the match's deal may
+  // be shown (Scheduler::DealPublic): the log holds the bot's own cards, so
+  // it waits until no table of the deal is still being played.
+  // PERMISSION_DENIED wrong token, NOT_FOUND no such bot/match/log,
+  // FAILED_PRECONDITION the deal is not public yet.
+  struct SeatLogOut {
+    int seat = 0;
+    std::string log;
+  };
+  absl::StatusOr<SeatLogOut> SeatLogFor(const std::string& match_id, const std::string& bot,
+                                        const std::string& token,
+                                        const std::function<bool(const MatchRow&)>& deal_public);
+
   // Does version `id` belong to bot `bot_id`? (For the seats that name it.)
   bool VersionOfBot(int64_t id, int64_t bot_id);
 

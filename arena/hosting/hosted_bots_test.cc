@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/dial_in.h"
+#include "arena/scheduler/scheduler.h"
 #include "arena/store/sqlite_store.h"
 
 namespace tarock::arena {
@@ -99,6 +100,58 @@ TEST(HostedBotsTest, ABotInAFrozenEventPlaysTheVersionReadyAtTheFreeze) {
   ASSERT_TRUE((*store)->UpdateEvent(e).ok());
   h = held();
   EXPECT_EQ(h.ready->id, ids[1]);
+  store->reset();
+  fs::remove_all(dir);
+}
+
+// bots upload --reset_rating: the upload is stored, the bot's ratings are
+// gone (its next rated match starts from the prior), and the reset is on
+// record, so rebuilding the ratings from the results agrees with the store.
+TEST(HostedBotsTest, AnUploadWithResetRatingStartsTheRatingsAgain) {
+  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_reset_", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "arena.db").string();
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status();
+  BotRow bot;
+  bot.name = "hosted";
+  bot.endpoint = kDialInEndpoint;
+  bot.owner = "ann";
+  bot.variants = {"slovenian-4p"};
+  bot.token_hash = HashToken("t");
+  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
+  ASSERT_TRUE(added.ok());
+  {  // A rating in two pools (set directly: no match needed for this).
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           absl::StrCat("INSERT INTO ratings VALUES (", added->id,
+                                        ", 'slovenian-4p', 31.5, 2.0, 40, 1), (", added->id,
+                                        ", 'slovenian-4p@3', 20.0, 4.0, 9, 0);")
+                               .c_str(),
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  ASSERT_EQ((*store)->RatingsOfBot(added->id).size(), 2u);
+  HostedBots hosted(store->get());
+  const std::string py = "def decide(s):\n    return s.legal_actions[0]\n";
+  // By default the rating carries over.
+  ASSERT_TRUE(hosted.Upload("hosted", "t", "bot.py", py, "", "").ok());
+  EXPECT_EQ((*store)->RatingsOfBot(added->id).size(), 2u);
+  EXPECT_TRUE((*store)->RatingResets().empty());
+  // The wrong token resets nothing.
+  EXPECT_FALSE(hosted.Upload("hosted", "x", "bot.py", py, "", "", true).ok());
+  EXPECT_EQ((*store)->RatingsOfBot(added->id).size(), 2u);
+  EXPECT_FALSE(VerifyRatings(**store, RatingModel()).ok());  // 2 ratings no result explains
+  absl::StatusOr<VersionRow> v = hosted.Upload("hosted", "t", "bot.py", py, "", "", true);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->status, "building");
+  EXPECT_TRUE((*store)->RatingsOfBot(added->id).empty());
+  ASSERT_EQ((*store)->RatingResets().size(), 1u);
+  EXPECT_EQ((*store)->RatingResets()[0].first, added->id);
+  EXPECT_TRUE(VerifyRatings(**store, RatingModel()).ok());
   store->reset();
   fs::remove_all(dir);
 }

@@ -5,6 +5,7 @@
 #include "arena/store/rating_pool.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -246,7 +247,16 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model,
     if (modes.ok() && modes->second == RatingModelKind::kMargin) margin_ladders.insert(l.id);
   }
   std::map<std::pair<int64_t, std::string>, RatingRow> rebuilt;
+  // Resets (Store::ResetRatings) drop a bot's ratings after the match they follow.
+  const std::vector<std::pair<int64_t, int64_t>> resets = store.RatingResets();
+  size_t next_reset = 0;
+  auto reset_until = [&](int64_t seq) {
+    for (; next_reset < resets.size() && resets[next_reset].second < seq; ++next_reset)
+      for (auto it = rebuilt.begin(); it != rebuilt.end();)
+        it = it->first.first == resets[next_reset].first ? rebuilt.erase(it) : std::next(it);
+  };
   store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
+    reset_until(m.seq);
     if (m.kind == "play" || m.kind == "test") return;  // never rated
     if (m.kind == "ladder" && margin_ladders.count(m.ladder_id)) return;  // rated per set
     std::vector<std::optional<RatingRow>> current;
@@ -257,6 +267,7 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model,
     for (const RatingRow& r : RateMatch(model, RatingPool(m.variant, m.event_id), seats, current))
       rebuilt[{r.bot_id, r.variant}] = r;
   });
+  reset_until(std::numeric_limits<int64_t>::max());
   size_t stored_count = 0;
   for (const BotRow& b : store.ListBots(true)) {
     for (const RatingRow& r : store.RatingsOfBot(b.id)) {

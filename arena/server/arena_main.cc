@@ -40,6 +40,7 @@
 #include "arena/scheduler/referee_resolver.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/admission.h"
+#include "arena/server/hosting_http.h"
 #include "arena/server/arena_service.h"
 #include "arena/server/grpc_bot_prober.h"
 #include "arena/server/grpc_referee_client.h"
@@ -471,6 +472,7 @@ int main(int argc, char** argv) {
   if (!http_listen.empty()) {
     tarock::arena::play::RegisterPlayApi(&play, &http);
     tarock::arena::RegisterHttpApi(&scheduler, &registry, &http);
+    tarock::arena::RegisterHostingHttpApi(&hosted, store->get(), &scheduler, admission->get(), &http);
     auto [host, p] = tarock::metrics::SplitHostPort(http_listen);
     absl::StatusOr<int> bound = http.Start(host, p);
     if (!bound.ok()) return Fail(std::string(bound.status().message()));

@@ -68,10 +68,13 @@ grpc::Status HostingService::UploadVersion(grpc::ServerContext* context,
                                            const v1::UploadVersionRequest* r, v1::VersionInfo* out) {
   if (grpc::Status s = Admit(context, r->token(), Admission::Kind::kRegistration); !s.ok()) return s;
   absl::StatusOr<VersionRow> v =
-      hosted_->Upload(r->bot(), r->token(), r->filename(), r->content(), r->kind(), r->entry());
+      hosted_->Upload(r->bot(), r->token(), r->filename(), r->content(), r->kind(), r->entry(),
+                      r->reset_rating());
   Audit(context, v.ok() ? absl::StrCat("owner of ", r->bot()) : "unknown", "UploadVersion",
         absl::StrCat("bot:", r->bot()), v.status(),
-        v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256) : "");
+        v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256,
+                              r->reset_rating() ? " (ratings reset)" : "")
+             : "");
   if (!v.ok()) return ToGrpcStatus(v.status());
   *out = ToProto(*v, true);
   return grpc::Status::OK;
@@ -147,6 +150,29 @@ grpc::Status HostingService::ReportBuild(grpc::ServerContext* context,
         v.status(), r->ok() ? "ready" : "failed");
   if (!v.ok()) return ToGrpcStatus(v.status());
   *out = ToProto(*v, true);
+  return grpc::Status::OK;
+}
+
+grpc::Status HostingService::ReportSeatLog(grpc::ServerContext* context,
+                                           const v1::ReportSeatLogRequest* r,
+                                           v1::ReportSeatLogResponse*) {
+  if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
+  absl::StatusOr<HostRow> host = Host(context);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  return ToGrpcStatus(hosted_->ReportSeatLog(*host, r->bot(), r->match_id(), r->seat(), r->log()));
+}
+
+grpc::Status HostingService::GetSeatLog(grpc::ServerContext* context, const v1::GetSeatLogRequest* r,
+                                        v1::SeatLog* out) {
+  if (grpc::Status s = Admit(context, r->token()); !s.ok()) return s;
+  absl::StatusOr<HostedBots::SeatLogOut> log = hosted_->SeatLogFor(
+      r->match_id(), r->bot(), r->token(),
+      [this](const MatchRow& m) { return scheduler_->DealPublic(m); });
+  if (!log.ok()) return ToGrpcStatus(log.status());
+  out->set_match_id(r->match_id());
+  out->set_bot(r->bot());
+  out->set_seat(log->seat);
+  out->set_log(log->log);
   return grpc::Status::OK;
 }
 

@@ -36,6 +36,10 @@ class HostingService final : public v1::Hosting::Service {
                             v1::VersionContent* out) override;
   grpc::Status ReportBuild(grpc::ServerContext*, const v1::ReportBuildRequest* r,
                            v1::VersionInfo* out) override;
+  grpc::Status ReportSeatLog(grpc::ServerContext*, const v1::ReportSeatLogRequest* r,
+                             v1::ReportSeatLogResponse* out) override;
+  grpc::Status GetSeatLog(grpc::ServerContext*, const v1::GetSeatLogRequest* r,
+                          v1::SeatLog* out) override;
 
   // A version as the API shows it (the build log only when `with_log`).
   static v1::VersionInfo ToProto(const VersionRow& v, bool with_log);

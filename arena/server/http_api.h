@@ -14,6 +14,7 @@
 //   GET /api/live/matches/{id}         server-sent events of a running match's public
 //                                      view: "match", "hand", "action", "hand_end", "end"
 //   GET /metrics                       Prometheus text format: `registry` and process_*
+//   (hosted bots' versions, faults and standard error: hosting_http.h)
 // Bodies are protobuf's JSON mapping of the arena.proto messages (field names
 // as in the proto). Errors: {"error": "..."} with the status of http_json.h.
 //

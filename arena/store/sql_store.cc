@@ -4,6 +4,7 @@
 #include <functional>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
@@ -298,6 +299,23 @@ CREATE TABLE margin_noise (
   residuals REAL NOT NULL
 );
 )sql",
+    // 11 -> 12: rating resets (a hosted bot's new version with
+    // --reset_rating): the bot's ratings start again after match seq
+    // after_seq; and each hosted seat's standard error (base64), for its owner.
+    R"sql(
+CREATE TABLE rating_resets (
+  id INTEGER PRIMARY KEY,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  after_seq INTEGER NOT NULL
+);
+CREATE TABLE seat_logs (
+  match_id TEXT NOT NULL,
+  seat INTEGER NOT NULL,
+  bot_id INTEGER NOT NULL REFERENCES bots(id),
+  log TEXT NOT NULL,
+  PRIMARY KEY (match_id, seat)
+);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -525,6 +543,52 @@ std::optional<RatingRow> SqlStore::GetRating(int64_t bot_id, const std::string& 
   s.Bind(1, bot_id).Bind(2, variant);
   if (s.Step() != kRow) return std::nullopt;
   return ReadRating(s);
+}
+
+absl::Status SqlStore::ResetRatings(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = BeginWrite(); !s.ok()) return s;  // both or neither
+  Stmt add(db_.get(),
+           "INSERT INTO rating_resets (bot_id, after_seq) "
+           "SELECT ?, COALESCE(MAX(seq), 0) FROM matches WHERE status = 'done'");
+  add.Bind(1, bot_id);
+  Stmt del(db_.get(), "DELETE FROM ratings WHERE bot_id = ?");
+  del.Bind(1, bot_id);
+  if (add.Step() != kDone || del.Step() != kDone) {
+    absl::Status s = SqlError(db_.get(), "reset ratings");
+    Exec("ROLLBACK;").IgnoreError();
+    return s;
+  }
+  return Exec("COMMIT;");
+}
+
+absl::Status SqlStore::PutSeatLog(const std::string& match_id, int seat, int64_t bot_id,
+                                  const std::string& log) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "INSERT INTO seat_logs (match_id, seat, bot_id, log) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(match_id, seat) DO UPDATE SET bot_id = excluded.bot_id, log = excluded.log");
+  s.Bind(1, match_id).Bind(2, seat).Bind(3, bot_id).Bind(4, absl::Base64Escape(log));
+  if (s.Step() != kDone) return SqlError(db_.get(), "put seat log");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> SqlStore::SeatLog(const std::string& match_id, int seat) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT log FROM seat_logs WHERE match_id = ? AND seat = ?");
+  s.Bind(1, match_id).Bind(2, seat);
+  if (s.Step() != kRow) return absl::NotFoundError("no standard error was kept for this seat");
+  std::string log;
+  if (!absl::Base64Unescape(s.Text(0), &log)) return absl::DataLossError("a damaged seat log");
+  return log;
+}
+
+std::vector<std::pair<int64_t, int64_t>> SqlStore::RatingResets() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), "SELECT bot_id, after_seq FROM rating_resets ORDER BY id");
+  std::vector<std::pair<int64_t, int64_t>> out;
+  while (s.Step() == kRow) out.emplace_back(s.Int(0), s.Int(1));
+  return out;
 }
 
 std::vector<RatingRow> SqlStore::RatingsOfBot(int64_t bot_id) {

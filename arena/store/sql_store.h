@@ -101,6 +101,8 @@ class SqlStore : public Store {
   std::vector<BotRow> ListBots(bool include_retired) override;
   std::optional<RatingRow> GetRating(int64_t bot_id, const std::string& variant) override;
   std::vector<RatingRow> RatingsOfBot(int64_t bot_id) override;
+  absl::Status ResetRatings(int64_t bot_id) override;
+  std::vector<std::pair<int64_t, int64_t>> RatingResets() override;
   std::vector<RatingRow> RatingsOfVariant(const std::string& variant) override;
   std::vector<HistoryRow> HistoryOfBot(int64_t bot_id) override;
   absl::Status InsertMatch(const MatchRow& match) override;
@@ -175,6 +177,9 @@ class SqlStore : public Store {
                                   int limit) override;
   absl::StatusOr<int64_t> AddVersion(const VersionRow& version, int keep) override;
   std::vector<VersionRow> ListVersions(int64_t bot_id) override;
+  absl::Status PutSeatLog(const std::string& match_id, int seat, int64_t bot_id,
+                          const std::string& log) override;
+  absl::StatusOr<std::string> SeatLog(const std::string& match_id, int seat) override;
   absl::StatusOr<VersionRow> GetVersion(int64_t id) override;
   absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                 const std::string& build_log) override;

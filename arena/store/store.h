@@ -338,7 +338,7 @@ struct CommitOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 11;
+  static constexpr int kSchemaVersion = 12;
 
   virtual ~Store() = default;
 
@@ -356,6 +356,14 @@ class Store {
   virtual std::vector<RatingRow> RatingsOfBot(int64_t bot_id) = 0;
   virtual std::vector<RatingRow> RatingsOfVariant(const std::string& variant) = 0;
   virtual std::vector<HistoryRow> HistoryOfBot(int64_t bot_id) = 0;
+  // A fresh start (a hosted bot's new version uploaded with --reset_rating):
+  // removes the bot's ratings in every pool, so its next rated match starts
+  // from the prior, and records the reset after the newest committed match
+  // (RatingResets) so that rebuilding the ratings from the results
+  // (VerifyRatings) does the same. Its rating history stays.
+  virtual absl::Status ResetRatings(int64_t bot_id) = 0;
+  // (bot id, seq of the last match committed before the reset), oldest first.
+  virtual std::vector<std::pair<int64_t, int64_t>> RatingResets() = 0;
 
   // Matches.
   virtual absl::Status InsertMatch(const MatchRow& match) = 0;
@@ -526,6 +534,11 @@ class Store {
   // SetVersionStatus: "ready" also sets ready_at; "failed" keeps the log.
   virtual absl::StatusOr<int64_t> AddVersion(const VersionRow& version, int keep) = 0;
   virtual std::vector<VersionRow> ListVersions(int64_t bot_id) = 0;
+  // A hosted seat's standard error (schema 11), one per (match, seat);
+  // a second report replaces the first. SeatLog: NOT_FOUND when none.
+  virtual absl::Status PutSeatLog(const std::string& match_id, int seat, int64_t bot_id,
+                                  const std::string& log) = 0;
+  virtual absl::StatusOr<std::string> SeatLog(const std::string& match_id, int seat) = 0;
   virtual absl::StatusOr<VersionRow> GetVersion(int64_t id) = 0;
   virtual absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                         const std::string& build_log) = 0;

@@ -381,11 +381,13 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 11 added (margin ratings), version 10 (hosted bots), version 9 (events), version 8
+// What schema version 12 added (rating resets, seat logs), version 11 (margin ratings), version 10 (hosted bots), version 9 (events), version 8
 // (names unique whatever their case), version 7 (sealed seeds), version 6
 // (leases), version 5 (the audit log), version 4 (tests), then version 3
 // (the web pages' statistics and indexes).
+#define kDropVersion12 "DROP TABLE rating_resets; DROP TABLE seat_logs; "
 #define kDropVersion11                                                                       \
+  kDropVersion12                                                                             \
   "DROP TABLE margin_noise; DROP TABLE margin_history; DROP TABLE margin_ratings; "         \
   "DROP TABLE margin_sets; DROP INDEX matches_ladder_seed; "                                \
   "ALTER TABLE matches DROP COLUMN set_tables; "

@@ -16,6 +16,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "referee/tools/program_usage.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "tarock/sdk/health.h"
 #include "tarock/v1/tarock.grpc.pb.h"
@@ -128,7 +129,12 @@ absl::Status ServeStdio(BotFactory factory) {
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
     v1::RefereeMessage message;
-    if (!google::protobuf::util::JsonStringToMessage(line, &message, options).ok()) {
+    // "pb:" + base64 of the binary message (tarock-bothost's lines), else JSON.
+    std::string bytes;
+    if (line.compare(0, 3, "pb:") == 0
+            ? !absl::Base64Unescape(absl::string_view(line).substr(3), &bytes) ||
+                  !message.ParseFromString(bytes)
+            : !google::protobuf::util::JsonStringToMessage(line, &message, options).ok()) {
       std::fprintf(stderr, "stdio: a line that is no RefereeMessage (%zu bytes)\n", line.size());
       continue;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -18,6 +19,10 @@ std::string ToJsonLine(const google::protobuf::Message& message) {
   std::string out;
   if (!google::protobuf::util::MessageToJsonString(message, &out, options).ok()) return "{}";
   return out;
+}
+
+std::string BinaryLine(const google::protobuf::Message& message) {
+  return absl::StrCat("pb:", absl::Base64Escape(message.SerializeAsString()));
 }
 
 std::string ActionFromLine(const std::string& line, size_t max_bytes) {
@@ -63,7 +68,7 @@ void StdioBot::Fail(const std::string& why) {
 void StdioBot::Forward(const v1::RefereeMessage& message) {
   if (!child_ || failure_) return;
   // Not a decision: a short deadline, the program is not expected to answer.
-  if (child_->WriteLine(ToJsonLine(message), absl::Now() + absl::Seconds(2)) ==
+  if (child_->WriteLine(options_.binary ? BinaryLine(message) : ToJsonLine(message), absl::Now() + absl::Seconds(2)) ==
       ChildProcess::Io::kClosed)
     Fail(absl::StrCat("the bot program stopped reading its input: it ", child_->ExitDescription()));
 }
@@ -83,7 +88,7 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
   if (options_.events) {
     v1::RefereeMessage wrapped;
     *wrapped.mutable_decision_request() = s.request();
-    line = ToJsonLine(wrapped);
+    line = options_.binary ? BinaryLine(wrapped) : ToJsonLine(wrapped);
   } else {
     line = ToJsonLine(s.request());
   }

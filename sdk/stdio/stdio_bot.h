@@ -39,6 +39,11 @@ struct StdioOptions {
   std::vector<std::string> command;  // argv of the program
   std::string log_path;              // its standard error ("" = inherited)
   bool events = false;               // send every referee message, not only requests
+  // With `events`: each message as "pb:" and the base64 of the binary
+  // RefereeMessage instead of JSON (BinaryLine). The SDKs' stdio modes read
+  // both; tarock-bothost uses it for python and cpp bots (JSON costs more than
+  // a quick bot's decision: ~0.2 ms to write here, ~0.4 ms to parse in Python).
+  bool binary = false;
   size_t max_line_bytes = 4096;      // longer answers are cut (and are no action)
   // Extra time after the referee's deadline (time left + grace) before the
   // bridge gives up on an answer; the referee has recorded the timeout by then.
@@ -51,6 +56,8 @@ struct StdioOptions {
 
 // One line of JSON for a message, as the program sees it.
 std::string ToJsonLine(const google::protobuf::Message& message);
+// One line for a message in the binary form: "pb:" + base64 of its bytes.
+std::string BinaryLine(const google::protobuf::Message& message);
 // The action in a line the program wrote: the line itself (trimmed), or the
 // "action" of a JSON object, or a JSON string; cut to `max_bytes` and cleaned
 // to printable ASCII so that it always travels as a well-formed message.

@@ -351,13 +351,13 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     ok &= WriteFile(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
     WriteFile(dirs[0] + "/memory.swap.max", "0");
     ok &= WriteFile(dirs[0] + "/pids.max", absl::StrCat(l.pids));
-    WriteFile(dirs[0] + "/cpu.max", absl::StrCat(quota, " 100000"));
+    WriteFile(dirs[0] + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000");
   } else {
     ok &= WriteFile(dirs[0] + "/memory.limit_in_bytes", absl::StrCat(l.memory_bytes));
     WriteFile(dirs[0] + "/memory.memsw.limit_in_bytes", absl::StrCat(l.memory_bytes));
     ok &= WriteFile(dirs[1] + "/pids.max", absl::StrCat(l.pids));
     WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
-    ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", absl::StrCat(quota));
+    ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
 

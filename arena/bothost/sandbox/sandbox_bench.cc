@@ -37,6 +37,32 @@ double Direct(const std::vector<std::string>& argv, const std::vector<std::strin
   return absl::ToDoubleMilliseconds(absl::Now() - start);
 }
 
+// Round trips of one short line through `cat` (the pipe hop of a hosted
+// decision with nothing to think): microseconds per round trip, each sample
+// the mean of `rounds` trips; `child` is already started.
+std::vector<double> RoundTrips(tarock::stdio::ChildProcess& child, int samples, int rounds) {
+  std::vector<double> out;
+  std::string line;
+  const std::string ping(200, 'x');
+  for (int s = 0; s < samples; ++s) {
+    const absl::Time start = absl::Now();
+    for (int r = 0; r < rounds; ++r) {
+      const absl::Time deadline = absl::Now() + absl::Seconds(10);
+      if (child.WriteLine(ping, deadline) != tarock::stdio::ChildProcess::Io::kOk ||
+          child.ReadLine(deadline, 4096, &line) != tarock::stdio::ChildProcess::Io::kOk)
+        return {};
+    }
+    out.push_back(absl::ToDoubleMicroseconds(absl::Now() - start) / rounds);
+  }
+  return out;
+}
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / v.size();
+}
+
 double Boxed(const Sandbox& sandbox, SandboxSpec spec) {
   const absl::Time start = absl::Now();
   if (!sandbox.Run(spec, absl::Seconds(30)).ok()) return -1;
@@ -87,6 +113,31 @@ int main(int argc, char** argv) {
       b.push_back(Boxed(**sandbox, spec));
     }
     std::printf("%-40s %12.1f %12.1f %10.1f\n", c.name, Median(d), Median(b), Median(b) - Median(d));
+  }
+  // The pipe hop: one line to `cat` and back, directly, in the sandbox with
+  // its CPU quota (--bot_cpus 1), and in the sandbox with no quota; the three
+  // interleaved so that they share the machine's load.
+  std::printf("\n%-40s %12s %12s\n", "round trip of a line through cat", "median us", "mean us");
+  {
+    auto direct = tarock::stdio::ChildProcess::Start({"/bin/cat"}, "/dev/null");
+    SandboxSpec spec;
+    spec.argv = {"/bin/cat"};
+    auto quota = (*sandbox)->Start(spec);
+    spec.limits.cpus = 0;  // no quota
+    auto free = (*sandbox)->Start(spec);
+    if (!direct.ok() || !quota.ok() || !free.ok()) {
+      std::fprintf(stderr, "cannot start cat\n");
+      return 1;
+    }
+    std::vector<double> d, q, f;
+    for (int i = 0; i < 20; ++i) {
+      for (double x : RoundTrips(**direct, 5, 100)) d.push_back(x);
+      for (double x : RoundTrips(**quota, 5, 100)) q.push_back(x);
+      for (double x : RoundTrips(**free, 5, 100)) f.push_back(x);
+    }
+    std::printf("%-40s %12.1f %12.1f\n", "direct", Median(d), Mean(d));
+    std::printf("%-40s %12.1f %12.1f\n", "sandbox, CPU quota 1 core", Median(q), Mean(q));
+    std::printf("%-40s %12.1f %12.1f\n", "sandbox, no CPU quota", Median(f), Mean(f));
   }
   return 0;
 }

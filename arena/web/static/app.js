@@ -401,6 +401,82 @@
           m.status === 'done' ? String(me.rank + 1) + ' / ' + m.seats.length : badge(m.status),
           m.status === 'done' ? signed(me.total) : '', finishedAgo(m)] };
       }), { empty: 'No match yet.', reflow: true })), el('p', null, el('a', { href: '/matches?bot=' + encodeURIComponent(bot.name) }, 'All matches of ' + bot.name + ' \u2192')))));
+    await faultPanel(bot);
+    if (bot.dial_in) await hostedPanel(bot);
+  }
+
+  // The latest faults with their cause (out of memory, timed out, ...).
+  async function faultPanel(bot) {
+    let list;
+    try { list = await api('/api/bots/' + encodeURIComponent(bot.name) + '/faults'); } catch (e) { return; }
+    const faults = list.faults || [];
+    if (!faults.length) return;
+    main.append(el('div', { class: 'panel', id: 'latest-faults' }, el('h2', null, 'Latest faults'), wrap(table([
+      { label: 'Match' }, { label: 'Cause' }, { label: 'Hand', cls: 'num' }, { label: 'Version', cls: 'num hide-sm' },
+      { label: 'Detail', cls: 'wrap' }, { label: 'Finished', cls: 'hide-sm' }],
+    faults.map((f) => ({ data: f, cells: [matchLink(f.match_id), el('span', { class: 'bad fault-cause' }, f.cause),
+      String(f.hand_index + 1), Number(f.version_id) ? 'v' + f.version_id : '\u2013', el('span', { class: 'muted' }, f.detail),
+      finishedAgo(f)] })), { reflow: true })),
+    el('p', { class: 'legend' }, 'The causes of a hosted bot\u2019s process ending (out of memory, too many processes, killed by the filter, output limit, crashed) come from its bot host; the limits are in docs/hosting.md.')));
+  }
+
+  // Hosted versions: the list (status; the build log with the bot's token)
+  // and the upload form. The token stays in this page (sent only as the
+  // Authorization header of these two calls), never in a URL or storage.
+  async function hostedPanel(bot) {
+    const base = '/api/bots/' + encodeURIComponent(bot.name) + '/versions';
+    const token = el('input', { type: 'password', id: 'upload-token', autocomplete: 'off', placeholder: 'the bot\u2019s token', size: 28 });
+    const file = el('input', { type: 'file', id: 'upload-file', accept: '.py,.zip,.cc,.cpp,.js,.awk,.sh' });
+    const kind = el('select', { id: 'upload-kind' }, ['', 'python', 'cpp', 'stdio'].map((k) => el('option', { value: k }, k || 'by its files')));
+    const entry = el('input', { id: 'upload-entry', placeholder: 'entry file (optional)', size: 18 });
+    const result = el('div', { id: 'upload-result', role: 'status' });
+    const listBox = el('div', { id: 'versions' });
+    const headers = () => (token.value ? { Authorization: 'Bearer ' + token.value.trim(), Accept: 'application/json' } : { Accept: 'application/json' });
+    async function load() {
+      let body;
+      try {
+        const res = await fetch(base, { headers: headers(), cache: 'no-store' });
+        body = await res.json();
+        if (!res.ok) throw new Error(body.error || ('HTTP ' + res.status));
+      } catch (e) { clear(listBox).appendChild(T.errorBox('Could not load the versions: ' + e.message)); return; }
+      const versions = body.versions || [];
+      clear(listBox).append(wrap(table([{ label: 'Version' }, { label: 'Status' }, { label: 'Kind' },
+        { label: 'Size', cls: 'num' }, { label: 'Uploaded', cls: 'hide-sm' }, { label: 'SHA-256', cls: 'hide-sm' }],
+      versions.map((v) => ({ data: v, cells: ['v' + v.id, badge(v.status, v.status === 'ready' ? 'done' : v.status === 'failed' ? 'failed' : 'running'),
+        v.kind + (v.interpreter ? ' (' + v.interpreter + ')' : ''), int(v.size), v.uploaded_at + ' UTC', el('code', null, String(v.sha256).slice(0, 12))] })),
+      { empty: 'No version uploaded yet: this bot plays only when its own process dials in.', reflow: true })));
+      if (body.owner) {
+        versions.filter((v) => v.build_log).forEach((v) => listBox.append(el('details', { class: 'build-log' },
+          el('summary', null, 'Build log of v' + v.id + ' (' + v.status + ')'), el('pre', null, v.build_log))));
+      }
+    }
+    async function upload(ev) {
+      ev.preventDefault();
+      const f = file.files && file.files[0];
+      if (!token.value.trim()) { clear(result).appendChild(T.errorBox('Paste the bot\u2019s token first.')); return; }
+      if (!f) { clear(result).appendChild(T.errorBox('Pick a file: a .py, a .zip, C++ sources or a script.')); return; }
+      const q = new URLSearchParams({ filename: f.name });
+      if (kind.value) q.set('kind', kind.value);
+      if (entry.value.trim()) q.set('entry', entry.value.trim());
+      clear(result).append(el('span', { class: 'muted' }, 'Uploading ' + f.name + '\u2026'));
+      let res; let body = {};
+      try {
+        res = await fetch(base + '?' + q.toString(), { method: 'POST', headers: Object.assign(headers(), { 'Content-Type': 'application/octet-stream' }), body: f });
+        try { body = await res.json(); } catch (e) { body = {}; }
+      } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
+      if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (body.error || ('HTTP ' + res.status)))); return; }
+      clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
+        ' bytes): ' + body.status + '. A bot host builds it; it plays from the bot\u2019s next match once ready.'));
+      load();
+    }
+    const form = el('form', { class: 'upload-form', id: 'upload-form', onsubmit: upload },
+      el('label', null, 'Token ', token), el('label', null, 'File ', file), el('label', null, 'Kind ', kind),
+      el('label', null, 'Entry ', entry), el('button', { type: 'submit', id: 'upload-button' }, 'Upload'),
+      el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
+    main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
+      el('h3', null, 'Upload a new version'), form, result,
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 960 KiB. The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
+    await load();
   }
 
   // ---- matches ---------------------------------------------------------------------
