@@ -574,7 +574,7 @@ int main(int argc, char** argv) {
     v1::GetSeatLogRequest r;
     r.set_match_id(arg);
     r.set_bot(absl::GetFlag(FLAGS_bot));
-    r.set_token(tarock::sdk::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN"));
+    r.set_token(tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN"));
     v1::SeatLog out;
     grpc::Status s = hosting->GetSeatLog(context().get(), r, &out);
     if (!s.ok()) return Fail(s);
