@@ -219,8 +219,11 @@ $cli bots retire evil --token "$(token_of evil)" >/dev/null
 # waits for what it needs to have happened (not for a match count that a
 # fast or slow machine passes early or late), and the ladder is stopped at
 # the end, its running matches finishing.
-done_count() { $cli status | sed 's/.*matches done \([0-9]*\).*/\1/'; }
-running_count() { $cli status | sed 's/.*running \([0-9]*\) .*/\1/'; }
+# The counts from the status line only: `status` may print more lines (the
+# bots a match waits for), which must never reach the arithmetic.
+status_field() { $cli status | sed -n "s/.*$1 \([0-9][0-9]*\).*/\1/p" | head -1 | grep . || echo 0; }
+done_count() { status_field "matches done"; }
+running_count() { status_field "running"; }
 wait_done() {  # wait_done N: until N matches are done since `before` (at most 90 s)
   for _ in $(seq 450); do [ $(($(done_count) - before)) -ge "$1" ] && return 0; sleep 0.2; done
   return 1
@@ -241,8 +244,9 @@ done
 $cli matches --bot pyb --status done --limit 1 | grep -q "pyb .*version $v2\$" && ok ||
   bad "no match played version $v2: $($cli matches --bot pyb --limit 1)"
 # The host dies while the ladder's matches run, and comes back.
-mid=$(done_count)
+for _ in $(seq 100); do [ "$(running_count)" -gt 0 ] && break; sleep 0.1; done
 [ "$(running_count)" -gt 0 ] && ok || bad "nothing running when the host was killed: $($cli status)"
+mid=$(done_count)
 kill -9 "$host_pid"; wait "$host_pid" 2>/dev/null
 sleep 1
 start_host

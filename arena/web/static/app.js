@@ -59,11 +59,14 @@
   // Every list page filters by event: ?event=SLUG (one event), ?event=open
   // (the arena's open ladders), none (all). The select lists the public
   // events; an unlisted one named in the URL is kept as an option.
-  async function eventSelect(current) {
+  // `openOnly`: no "all" (a leaderboard rates one event at a time: none is the open ladders).
+  async function eventSelect(current, openOnly) {
     let evs = [];
     try { evs = (await api('/api/events')).events || []; } catch (e) { evs = []; }
     const slugs = evs.map((e) => e.config.slug);
-    const s = el('select', { name: 'event' }, el('option', { value: '' }, 'all'), el('option', { value: 'open' }, 'open ladders'),
+    if (openOnly && current === 'open') current = '';
+    const s = el('select', { name: 'event' }, el('option', { value: '' }, openOnly ? 'open ladders' : 'all'),
+      openOnly ? null : el('option', { value: 'open' }, 'open ladders'),
       evs.map((e) => el('option', { value: e.config.slug }, e.config.name || e.config.slug)),
       current && current !== 'open' && !slugs.includes(current) ? el('option', { value: current }, current) : null);
     s.value = current || '';
@@ -72,9 +75,9 @@
   // Does an item of event `slug` ("" the open event) pass the filter `ev`?
   const inEvent = (ev, slug) => !ev || (ev === 'open' ? !slug : slug === ev);
   // A filter bar with the event select that reloads the page with ?event=.
-  async function eventBar() {
+  async function eventBar(openOnly) {
     const q = T.params();
-    const s = await eventSelect(q.get('event') || '');
+    const s = await eventSelect(q.get('event') || '', openOnly);
     s.addEventListener('change', () => {
       const p = T.params();
       if (s.value) p.set('event', s.value); else p.delete('event');
@@ -140,7 +143,7 @@
     // "open": the open ladders'.
     const ev = T.params().get('event') || '';
     const evSlug = ev === 'open' ? '' : ev;
-    const bar = await eventBar();
+    const bar = await eventBar(true);
     const tabs = el('div', { class: 'hand-tabs' }, (st.variants || []).map((v) =>
       el('a', { href: '/leaderboard/' + encodeURIComponent(v) + (ev ? '?event=' + encodeURIComponent(ev) : ''), class: v === variant ? 'active' : null }, v)));
     const live = el('span', { id: 'live', class: 'muted' });
