@@ -88,6 +88,30 @@ def wait(pred, seconds, what):
     return None
 
 
+def deal_of_each_line(lines, record):
+    """[(line, deal)] for the spy's hand_start and decision lines of one match.
+
+    A void deal (a hand without tarocks, thrown_in=redeal) is dealt again
+    under the same hand index, so the record can hold two deals of one index:
+    the k-th HandStart of hand i is the k-th deal of index i in the record, and
+    a decision belongs to the HandStart before it.
+    """
+    out, seen, deal = [], {}, None
+    for line in lines:
+        if line["kind"] == "hand_start":
+            i = line["hand_index"]
+            k = seen.get(i, 0)
+            seen[i] = k + 1
+            same = [d for d in record["deals"] if d["hand_index"] == i]
+            deal = same[k] if k < len(same) else None
+            check(deal is not None, f"{line['match']}: HandStart {k + 1} of hand {i} is not in the record")
+        if line["kind"] in ("hand_start", "decision") and deal is not None:
+            check(deal["hand_index"] == line["hand_index"],
+                  f"{line['match']}: a decision of hand {line['hand_index']} before its HandStart")
+            out.append((line, deal))
+    return out
+
+
 def split_mix(state):
     state = (state + 0x9E3779B97F4A7C15) & M64
     z = state
@@ -228,18 +252,18 @@ for text in seen_public:
 seat_of = {l["match"]: l["seat"] for l in spy if l["kind"] == "match_start"}
 check(any(m.startswith("T") for m in seat_of) and any(m.startswith("L") for m in seat_of),
       "the spy sat at no tournament or no ladder match")
-for line in spy:
-    rec = records.get(line["match"])
-    if rec is None or line["kind"] not in ("hand_start", "decision"):
-        continue
-    deal = next(d for d in rec["deals"] if d["hand_index"] == line["hand_index"])
-    mine = set(deal["hands"][seat_of[line["match"]]])
-    allowed = mine | set(deal["talon"])
-    got = set(line["cards"])
-    if line["kind"] == "hand_start":
-        check(got == mine, f"{line['match']} hand {line['hand_index']}: HandStart cards are not the seat's own")
-    else:
-        check(got <= allowed, f"{line['match']} hand {line['hand_index']}: the seat held {sorted(got - allowed)}")
+checked_deals = 0
+for mid, rec in records.items():
+    for line, deal in deal_of_each_line([l for l in spy if l["match"] == mid], rec):
+        checked_deals += line["kind"] == "hand_start"
+        mine = set(deal["hands"][seat_of[line["match"]]])
+        allowed = mine | set(deal["talon"])
+        got = set(line["cards"])
+        if line["kind"] == "hand_start":
+            check(got == mine, f"{line['match']} hand {line['hand_index']}: HandStart cards are not the seat's own")
+        else:
+            check(got <= allowed, f"{line['match']} hand {line['hand_index']}: the seat held {sorted(got - allowed)}")
+check(checked_deals >= 4 * 4 + 3 * 4, f"only {checked_deals} of the spy's hands were compared with the records")
 for line in spy:
     if line["kind"] == "hand_result":
         if line["match"].startswith("T"):
@@ -294,10 +318,9 @@ spy_seat = next((l["seat"] for l in spy_play if l["kind"] == "match_start"), Non
 for line in spy_play:
     for s in (str(pm["seed"]), pm["seed_salt"]):
         check(s not in line["text"], f"the spy's {line['kind']} in the play match names its seed or salt")
-    if line["kind"] in ("hand_start", "decision"):
-        deal = next(d for d in pm["record"]["deals"] if d["hand_index"] == line["hand_index"])
-        allowed = set(deal["hands"][spy_seat]) | set(deal["talon"])
-        check(set(line["cards"]) <= allowed, f"play match hand {line['hand_index']}: the spy held another seat's card")
+for line, deal in deal_of_each_line(spy_play, pm["record"]):
+    allowed = set(deal["hands"][spy_seat]) | set(deal["talon"])
+    check(set(line["cards"]) <= allowed, f"play match hand {line['hand_index']}: the spy held another seat's card")
 
 # --- 5. Play slots (issue 29): a play cookie to start one, two running
 # sessions per visitor, four per client network, every play match in the
