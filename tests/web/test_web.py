@@ -443,8 +443,10 @@ def test_one_wording_for_actions(arena, played, browser):
     match_id = arena.api("/api/matches?tournament=%s&status=done&limit=1" % played["id"])["matches"][0]["id"]
     m = arena.api("/api/matches/" + match_id)
     names = [s["bot"] for s in sorted(m["seats"], key=lambda s: s["seat"])]
-    n = len(m["record"]["deals"][0]["actions"])
-    browser.get(arena.url("/matches/%s?hand=1&action=%d" % (match_id, n)))
+    # The first deal that was played (a void one, dealt again, has no scores).
+    k = next(i for i, d in enumerate(m["record"]["deals"]) if not d.get("redeal"))
+    n = len(m["record"]["deals"][k]["actions"])
+    browser.get(arena.url("/matches/%s?hand=%d&action=%d" % (match_id, k + 1, n)))
     wait_until(browser, lambda d: len(by_css(d, "#log li")) == n, what="the log")
     lines = browser.execute_script(
         "return Array.from(document.querySelectorAll('#log li .words')).map((e) => e.textContent);")
