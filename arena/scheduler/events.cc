@@ -763,8 +763,10 @@ absl::StatusOr<v1::EventInfo> Scheduler::CloseEvent(const v1::CloseEventRequest&
   if (!event.ok()) return event.status();
   if (event->status == "closed") return EventInfoOf(*event, true);
   {
+    // (The config outlives the loop: a range over a temporary's member would not.)
+    const v1::EventConfig config = FromJson<v1::EventConfig>(event->config);
     absl::MutexLock lock(&mu_);
-    for (const std::string& v : FromJson<v1::EventConfig>(event->config).variants())
+    for (const std::string& v : config.variants())
       if (ladders_.count(RatingPool(v, event->id))) StopLadderLocked(RatingPool(v, event->id)).IgnoreError();
   }
   event->status = "closed";

@@ -402,6 +402,30 @@ TEST_F(EventsTest, AnEventLadderRatesMarginsOnceItsFieldFillsASet) {
   EXPECT_EQ(kept->entries_size(), 6);  // r3 withdrawn from the field, its rating kept
 }
 
+// Closing an event whose ladder plays duplicate sets stops it; the sets in
+// play finish or are dropped, nothing else changes.
+TEST_F(EventsTest, ClosingAnEventStopsItsDuplicateLadder) {
+  StartScheduler();
+  for (const char* b : {"h1", "h2", "h3", "r1", "r2", "r3"}) AddBot(b, b[0] == 'h' ? "heuristic" : "random");
+  v1::CreateEventResponse ev = Create("cup");
+  EnterHouseBots("cup", ev.organiser_token(), {"h1", "h2", "h3", "r1", "r2", "r3"});
+  WaitFor([&] {
+    absl::StatusOr<v1::LeaderboardResponse> b = scheduler_->Leaderboard("slovenian-3p", "cup");
+    return b.ok() && b->rating_model() == "margin" && b->entries_size() == 6;
+  });
+  v1::CloseEventRequest c;
+  c.set_slug("cup");
+  c.set_organiser_token(ev.organiser_token());
+  absl::StatusOr<v1::EventInfo> closed = scheduler_->CloseEvent(c);
+  ASSERT_TRUE(closed.ok()) << closed.status();
+  EXPECT_EQ(closed->status(), "closed");
+  ASSERT_EQ(closed->ladders_size(), 1);
+  EXPECT_EQ(closed->ladders(0).rating_model(), "margin");
+  absl::SleepFor(absl::Milliseconds(1500));  // an event tick: nothing starts again
+  const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+  for (const v1::LadderInfo& l : ladders.ladders()) EXPECT_FALSE(l.running()) << l.id();
+}
+
 // Events share the referees by weight: a weight-3 event's ladder makes about
 // three matches for every one of a weight-1 event's.
 TEST_F(EventsTest, EventsShareTheSlotsByWeight) {
