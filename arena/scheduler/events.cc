@@ -759,6 +759,9 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
 }
 
 absl::StatusOr<v1::EventInfo> Scheduler::CloseEvent(const v1::CloseEventRequest& r) {
+  // Not beside a tick of the schedule: a tick that read the event open would
+  // start its ladders again and store it open over the close.
+  absl::MutexLock tick(&event_tick_mu_);
   absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
   if (!event.ok()) return event.status();
   if (event->status == "closed") return EventInfoOf(*event, true);

@@ -510,7 +510,8 @@ class Scheduler {
   // event id) for the others.
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);
   absl::Time events_ticked_ = absl::InfinitePast();  // the dispatcher's
-  // One EventTick at a time (the dispatcher's and CreateEvent's): two at a
+  // One EventTick at a time (the dispatcher's and CreateEvent's; CloseEvent
+  // takes it too, so no tick stores an event open over its close): two at a
   // deadline would each start a final. Never taken with mu_ held.
   absl::Mutex event_tick_mu_;
   absl::Mutex signup_mu_;
