@@ -148,7 +148,11 @@ fi
 # The default ladder (docs/ratings.md): duplicate sets rated on margins. A
 # bridge set needs twice the variant's seats in bots; fewer: matches rated on
 # places.
-seats=$("$bin/tarock" variants | awk -v v="$variant" '$1 == v {f = 1; next} f && /seats/ {sub(",", "", $2); print $2; exit}')
+# (awk reads to the end: an early exit would end `tarock variants` with SIGPIPE.)
+seats=$("$bin/tarock" variants | awk -v v="$variant" '
+  $1 == v {f = 1; next}
+  f && /seats/ && !n {sub(",", "", $2); n = $2}
+  END {print n}')
 field=$(( ${#bots[@]} + ( $("${cli[@]}" bots list | grep -c '^hosted-python ') > 0 ? 1 : 0 ) ))
 "${cli[@]}" ladder stop --variant "$variant" > /dev/null 2>&1 || true
 if [ -n "$seats" ] && [ "$field" -ge $((2 * seats)) ]; then
