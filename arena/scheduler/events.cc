@@ -333,6 +333,43 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         return std::tie(x.a(), x.b()) < std::tie(y.a(), y.b());
       });
       for (v1::EventPair& x : pairs) *info.add_pairs() = std::move(x);
+      // The final's margins: each rotated set (one seed: a table's deal in
+      // every seating) rated as a duplicate ladder set would be, in the order
+      // played, from no prior (RateSet, ladders.cc).
+      std::map<std::string, v1::MarginRatingInfo> final_margin;
+      {
+        std::vector<std::vector<SetTableRow>> sets;
+        std::map<uint64_t, size_t> set_of_seed;
+        for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
+          auto [it, fresh] = set_of_seed.emplace(m.seed, sets.size());
+          if (fresh) sets.emplace_back();
+          SetTableRow table;
+          table.match = m;
+          if (m.status == "done") table.seats = store_->SeatsOf(m.id);
+          sets[it->second].push_back(std::move(table));
+        }
+        std::map<int64_t, MarginRatingRow> current;
+        std::map<int64_t, std::string> names;
+        MarginNoiseRow noise;
+        for (const std::vector<SetTableRow>& set : sets) {
+          for (const SetTableRow& table : set)
+            for (const SeatRow& seat : table.seats) names[seat.bot_id] = seat.bot;
+          absl::StatusOr<Store::SetRating> rated = RateSet(margin_, set, current, noise);
+          if (!rated.ok()) continue;
+          noise = rated->noise;
+          for (const MarginRatingRow& r : rated->ratings) current[r.bot_id] = r;
+        }
+        for (const auto& [bot, r] : current) {
+          const MarginRating m{r.mu, r.sigma, r.deals};
+          v1::MarginRatingInfo& out = final_margin[names[bot]];
+          out.set_mu(r.mu);
+          out.set_sigma(r.sigma);
+          out.set_low(margin_.Low(m));
+          out.set_high(margin_.High(m));
+          out.set_deals(r.deals);
+          out.set_sets(r.sets);
+        }
+      }
       int place = 0;
       for (const v1::TournamentStanding& s : t->standings()) {
         v1::EventStanding* r = info.add_results();
@@ -344,6 +381,7 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         r->set_hands(s.hands());
         r->set_total(s.total());
         r->set_frozen(hosted.count(s.bot()) > 0);
+        if (auto m = final_margin.find(s.bot()); m != final_margin.end()) *r->mutable_margin() = m->second;
       }
     }
   }
@@ -681,7 +719,10 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     for (const v1::EventStanding& s : info.results())
       j["final"].push_back({{"place", s.place()}, {"bot", s.bot()}, {"entrant", s.entrant()},
                             {"mean_per_hand", s.mean()}, {"ci95", s.ci95()}, {"hands", s.hands()},
-                            {"total", s.total()}, {"frozen", s.frozen()}});
+                            {"total", s.total()}, {"frozen", s.frozen()},
+                            {"margin", {{"mu", s.margin().mu()}, {"sigma", s.margin().sigma()},
+                                        {"low", s.margin().low()}, {"high", s.margin().high()},
+                                        {"deals", s.margin().deals()}}}});
     j["pairs"] = json::array();
     for (const v1::EventPair& p : info.pairs())
       j["pairs"].push_back({{"a", p.a()}, {"b", p.b()}, {"matches_together", p.matches_together()},
@@ -722,13 +763,14 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     return out;
   }
   std::string csv =
-      "section,variant,place,bot,entrant,score,ci95_or_sigma,deals_or_matches,detail\n";
+      "section,variant,place,bot,entrant,score,ci95_or_sigma,deals_or_matches,detail,margin,margin_ci95\n";
   const std::string final_variant = info.config().variants(0);
   for (const v1::EventStanding& s : info.results())
     absl::StrAppend(&csv, "final,", final_variant, ",", s.place(), ",", CsvField(s.bot()), ",",
                     CsvField(s.entrant()), ",", absl::StrFormat("%.3f", s.mean()), ",",
                     absl::StrFormat("%.3f", s.ci95()), ",", s.hands(), ",",
-                    s.frozen() ? "frozen" : "unfrozen", "\n");
+                    s.frozen() ? "frozen" : "unfrozen", ",", absl::StrFormat("%.3f", s.margin().mu()),
+                    ",", absl::StrFormat("%.3f", (s.margin().high() - s.margin().low()) / 2), "\n");
   // A margin ladder's rows: points a deal, the 95% half-width, the deals,
   // and "margin: UNIT" as the detail; a place ladder's: rating, sigma, matches.
   for (const auto& [v, b] : boards)

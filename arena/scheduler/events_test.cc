@@ -278,8 +278,19 @@ TEST_F(EventsTest, TheDeadlineFreezesEntriesAndTheFinalRunsAndResumesAfterAResta
     entrants.insert(r.entrant());
     EXPECT_GT(r.hands(), 0);
     EXPECT_FALSE(r.frozen());  // listening bots: the arena cannot freeze them
+    // The final's margin (issue 33): its rotated sets rated on margins.
+    EXPECT_GT(r.margin().deals(), 0) << r.bot();
+    EXPECT_LT(r.margin().low(), r.margin().mu()) << r.bot();
+    EXPECT_GT(r.margin().high(), r.margin().mu()) << r.bot();
   }
   EXPECT_EQ(entrants, (std::set<std::string>{"ann", "bob", "cid", "dan"}));
+  // Computed when read, the same bit for bit each time.
+  absl::StatusOr<v1::EventInfo> again = scheduler_->GetEvent(get);
+  ASSERT_TRUE(again.ok());
+  for (int i = 0; i < done->results_size(); ++i) {
+    EXPECT_EQ(again->results(i).margin().mu(), done->results(i).margin().mu());
+    EXPECT_EQ(again->results(i).margin().sigma(), done->results(i).margin().sigma());
+  }
   // The pairs table (collusion): pairs that met and also played apart.
   ASSERT_GT(done->pairs_size(), 0);
   for (const v1::EventPair& p : done->pairs()) {

@@ -119,11 +119,17 @@
       main.append(el('div', { class: 'panel', id: 'results' }, el('h2', null, 'Final standings'),
         el('p', { class: 'muted' }, 'Points (chips) a deal in the final: each bot\u2019s mean hand score (a duplicate tournament, the radl settlement apart' +
           (Number(e.final_tournament_id) ? ', ' : ''), Number(e.final_tournament_id) ? el('a', { href: '/tournaments/' + e.final_tournament_id }, 'its matches') : null,
-          ') with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
+          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
         wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'A deal', cls: 'num' },
-          { label: '95% interval', cls: 'num hide-sm' }, { label: 'Deals', cls: 'num hide-sm' }, { label: '' }],
-        e.results.map((r) => ({ data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
-          el('span', { class: 'interval' }, '[' + signed(r.mean - r.ci95, 2) + ', ' + signed(r.mean + r.ci95, 2) + ']'), int(r.hands), r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] }))))));
+          { label: '95% interval', cls: 'num' }, { label: 'Deals', cls: 'num' }, { label: 'Margin', cls: 'num' },
+          { label: 'Margin 95%', cls: 'num' }, { label: '' }],
+        e.results.map((r) => {
+          const m = r.margin || {};
+          return { data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
+            el('span', { class: 'interval' }, '[' + signed(r.mean - r.ci95, 2) + ', ' + signed(r.mean + r.ci95, 2) + ']'), int(r.hands),
+            signed(m.mu || 0, 2), el('span', { class: 'interval' }, '[' + signed(m.low || 0, 2) + ', ' + signed(m.high || 0, 2) + ']'),
+            r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] };
+        }), { reflow: true }))));
     }
     if ((e.pairs || []).length) {
       main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
@@ -157,7 +163,7 @@
             el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
             x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
             int(m.deals)] };
-        }), { empty: 'No duplicate set booked yet.' });
+        }), { empty: 'No duplicate set booked yet.', reflow: true });
         t.classList.add('margin-board');
       } else {
         t = table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' }, { label: 'Rating', cls: 'num' },
