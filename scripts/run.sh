@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The main job: sets up and builds the project, then starts the whole arena on
 # this machine as separate processes on loopback: tarock-arena (SQLite in a
-# local data directory), one tarock-referee and the bundled bots (random twice,
-# heuristic, search). It registers the bots, runs a rating ladder with a
-# progress display, prints the leaderboard as it changes and tells where the
-# web pages (their address first), the metrics and the JSON API are. Ctrl-C
-# stops everything it started.
+# local data directory), one tarock-referee and eight bundled bots (random
+# twice, heuristic and search three times each: each its own process). It
+# registers the bots, runs the default rating ladder (duplicate sets: the same
+# deals at two tables of four, rated on score margins in points a deal; eight
+# bots fill a set) with a progress display, prints the leaderboard as it
+# changes and tells where the web pages (their address first), the metrics and
+# the JSON API are. Ctrl-C stops everything it started.
 #
 #   ./scripts/run.sh [--matches N] [--variant V] [--data DIR] [--hands H]
 #
-# --matches N stops after N ladder matches (default: run until Ctrl-C).
+# --matches N stops after N ladder matches, i.e. tables (default: run until
+# Ctrl-C); a duplicate set is two tables, so an even N ends on a whole set.
+# A variant whose set needs more bots than run.sh starts (slovenian-5p: 10)
+# runs matches rated on places instead, and says so.
 # The data directory (default arena-data/) keeps bots, matches and ratings
 # between runs; a new run updates the bots' endpoints with their saved tokens.
 set -euo pipefail
@@ -65,13 +70,18 @@ referee_port=$(free_port); metrics_port=$(free_port)
 start referee "$referee_port" "$bin/tarock-referee" --listen "127.0.0.1:$referee_port" \
   --metrics_listen "127.0.0.1:$metrics_port"
 declare -A bot_port
-for bot in random heuristic search random-b; do
+# Eight bots, each its own process: a bridge duplicate set of slovenian-4p
+# seats 2 x 4 of them, each bot at one table, so no process sees a deal twice.
+bots=(random random-b heuristic heuristic-b heuristic-c search search-b search-c)
+for bot in "${bots[@]}"; do
   bot_port[$bot]=$(free_port)
   case $bot in
     random) cmd=("$bin/tarock-bot-random" --seed 1) ;;
     random-b) cmd=("$bin/tarock-bot-random" --seed 2) ;;
-    heuristic) cmd=("$bin/tarock-bot-heuristic") ;;
-    search) cmd=("$bin/tarock-bot-search" --budget_ms 40) ;;
+    heuristic*) cmd=("$bin/tarock-bot-heuristic") ;;
+    search) cmd=("$bin/tarock-bot-search" --budget_ms 40 --seed 1) ;;
+    search-b) cmd=("$bin/tarock-bot-search" --budget_ms 40 --seed 2) ;;
+    search-c) cmd=("$bin/tarock-bot-search" --budget_ms 40 --seed 3) ;;
   esac
   start "bot-$bot" "${bot_port[$bot]}" "${cmd[@]}" --listen "127.0.0.1:${bot_port[$bot]}"
 done
@@ -83,7 +93,7 @@ cli=("$bin/tarock-arena-cli" --arena "127.0.0.1:$arena_port")
 echo "== web: http://127.0.0.1:$http_port/   <- open this in a browser"
 
 echo "== registering the bots"
-for bot in random heuristic search random-b; do
+for bot in "${bots[@]}"; do
   endpoint="127.0.0.1:${bot_port[$bot]}"
   if out=$("${cli[@]}" bots add "$bot" --endpoint "$endpoint" --variants "$variant" \
              --owner "tarock-arena" 2>&1); then
@@ -135,15 +145,30 @@ else
   echo "   (no hosted bot: tarock-bothost needs root and bubblewrap; docs/hosting.md)"
 fi
 
+# The default ladder (docs/ratings.md): duplicate sets rated on margins. A
+# bridge set needs twice the variant's seats in bots; fewer: matches rated on
+# places.
+# (awk reads to the end: an early exit would end `tarock variants` with SIGPIPE.)
+seats=$("$bin/tarock" variants | awk -v v="$variant" '
+  $1 == v {f = 1; next}
+  f && /seats/ && !n {sub(",", "", $2); n = $2}
+  END {print n}')
+field=$(( ${#bots[@]} + ( $("${cli[@]}" bots list | grep -c '^hosted-python ') > 0 ? 1 : 0 ) ))
 "${cli[@]}" ladder stop --variant "$variant" > /dev/null 2>&1 || true
-"${cli[@]}" ladder start --variant "$variant" --format match --hands "$hands" --max_matches "$matches" > /dev/null
+if [ -n "$seats" ] && [ "$field" -ge $((2 * seats)) ]; then
+  "${cli[@]}" ladder start --variant "$variant" --hands "$hands" --max_matches "$matches" > /dev/null
+  ladder_kind="duplicate sets of $((2 * seats)) bots at 2 tables (the same deals at both), rated on score margins"
+else
+  "${cli[@]}" ladder start --variant "$variant" --format match --hands "$hands" --max_matches "$matches" > /dev/null
+  ladder_kind="matches rated on places ($field bots cannot fill a duplicate set of $((2 * ${seats:-0})))"
+fi
 ladder_id=$("${cli[@]}" ladder list | awk -v v="$variant" '$3 == v && $4 == "running" {print $2}' | tail -1)
 
 cat <<INFO
 == the arena is running
    web:         http://127.0.0.1:$http_port/   (home, leaderboards, bots, matches, viewer, tournaments)
                 http://127.0.0.1:$http_port/play   (play a seat against the bots)
-   ladder:      $variant, $hands hands a match$( [ "$matches" -gt 0 ] && echo ", $matches matches" )
+   ladder:      $variant, $ladder_kind, $hands hands a table$( [ "$matches" -gt 0 ] && echo ", $matches tables" )
    JSON API:    http://127.0.0.1:$http_port/api/leaderboard?variant=$variant
                 http://127.0.0.1:$http_port/api/matches   (and /api/matches/ID, /api/bots)
    metrics:     http://127.0.0.1:$http_port/metrics  (arena)

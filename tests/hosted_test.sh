@@ -11,7 +11,9 @@
 #    nothing else does: the other seats play on, the host stays up, the host's
 #    files are untouched;
 #  - the host SIGKILLed mid-ladder and restarted: the ladder completes, no
-#    match lost or counted twice.
+#    match lost or counted twice;
+#  - a hosted-only event's ladder plays rotated duplicate sets rated on
+#    margins (issue 33): sets booked, deals sealed until a set is done.
 # Needs root (the sandbox makes cgroups) and bwrap: skipped (exit 77) without.
 # Usage: hosted_test.sh SOURCE_DIR BUILD_DIR
 set -uo pipefail
@@ -346,6 +348,100 @@ late_ann=$(awk '$1 == "seat" && $3 == "cup-ann"' "$tmp/cup-matches.txt" | grep -
 [ "$final_ann" -gt 0 ] && [ "$late_ann" -eq 0 ] && ok ||
   bad "cup-ann played version $frozen_v $final_ann times and the late $late_v $late_ann times"
 grep -q "failed" "$tmp/cup-matches.txt" && bad "failed event matches: $(grep -B1 failed "$tmp/cup-matches.txt")" || ok
+
+# --- Rotated duplicate sets of hosted bots (issue 33): a hosted-only class of
+# three awk bots in slovenian-3p, no deadline. Every bot of the field is
+# hosted with a version, so the event's ladder plays rotated sets rated on
+# margins: three tables of the same deals, each bot at every table in another
+# seat (every bot holds every hand; each seat a fresh sandboxed process). The
+# sets are booked (the leaderboard shows margin ratings in points a deal), and
+# while a set plays, no table of it shows its seed, salt or record, finished
+# or not (sampled through the JSON API as the sets run).
+$cli events create league --kind class --variants slovenian-3p --hosted_only --hands 3 \
+  --per_decision_ms 10000 >"$tmp/league.txt" || bad "events create league: $(cat "$tmp/league.txt")"
+lcode=$(awk '/^invite_code/{print $2}' "$tmp/league.txt")
+ltoken=$(awk '/^organiser_token/{print $2}' "$tmp/league.txt")
+for e in dee eve fay; do
+  $cli events join "$lcode" --name "$e" >"$tmp/join-$e.txt" || bad "join $e: $(cat "$tmp/join-$e.txt")"
+  $cli bots add "league-$e" --hosted --variants slovenian-3p --event league --entrant_token "$(etok "$e")" \
+    >"$tmp/league-$e.txt" || bad "bots add league-$e: $(cat "$tmp/league-$e.txt")"
+  $cli bots upload "league-$e" --token "$(token_of "league-$e")" "$src/sdk/templates/stdio/my_bot.awk" \
+    >/dev/null || bad "upload league-$e"
+done
+# sets_booked: the fewest sets any of the three bots' margin ratings rest on.
+sets_booked() {
+  curl -sf "http://127.0.0.1:$hp/api/leaderboard?variant=slovenian-3p&event=league" | /usr/bin/python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+e = [x for x in b.get("entries", []) if x["bot"].startswith("league-")]
+print(min(x.get("margin", {}).get("sets", 0) for x in e) if b.get("rating_model") == "margin" and len(e) == 3 else 0)' 2>/dev/null || echo 0
+}
+# check_sealed: every table of a set not yet complete hides its deal (the list
+# and each table's own page); prints "OPEN_SETS COMPLETE_SETS" or a failure.
+check_sealed() {
+  /usr/bin/python3 - "http://127.0.0.1:$hp" <<'PY'
+import collections, json, sys, urllib.request
+base = sys.argv[1]
+get = lambda path: json.load(urllib.request.urlopen(base + path, timeout=10))
+ms = get("/api/matches?event=league&kind=ladder&limit=200").get("matches", [])
+sets = collections.defaultdict(list)
+for m in ms:
+    sets[m.get("seed_commitment", "")].append(m)
+open_sets = complete = 0
+def has(m, key):  # a field given (the JSON prints an unset uint64 seed as "0")
+    return m.get(key) not in (None, "", "0", 0)
+def unfinished_now(tables):
+    # Read after the suspect view: a table still unfinished now was unfinished then.
+    return [t["id"] for t in tables if get("/api/matches/" + t["id"]).get("status") not in ("done", "failed")]
+for c, tables in sets.items():
+    finished = all(t.get("status") in ("done", "failed") for t in tables) and len(tables) == 3
+    if not finished:
+        open_sets += 1
+        for t in tables:
+            one = get("/api/matches/" + t["id"]) if t.get("status") == "done" else t
+            shown = has(t, "seed") or has(t, "seed_salt") or t.get("deal_public") or \
+                has(one, "seed") or has(one, "seed_salt") or one.get("record")
+            # (The list reads its tables one after another: a sibling seen
+            # running may have finished before this table was read.)
+            if shown and unfinished_now(tables):
+                print("FAIL: table %s showed its deal while %s still played it" % (t["id"], unfinished_now(tables)))
+                sys.exit(1)
+        continue
+    if any(t["status"] != "done" for t in tables):
+        continue
+    complete += 1
+    # Rotated: the same three bots at every table, each in a different seat at each.
+    seats = collections.defaultdict(set)
+    for t in tables:
+        for s in t["seats"]:
+            seats[s["bot"]].add(s.get("seat", 0))
+    if len(seats) != 3 or any(v != {0, 1, 2} for v in seats.values()):
+        print("FAIL: set %s is not rotated: %s" % (c[:12], dict(seats))); sys.exit(1)
+    one = [get("/api/matches/" + t["id"]) for t in tables]
+    if len({o.get("seed") for o in one}) != 1 or not has(one[0], "seed") or not all(o.get("record") for o in one):
+        print("FAIL: the tables of set %s are not public with one seed" % c[:12]); sys.exit(1)
+print(open_sets, complete)
+PY
+}
+sealed_ok=1 open_seen=0
+for _ in $(seq 600); do  # at most about 120 s
+  out=$(check_sealed) || { sealed_ok=0; echo "$out"; break; }
+  [ "${out%% *}" -gt 0 ] && open_seen=$((open_seen + 1))
+  [ "$(sets_booked)" -ge 2 ] && break
+  sleep 0.2
+done
+[ "$sealed_ok" = 1 ] && ok || bad "a set's deal showed before the set was done"
+[ "$(sets_booked)" -ge 2 ] && ok || bad "no two rotated sets booked: $($cli leaderboard --variant slovenian-3p --event league; $cli status)"
+out=$(check_sealed) && [ "${out##* }" -ge 2 ] && ok || bad "complete rotated sets: $out"
+echo "hosted_test: league: sampled $open_seen times with a set in play"
+$cli leaderboard --variant slovenian-3p --event league >"$tmp/league-board.txt"
+grep -q "margin ratings, points a deal" "$tmp/league-board.txt" && ok || bad "league board: $(cat "$tmp/league-board.txt")"
+$cli events show league >"$tmp/league-show.txt"
+grep -q "ladder slovenian-3p: duplicate sets (rotated, 3 bots a set) rated on score margins" "$tmp/league-show.txt" &&
+  ok || bad "events show league: $(cat "$tmp/league-show.txt")"
+$cli matches --event league --limit 200 >"$tmp/league-matches.txt"
+grep -q "failed" "$tmp/league-matches.txt" && bad "failed league matches: $(grep -B1 failed "$tmp/league-matches.txt")" || ok
+TAROCK_ORGANISER_TOKEN=$ltoken $cli events close league >/dev/null || bad "events close league"
 
 echo "hosted_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

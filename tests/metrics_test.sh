@@ -4,6 +4,8 @@
 # referee-failure series exist) run a short ladder between two random bots and
 # a bot that answers an illegal action now and then (faults). Then:
 #   - `promtool check metrics` passes on both /metrics pages;
+#   - then a duplicate ladder set with three more bots: the margin rating
+#     gauges (tarock_arena_margin_mu|sigma|deals) of all six bots;
 #   - the series docs/monitoring.md promises are there (tarock_*, grpc_*, process_*);
 #   - every metric name used by deploy/'s alerting rules and Grafana dashboard
 #     appears in the scraped pages (tests/check_metric_names.py);
@@ -114,6 +116,43 @@ for f in "$r" "$a"; do
   done
 done
 
+# Margin ratings (issue 33): three more random bots fill a bridge duplicate set
+# of 6 for slovenian-3p; the default ladder (duplicate + margin) plays one set
+# (2 tables) and the arena's gauges show each bot's margin rating: points a
+# deal (mu), sigma, and the deals it rests on (3 here).
+for i in 3 4 5; do
+  p=$(free_port); bots+=("$p")
+  "$bin/tarock-bot-random" --listen "127.0.0.1:$p" --seed $i > /dev/null 2>&1 & pids+=($!)
+  wait_port "$p" || bad "bot $i never listened"
+  "${cli[@]}" bots add "b$i" --endpoint "127.0.0.1:$p" --variants slovenian-3p \
+    --owner test > /dev/null || bad "bots add b$i"
+done
+started=""
+for _ in $(seq 100); do  # the match ladder above ends once its last result is in
+  "${cli[@]}" ladder start --variant slovenian-3p --hands 3 --max_matches 2 > /dev/null 2>&1 &&
+    { started=1; break; }
+  sleep 0.1
+done
+[ -n "$started" ] && ok || bad "the duplicate ladder never started"
+margins=0
+for _ in $(seq 300); do
+  margins=$(scrape "$arena_http" | grep -Ec '^tarock_arena_margin_deals\{bot="b[0-5]",variant="slovenian-3p"\} 3$')
+  [ "$margins" = 6 ] && break
+  sleep 0.2
+done
+[ "$margins" = 6 ] && ok || bad "$margins bots have a margin rating on 3 deals, not 6"
+scrape "$arena_http" > "$a" || bad "arena /metrics"
+out=$(/usr/bin/promtool check metrics < "$a" 2>&1) && ok || bad "promtool check metrics (margins): $out"
+expect "$a" '^# TYPE tarock_arena_margin_mu gauge$'
+expect "$a" '^tarock_arena_margin_mu\{bot="b0",variant="slovenian-3p"\} -?[0-9]'
+expect "$a" '^tarock_arena_margin_sigma\{bot="b5",variant="slovenian-3p"\} [0-9]'
+expect "$a" '^tarock_arena_matches_total\{outcome="done",variant="slovenian-3p"\} 8$'
+# The margins of one set sum to about 0 (each bot against the others who held
+# the same cards): a gauge that showed something else would not.
+sum=$(sed -n 's/^tarock_arena_margin_mu{bot="b[0-5]",variant="slovenian-3p"} //p' "$a" |
+  $py -c 'import sys; print(abs(sum(float(x) for x in sys.stdin.read().split())) < 1e-6)')
+[ "$sum" = True ] && ok || bad "the six margin means do not sum to 0"
+
 out=$($py "$src/tests/check_metric_names.py" --metrics "$r" "$a" -- \
       "$src/deploy/prometheus/tarock-rules.yml" "$src/deploy/grafana/tarock-arena.json" 2>&1) &&
   ok || bad "metric names of deploy/: $out"
@@ -169,11 +208,12 @@ wait_query() {
 wait_query 'up{job="tarock-arena"}' 'len(r) == 1 and r[0]["value"][1] == "1"'
 wait_query "up{job=\"tarock-referee\",instance=\"127.0.0.1:$referee_http\"}" 'len(r) == 1 and r[0]["value"][1] == "1"'
 wait_query "up{job=\"tarock-referee\",instance=\"127.0.0.1:$dead\"}" 'len(r) == 1 and r[0]["value"][1] == "0"'
-wait_query 'tarock_arena_matches_total{outcome="done"}' 'len(r) == 1 and r[0]["value"][1] == "6"'
+wait_query 'tarock_arena_matches_total{outcome="done"}' 'len(r) == 1 and r[0]["value"][1] == "8"'
 wait_query 'sum(tarock_referee_decisions_total)' 'len(r) == 1 and float(r[0]["value"][1]) > 0'
 wait_query 'histogram_quantile(0.9, sum by (le) (rate(tarock_referee_decision_seconds_bucket[1m])))' 'len(r) == 1'
 wait_query 'tarock_arena_queue_depth' 'len(r) == 1'
-wait_query 'grpc_client_handled_total{grpc_method="RunMatch",grpc_code="OK"}' 'len(r) == 1 and r[0]["value"][1] == "6"'
+wait_query 'grpc_client_handled_total{grpc_method="RunMatch",grpc_code="OK"}' 'len(r) == 1 and r[0]["value"][1] == "8"'
+wait_query 'tarock_arena_margin_deals' 'len(r) == 6'
 wait_query 'process_resident_memory_bytes' 'len(r) == 2'
 # The rules loaded, evaluated without error, and the referee-down alert sees the dead one.
 rules=""

@@ -82,10 +82,16 @@ void PrintEvent(const v1::EventInfo& e) {
   std::cout << "\n";
   if (!e.note().empty()) std::cout << "  " << ForTerminal(e.note()) << "\n";
   if (!e.invite_code().empty()) std::cout << "  invite code " << e.invite_code() << "\n";
+  for (const v1::EventLadder& l : e.ladders())
+    std::cout << "  ladder " << l.variant() << ": " << ForTerminal(l.note()) << "\n";
+  if (e.results_size())
+    std::cout << "  final standings: points a deal [95% interval], deals; margin: points a deal "
+                 "against the final's field [95% interval]\n";
   for (const v1::EventStanding& s : e.results())
-    std::cout << absl::StrFormat("  %2d. %-24s %-20s %+8.2f ± %.2f a hand (%d hands)%s\n", s.place(),
-                                 ForTerminal(s.bot()), ForTerminal(s.entrant()), s.mean(), s.ci95(),
-                                 s.hands(), s.frozen() ? "" : "  unfrozen");
+    std::cout << absl::StrFormat("  %2d. %-24s %-20s %+8.2f [%+.2f, %+.2f] deals %d  margin %+.2f [%+.2f, %+.2f]%s\n",
+                                 s.place(), ForTerminal(s.bot()), ForTerminal(s.entrant()), s.mean(),
+                                 s.mean() - s.ci95(), s.mean() + s.ci95(), s.hands(), s.margin().mu(),
+                                 s.margin().low(), s.margin().high(), s.frozen() ? "" : "  unfrozen");
 }
 
 void PrintJoin(const v1::JoinEventResponse& j) {

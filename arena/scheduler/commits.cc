@@ -349,4 +349,11 @@ void Scheduler::SetBotMetrics(const std::string& bot, const RatingRow& r) {
   metrics_->bot_faults.Add(labels).Set(r.faults);
 }
 
+void Scheduler::SetMarginMetrics(const std::string& bot, const MarginRatingRow& r) {
+  prometheus::Labels labels = {{"bot", bot}, {"variant", r.pool}};
+  metrics_->margin_mu.Add(labels).Set(r.mu);
+  metrics_->margin_sigma.Add(labels).Set(r.sigma);
+  metrics_->margin_deals.Add(labels).Set(static_cast<double>(r.deals));
+}
+
 }  // namespace tarock::arena

@@ -25,6 +25,8 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "arena/scheduler/bot_rules.h"
+#include "arena/scheduler/dial_in.h"
+#include "arena/scheduler/duplicate_design.h"
 #include "arena/scheduler/event_design.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/scheduler/scheduler_internal.h"
@@ -170,6 +172,40 @@ std::vector<BotRow> Scheduler::EventField(int64_t event_id, std::vector<int64_t>
   return out;
 }
 
+v1::EventLadder Scheduler::PlanEventLadder(const std::vector<BotRow>& field,
+                                           const std::string& variant) {
+  v1::EventLadder out;
+  out.set_variant(variant);
+  absl::StatusOr<VariantInfo> info = Registry::Global().Info(variant);
+  const int n = info.ok() ? info->num_seats : 0;
+  std::vector<const BotRow*> playing;
+  for (const BotRow& b : field)
+    if (std::find(b.variants.begin(), b.variants.end(), variant) != b.variants.end())
+      playing.push_back(&b);
+  const int bots = static_cast<int>(playing.size());
+  out.set_bots(bots);
+  // Rotated (n bots) only when every bot is hosted fresh per match
+  // (ladders.cc, MakeLadderJobs); read only when it decides anything.
+  SetDesign design = SetDesign::kBridge;
+  if (n > 0 && bots >= n && bots < BotsPerSet(SetDesign::kBridge, n) &&
+      std::all_of(playing.begin(), playing.end(), [&](const BotRow* b) {
+        return b->endpoint == kHostedEndpoint && !store_->ListVersions(b->id).empty();
+      }))
+    design = SetDesign::kRotated;
+  const int need = n > 0 ? BotsPerSet(design, n) : 0;
+  out.set_set_bots(need);
+  const bool duplicate = n > 0 && bots >= need;
+  out.set_format(duplicate ? "duplicate" : "match");
+  out.set_rating_model(duplicate ? "margin" : "place");
+  out.set_note(duplicate
+                   ? absl::StrCat("duplicate sets (", SetDesignName(design), ", ", need,
+                                  " bots a set) rated on score margins: ", MarginUnit(variant),
+                                  " with a 95% interval")
+                   : absl::StrCat("matches rated on places until the field can fill a duplicate set: ",
+                                  need, " bots needed, ", bots, " play ", variant));
+  return out;
+}
+
 v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
   v1::EventInfo info;
   info.set_id(row.id);
@@ -205,6 +241,34 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
     }
   }
   info.set_note(c.note());
+  // Each variant's ladder: the running (else the newest stored) ladder's
+  // format and model; the plan from today's field while none was stored.
+  {
+    std::map<std::string, std::pair<int64_t, v1::LadderConfig>> newest;
+    for (const LadderRow& l : store_->ListLadders()) {
+      v1::LadderConfig lc = FromJson<v1::LadderConfig>(l.config);
+      if (lc.event() != row.slug) continue;
+      auto& slot = newest[l.variant];
+      if (l.id > slot.first) slot = {l.id, std::move(lc)};
+    }
+    for (const std::string& v : c.variants()) {
+      v1::EventLadder plan = PlanEventLadder(field, v);
+      auto it = newest.find(v);
+      if (it != newest.end()) {
+        absl::StatusOr<std::pair<LadderFormat, RatingModelKind>> modes = LadderModes(it->second.second);
+        if (modes.ok()) {
+          const bool margin = modes->second == RatingModelKind::kMargin;
+          if (margin != (plan.rating_model() == "margin"))
+            plan.set_note(margin ? absl::StrCat("duplicate sets rated on score margins (",
+                                                MarginUnit(v), "); ", plan.note())
+                                 : absl::StrCat("matches rated on places; ", plan.note()));
+          plan.set_format(modes->first == LadderFormat::kDuplicate ? "duplicate" : "match");
+          plan.set_rating_model(margin ? "margin" : "place");
+        }
+      }
+      *info.add_ladders() = std::move(plan);
+    }
+  }
   if (with_results && row.final_tournament_id) {
     absl::StatusOr<v1::TournamentInfo> t = GetTournament(row.final_tournament_id);
     if (t.ok()) {
@@ -269,6 +333,43 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         return std::tie(x.a(), x.b()) < std::tie(y.a(), y.b());
       });
       for (v1::EventPair& x : pairs) *info.add_pairs() = std::move(x);
+      // The final's margins: each rotated set (one seed: a table's deal in
+      // every seating) rated as a duplicate ladder set would be, in the order
+      // played, from no prior (RateSet, ladders.cc).
+      std::map<std::string, v1::MarginRatingInfo> final_margin;
+      {
+        std::vector<std::vector<SetTableRow>> sets;
+        std::map<uint64_t, size_t> set_of_seed;
+        for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
+          auto [it, fresh] = set_of_seed.emplace(m.seed, sets.size());
+          if (fresh) sets.emplace_back();
+          SetTableRow table;
+          table.match = m;
+          if (m.status == "done") table.seats = store_->SeatsOf(m.id);
+          sets[it->second].push_back(std::move(table));
+        }
+        std::map<int64_t, MarginRatingRow> current;
+        std::map<int64_t, std::string> names;
+        MarginNoiseRow noise;
+        for (const std::vector<SetTableRow>& set : sets) {
+          for (const SetTableRow& table : set)
+            for (const SeatRow& seat : table.seats) names[seat.bot_id] = seat.bot;
+          absl::StatusOr<Store::SetRating> rated = RateSet(margin_, set, current, noise);
+          if (!rated.ok()) continue;
+          noise = rated->noise;
+          for (const MarginRatingRow& r : rated->ratings) current[r.bot_id] = r;
+        }
+        for (const auto& [bot, r] : current) {
+          const MarginRating m{r.mu, r.sigma, r.deals};
+          v1::MarginRatingInfo& out = final_margin[names[bot]];
+          out.set_mu(r.mu);
+          out.set_sigma(r.sigma);
+          out.set_low(margin_.Low(m));
+          out.set_high(margin_.High(m));
+          out.set_deals(r.deals);
+          out.set_sets(r.sets);
+        }
+      }
       int place = 0;
       for (const v1::TournamentStanding& s : t->standings()) {
         v1::EventStanding* r = info.add_results();
@@ -280,6 +381,7 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         r->set_hands(s.hands());
         r->set_total(s.total());
         r->set_frozen(hosted.count(s.bot()) > 0);
+        if (auto m = final_margin.find(s.bot()); m != final_margin.end()) *r->mutable_margin() = m->second;
       }
     }
   }
@@ -617,7 +719,10 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     for (const v1::EventStanding& s : info.results())
       j["final"].push_back({{"place", s.place()}, {"bot", s.bot()}, {"entrant", s.entrant()},
                             {"mean_per_hand", s.mean()}, {"ci95", s.ci95()}, {"hands", s.hands()},
-                            {"total", s.total()}, {"frozen", s.frozen()}});
+                            {"total", s.total()}, {"frozen", s.frozen()},
+                            {"margin", {{"mu", s.margin().mu()}, {"sigma", s.margin().sigma()},
+                                        {"low", s.margin().low()}, {"high", s.margin().high()},
+                                        {"deals", s.margin().deals()}}}});
     j["pairs"] = json::array();
     for (const v1::EventPair& p : info.pairs())
       j["pairs"].push_back({{"a", p.a()}, {"b", p.b()}, {"matches_together", p.matches_together()},
@@ -627,10 +732,22 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     j["ladders"] = json::object();
     for (const auto& [v, b] : boards) {
       json rows = json::array();
-      for (const v1::LeaderboardEntry& e : b.entries())
-        rows.push_back({{"rank", e.rank()}, {"bot", e.bot()}, {"entrant", entrant_of_bot[e.bot()]},
-                        {"rating", e.rating().display()}, {"mu", e.rating().mu()},
-                        {"sigma", e.rating().sigma()}, {"matches", e.rating().matches()}});
+      for (const v1::LeaderboardEntry& e : b.entries()) {
+        if (b.rating_model() == "margin") {
+          // Points (chips) a deal with the 95% interval and the deals it rests on.
+          const v1::MarginRatingInfo& m = e.margin();
+          rows.push_back({{"rank", e.rank()}, {"bot", e.bot()}, {"entrant", entrant_of_bot[e.bot()]},
+                          {"rating_model", "margin"}, {"unit", b.unit()}, {"mu", m.mu()},
+                          {"sigma", m.sigma()}, {"low", m.low()}, {"high", m.high()},
+                          {"deals", m.deals()}, {"sets", m.sets()},
+                          {"unseparated_from_next", e.unseparated_from_next()}});
+        } else {
+          rows.push_back({{"rank", e.rank()}, {"bot", e.bot()}, {"entrant", entrant_of_bot[e.bot()]},
+                          {"rating_model", "place"}, {"rating", e.rating().display()},
+                          {"mu", e.rating().mu()}, {"sigma", e.rating().sigma()},
+                          {"matches", e.rating().matches()}});
+        }
+      }
       j["ladders"][v] = rows;
     }
     j["roster"] = json::array();
@@ -645,19 +762,32 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     out.set_body(j.dump(2) + "\n");
     return out;
   }
-  std::string csv = "section,variant,place,bot,entrant,score,ci95_or_sigma,hands_or_matches,detail\n";
+  std::string csv =
+      "section,variant,place,bot,entrant,score,ci95_or_sigma,deals_or_matches,detail,margin,margin_ci95\n";
   const std::string final_variant = info.config().variants(0);
   for (const v1::EventStanding& s : info.results())
     absl::StrAppend(&csv, "final,", final_variant, ",", s.place(), ",", CsvField(s.bot()), ",",
                     CsvField(s.entrant()), ",", absl::StrFormat("%.3f", s.mean()), ",",
                     absl::StrFormat("%.3f", s.ci95()), ",", s.hands(), ",",
-                    s.frozen() ? "frozen" : "unfrozen", "\n");
+                    s.frozen() ? "frozen" : "unfrozen", ",", absl::StrFormat("%.3f", s.margin().mu()),
+                    ",", absl::StrFormat("%.3f", (s.margin().high() - s.margin().low()) / 2), "\n");
+  // A margin ladder's rows: points a deal, the 95% half-width, the deals,
+  // and "margin: UNIT" as the detail; a place ladder's: rating, sigma, matches.
   for (const auto& [v, b] : boards)
-    for (const v1::LeaderboardEntry& e : b.entries())
+    for (const v1::LeaderboardEntry& e : b.entries()) {
+      if (b.rating_model() == "margin") {
+        const v1::MarginRatingInfo& m = e.margin();
+        absl::StrAppend(&csv, "ladder,", v, ",", e.rank(), ",", CsvField(e.bot()), ",",
+                        CsvField(entrant_of_bot[e.bot()]), ",", absl::StrFormat("%.3f", m.mu()), ",",
+                        absl::StrFormat("%.3f", (m.high() - m.low()) / 2), ",", m.deals(),
+                        ",margin: ", b.unit(), "\n");
+        continue;
+      }
       absl::StrAppend(&csv, "ladder,", v, ",", e.rank(), ",", CsvField(e.bot()), ",",
                       CsvField(entrant_of_bot[e.bot()]), ",",
                       absl::StrFormat("%.3f", e.rating().display()), ",",
                       absl::StrFormat("%.3f", e.rating().sigma()), ",", e.rating().matches(), ",\n");
+    }
   for (const v1::EventEntrant& e : roster->entrants()) {
     std::vector<std::string> bots;
     for (const v1::BotInfo& b : e.bots()) bots.push_back(absl::StrCat(b.name(), ":", b.health()));
@@ -671,12 +801,17 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
 }
 
 absl::StatusOr<v1::EventInfo> Scheduler::CloseEvent(const v1::CloseEventRequest& r) {
+  // Not beside a tick of the schedule: a tick that read the event open would
+  // start its ladders again and store it open over the close.
+  absl::MutexLock tick(&event_tick_mu_);
   absl::StatusOr<EventRow> event = EventForOrganiser(r.slug(), r.organiser_token());
   if (!event.ok()) return event.status();
   if (event->status == "closed") return EventInfoOf(*event, true);
   {
+    // (The config outlives the loop: a range over a temporary's member would not.)
+    const v1::EventConfig config = FromJson<v1::EventConfig>(event->config);
     absl::MutexLock lock(&mu_);
-    for (const std::string& v : FromJson<v1::EventConfig>(event->config).variants())
+    for (const std::string& v : config.variants())
       if (ladders_.count(RatingPool(v, event->id))) StopLadderLocked(RatingPool(v, event->id)).IgnoreError();
   }
   event->status = "closed";
@@ -765,18 +900,30 @@ void Scheduler::EventTick(absl::Time now) {
         event.status = "frozen";
         event.frozen_at = Utc(now);
       } else {
+        // Each ladder plays what today's field allows (PlanEventLadder):
+        // duplicate sets rated on margins once it fills a set, matches rated
+        // on places until then. A ladder whose plan changed (the field grew
+        // or shrank past a set) is stopped and one of the other kind started:
+        // both histories are kept, neither is recomputed.
+        const std::vector<BotRow> field = EventField(event.id);
+        std::map<std::string, v1::EventLadder> plans;
+        for (const std::string& v : c.variants()) plans[v] = PlanEventLadder(field, v);
         absl::MutexLock lock(&mu_);
         for (const std::string& v : c.variants()) {
-          if (ladders_.count(RatingPool(v, event.id))) continue;
+          const v1::EventLadder& plan = plans[v];
+          const bool margin = plan.rating_model() == "margin";
+          auto running = ladders_.find(RatingPool(v, event.id));
+          if (running != ladders_.end()) {
+            if ((running->second.model == RatingModelKind::kMargin) == margin) continue;
+            StopLadderLocked(RatingPool(v, event.id)).IgnoreError();
+          }
           v1::LadderConfig lc;
           lc.set_variant(v);
           lc.set_event(event.slug);
           lc.set_hands_per_match(c.hands_per_match());
           lc.set_separate_owners(true);
-          // Event results read place ratings: their ladders stay matches
-          // rated on places (issue 33 leaves events on place ratings).
-          lc.set_format("match");
-          lc.set_rating_model("place");
+          lc.set_format(plan.format());
+          lc.set_rating_model(plan.rating_model());
           *lc.mutable_time_control() = c.time_control();
           *lc.mutable_fault_policy() = c.fault_policy();
           StartLadderLocked(lc, event.id, c.weight()).IgnoreError();

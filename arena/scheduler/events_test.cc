@@ -278,8 +278,19 @@ TEST_F(EventsTest, TheDeadlineFreezesEntriesAndTheFinalRunsAndResumesAfterAResta
     entrants.insert(r.entrant());
     EXPECT_GT(r.hands(), 0);
     EXPECT_FALSE(r.frozen());  // listening bots: the arena cannot freeze them
+    // The final's margin (issue 33): its rotated sets rated on margins.
+    EXPECT_GT(r.margin().deals(), 0) << r.bot();
+    EXPECT_LT(r.margin().low(), r.margin().mu()) << r.bot();
+    EXPECT_GT(r.margin().high(), r.margin().mu()) << r.bot();
   }
   EXPECT_EQ(entrants, (std::set<std::string>{"ann", "bob", "cid", "dan"}));
+  // Computed when read, the same bit for bit each time.
+  absl::StatusOr<v1::EventInfo> again = scheduler_->GetEvent(get);
+  ASSERT_TRUE(again.ok());
+  for (int i = 0; i < done->results_size(); ++i) {
+    EXPECT_EQ(again->results(i).margin().mu(), done->results(i).margin().mu());
+    EXPECT_EQ(again->results(i).margin().sigma(), done->results(i).margin().sigma());
+  }
   // The pairs table (collusion): pairs that met and also played apart.
   ASSERT_GT(done->pairs_size(), 0);
   for (const v1::EventPair& p : done->pairs()) {
@@ -306,6 +317,124 @@ TEST_F(EventsTest, TheDeadlineFreezesEntriesAndTheFinalRunsAndResumesAfterAResta
   EXPECT_NE(scheduler_->ExportEvent(x)->body().find("\"final\""), std::string::npos);
   x.set_format("xml");
   EXPECT_EQ(scheduler_->ExportEvent(x).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Issue 33: an event's ladder plays matches rated on places while its field
+// cannot fill a duplicate set, switches to duplicate sets rated on margins
+// (points a deal) once it can (6 bots for slovenian-3p: a bridge set), and
+// back when a withdrawal leaves too few; both histories stay, nothing is
+// recomputed, and the event's info, leaderboard and export say which.
+TEST_F(EventsTest, AnEventLadderRatesMarginsOnceItsFieldFillsASet) {
+  StartScheduler();
+  for (const char* b : {"h1", "h2", "h3", "r1", "r2", "r3"}) AddBot(b, b[0] == 'h' ? "heuristic" : "random");
+  v1::CreateEventResponse ev = Create("cup");
+  EnterHouseBots("cup", ev.organiser_token(), {"h1", "r1", "r2"});
+  WaitFor([&] { return Done("cup") >= 3; });
+  v1::GetEventRequest get;
+  get.set_slug("cup");
+  absl::StatusOr<v1::EventInfo> info = scheduler_->GetEvent(get);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->ladders_size(), 1);
+  EXPECT_EQ(info->ladders(0).rating_model(), "place");
+  EXPECT_EQ(info->ladders(0).format(), "match");
+  EXPECT_EQ(info->ladders(0).bots(), 3);
+  EXPECT_EQ(info->ladders(0).set_bots(), 6);
+  EXPECT_NE(info->ladders(0).note().find("6 bots needed, 3 play slovenian-3p"), std::string::npos)
+      << info->ladders(0).note();
+  EXPECT_EQ(scheduler_->Leaderboard("slovenian-3p", "cup")->rating_model(), "place");
+
+  // Three more bots: a bridge set of 6. The match ladder stops, a duplicate
+  // margin ladder starts, and its sets are booked.
+  EnterHouseBots("cup", ev.organiser_token(), {"h2", "h3", "r3"});
+  WaitFor([&] {
+    absl::StatusOr<v1::LeaderboardResponse> b = scheduler_->Leaderboard("slovenian-3p", "cup");
+    if (!b.ok() || b->rating_model() != "margin" || b->entries_size() != 6) return false;
+    for (const auto& e : b->entries())
+      if (e.margin().deals() < 6) return false;
+    return true;
+  });
+  absl::StatusOr<v1::LeaderboardResponse> margin = scheduler_->Leaderboard("slovenian-3p", "cup");
+  ASSERT_TRUE(margin.ok());
+  EXPECT_EQ(margin->unit(), "points a deal");
+  for (const auto& e : margin->entries()) {
+    EXPECT_LT(e.margin().low(), e.margin().mu()) << e.bot();
+    EXPECT_GT(e.margin().high(), e.margin().mu()) << e.bot();
+  }
+  info = scheduler_->GetEvent(get);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->ladders(0).rating_model(), "margin");
+  EXPECT_EQ(info->ladders(0).format(), "duplicate");
+  EXPECT_NE(info->ladders(0).note().find("points a deal with a 95% interval"), std::string::npos)
+      << info->ladders(0).note();
+  int event_ladders = 0;
+  const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+  for (const v1::LadderInfo& l : ladders.ladders()) {
+    if (l.config().event() != "cup") continue;
+    ++event_ladders;
+    EXPECT_EQ(l.running(), l.config().rating_model() == "margin") << l.config().rating_model();
+  }
+  EXPECT_EQ(event_ladders, 2);
+  // Both histories: the place ratings are still there (the first three's,
+  // and those of bots that played a match while the field grew to 6).
+  EXPECT_GE(scheduler_->Leaderboard("slovenian-3p", "cup", "place")->entries_size(), 3);
+  absl::StatusOr<v1::BotInfo> h1 = scheduler_->GetBot("h1", false);
+  ASSERT_TRUE(h1.ok());
+  EXPECT_EQ(h1->ratings_size(), 1);
+  EXPECT_EQ(h1->margin_ratings_size(), 1);
+
+  // The export speaks margins for this ladder.
+  v1::ExportEventRequest x;
+  x.set_slug("cup");
+  x.set_organiser_token(ev.organiser_token());
+  x.set_format("csv");
+  absl::StatusOr<v1::ExportEventResponse> csv = scheduler_->ExportEvent(x);
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_NE(csv->body().find(",margin: points a deal\n"), std::string::npos) << csv->body();
+  x.set_format("json");
+  absl::StatusOr<v1::ExportEventResponse> js = scheduler_->ExportEvent(x);
+  ASSERT_TRUE(js.ok());
+  EXPECT_NE(js->body().find("\"rating_model\": \"margin\""), std::string::npos) << js->body();
+  EXPECT_NE(js->body().find("\"deals\""), std::string::npos);
+
+  // A withdrawal leaves 5: back to matches rated on places; the margin
+  // ratings stay as they were.
+  v1::WithdrawBotRequest w;
+  w.set_slug("cup");
+  w.set_token(ev.organiser_token());
+  w.set_bot("r3");
+  ASSERT_TRUE(scheduler_->WithdrawBot(w).ok());
+  WaitFor([&] {
+    absl::StatusOr<v1::EventInfo> i = scheduler_->GetEvent(get);
+    return i.ok() && i->ladders(0).rating_model() == "place";
+  });
+  EXPECT_EQ(scheduler_->Leaderboard("slovenian-3p", "cup")->rating_model(), "place");
+  absl::StatusOr<v1::LeaderboardResponse> kept = scheduler_->Leaderboard("slovenian-3p", "cup", "margin");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->entries_size(), 6);  // r3 withdrawn from the field, its rating kept
+}
+
+// Closing an event whose ladder plays duplicate sets stops it; the sets in
+// play finish or are dropped, nothing else changes.
+TEST_F(EventsTest, ClosingAnEventStopsItsDuplicateLadder) {
+  StartScheduler();
+  for (const char* b : {"h1", "h2", "h3", "r1", "r2", "r3"}) AddBot(b, b[0] == 'h' ? "heuristic" : "random");
+  v1::CreateEventResponse ev = Create("cup");
+  EnterHouseBots("cup", ev.organiser_token(), {"h1", "h2", "h3", "r1", "r2", "r3"});
+  WaitFor([&] {
+    absl::StatusOr<v1::LeaderboardResponse> b = scheduler_->Leaderboard("slovenian-3p", "cup");
+    return b.ok() && b->rating_model() == "margin" && b->entries_size() == 6;
+  });
+  v1::CloseEventRequest c;
+  c.set_slug("cup");
+  c.set_organiser_token(ev.organiser_token());
+  absl::StatusOr<v1::EventInfo> closed = scheduler_->CloseEvent(c);
+  ASSERT_TRUE(closed.ok()) << closed.status();
+  EXPECT_EQ(closed->status(), "closed");
+  ASSERT_EQ(closed->ladders_size(), 1);
+  EXPECT_EQ(closed->ladders(0).rating_model(), "margin");
+  absl::SleepFor(absl::Milliseconds(1500));  // an event tick: nothing starts again
+  const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+  for (const v1::LadderInfo& l : ladders.ladders()) EXPECT_FALSE(l.running()) << l.id();
 }
 
 // Events share the referees by weight: a weight-3 event's ladder makes about

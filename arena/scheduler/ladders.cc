@@ -378,6 +378,13 @@ void Scheduler::BookSetOf(const MatchRow& match) {
                const std::map<int64_t, MarginRatingRow>& current, const MarginNoiseRow& noise) {
         return RateSet(model, tables, current, noise);
       });
+  if (booked.ok() && *booked) {
+    // The gauges of the pool's margin ratings (one query a set; the pool's
+    // bots only, so the series stay bots x pools, like the place ratings').
+    const std::string pool = RatingPool(match.variant, match.event_id);
+    for (const MarginLeaderRow& r : store_->MarginLeaderboardRows(pool))
+      SetMarginMetrics(r.name, r.rating);
+  }
   if (!booked.ok() && !absl::IsAborted(booked.status()))
     logging::Error("scheduler", "cannot book a duplicate set",
                    {{"match", match.id}, {"ladder", match.ladder_id},

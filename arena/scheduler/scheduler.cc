@@ -121,8 +121,10 @@ absl::Status Scheduler::Start() {
   tests_.clear();
   test_blocks_made_.clear();
   if (!Shared()) LoadRunningTests();
-  for (const BotRow& bot : store_->ListBots(/*include_retired=*/false))
+  for (const BotRow& bot : store_->ListBots(/*include_retired=*/false)) {
     for (const RatingRow& r : store_->RatingsOfBot(bot.id)) SetBotMetrics(bot.name, r);
+    for (const MarginRatingRow& r : store_->MarginRatingsOfBot(bot.id)) SetMarginMetrics(bot.name, r);
+  }
   {
     absl::MutexLock lock(&commit_mu_);
     commits_closed_ = false;

@@ -436,6 +436,11 @@ class Scheduler {
   v1::EventInfo EventInfoOf(const EventRow& row, bool with_results);
   // The event's frozen field, entered and not withdrawn, not retired.
   std::vector<BotRow> EventField(int64_t event_id, std::vector<int64_t>* entrant_of = nullptr);
+  // What an event's ladder in `variant` plays (docs/events.md): duplicate sets
+  // rated on margins once `field` (EventField) can fill a set (2n bots, or n
+  // when every one of them is hosted with versions: rotated), else matches
+  // rated on places. Fills format, rating_model, bots, set_bots and note.
+  v1::EventLadder PlanEventLadder(const std::vector<BotRow>& field, const std::string& variant);
   void StartFinal(EventRow& event);
   // The next match of `ladder` among `candidates` (advances ladder.created;
   // not stored yet): one table for format match, every table of a duplicate
@@ -467,6 +472,8 @@ class Scheduler {
                                                             const std::string& pool);
   // The per-bot gauges from a rating row.
   void SetBotMetrics(const std::string& bot, const RatingRow& rating);
+  // The margin gauges of one bot's rating in one pool (tarock_arena_margin_*).
+  void SetMarginMetrics(const std::string& bot, const MarginRatingRow& rating);
 
   Store* store_;
   RefereeClient* client_;
@@ -503,7 +510,8 @@ class Scheduler {
   // event id) for the others.
   std::map<std::string, Ladder> ladders_ ABSL_GUARDED_BY(mu_);
   absl::Time events_ticked_ = absl::InfinitePast();  // the dispatcher's
-  // One EventTick at a time (the dispatcher's and CreateEvent's): two at a
+  // One EventTick at a time (the dispatcher's and CreateEvent's; CloseEvent
+  // takes it too, so no tick stores an event open over its close): two at a
   // deadline would each start a final. Never taken with mu_ held.
   absl::Mutex event_tick_mu_;
   absl::Mutex signup_mu_;

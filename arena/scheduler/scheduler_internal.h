@@ -69,6 +69,12 @@ struct Scheduler::Metrics {
   explicit Metrics(prometheus::Registry* r)
       : rating_mu(Gauges(r, "tarock_arena_rating_mu", "Rating mean per bot and variant.")),
         rating_sigma(Gauges(r, "tarock_arena_rating_sigma", "Rating uncertainty per bot and variant.")),
+        margin_mu(Gauges(r, "tarock_arena_margin_mu",
+                         "Margin rating per bot and pool: points (chips) a deal, relative to the field.")),
+        margin_sigma(Gauges(r, "tarock_arena_margin_sigma",
+                            "Margin rating uncertainty per bot and pool (95% interval: mu +- 1.96 sigma).")),
+        margin_deals(Gauges(r, "tarock_arena_margin_deals",
+                            "Deals a bot's margin rating rests on, per pool.")),
         bot_matches(Gauges(r, "tarock_arena_bot_matches", "Rated matches per bot and variant.")),
         bot_faults(Gauges(r, "tarock_arena_bot_faults", "Faults per bot and variant.")),
         matches(Counters(r, "tarock_arena_matches_total", "Matches by variant and outcome.")),
@@ -94,6 +100,11 @@ struct Scheduler::Metrics {
   }
   prometheus::Family<prometheus::Gauge>& rating_mu;
   prometheus::Family<prometheus::Gauge>& rating_sigma;
+  // Margin ratings (docs/ratings.md), labelled like the place ratings: {bot,
+  // variant} where variant is the pool ("VARIANT" or "VARIANT@EVENT_ID").
+  prometheus::Family<prometheus::Gauge>& margin_mu;
+  prometheus::Family<prometheus::Gauge>& margin_sigma;
+  prometheus::Family<prometheus::Gauge>& margin_deals;
   prometheus::Family<prometheus::Gauge>& bot_matches;
   prometheus::Family<prometheus::Gauge>& bot_faults;
   prometheus::Family<prometheus::Counter>& matches;

@@ -76,6 +76,12 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     wait_until(browser, lambda d: d.find_element(By.ID, "countdown").text != first, what="the countdown ticking")
     assert "Winter cup" in browser.find_element(By.TAG_NAME, "h1").text
     assert "A cup for the web test." in browser.page_source
+    # Three bots cannot fill a duplicate set (6 in slovenian-3p): the ladder
+    # plays matches rated on places, and the page says so (issue 33).
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".ladder-panel .ladder-note"), what="the ladder note")
+    note = browser.find_element(By.CSS_SELECTOR, ".ladder-panel .ladder-note").text
+    assert "rated on places until the field can fill a duplicate set: 6 bots needed, 3 play slovenian-3p" in note, note
+    assert browser.find_element(By.CSS_SELECTOR, ".ladder-panel").get_attribute("data-rating-model") == "place"
     screenshot(browser, "event-open.png")
 
     # Sign-up on the join page from the invite link.
@@ -191,3 +197,51 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
         assert fits_phone(browser), path
     screenshot(browser, "phone-matches-of-event.png")
     browser.set_window_size(1280, 900)
+
+
+# Issue 33: an event whose field fills a duplicate set (six bots in
+# slovenian-3p) plays duplicate sets rated on margins; the event page's ladder
+# shows points a deal with the 95% interval, "vs next" and the deals, as the
+# JSON API gives them, at desktop and phone width, and the export has them.
+SIX = [("heuristic-%d" % i, "tarock-bot-heuristic", [], "arena") for i in (1, 2, 3)] + \
+      [("random-%d" % i, "tarock-bot-random", ["--seed", str(i)], "arena") for i in (1, 2, 3)]
+
+
+def test_an_event_ladder_of_six_is_rated_in_points_a_deal(start_stack, browser):
+    from selenium.webdriver.common.by import By
+    stack = start_stack(bots=SIX, max_parallel=2, variants=["slovenian-3p"])
+    out = stack.cli("events", "create", "class-6", "--name", "Class of six", "--kind", "class",
+                    "--variants", "slovenian-3p", "--hands", "3")
+    token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
+    for bot, _, _, _ in SIX:
+        stack.cli("events", "enter", "class-6", "--bot", bot, "--organiser_token", token)
+    lb = stack.wait_for(
+        lambda: (b := stack.api("/api/leaderboard?variant=slovenian-3p&event=class-6")) and
+        b.get("rating_model") == "margin" and len(b.get("entries", [])) == 6 and
+        all(e["margin"].get("sets", 0) >= 2 for e in b["entries"]) and b,
+        timeout=120, what="two sets booked for every bot")
+    event = stack.api("/api/events/class-6")
+    assert event["ladders"][0]["rating_model"] == "margin", event["ladders"]
+    for width, name in ((1280, "desktop"), (390, "phone")):
+        browser.set_window_size(width, 900)
+        browser.get(stack.url("/events/class-6"))
+        wait_until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".ladder-panel tbody tr")) == 6,
+                   what="the margin ladder at " + name)
+        panel = browser.find_element(By.CSS_SELECTOR, ".ladder-panel")
+        assert panel.get_attribute("data-rating-model") == "margin"
+        text = panel.text
+        assert "points a deal with a 95% interval" in text, text
+        heads = " ".join(th.get_attribute("textContent") for th in panel.find_elements(By.TAG_NAME, "th"))
+        assert "points a deal" in heads and "vs next" in heads and "Deals" in heads, heads
+        for tr in panel.find_elements(By.CSS_SELECTOR, "tbody tr"):
+            cells = tr.get_attribute("textContent")
+            assert "[" in cells and "]" in cells, cells  # the interval
+        shown = [a.text for a in panel.find_elements(By.CSS_SELECTOR, "tbody tr td a")]
+        assert set(shown) == {e["bot"] for e in lb["entries"]}, shown
+        if name == "phone":
+            assert fits_phone(browser)
+        screenshot(browser, "event-margin-" + name + ".png")
+    browser.set_window_size(1280, 900)
+    status, csv = get_with(stack, "/api/events/class-6/export?format=csv", token)
+    assert status == 200 and b",margin: points a deal\n" in csv, csv
+    assert not csp_violations(browser)

@@ -117,13 +117,19 @@
         ? el('p', null, 'Entrants sign up with the invite code from the organiser: ', el('a', { href: '/join' }, 'join \u2192')) : null));
     if ((e.results || []).length) {
       main.append(el('div', { class: 'panel', id: 'results' }, el('h2', null, 'Final standings'),
-        el('p', { class: 'muted' }, 'Points a hand in the final (a duplicate tournament' +
+        el('p', { class: 'muted' }, 'Points (chips) a deal in the final: each bot\u2019s mean hand score (a duplicate tournament, the radl settlement apart' +
           (Number(e.final_tournament_id) ? ', ' : ''), Number(e.final_tournament_id) ? el('a', { href: '/tournaments/' + e.final_tournament_id }, 'its matches') : null,
-          ') with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
-        wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'Per hand', cls: 'num' },
-          { label: '95%', cls: 'num hide-sm' }, { label: 'Hands', cls: 'num hide-sm' }, { label: '' }],
-        e.results.map((r) => ({ data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
-          '\u00b1' + num(r.ci95, 2), int(r.hands), r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] }))))));
+          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
+        wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'A deal', cls: 'num' },
+          { label: '95% interval', cls: 'num' }, { label: 'Deals', cls: 'num' }, { label: 'Margin', cls: 'num' },
+          { label: 'Margin 95%', cls: 'num' }, { label: '' }],
+        e.results.map((r) => {
+          const m = r.margin || {};
+          return { data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
+            el('span', { class: 'interval' }, '[' + signed(r.mean - r.ci95, 2) + ', ' + signed(r.mean + r.ci95, 2) + ']'), int(r.hands),
+            signed(m.mu || 0, 2), el('span', { class: 'interval' }, '[' + signed(m.low || 0, 2) + ', ' + signed(m.high || 0, 2) + ']'),
+            r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] };
+        }), { reflow: true }))));
     }
     if ((e.pairs || []).length) {
       main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
@@ -134,13 +140,39 @@
           signed(p.a_with, 1) + ' / ' + signed(p.a_without, 1), signed(p.b_with, 1) + ' / ' + signed(p.b_without, 1),
           signed(p.joint_gain, 1)] }))))));
     }
+    // Each ladder: duplicate sets rated on margins (points a deal) once the
+    // field can fill a set, matches rated on places until then; the line
+    // under its title says which, and why.
+    const plans = {};
+    for (const l of e.ladders || []) plans[l.variant] = l;
     for (const v of c.variants || []) {
       const board = await api('/api/leaderboard?variant=' + encodeURIComponent(v) + '&event=' + encodeURIComponent(slug));
-      main.append(el('div', { class: 'panel' }, el('h2', null, 'Ladder: ' + v),
-        wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' }, { label: 'Rating', cls: 'num' },
+      const plan = plans[v];
+      const note = plan && plan.note ? el('p', { class: 'muted ladder-note' }, plan.note.charAt(0).toUpperCase() + plan.note.slice(1) + '.') : null;
+      const otherModel = board.rating_model === 'margin' ? 'place' : 'margin';
+      const other = el('p', { class: 'muted' }, 'Both histories are kept: ', el('a', { href: '/leaderboard/' + encodeURIComponent(v) +
+        '?rating_model=' + otherModel + '&event=' + encodeURIComponent(slug) }, 'the ' + otherModel + ' ratings'), '.');
+      let t;
+      if (board.rating_model === 'margin') {
+        t = table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' },
+          { label: board.unit || 'Points a deal', cls: 'num' }, { label: '95% interval', cls: 'num hide-sm' },
+          { label: 'vs next', cls: 'num' }, { label: 'Deals', cls: 'num' }],
+        (board.entries || []).map((x) => {
+          const m = x.margin || {};
+          return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, signed(m.mu, 2),
+            el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
+            x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
+            int(m.deals)] };
+        }), { empty: 'No duplicate set booked yet.', reflow: true });
+        t.classList.add('margin-board');
+      } else {
+        t = table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' }, { label: 'Rating', cls: 'num' },
           { label: 'Matches', cls: 'num' }],
         (board.entries || []).map((x) => ({ data: x, cells: [int(x.rank), botLink(x.bot), x.owner, num(x.rating.display, 2),
-          int(x.rating.matches)] })), { empty: 'No rated match yet.' }))));
+          int(x.rating.matches)] })), { empty: 'No rated match yet.' });
+      }
+      main.append(el('div', { class: 'panel ladder-panel', 'data-variant': v, 'data-rating-model': board.rating_model || 'place' },
+        el('h2', null, 'Ladder: ' + v), note, wrap(t), other));
     }
     const m = await api('/api/matches?limit=20&event=' + encodeURIComponent(slug));
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Recent matches'),
