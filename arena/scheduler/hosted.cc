@@ -7,6 +7,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "arena/scheduler/bot_health.h"
 #include "nlohmann/json.hpp"
 
 namespace tarock::arena {
@@ -54,7 +58,17 @@ std::string Scheduler::HostLostSeats(const Job& job, const std::vector<int>& dia
     if (!away) continue;  // back in time (resumed): nothing missed
     absl::StrAppend(&out, out.empty() ? "" : ", ", "seat ", s, " (", job.spec.seats(s).name(), ")");
   }
-  return out;
+  return out.empty() ? out : absl::StrCat("the bot host of ", out, " was gone for a whole decision");
+}
+
+std::string Scheduler::HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,
+                                           const absl::Status& status) {
+  if (dial_in_ == nullptr) return "";
+  const std::optional<int> seat = UnreachableSeat(status);
+  if (!seat || std::find(dial_in.begin(), dial_in.end(), *seat) == dial_in.end()) return "";
+  if (!dial_in_->TakeHostLost(job.match.id, *seat)) return "";
+  return absl::StrCat("the bot host of seat ", *seat, " (", job.spec.seats(*seat).name(),
+                      ") was gone when the seat was to be joined");
 }
 
 bool Scheduler::AwaitDialInBack(const Job& job, const std::vector<int>& dial_in) {

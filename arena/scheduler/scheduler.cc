@@ -668,14 +668,16 @@ bool Scheduler::RunOnReferees(Job job) {
           referee, job.spec, &cancel_,
           [this, &match_id](const v1::MatchEvent& event) { ForwardLiveEvent(match_id, event); });
     }
-    if (finished.ok() && !dial_in.empty()) {
+    if (!dial_in.empty() && !cancel_.load()) {
       // A hosted seat whose host died and did not come back within the
-      // decision time: the bot is not charged; the match runs again (a new
-      // attempt, the same id and seed) once its bots are back, or fails
-      // ("host lost", never rated) after the attempts or the wait.
-      if (std::string lost = HostLostSeats(job, dial_in, *finished); !lost.empty()) {
-        last_error = absl::StrCat("host lost: the bot host of ", lost,
-                                  " was gone for a whole decision");
+      // decision time (or was gone when the seat was to be joined): the bot
+      // is not charged, nor benched; the match runs again (a new attempt,
+      // the same id and seed) once its bots are back, or fails ("host
+      // lost", never rated) after the attempts or the wait.
+      std::string lost = finished.ok() ? HostLostSeats(job, dial_in, *finished)
+                                       : HostLostUnreachable(job, dial_in, finished.status());
+      if (!lost.empty()) {
+        last_error = absl::StrCat("host lost: ", lost);
         const bool again = attempts < options_.max_attempts;
         logging::Warning("scheduler",
                          again ? "host lost; the match is run again once its bots are back"
@@ -683,7 +685,7 @@ bool Scheduler::RunOnReferees(Job job) {
                          {{"match", job.match.id}, {"ladder", job.match.ladder_id},
                           {"tournament", job.match.tournament_id}, {"referee", referee},
                           {"attempt", attempts}, {"max_attempts", options_.max_attempts},
-                          {"seats", lost}});
+                          {"reason", lost}});
         store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
         if (!again) break;
         if (!AwaitDialInBack(job, dial_in)) {

@@ -410,9 +410,16 @@ class Scheduler {
   // the seat got a fault of being away (a timeout, or a disconnect the
   // referee or the relay recorded for a missing player; not an Absent the
   // host sent with its bot's cause: a bot that broke a limit in a live host
-  // is charged). Empty when none did; else says which ("seat 2 (bot)").
+  // is charged). Empty when none did; else the reason ("the bot host of
+  // seat 2 (BOT) was gone for a whole decision").
   std::string HostLostSeats(const Job& job, const std::vector<int>& dial_in,
                             const v1::MatchFinished& finished);
+  // An attempt the referee failed because a seat was unreachable
+  // (UnreachableSeat): when that seat is hosted and its host connection ended
+  // during the attempt, the reason ("the bot host of seat N (BOT) was gone
+  // ..."); else empty (the bot's own fault: benched as before).
+  std::string HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,
+                                  const absl::Status& status);
   // Waits (up to dial_in_wait_) until every bot of `dial_in`'s seats is
   // online again; false when one is not (or the scheduler stops).
   bool AwaitDialInBack(const Job& job, const std::vector<int>& dial_in);
