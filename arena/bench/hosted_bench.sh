@@ -66,18 +66,24 @@ for kind in ("py", "cpp"):
     if f"{kind}-dial" in med and f"{kind}-hosted" in med:
         print(f"{kind}: hosted / dial-in = {med[kind + '-hosted'] / med[kind + '-dial']:.2f}")
 EOF
-echo "== time in the bot process as the host sees it (pipes, decoding, thinking; mean per decision)"
+echo "== time in the bot process as the host sees it (the host's SDK, the line written, the"
+echo "   program's wake-up and thinking, the answer read; mean per decision), and of it the wait"
+echo "   from the request written to the answer read; medians over the seats of the seat's mean"
 /usr/bin/python3 - "$tmp/host.log" <<'EOF'
-import re, sys
+import re, statistics, sys
 by = {}
 for line in open(sys.argv[1]):
-    m = re.search(r": (\S+)\[\d+\]: seat ended, (\d+) decisions, ([0-9.]+) ms each", line)
+    m = re.search(r": (\S+)\[\d+\]: seat ended, (\d+) decisions, ([0-9.]+) ms each[^;]*(?:; ([0-9.]+) ms waiting)?", line)
     if m:
-        d = by.setdefault(m.group(1), [0, 0.0])
+        d = by.setdefault(m.group(1), [0, 0.0, [], []])
         d[0] += int(m.group(2))
         d[1] += int(m.group(2)) * float(m.group(3))
+        d[2].append(float(m.group(3)))
+        if m.group(4): d[3].append(float(m.group(4)))
 for name in sorted(by):
-    print(f"{name:11s} {by[name][1] / by[name][0]:7.3f} ms over {by[name][0]} decisions")
+    d = by[name]
+    wait = f", waiting for the answer {statistics.median(d[3]):7.3f} ms" if d[3] else ""
+    print(f"{name:11s} mean {d[1] / d[0]:7.3f} ms over {d[0]} decisions; median of seats {statistics.median(d[2]):7.3f} ms{wait}")
 EOF
 echo "== start cost per seat (the host's log: sandbox start to the first answer is not logged;"
 echo "   measured here: a sandboxed run of each program with empty input, 10 runs, median)"

@@ -157,7 +157,9 @@ class BotHost::Player {
           if (decisions > 0)
             Log(absl::StrCat(label, ": seat ended, ", decisions, " decisions, ",
                              absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(in_bot) / decisions),
-                             " ms each in the bot process (pipes included)"));
+                             " ms each in the bot process (pipes included; ",
+                             absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(stdio->answer_wait()) / decisions),
+                             " ms waiting for the answer)"));
         }
         sdk::BotSession session;
         stdio::StdioBot* stdio;
@@ -220,6 +222,10 @@ class BotHost::Player {
     if (version_->package.kind == "cpp" && !options_.cpp_sdk.empty())
       spec.ro_binds.push_back({options_.cpp_sdk, "/sdk/cpp"});
     spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1", "LD_LIBRARY_PATH=/sdk/cpp/lib"};
+    // The dynamic linker binds every symbol at the start of a process (started
+    // ahead, off the decision's path), not at the first call of each function
+    // during the seat's first decisions (docs/benchmarks.md, "Hosted bots").
+    spec.env.push_back("LD_BIND_NOW=1");
     spec.stderr_path = absl::StrCat(logs_, "/run-", ++run_counter_, ".log");
     spec.limits = options_.bot_limits;
     return spec;

@@ -76,7 +76,8 @@ class Connection final : public Reactor {
       return;
     }
     bot_id_ = bot->first;
-    absl::StatusOr<uint64_t> connection = service_->hub()->Connect(bot_id_, bot->second, link_);
+    absl::StatusOr<uint64_t> connection = service_->hub()->Connect(bot_id_, bot->second, link_,
+                                                                          /*hosted=*/!hosted_bot.empty());
     if (!connection.ok()) {
       link_->Close(connection.status());
       return;

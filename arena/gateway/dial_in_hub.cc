@@ -221,7 +221,7 @@ void DialInHub::TickLoop() {
 }
 
 absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& bot_name,
-                                            std::shared_ptr<BotLink> link) {
+                                            std::shared_ptr<BotLink> link, bool hosted) {
   std::shared_ptr<BotLink> old;
   std::vector<std::shared_ptr<DialInSeat>> seats;
   uint64_t connection = 0;
@@ -241,6 +241,7 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
     old = std::move(bot.link);
     bot.link = link;
     bot.connection = connection = ++next_connection_;
+    bot.hosted = hosted;
     bot.hello.reset();  // the new process says who it is again
     bot.join_failed = false;  // it may be somewhere else now
     for (auto& [id, seat] : bot.seats) seats.push_back(seat);
@@ -265,9 +266,25 @@ void DialInHub::Disconnect(int64_t bot_id, uint64_t connection) {
     auto it = bots_.find(bot_id);
     if (it == bots_.end() || it->second.connection != connection || !it->second.link) return;
     it->second.link.reset();
-    for (auto& [id, seat] : it->second.seats) seats.push_back(seat);
+    for (auto& [id, seat] : it->second.seats) {
+      if (it->second.hosted) seat->MarkHostLost();
+      seats.push_back(seat);
+    }
   }
   for (auto& seat : seats) seat->SetBotLink(nullptr, std::nullopt);
+}
+
+bool DialInHub::TakeHostLost(const std::string& match_id, int seat) {
+  std::shared_ptr<DialInSeat> s;
+  {
+    absl::MutexLock lock(&mu_);
+    auto id = seat_ids_.find({match_id, seat});
+    if (id == seat_ids_.end()) return false;
+    auto it = seats_.find(id->second);
+    if (it == seats_.end()) return false;
+    s = it->second;
+  }
+  return s->TakeHostLost();
 }
 
 absl::Status DialInHub::FromBot(int64_t bot_id, uint64_t connection, const v1::BotUplink& message) {

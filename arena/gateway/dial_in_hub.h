@@ -81,9 +81,12 @@ class DialInHub final : public DialInSeats {
   // (an earlier one is closed with ABORTED), gets a Welcome and every seat in
   // progress. Returns the connection's id. Errors: RESOURCE_EXHAUSTED when the
   // bot connects more often than max_connects_per_minute (nothing changes).
+  // `hosted`: a bot host opened it for a hosted bot (its end is a host lost:
+  // TakeHostLost).
   absl::StatusOr<uint64_t> Connect(int64_t bot_id, const std::string& bot_name,
-                                   std::shared_ptr<BotLink> link);
+                                   std::shared_ptr<BotLink> link, bool hosted = false);
   // Connection `connection` of the bot ended (a no-op when it was replaced).
+  // A hosted connection's end marks every seat of the bot host-lost.
   void Disconnect(int64_t bot_id, uint64_t connection);
   // A message from connection `connection` of `bot_id`. Errors (the caller
   // ends the connection with them): PERMISSION_DENIED for another bot's seat,
@@ -104,12 +107,14 @@ class DialInHub final : public DialInSeats {
   bool CanJoinReferee(int64_t bot_id) override;
   absl::Status RouteToReferee(const std::string& match_id, int seat, const std::string& referee,
                               const std::string& ticket) override;
+  bool TakeHostLost(const std::string& match_id, int seat) override;
   void Release(const std::string& match_id, int seat) override;
 
  private:
   struct Bot {
     std::shared_ptr<BotLink> link;  // null while offline
     uint64_t connection = 0;
+    bool hosted = false;  // the current (or last) connection is a bot host's
     std::vector<absl::Time> connects;  // within the last minute
     std::optional<v1::Hello> hello;
     std::map<int64_t, std::shared_ptr<DialInSeat>> seats;  // by seat id
@@ -168,6 +173,10 @@ class DialInSeat final : public play::SeatConsumer {
   void Tick(absl::Time now);
   // The seat is released: the bot hears it is closed.
   void Close(const std::string& reason);
+  // The bot's host connection ended while the seat was prepared; Take
+  // returns whether it did since the last Take, and clears it.
+  void MarkHostLost() { host_lost_.store(true); }
+  bool TakeHostLost() { return host_lost_.exchange(false); }
 
  private:
   struct Pending {
@@ -191,6 +200,7 @@ class DialInSeat final : public play::SeatConsumer {
   bool absent_ ABSL_GUARDED_BY(mu_) = false;  // missed a whole decision offline
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<v1::JoinReferee> join_ ABSL_GUARDED_BY(mu_);  // on the direct route
+  std::atomic<bool> host_lost_{false};
 };
 
 }  // namespace tarock::arena::gateway

@@ -297,5 +297,40 @@ TEST(DialInHubTest, ASeatRoutedToARefereeThatDialsTheRelayFallsBackForTheConnect
   EXPECT_TRUE(f.hub.CanJoinReferee(1));
 }
 
+// A hosted bot's host connection that ends marks its seats host-lost (the
+// scheduler then runs the match again); a replaced connection and a bot's
+// own dial-in connection do not.
+TEST(DialInHubTest, AHostedConnectionThatEndsMarksItsSeatsHostLost) {
+  Fixture f;
+  auto host = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c1 = f.hub.Connect(1, "hosted", host, /*hosted=*/true);
+  ASSERT_TRUE(c1.ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "hosted").ok());
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
+  // Replaced by a newer connection (the host switches versions): not lost.
+  auto host2 = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c2 = f.hub.Connect(1, "hosted", host2, /*hosted=*/true);
+  ASSERT_TRUE(c2.ok());
+  f.hub.Disconnect(1, *c1);  // the old one's end: a no-op
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
+  // The host dies: lost, once.
+  f.hub.Disconnect(1, *c2);
+  EXPECT_TRUE(f.hub.TakeHostLost("M", 0));
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 1));  // a seat never prepared
+  EXPECT_FALSE(f.hub.TakeHostLost("N", 0));
+
+  // A bot's own connection (not a host's) that ends: not a host lost.
+  auto own = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c3 = f.hub.Connect(2, "own", own);
+  ASSERT_TRUE(c3.ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 1, 2, "own").ok());
+  f.hub.Disconnect(2, *c3);
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 1));
+  f.hub.Release("M", 0);
+  f.hub.Release("M", 1);
+  EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
+}
+
 }  // namespace
 }  // namespace tarock::arena::gateway

@@ -5,7 +5,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "arena/scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "arena/scheduler/bot_health.h"
+#include "nlohmann/json.hpp"
 
 namespace tarock::arena {
 
@@ -24,6 +30,56 @@ void Scheduler::RecordHostedVersions(const v1::MatchFinished& finished, MatchRes
     const int64_t id = HostedVersionOfHello(finished.seats(seat.seat).hello_version());
     if (id > 0 && hosted_versions_(id, seat.bot_id)) seat.version_id = id;
   }
+}
+
+bool IsAwayFault(const std::string& kind, const std::string& detail) {
+  if (kind == "timeout") return true;
+  return kind == "disconnect" &&
+         (absl::StartsWith(detail, "not connected") || absl::StartsWith(detail, "the dial-in bot"));
+}
+
+std::string Scheduler::HostLostSeats(const Job& job, const std::vector<int>& dial_in,
+                                     const v1::MatchFinished& finished) {
+  if (dial_in_ == nullptr) return "";
+  std::vector<int> lost;
+  for (int s : dial_in)
+    if (dial_in_->TakeHostLost(job.match.id, s)) lost.push_back(s);
+  if (lost.empty()) return "";
+  const nlohmann::json record = nlohmann::json::parse(finished.record_json(), nullptr, false);
+  std::string out;
+  for (int s : lost) {
+    bool away = false;
+    if (record.is_object())
+      if (auto f = record.find("faults"); f != record.end() && f->is_array())
+        for (const nlohmann::json& fault : *f)
+          if (fault.is_object() && fault.value("seat", -1) == s &&
+              IsAwayFault(fault.value("kind", std::string()), fault.value("detail", std::string())))
+            away = true;
+    if (!away) continue;  // back in time (resumed): nothing missed
+    absl::StrAppend(&out, out.empty() ? "" : ", ", "seat ", s, " (", job.spec.seats(s).name(), ")");
+  }
+  return out.empty() ? out : absl::StrCat("the bot host of ", out, " was gone for a whole decision");
+}
+
+std::string Scheduler::HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,
+                                           const absl::Status& status) {
+  if (dial_in_ == nullptr) return "";
+  const std::optional<int> seat = UnreachableSeat(status);
+  if (!seat || std::find(dial_in.begin(), dial_in.end(), *seat) == dial_in.end()) return "";
+  if (!dial_in_->TakeHostLost(job.match.id, *seat)) return "";
+  return absl::StrCat("the bot host of seat ", *seat, " (", job.spec.seats(*seat).name(),
+                      ") was gone when the seat was to be joined");
+}
+
+bool Scheduler::AwaitDialInBack(const Job& job, const std::vector<int>& dial_in) {
+  const absl::Time deadline = absl::Now() + dial_in_wait_;
+  for (int s : dial_in) {
+    const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;
+    while (!cancel_.load() && !dial_in_->Online(bot) && absl::Now() < deadline)
+      dial_in_->AwaitOnline(bot, std::min(deadline, absl::Now() + absl::Milliseconds(200)));
+    if (cancel_.load() || !dial_in_->Online(bot)) return false;
+  }
+  return true;
 }
 
 }  // namespace tarock::arena

@@ -641,6 +641,7 @@ bool Scheduler::RunOnReferees(Job job) {
                   {{"match", job.match.id}, {"variant", job.match.variant}, {"kind", job.match.kind},
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                    {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
+    for (int s : dial_in) dial_in_->TakeHostLost(job.match.id, s);  // this attempt's only
     RouteDialIn(job, dial_in, referee);
     // Live spectators (live_hub.h): the public view as it is played, unless
     // other tables play the same deal (a duplicate set or a test block): then
@@ -668,6 +669,35 @@ bool Scheduler::RunOnReferees(Job job) {
       finished = client_->RunMatchWithEvents(
           referee, job.spec, &cancel_,
           [this, &match_id](const v1::MatchEvent& event) { ForwardLiveEvent(match_id, event); });
+    }
+    if (!dial_in.empty() && !cancel_.load()) {
+      // A hosted seat whose host died and did not come back within the
+      // decision time (or was gone when the seat was to be joined): the bot
+      // is not charged, nor benched; the match runs again (a new attempt,
+      // the same id and seed) once its bots are back, or fails ("host
+      // lost", never rated) after the attempts or the wait.
+      std::string lost = finished.ok() ? HostLostSeats(job, dial_in, *finished)
+                                       : HostLostUnreachable(job, dial_in, finished.status());
+      if (!lost.empty()) {
+        last_error = absl::StrCat("host lost: ", lost);
+        const bool again = attempts < options_.max_attempts;
+        logging::Warning("scheduler",
+                         again ? "host lost; the match is run again once its bots are back"
+                               : "host lost; no attempts left",
+                         {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                          {"tournament", job.match.tournament_id}, {"referee", referee},
+                          {"attempt", attempts}, {"max_attempts", options_.max_attempts},
+                          {"reason", lost}});
+        store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
+        if (!again) break;
+        if (!AwaitDialInBack(job, dial_in)) {
+          if (cancel_.load()) return false;  // stopping: runs again after a restart
+          absl::StrAppend(&last_error, "; no host came back within ",
+                          absl::ToInt64Seconds(dial_in_wait_), " s");
+          break;
+        }
+        continue;
+      }
     }
     if (finished.ok()) {
       logging::Info("scheduler", "match finished",

@@ -405,6 +405,24 @@ class Scheduler {
   void CommitBatch(std::vector<Finished> batch);
   // The hosted version of each seat of a result (hosted.cc).
   void RecordHostedVersions(const v1::MatchFinished& finished, MatchResultRow* result);
+  // The hosted seats of a finished attempt that lost their host (hosted.cc):
+  // the seat's host connection ended during the attempt (TakeHostLost) and
+  // the seat got a fault of being away (a timeout, or a disconnect the
+  // referee or the relay recorded for a missing player; not an Absent the
+  // host sent with its bot's cause: a bot that broke a limit in a live host
+  // is charged). Empty when none did; else the reason ("the bot host of
+  // seat 2 (BOT) was gone for a whole decision").
+  std::string HostLostSeats(const Job& job, const std::vector<int>& dial_in,
+                            const v1::MatchFinished& finished);
+  // An attempt the referee failed because a seat was unreachable
+  // (UnreachableSeat): when that seat is hosted and its host connection ended
+  // during the attempt, the reason ("the bot host of seat N (BOT) was gone
+  // ..."); else empty (the bot's own fault: benched as before).
+  std::string HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,
+                                  const absl::Status& status);
+  // Waits (up to dial_in_wait_) until every bot of `dial_in`'s seats is
+  // online again; false when one is not (or the scheduler stops).
+  bool AwaitDialInBack(const Job& job, const std::vector<int>& dial_in);
   // The next referee to try, or "" when all are resting.
   std::string PickReferee() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A bot a ladder match may seat, as matchmaking sees it.
@@ -563,6 +581,11 @@ bool ValidBotName(const std::string& name);
 // last), the record and the record split into one JSON per hand.
 // The hosted version a Hello names ("hosted:vID ..."), 0 for none (hosted.cc).
 int64_t HostedVersionOfHello(const std::string& hello_version);
+// Whether a fault of the match record (its "kind" and "detail") is one of a
+// player that was away: a timeout, or a disconnect that the referee (a joined
+// seat with no stream: "not connected: ...") or the arena's relay ("the
+// dial-in bot ...") recorded. A host's Absent names its bot's cause instead.
+bool IsAwayFault(const std::string& kind, const std::string& detail);
 MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,
                              const std::string& referee, int attempts);
 

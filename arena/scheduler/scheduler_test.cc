@@ -709,3 +709,23 @@ TEST_F(SchedulerTest, ATestResumesAfterARestartWithoutReplayingADealAndEndsAsAnU
 
 }  // namespace
 }  // namespace tarock::arena
+
+namespace tarock::arena {
+namespace {
+
+// Which faults of a record say the player was away (its host lost, when the
+// hub saw the host's connection end), and which name a bot's own cause.
+TEST(HostLostTest, AwayFaultsAreTheRefereesAndTheRelaysNotAHostsCause) {
+  EXPECT_TRUE(IsAwayFault("timeout", ""));
+  EXPECT_TRUE(IsAwayFault("disconnect", "not connected: the bot's stream to the referee ended"));
+  EXPECT_TRUE(IsAwayFault("disconnect", "the dial-in bot was not connected for the whole decision"));
+  EXPECT_TRUE(IsAwayFault("disconnect", "the dial-in bot is not connected"));
+  // A host's Absent with its bot's cause: the bot's fault, charged.
+  EXPECT_FALSE(IsAwayFault("disconnect", "out of memory (limit 512 MiB)"));
+  EXPECT_FALSE(IsAwayFault("disconnect", "crashed (signal 11)"));
+  EXPECT_FALSE(IsAwayFault("illegal_action", "not connected"));
+  EXPECT_FALSE(IsAwayFault("malformed", ""));
+}
+
+}  // namespace
+}  // namespace tarock::arena

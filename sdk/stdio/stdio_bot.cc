@@ -105,6 +105,7 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
       return "";
   }
   std::string answer;
+  const absl::Time written = absl::Now();
   while (true) {
     switch (child_->ReadLine(deadline, options_.max_line_bytes, &answer)) {
       case ChildProcess::Io::kOk:
@@ -112,6 +113,7 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
           --stale_lines_;
           continue;
         }
+        answer_wait_ += absl::Now() - written;
         return ActionFromLine(answer, options_.max_line_bytes);
       case ChildProcess::Io::kTimeout:
         Log(absl::StrCat("decision ", n, " (hand ", s.hand_index(), ", ", s.phase(),

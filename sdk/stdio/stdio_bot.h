@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "sdk/stdio/child_process.h"
 #include "tarock/sdk/bot.h"
 
@@ -80,6 +81,10 @@ class StdioBot : public sdk::Bot {
   bool timed_out() const { return timed_out_; }
   // Closes the program's input and gives it a moment to exit, then kills it.
   void Finish();
+  // Time spent in Decide so far from the request written to the answer read
+  // (the program's wake-up, thinking and answer, the pipe both ways): with
+  // the time around it, where a decision's time goes (docs/benchmarks.md).
+  absl::Duration answer_wait() const { return answer_wait_; }
 
  private:
   void Fail(const std::string& why);
@@ -91,6 +96,7 @@ class StdioBot : public sdk::Bot {
   int stale_lines_ = 0;  // answers still owed for requests that timed out
   int decisions_ = 0;
   bool timed_out_ = false;
+  absl::Duration answer_wait_;
 };
 
 }  // namespace tarock::stdio

@@ -171,3 +171,116 @@ def test_bot_page_upload_form(start_stack, browser):
     wait_until(browser, lambda d: "building" in d.find_element("id", "versions").text,
                what="the list without the token")
     assert not browser.find_elements("css selector", ".build-log")
+
+
+# A hosted awk bot that says hello on standard error and takes a little time
+# on each decision, so that its match runs long enough to be looked at.
+STDERR_BOT_PREFIX = 'BEGIN { print "hello from the hosted seat" > "/dev/stderr"; fflush("/dev/stderr") }\n'
+
+
+def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browser):
+    """The match page's "Standard error of a hosted seat" panel: the owner
+    pastes the token (never in the URL); while the deal is being played the
+    API's 409 reads as a sentence; once the match is done the log shows;
+    another token is refused. Needs a real bot host: root and bwrap."""
+    import shutil
+    import signal
+    import subprocess
+    import time
+    if os.geteuid() != 0 or not shutil.which("bwrap"):
+        import pytest
+        pytest.skip("a bot host needs root and bwrap")
+    from conftest import BIN
+    bots = [("rnd-1", "tarock-bot-random", ["--seed", "1"], "arena"),
+            ("rnd-2", "tarock-bot-random", ["--seed", "2"], "arena"),
+            ("rnd-3", "tarock-bot-random", ["--seed", "3"], "arena")]
+    arena = start_stack(bots=bots, variants=["slovenian-4p"])
+    tok = lambda out: [l.split()[1] for l in out.splitlines() if l.startswith("token ")][0]
+    host_token = tok(arena.cli("hosts", "add", "web-host"))
+    token = tok(arena.cli("bots", "add", "hosted-err", "--hosted", "--variants", "slovenian-4p",
+                          "--owner", "student"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "sdk", "templates", "stdio", "my_bot.awk")) as f:
+        template = f.read()
+    # Each decision request (a line) waits 40 ms before the template answers.
+    script = STDERR_BOT_PREFIX + '{ system("sleep 0.04") }\n' + template
+    work = tempfile.mkdtemp(prefix="tarock-web-host-")
+    os.chmod(work, 0o755)
+    path = os.path.join(work, "slow_bot.awk")
+    with open(path, "w") as f:
+        f.write(script)
+    host_log = open(os.path.join(work, "host.log"), "wb")
+    host = subprocess.Popen([os.path.join(BIN, "tarock-bothost"), "--arena", "127.0.0.1:%d" % arena.grpc_port,
+                             "--name", "web-host", "--work_dir", os.path.join(work, "host"),
+                             "--check_timeout_s", "15"],
+                            env=dict(os.environ, TAROCK_HOST_TOKEN=host_token), stdout=host_log,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        arena.cli("bots", "upload", "hosted-err", "--token", token, path)
+        arena.wait_for(lambda: "hosted-err  dial-in (online" in arena.cli("bots", "list"), timeout=60,
+                       what="the hosted bot online")
+        arena.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match",
+                  "--max_matches", "1", "--hands", "12", "--per_decision_ms", "5000")
+        running = arena.wait_for(lambda: [m for m in arena.api("/api/matches?status=running")["matches"]],
+                                 timeout=60, what="the match running")
+        mid = running[0]["id"]
+        # While it runs: the panel is there; the API's 409 is a sentence.
+        browser.set_window_size(1280, 900)
+        browser.get(arena.url("/matches/" + mid))
+        wait_until(browser, lambda d: d.find_elements("id", "stderr-form"), what="the stderr panel")
+        from selenium.webdriver.support.ui import Select
+        # While it runs, the seats' versions are not known yet: every seat's bot is offered.
+        Select(browser.find_element("id", "stderr-bot")).select_by_value("hosted-err")
+        browser.find_element("id", "stderr-token").send_keys(token)
+        browser.find_element("id", "stderr-button").click()
+        wait_until(browser, lambda d: d.find_elements("id", "stderr-wait"),
+                   what="the 'still being played' sentence (shown: %r)" % browser.find_element("id", "stderr-result").text)
+        assert "still being played" in browser.find_element("id", "stderr-wait").text
+        assert arena.api("/api/matches/" + mid)["status"] in ("running", "pending"), \
+            "the match ended before the page asked: the 409 was not seen"
+        assert token not in browser.current_url
+        browser.execute_script("document.getElementById('seat-stderr').scrollIntoView()")
+        screenshot(browser, "hosted-stderr-running-desktop.png")
+        assert not csp_violations(browser)
+        # Once done: the log, for the owner only.
+        arena.wait_for(lambda: arena.api("/api/matches/" + mid)["status"] == "done", timeout=120,
+                       what="the match done")
+
+        def log_ready():
+            req = urllib.request.Request(arena.url("/api/matches/%s/stderr?bot=hosted-err" % mid),
+                                         headers={"Authorization": "Bearer " + token})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return r.status == 200
+            except urllib.error.HTTPError:
+                return False
+        arena.wait_for(log_ready, timeout=30, what="the seat's log at the arena")
+        for width, height, tag in [(1280, 900, "desktop"), (390, 844, "phone")]:
+            browser.set_window_size(width, height)
+            browser.get(arena.url("/matches/" + mid))
+            wait_until(browser, lambda d: d.find_elements("id", "stderr-form"), what="the stderr panel")
+            # Another bot's token: refused.
+            browser.find_element("id", "stderr-token").send_keys("x" * 40)
+            browser.find_element("id", "stderr-button").click()
+            wait_until(browser, lambda d: "Refused" in d.find_element("id", "stderr-result").text,
+                       what="the refusal")
+            tok_box = browser.find_element("id", "stderr-token")
+            tok_box.clear()
+            tok_box.send_keys(token)
+            browser.find_element("id", "stderr-button").click()
+            wait_until(browser, lambda d: d.find_elements("id", "stderr-log"), what="the log")
+            assert "hello from the hosted seat" in browser.find_element("id", "stderr-log").text
+            assert token not in browser.current_url
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= max(width, 390)
+            browser.execute_script("document.getElementById('seat-stderr').scrollIntoView()")
+            screenshot(browser, "hosted-stderr-%s.png" % tag)
+            assert not csp_violations(browser)
+    finally:
+        try:
+            os.killpg(host.pid, signal.SIGTERM)
+            host.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            os.killpg(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+        host_log.close()
+        shutil.rmtree(work, ignore_errors=True)

@@ -258,8 +258,18 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
       return absl::FailedPreconditionError(
           absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(errno)));
-    WriteFile(v2 + "/cgroup.subtree_control", "+memory +pids +cpu");
-    WriteFile(dir + "/cgroup.subtree_control", "+memory +pids +cpu");
+    // One controller a write: a write naming one the kernel cannot enable
+    // fails whole, and cpu may be missing where memory and pids are not.
+    for (const char* c : {"+memory", "+pids", "+cpu"}) {
+      WriteFile(v2 + "/cgroup.subtree_control", c);
+      WriteFile(dir + "/cgroup.subtree_control", c);
+    }
+    const std::string enabled = ReadFile(dir + "/cgroup.subtree_control");
+    if (enabled.find("memory") == std::string::npos || enabled.find("pids") == std::string::npos)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot enable the memory and pids controllers for the runs under ", dir,
+          " (cgroup v2 enables them only in a cgroup without processes of its own: run the "
+          "host as root in the root cgroup, or give it a delegated subtree)"));
     sandbox->options_.cgroup_root = v2;
   }
   // Runs left by a host that was killed (SIGKILL leaves no time to clean up):

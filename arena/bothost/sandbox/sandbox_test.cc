@@ -286,5 +286,65 @@ TEST_F(SandboxTest, ManyRunsAtOnceLeaveNoCgroups) {
   EXPECT_EQ(left, 0);
 }
 
+// cgroup v2 alone (docs/hosting.md, "cgroup v2"): the sandbox is made on the
+// v2 hierarchy only (a machine that mounts only v2 at /sys/fs/cgroup, or the
+// v2 hierarchy of a hybrid one, as /sys/fs/cgroup/unified here). Where that
+// hierarchy offers the memory and pids controllers, the limits hold there
+// (a 64 MiB run allocating 400 MiB is out of memory; a fork bomb is too many
+// processes); where it does not (a hybrid machine, whose controllers are
+// bound to v1), Create refuses with the one line that says so.
+TEST(SandboxV2Test, TheV2HierarchyAloneLimitsOrIsRefusedWithOneLine) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root (to make cgroups)";
+  std::string root;
+  if (std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers")) {
+    root = "/sys/fs/cgroup";
+  } else if (std::filesystem::exists("/sys/fs/cgroup/unified/cgroup.controllers")) {
+    root = "/sys/fs/cgroup/unified";
+  } else {
+    GTEST_SKIP() << "no cgroup v2 hierarchy mounted";
+  }
+  std::ifstream in(root + "/cgroup.controllers");
+  std::string controllers((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  SandboxOptions options;
+  options.cgroup_root = root;
+  options.cgroup_name = absl::StrCat("tarock-bothost-v2test-", getpid());
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
+  const bool usable = controllers.find("memory") != std::string::npos &&
+                      controllers.find("pids") != std::string::npos;
+  if (!usable) {
+    ASSERT_FALSE(s.ok()) << "a v2 hierarchy without memory and pids (" << controllers << ") was taken";
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(s.status().message().find("no cgroup with memory and pids controllers under " + root),
+              std::string::npos) << s.status().message();
+    EXPECT_EQ(std::string(s.status().message()).find('\n'), std::string::npos);
+    return;
+  }
+  if (!s.ok()) GTEST_SKIP() << "no sandbox on v2 here: " << s.status().message();
+  EXPECT_EQ((*s)->cgroup_version(), "v2");
+  const std::string dir = absl::StrCat("/tmp/sandbox_v2_test.", getpid());
+  std::filesystem::create_directories(dir);
+  chmod(dir.c_str(), 0755);
+  auto run = [&](const std::string& code, SandboxLimits limits) {
+    std::ofstream(dir + "/prog.py") << code;
+    chmod((dir + "/prog.py").c_str(), 0644);
+    SandboxSpec spec;
+    spec.argv = {"/usr/bin/python3", "/bot/prog.py"};
+    spec.ro_binds = {{dir, "/bot"}};
+    spec.limits = limits;
+    absl::StatusOr<SandboxOutcome> o = (*s)->Run(spec, absl::Seconds(60));
+    EXPECT_TRUE(o.ok()) << o.status();
+    return o.ok() ? *o : SandboxOutcome{};
+  };
+  SandboxLimits small;
+  small.memory_bytes = 64 << 20;
+  SandboxOutcome oom = run("b = bytearray(b'x') * (400 << 20)\nprint(len(b))\n", small);
+  EXPECT_EQ(oom.cause, SandboxCause::kOutOfMemory) << oom.text;
+  SandboxOutcome bomb = run("import os\nwhile True:\n    os.fork()\n", SandboxLimits{});
+  EXPECT_EQ(bomb.cause, SandboxCause::kTooManyProcesses) << bomb.text;
+  std::filesystem::remove_all(dir);
+  s->reset();
+  rmdir((root + "/" + options.cgroup_name).c_str());
+}
+
 }  // namespace
 }  // namespace tarock::bothost

@@ -26,6 +26,59 @@
         match.seed_salt + '\' | sha256sum' }, short));
   }
 
+  // A hosted seat's standard error, for the bot's owner (docs/hosting.md):
+  // the owner picks the bot and pastes its token, which stays in this page:
+  // it is sent only as the Authorization header of
+  // GET /api/matches/ID/stderr?bot=NAME, never put in a URL or stored. The
+  // log holds the bot's own cards, so the arena answers 409 until the deal
+  // is public (every table that plays it has finished): said in a sentence.
+  // Shown while the match is pending or running (its seats' versions are
+  // known once it is done) and for a done match with a hosted seat.
+  function stderrPanel(match, seats) {
+    const hosted = seats.filter((s) => Number(s.version_id) > 0);
+    const live = match.status === 'pending' || match.status === 'running';
+    if (!hosted.length && !live) return '';
+    const bots = [...new Set((hosted.length ? hosted : seats).map((s) => s.bot))];
+    const bot = el('select', { id: 'stderr-bot' }, bots.map((b) => el('option', { value: b }, b)));
+    const token = el('input', { type: 'password', id: 'stderr-token', autocomplete: 'off', placeholder: 'the bot\u2019s token', size: 28 });
+    const result = el('div', { id: 'stderr-result', role: 'status' });
+    async function show(ev) {
+      ev.preventDefault();
+      const name = bot.value;
+      if (!token.value.trim()) { clear(result).appendChild(T.errorBox('Paste the bot\u2019s token first.')); return; }
+      clear(result).append(el('span', { class: 'muted' }, 'Asking the arena\u2026'));
+      let res; let text = '';
+      try {
+        res = await fetch('/api/matches/' + encodeURIComponent(match.id) + '/stderr?bot=' + encodeURIComponent(name),
+          { headers: { Authorization: 'Bearer ' + token.value.trim() }, cache: 'no-store' });
+        text = await res.text();
+      } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
+      let error = '';
+      if (!res.ok) { try { error = JSON.parse(text).error || ''; } catch (e) { error = ''; } }
+      if (res.status === 409) {
+        clear(result).append(el('div', { class: 'notice', id: 'stderr-wait' },
+          'This deal is still being played (at this table or at another table dealt the same cards), and ' + name +
+          '\u2019s standard error shows its own cards: it is shown here once every table has finished. Try again then.'));
+        return;
+      }
+      if (res.status === 401 || res.status === 403) { clear(result).appendChild(T.errorBox('Refused: that is not ' + name + '\u2019s token.')); return; }
+      if (res.status === 404) {
+        clear(result).appendChild(T.errorBox('No standard error of ' + name + ' in this match' + (error ? ' (' + error + ')' : '') +
+          ': only a seat a bot host played has one, and it arrives when the seat ends.'));
+        return;
+      }
+      if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (error || ('HTTP ' + res.status)))); return; }
+      clear(result).append(el('div', { class: 'sub' }, name + '\u2019s standard error in this match (' + String(text.length) + ' bytes; the end of it, at most 64 KiB)'),
+        text ? el('pre', { class: 'stderr-log', id: 'stderr-log' }, text) : el('p', { class: 'muted', id: 'stderr-log' }, 'It wrote nothing to standard error.'));
+    }
+    return el('div', { class: 'panel', id: 'seat-stderr' }, el('h2', null, 'Standard error of a hosted seat'),
+      el('form', { class: 'upload-form', id: 'stderr-form', onsubmit: show },
+        el('label', null, 'Bot ', bot), el('label', null, 'Token ', token),
+        el('button', { type: 'submit', id: 'stderr-button' }, 'Show')),
+      result,
+      el('p', { class: 'legend' }, 'For the bot\u2019s owner: what a hosted bot wrote to standard error at this table. The token is sent only to the arena\u2019s API, never put in the address or kept.'));
+  }
+
   async function matchViewer(main, id) {
     T.nav('matches');
     let match;
@@ -56,11 +109,15 @@
       botLink(s.bot), helloOf(rec, s.seat),
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
-      if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) { T.liveMatch(main, match, names); return; }
+      if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) {
+        T.liveMatch(main, match, names);
+        main.append(stderrPanel(match, seats));
+        return;
+      }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
         : match.status === 'done' && !match.deal_public
           ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
-          : 'This match has no record yet (status ' + match.status + ').'));
+          : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats));
       return;
     }
     const deals = rec.deals;
@@ -93,7 +150,7 @@
       el('div', { class: 'viewer' }, el('div', null, felt, seatBox),
         el('div', null, el('h3', null, 'Actions'), log))),
     el('div', { class: 'panel' }, el('h2', { id: 'scoring-title' }, 'Scoring'), score),
-    resultPanel(),
+    resultPanel(), stderrPanel(match, seats),
     el('p', { class: 'legend' }, 'Keys: ', el('span', { class: 'kbd' }, '\u2190'), ' ', el('span', { class: 'kbd' }, '\u2192'), ' step, ',
       el('span', { class: 'kbd' }, 'Home'), ' ', el('span', { class: 'kbd' }, 'End'), ' start and end of the hand, ',
       el('span', { class: 'kbd' }, '\u2191'), ' ', el('span', { class: 'kbd' }, '\u2193'), ' trick, ',

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# A bot host that is lost mid-match (issue 31, docs/hosting.md "A host that
+# dies"), real processes on loopback: a referee, an arena, one bot host playing
+# a hosted awk bot, and three reference bots in a ladder. Checks:
+#  - the only host SIGKILLed mid-match and not restarted for longer than the
+#    decision time: the interrupted match is run again (a new attempt, once the
+#    host is back), never charged to the hosted bot;
+#  - the host SIGKILLed and away for longer than the arena's --dial_in_wait_s:
+#    the interrupted match is voided ("host lost", failed, never rated);
+#  - the restarted host resumes the bot and the ladder goes on;
+#  - the hosted bot's record: 0 faults in every match done, its rating counts
+#    exactly the matches done (a voided or retried attempt counts nothing).
+# Needs root (the sandbox makes cgroups) and bwrap: skipped (exit 77) without.
+# Usage: hosted_lost_test.sh SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+bin=$build/bin
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+pids=()
+host_pid=
+cleanup() {
+  for p in "${pids[@]}" $host_pid; do kill_tree "$p"; wait "$p" 2>/dev/null; done
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$src/tests/testlib.sh"
+pass=0 fail=0
+
+if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
+  echo "SKIP: needs root and bwrap"; exit 77
+fi
+
+decision_ms=1000
+wait_s=8  # the arena's --dial_in_wait_s: how long a match waits for its bots (and a host) to be back
+rp=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 &
+pids+=($!)
+wait_port "$rp" || bad "referee never listened"
+ap=$(free_port)
+"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
+  --referees "127.0.0.1:$rp" --dial_in_wait_s "$wait_s" >"$tmp/arena.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
+cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
+token_of() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+
+$cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
+$cli bots add awkb --hosted --variants slovenian-4p --owner me >"$tmp/awkb.txt" || bad "bots add"
+mkdir -p "$tmp/host"
+start_host() {
+  TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host1 \
+    --work_dir "$tmp/host" --check_timeout_s 15 >>"$tmp/host.log" 2>&1 &
+  host_pid=$!
+}
+start_host
+$cli bots upload awkb --token "$(token_of awkb)" "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload"
+online() { $cli bots list | grep -q "^awkb  dial-in (online"; }
+for _ in $(seq 300); do online && break; sleep 0.1; done
+online && ok || bad "the hosted bot never came online: $($cli bots versions awkb --token "$(token_of awkb)")"
+for b in rnd1 rnd2; do
+  "$bin/tarock-bot-random" --listen 127.0.0.1:0 >"$tmp/$b.log" 2>&1 & pids+=($!)
+done
+"$bin/tarock-bot-heuristic" --listen 127.0.0.1:0 >"$tmp/heur.log" 2>&1 & pids+=($!)
+for b in rnd1 rnd2 heur; do
+  for _ in $(seq 100); do grep -q listening "$tmp/$b.log" && break; sleep 0.1; done
+  $cli bots add "$b" --endpoint "$(awk '{print $4}' "$tmp/$b.log")" --variants slovenian-4p --owner ref >/dev/null ||
+    bad "bots add $b"
+done
+
+status_field() { $cli status | sed -n "s/.*$1 \([0-9][0-9]*\).*/\1/p" | head -1 | grep . || echo 0; }
+done_count() { status_field "matches done"; }
+running_count() { status_field "running"; }
+wait_more_done() {  # wait_more_done FROM N: until N more matches than FROM are done (at most 60 s)
+  for _ in $(seq 300); do [ $(($(done_count) - $1)) -ge "$2" ] && return 0; sleep 0.2; done
+  return 1
+}
+# Kills the host while a match runs; the awk bot plays every match of a
+# four-bot ladder, so the running match has a hosted seat.
+kill_host_mid_match() {
+  for _ in $(seq 100); do [ "$(running_count)" -gt 0 ] && break; sleep 0.05; done
+  [ "$(running_count)" -gt 0 ] || bad "nothing running when the host was killed: $($cli status)"
+  sleep 0.3  # well into the match
+  kill -9 "$host_pid"; wait "$host_pid" 2>/dev/null
+}
+
+# Matches of 40 hands (a second or two each), so the host dies inside one;
+# the ladder outlasts the test (it is stopped at the end).
+$cli ladder start --variant slovenian-4p --format match --max_matches 2000 --hands 40 \
+  --per_decision_ms "$decision_ms" >/dev/null || bad "ladder start"
+wait_more_done 0 2 || bad "the ladder did not start: $($cli status)"
+
+# --- 1. Away for longer than a decision (2 s > 1 s), back well within the wait
+# (the host's restart, a second or two, included): run again.
+kill_host_mid_match
+sleep 2
+start_host
+for _ in $(seq 300); do grep -q "host lost; the match is run again" "$tmp/arena.log" && break; sleep 0.1; done
+grep -q "host lost; the match is run again" "$tmp/arena.log" && ok ||
+  bad "no match was run again after the host was lost: $(grep -i 'host\|fault' "$tmp/arena.log" | tail -5)"
+rerun=$(grep "host lost; the match is run again" "$tmp/arena.log" | head -1 | grep -o ' match=[^ ]*' | cut -d= -f2)
+# The match run again finishes (done, not failed), with its second attempt.
+for _ in $(seq 300); do $cli matches --limit 50 | grep -q "^$rerun .* done" && break; sleep 0.2; done
+$cli matches --limit 50 | grep -q "^$rerun .* done" && ok ||
+  bad "the match run again ($rerun) is not done: $($cli matches --limit 50 | grep -A4 "^$rerun")"
+grep "match started" "$tmp/arena.log" | grep "$rerun" | grep -q ' attempt=2' && ok ||
+  bad "no second attempt of $rerun: $(grep "$rerun" "$tmp/arena.log" | head -5)"
+mid=$(done_count)
+wait_more_done "$mid" 2 || bad "the ladder did not go on after the host came back: $($cli status)"
+
+# --- 2. Away for longer than the arena waits (--dial_in_wait_s): voided.
+kill_host_mid_match
+for _ in $(seq 300); do grep -q "host lost; no host came back" "$tmp/arena.log" ||
+  grep -q "no host came back within $wait_s s" "$tmp/arena.log" && break; sleep 0.1; done
+start_host
+$cli matches --status failed --limit 50 >"$tmp/failed.txt"
+grep -q "error: host lost: .*awkb.*no host came back within $wait_s s" "$tmp/failed.txt" && ok ||
+  bad "no match voided with 'host lost': $(cat "$tmp/failed.txt"; grep -i 'host lost' "$tmp/arena.log" | tail -3)"
+# Every failed match failed for the lost host (voided, or waiting for the bot in vain).
+others=$(grep '^[^ ]' "$tmp/failed.txt" | grep -v "host lost\|did not connect within" | wc -l)
+[ "$others" -eq 0 ] && ok || bad "matches failed for another reason: $(cat "$tmp/failed.txt")"
+mid=$(done_count)
+wait_more_done "$mid" 2 && ok || bad "the restarted host did not resume the bot: $($cli status)"
+
+$cli ladder stop --variant slovenian-4p >/dev/null || bad "ladder stop"
+for _ in $(seq 300); do [ "$(running_count)" -eq 0 ] && break; sleep 0.2; done
+[ "$(running_count)" -eq 0 ] && ok || bad "matches still running after the ladder stopped: $($cli status)"
+
+# --- The bot's record: no fault in any match done; its rating counts exactly those.
+done=$(done_count)
+$cli matches --status done --limit 500 >"$tmp/done.txt"
+faults=$(awk '$1 == "seat" && $3 == "awkb" {f += $9} END {print f + 0}' "$tmp/done.txt")
+[ "$faults" -eq 0 ] && ok || bad "the hosted bot was charged $faults faults: $(awk '$1 == "seat" && $9 > 0' "$tmp/done.txt")"
+others=$(awk '$1 == "seat" {f += $9} END {print f + 0}' "$tmp/done.txt")
+[ "$others" -eq 0 ] && ok || bad "$others faults in the matches done"
+played=$(grep -c "^[^ ].* done" "$tmp/done.txt")
+[ "$played" -eq "$done" ] && ok || bad "$played matches listed done, the status says $done"
+rated=$($cli bots show awkb | sed -n 's/.*slovenian-4p.* matches \([0-9]*\)  faults \([0-9]*\).*/\1 \2/p')
+[ "$rated" = "$done 0" ] && ok || bad "the bot's rating counts '$rated' (matches faults), want '$done 0': $($cli bots show awkb)"
+
+echo "hosted_lost_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
