@@ -61,8 +61,8 @@ class DialInSeats {
   // docs/hosting.md) was lost while seat `seat` of `match_id` was prepared,
   // since the last call for that seat (the call clears it). A connection
   // replaced by a newer one is not lost; a bot's own dial-in connection
-  // never counts. The scheduler runs a match again whose hosted seat got
-  // faults while its host was gone ("host lost", not charged to the bot).
+  // never counts. The scheduler voids a match whose hosted seat got faults
+  // while its host was gone ("host lost", not charged to the bot).
   virtual bool TakeHostLost(const std::string& match_id, int seat) { return false; }
   // The match is over (or failed): the seat is no longer relayed.
   virtual void Release(const std::string& match_id, int seat) = 0;

@@ -673,17 +673,21 @@ bool Scheduler::RunOnReferees(Job job) {
     if (!dial_in.empty() && !cancel_.load()) {
       // A hosted seat whose host died and did not come back within the
       // decision time (or was gone when the seat was to be joined): the bot
-      // is not charged, nor benched; the match runs again (a new attempt,
-      // the same id and seed) once its bots are back, or fails ("host
-      // lost", never rated) after the attempts or the wait.
+      // is not charged, nor benched. A match played to its end is voided
+      // ("host lost", never rated): running it again would deal the same
+      // cards to the other bots, who saw them (docs/security.md, "Secret
+      // deals"). One the referee never started (the seat was not joined: no
+      // card dealt) runs again (a new attempt, the same id and seed) once
+      // its bots are back, or fails after the attempts or the wait.
       std::string lost = finished.ok() ? HostLostSeats(job, dial_in, *finished)
                                        : HostLostUnreachable(job, dial_in, finished.status());
       if (!lost.empty()) {
         last_error = absl::StrCat("host lost: ", lost);
-        const bool again = attempts < options_.max_attempts;
+        const bool again = !finished.ok() && attempts < options_.max_attempts;
         logging::Warning("scheduler",
                          again ? "host lost; the match is run again once its bots are back"
-                               : "host lost; no attempts left",
+                         : finished.ok() ? "host lost; the match is voided (its deal was played)"
+                                         : "host lost; no attempts left",
                          {{"match", job.match.id}, {"ladder", job.match.ladder_id},
                           {"tournament", job.match.tournament_id}, {"referee", referee},
                           {"attempt", attempts}, {"max_attempts", options_.max_attempts},
