@@ -219,8 +219,11 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
         arena.cli("bots", "upload", "hosted-err", "--token", token, path)
         arena.wait_for(lambda: "hosted-err  dial-in (online" in arena.cli("bots", "list"), timeout=60,
                        what="the hosted bot online")
+        # 36 hands of 40 ms decisions: ~20 s, so the page asks while the deal
+        # is played even when the browser starts slowly (12 hands, ~6 s, once
+        # ended first on a machine just done with the full suite).
         arena.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match",
-                  "--max_matches", "1", "--hands", "12", "--per_decision_ms", "5000")
+                  "--max_matches", "1", "--hands", "36", "--per_decision_ms", "5000")
         running = arena.wait_for(lambda: [m for m in arena.api("/api/matches?status=running")["matches"]],
                                  timeout=60, what="the match running")
         mid = running[0]["id"]
