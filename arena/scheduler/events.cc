@@ -352,6 +352,13 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         std::map<int64_t, std::string> names;
         MarginNoiseRow noise;
         for (const std::vector<SetTableRow>& set : sets) {
+          // Only a set whose every table is over: a margin of a deal still
+          // played at another table would tell how it went (as the ladder
+          // books a set only once it is complete).
+          if (std::any_of(set.begin(), set.end(), [](const SetTableRow& t) {
+                return t.match.status != "done" && t.match.status != "failed";
+              }))
+            continue;
           for (const SetTableRow& table : set)
             for (const SeatRow& seat : table.seats) names[seat.bot_id] = seat.bot;
           absl::StatusOr<Store::SetRating> rated = RateSet(margin_, set, current, noise);
