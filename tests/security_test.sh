@@ -253,6 +253,8 @@ expect_error "referee /metrics on 0.0.0.0 in plaintext" "--tls_cert" "$bin/taroc
 hsp=$(free_port); hsh=$(free_port)
 arena https "$hsp" --http_listen "0.0.0.0:$hsh" --tls_cert="$c/arena.pem" --tls_key="$c/arena.key"
 wait_port "$hsh" || bad "https never opened"
+# The line comes after the port opens: wait for it (bounded).
+for _ in $(seq 100); do grep -q "http on https://0.0.0.0:$hsh" "$tmp/https.log" && break; sleep 0.1; done
 grep -q "http on https://0.0.0.0:$hsh" "$tmp/https.log" && ok || bad "the arena does not say https: $(cat "$tmp/https.log")"
 curl -sf --cacert "$c/ca.pem" "https://127.0.0.1:$hsh/api/status" | grep -q queue_depth && ok \
   || bad "HTTPS /api/status failed"
