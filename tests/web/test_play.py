@@ -66,7 +66,7 @@ def turn_request(driver):
 
 def hands_scored(driver):
     return driver.execute_script(
-        "return document.querySelectorAll('#hand-results tbody tr:not(.total):not(.settlement)').length;")
+        "return document.querySelectorAll('#hand-results tbody tr:not(.total):not(.settlement):not(.label-row)').length;")
 
 
 def offered_actions(driver):
@@ -193,7 +193,7 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
 
     wait_until(browser, lambda d: hands_scored(d) >= 1, what="the scores of the first hand")
     cells = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#hand-results tbody tr:first-child td'))"
+        "return Array.from(document.querySelector('#hand-results tbody tr:not(.label-row)').querySelectorAll('td'))"
         ".map((td) => td.textContent);")
     assert cells[0] == "1" and len(cells) == 2 + 4, cells
     v = view_of(arena, session)
@@ -327,7 +327,7 @@ def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, brows
         "return Array.from(document.querySelectorAll('#hand-results thead th')).map((t) => t.textContent);")
     assert heads[2:] == names, heads
     rows = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#hand-results tbody tr')).map((tr) => "
+        "return Array.from(document.querySelectorAll('#hand-results tbody tr:not(.label-row)')).map((tr) => "
         "[tr.className, Array.from(tr.querySelectorAll('td')).slice(2).map((td) => td.textContent)]);")
     num = lambda t: int(t.replace("\u2212", "-").replace("+", ""))
     body = [[num(x) for x in cells] for cls, cells in rows if cls != "total"]
@@ -359,6 +359,30 @@ def test_the_scores_add_up_with_the_settlement_and_name_the_players(arena, brows
             what="the score table to fit the phone: " + str(browser.execute_script(
                 "const w = document.querySelector('#hand-results').parentElement;"
                 "return [w.scrollWidth, w.clientWidth, w.innerText.slice(0, 300)];")))
+        browser.execute_script("document.querySelector('#hand-results').scrollIntoView();")
+        screenshot(browser, "play-scores-phone.png")
+        # On a phone the contract is a line above the row's numbers, not a column.
+        shown = browser.execute_script(
+            "const t = document.querySelector('#hand-results');"
+            "const vis = (e) => getComputedStyle(e).display !== 'none';"
+            "return [Array.from(t.querySelectorAll('tr.label-row')).filter(vis).length,"
+            "        Array.from(t.querySelectorAll('.contract')).filter(vis).length];")
+        assert shown[0] == len(body) + 1 and shown[1] == 0, shown  # every row, the total too
+        # Whatever this match's scores were, the worst this page must fit: the
+        # same table for five seats with long names and -16400 in every cell,
+        # laid out beside it in the same page (measured in one script, before
+        # any re-render).
+        worst = browser.execute_script(
+            "const t = document.querySelector('#hand-results').cloneNode(true); t.id = 'worst-case';"
+            "t.querySelectorAll('tr').forEach((tr) => {"
+            "  const last = tr.lastElementChild;"
+            "  if (tr.classList.contains('label-row')) last.colSpan += 1; else tr.appendChild(last.cloneNode(true)); });"
+            "t.querySelectorAll('td.num').forEach((td) => { td.textContent = '\u221216400'; });"
+            "t.querySelectorAll('th.num').forEach((th) => { th.textContent = 'heuristic_bot_with_long_name'; });"
+            "const w = document.createElement('div'); w.className = 'table-wrap'; w.appendChild(t);"
+            "document.querySelector('#hand-results').parentElement.after(w);"
+            "const r = [w.scrollWidth, w.clientWidth, t.querySelectorAll('thead th.num').length]; w.remove(); return r;")
+        assert worst[2] == 5 and worst[0] <= worst[1], worst
     finally:
         browser.set_window_size(1280, 900)
 

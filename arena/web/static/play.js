@@ -412,29 +412,37 @@
 
     // Hand rows, then (once the match is over) the end-of-match settlement as
     // its own row where it is not zero, then the Total row: the sum of the
-    // rows shown, which is the match's final totals.
+    // rows shown, which is the match's final totals. On a phone the Contract
+    // column is hidden and each row's label takes a line of its own above
+    // the row's numbers (tr.label-row, shown only there), so every seat's
+    // column fits the screen whatever the names and however large the scores.
     function scoresPanel(v, n) {
       const results = v.hand_results || [];
       const cls = (s) => 'num' + (s === v.seat ? ' me' : '');
-      const head = el('tr', null, el('th', null, '#'), el('th', null, 'Contract'),
+      const head = el('tr', null, el('th', null, '#'), el('th', { class: 'contract' }, 'Contract'),
         Array.from({ length: n }, (_, s) => el('th', { class: cls(s) }, seatName(v, s))));
-      const rows = results.map((h) => el('tr', null,
-        el('td', null, String(h.hand_index + 1)),
-        el('td', { class: 'contract', title: h.declarer >= 0 ? 'declarer: ' + seatName(v, h.declarer) : null },
-          h.redeal ? 'void deal' : pretty(h.contract || '') +
-          (h.declarer >= 0 ? ' (' + seatName(v, h.declarer) + ')' : '')),
-        (h.scores || []).map((x, s) => el('td', { class: cls(s) }, T.signed(x)))));
+      const labelRow = (text) => el('tr', { class: 'label-row' }, el('td', { colspan: n + 1 }, text));
+      const rows = results.map((h) => {
+        const label = h.redeal ? 'void deal' : pretty(h.contract || '') +
+          (h.declarer >= 0 ? ' (' + seatName(v, h.declarer) + ')' : '');
+        return [labelRow(label), el('tr', null,
+          el('td', null, String(h.hand_index + 1)),
+          el('td', { class: 'contract', title: h.declarer >= 0 ? 'declarer: ' + seatName(v, h.declarer) : null }, label),
+          (h.scores || []).map((x, s) => el('td', { class: cls(s) }, T.signed(x))))];
+      });
       const settlement = v.status === 'done' && Array.isArray(v.settlement) ? v.settlement : null;
       const settle = settlement && settlement.some((x) => Number(x))
-        ? el('tr', { class: 'settlement', id: 'settlement-row' }, el('td', null, ''),
-          el('td', { title: 'the end-of-match rule of the variant, e.g. 100 off per radl left' }, 'Radl settlement'),
-          settlement.map((x, s) => el('td', { class: cls(s) }, T.signed(x))))
+        ? [labelRow('Radl settlement'), el('tr', { class: 'settlement', id: 'settlement-row' }, el('td', null, ''),
+          el('td', { class: 'contract', title: 'the end-of-match rule of the variant, e.g. 100 off per radl left' },
+            'Radl settlement'),
+          settlement.map((x, s) => el('td', { class: cls(s) }, T.signed(x))))]
         : null;
       const sums = new Array(n).fill(0);
       results.forEach((h) => (h.scores || []).forEach((x, s) => { sums[s] += Number(x); }));
       if (settle) settlement.forEach((x, s) => { sums[s] += Number(x); });
-      const foot = results.length ? el('tr', { class: 'total' }, el('td', null, 'Total'), el('td', null, ''),
-        sums.map((x, s) => el('td', { class: cls(s) }, T.signed(x)))) : null;
+      const foot = results.length ? [labelRow('Total'), el('tr', { class: 'total' },
+        el('td', null, el('span', { class: 'hide-sm' }, 'Total')), el('td', { class: 'contract' }, ''),
+        sums.map((x, s) => el('td', { class: cls(s) }, T.signed(x))))] : null;
       return el('section', { class: 'panel' }, el('h3', null, 'Scores'),
         results.length
           ? el('div', { class: 'table-wrap' }, el('table', { class: 'grid play-scores', id: 'hand-results' },
