@@ -6,7 +6,8 @@
 # decision time per seat (time to answer as the referee measures it) is
 # compared per bot, and the start cost of a sandboxed process is measured.
 # A benchmark, not a test: run it with nice on a quiet machine, several times.
-# Needs root and bwrap. Usage: hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
+# Needs root and bwrap. HOST_FLAGS: more flags for the host (an A/B of a setting).
+# Usage: [HOST_FLAGS="..."] hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
 set -uo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -40,7 +41,7 @@ TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m t
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
 TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
 TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
-  --cpp_sdk "$tmp/sdk" >"$tmp/host.log" 2>&1 & pids+=($!)
+  --cpp_sdk "$tmp/sdk" ${HOST_FLAGS:-} >"$tmp/host.log" 2>&1 & pids+=($!)
 $cli bots upload py-hosted --token "$(tok py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
 $cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
 for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 0.2; done

@@ -152,6 +152,14 @@ class Sandbox::RunState {
 
   const std::vector<std::string>& dirs() const { return dirs_; }
 
+  // The run's CPU weight among the host's runs: the lowest there is, or the
+  // normal one (the cgroup's default). False when it could not be written
+  // (the run is over and its cgroup gone).
+  bool SetCpuWeight(bool lowest) const {
+    if (v2_) return WriteFile(dirs_[0] + "/cpu.weight", lowest ? "1" : "100");
+    return WriteFile(dirs_[2] + "/cpu.shares", lowest ? "2" : "1024");
+  }
+
   // Kills whatever is left in the cgroups and removes them.
   void Remove() {
     for (int round = 0; round < 50; ++round) {
@@ -337,7 +345,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
 Sandbox::~Sandbox() = default;
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
-    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out) const {
+    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out, bool lowest_cpu_weight) const {
   if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
   const SandboxLimits& l = spec.limits;
   // The run's cgroups.
@@ -369,6 +377,9 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
     ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
+  // Where the weight cannot be set (v2 without the cpu controller), a
+  // process started ahead starts at the normal weight.
+  if (lowest_cpu_weight) state->SetCpuWeight(true);
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
 
   // bwrap's command line.
@@ -479,13 +490,28 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
 }
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::Start(const SandboxSpec& spec) const {
-  return StartRun(spec, nullptr);
+  return StartRun(spec, nullptr, /*lowest_cpu_weight=*/false);
+}
+
+absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartAhead(
+    const SandboxSpec& spec, std::function<void()>* promote) const {
+  std::shared_ptr<RunState> state;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
+      StartRun(spec, &state, /*lowest_cpu_weight=*/true);
+  if (!child.ok()) return child.status();
+  // Weak: a promote kept past the run must not keep its cgroups alive.
+  std::weak_ptr<RunState> weak = state;
+  *promote = [weak]() {
+    if (std::shared_ptr<RunState> s = weak.lock()) s->SetCpuWeight(false);
+  };
+  return child;
 }
 
 absl::StatusOr<SandboxOutcome> Sandbox::Run(const SandboxSpec& spec, absl::Duration wall_time,
                                             std::string* output, size_t max_output) const {
   std::shared_ptr<RunState> state;
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = StartRun(spec, &state);
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
+      StartRun(spec, &state, /*lowest_cpu_weight=*/false);
   if (!child.ok()) return child.status();
   stdio::ChildProcess& c = **child;
   c.CloseInput();

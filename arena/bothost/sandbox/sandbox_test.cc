@@ -16,10 +16,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 namespace tarock::bothost {
@@ -284,6 +287,48 @@ TEST_F(SandboxTest, ManyRunsAtOnceLeaveNoCgroups) {
         ++left;
   }
   EXPECT_EQ(left, 0);
+}
+
+// A process started ahead has the lowest CPU weight until promoted, then the
+// normal one; promoting after the run has ended does nothing.
+TEST_F(SandboxTest, StartedAheadHasTheLowestCpuWeightUntilPromoted) {
+  SandboxSpec spec;
+  spec.argv = {"/bin/cat"};
+  std::function<void()> promote;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->StartAhead(spec, &promote);
+  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_TRUE(promote);
+  // The run's CPU cgroup, from the bwrap process's own /proc/PID/cgroup.
+  std::ifstream in(absl::StrCat("/proc/", (*child)->pid(), "/cgroup"));
+  std::string line, weight_file;
+  const bool v2 = sandbox_->cgroup_version() == "v2";
+  while (std::getline(in, line)) {
+    // v1: "N:cpu,cpuacct:/tarock-bothost/run-..."; v2: "0::/tarock-bothost/run-...".
+    std::vector<std::string> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (f.size() != 3 || f[2].find("/run-") == std::string::npos) continue;
+    if (v2 && f[1].empty()) weight_file = "/sys/fs/cgroup" + f[2] + "/cpu.weight";
+    for (absl::string_view c : absl::StrSplit(f[1], ','))
+      if (!v2 && c == "cpu") weight_file = "/sys/fs/cgroup/cpu" + f[2] + "/cpu.shares";
+  }
+  ASSERT_FALSE(weight_file.empty()) << "the run's CPU cgroup was not found";
+  auto weight = [&]() {
+    std::ifstream w(weight_file);
+    std::string v;
+    std::getline(w, v);
+    return v;
+  };
+  EXPECT_EQ(weight(), v2 ? "1" : "2");
+  promote();
+  EXPECT_EQ(weight(), v2 ? "100" : "1024");
+  // It still works, at its new weight.
+  EXPECT_EQ((*child)->WriteLine("hello", absl::Now() + absl::Seconds(10)), stdio::ChildProcess::Io::kOk);
+  std::string echoed;
+  EXPECT_EQ((*child)->ReadLine(absl::Now() + absl::Seconds(10), 100, &echoed), stdio::ChildProcess::Io::kOk);
+  EXPECT_EQ(echoed, "hello");
+  (*child)->Stop(absl::ZeroDuration());
+  child->reset();  // the run's cgroups are removed
+  EXPECT_FALSE(std::filesystem::exists(weight_file));
+  promote();  // nothing left to promote: does nothing
 }
 
 // cgroup v2 alone (docs/hosting.md, "cgroup v2"): the sandbox is made on the
