@@ -331,6 +331,52 @@ TEST_F(SandboxTest, StartedAheadHasTheLowestCpuWeightUntilPromoted) {
   promote();  // nothing left to promote: does nothing
 }
 
+// The runs' parent cgroup weighs one ordinary process per run at the normal
+// CPU weight (at least one), so each sandboxed bot competes for a CPU as one
+// process does, not all of them as one. A sandbox of its own parent here, so
+// other tests' runs do not count.
+TEST(SandboxWeightTest, TheParentWeighsOneProcessPerRun) {
+  SandboxOptions options;
+  options.cgroup_name = absl::StrCat("tarock-bothost-weighttest-", getpid());
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
+  if (!s.ok()) GTEST_SKIP() << "no sandbox here: " << s.status().message();
+  const bool v2 = (*s)->cgroup_version() == "v2";
+  const std::string parent = v2 ? absl::StrCat(options.cgroup_root, "/", options.cgroup_name)
+                                : absl::StrCat(options.cgroup_root, "/cpu/", options.cgroup_name);
+  const int one = v2 ? 100 : 1024;
+  auto weight = [&]() {
+    std::ifstream in(parent + (v2 ? "/cpu.weight" : "/cpu.shares"));
+    int w = 0;
+    in >> w;
+    return w;
+  };
+  if (v2 && !std::filesystem::exists(parent + "/cpu.weight"))
+    GTEST_SKIP() << "no cpu controller for the runs on v2 here";
+  EXPECT_EQ(weight(), one);  // no run yet: one process's
+  SandboxSpec spec;
+  spec.argv = {"/bin/cat"};
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> a = (*s)->Start(spec);
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> b = (*s)->Start(spec);
+  std::function<void()> promote;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> ahead = (*s)->StartAhead(spec, &promote);
+  ASSERT_TRUE(a.ok() && b.ok() && ahead.ok());
+  EXPECT_EQ(weight(), 2 * one);  // the one started ahead does not count until promoted
+  promote();
+  EXPECT_EQ(weight(), 3 * one);
+  for (auto* c : {&a, &b, &ahead}) {
+    (**c)->Stop(absl::ZeroDuration());
+    c->value().reset();
+  }
+  EXPECT_EQ(weight(), one);
+  s->reset();
+  if (v2) {
+    rmdir(parent.c_str());
+  } else {
+    for (const char* c : {"memory", "pids", "cpu"})
+      rmdir(absl::StrCat(options.cgroup_root, "/", c, "/", options.cgroup_name).c_str());
+  }
+}
+
 // cgroup v2 alone (docs/hosting.md, "cgroup v2"): the sandbox is made on the
 // v2 hierarchy only (a machine that mounts only v2 at /sys/fs/cgroup, or the
 // v2 hierarchy of a hybrid one, as /sys/fs/cgroup/unified here). Where that
