@@ -129,7 +129,6 @@ class BotHost::Player {
             spare_.pop_front();
             if (!ready.child->exited()) {
               *log_path = ready.log;
-              if (ready.promote) ready.promote();  // the normal CPU weight from now on
               return std::move(ready.child);
             }
           }
@@ -233,10 +232,7 @@ class BotHost::Player {
   }
 
   // Keeps `spares` processes started ahead of time (its start cost, e.g. Python's
-  // imports, is then paid off the decision's path), at the lowest CPU weight
-  // until taken (spares_idle): started as a match begins, a Python process's
-  // start (a quarter of a second of CPU) would otherwise compete with the
-  // match's deciding bots.
+  // imports, is then paid off the decision's path).
   void Refill() {
     auto empty = [this]() ABSL_SHARED_LOCKS_REQUIRED(spare_mu_) {
       return stopping_ || static_cast<int>(spare_.size()) < options_.spares;
@@ -247,12 +243,10 @@ class BotHost::Player {
       spare_mu_.Unlock();
       if (stopping) return;
       SandboxSpec spec = Spec();
-      std::function<void()> promote;
-      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
-          options_.spares_idle ? sandbox_->StartAhead(spec, &promote) : sandbox_->Start(spec);
+      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
       absl::MutexLock lock(&spare_mu_);
       if (child.ok() && !stopping_) {
-        spare_.push_back(Spare{*std::move(child), spec.stderr_path, std::move(promote)});
+        spare_.push_back(Spare{*std::move(child), spec.stderr_path});
       } else if (!child.ok()) {
         Log(absl::StrCat(bot_, ": cannot start a process ahead: ", child.status().message()));
         spare_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
@@ -275,7 +269,6 @@ class BotHost::Player {
   struct Spare {
     std::unique_ptr<stdio::ChildProcess> child;
     std::string log;  // its standard error's file
-    std::function<void()> promote;  // to the normal CPU weight (spares_idle), else empty
   };
   std::deque<Spare> spare_ ABSL_GUARDED_BY(spare_mu_);
   bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;

@@ -38,9 +38,6 @@ struct BotHostOptions {
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
   int capacity = 0;           // bots held at most (0: any)
   int spares = 2;             // processes per held bot started ahead of time (none has seen a card)
-  // Processes started ahead run at the lowest CPU weight until a seat takes
-  // one, so their start never takes a CPU from a bot that is deciding.
-  bool spares_idle = true;
   SandboxLimits bot_limits;   // per seat's process
   SandboxLimits build_limits; // per build
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build

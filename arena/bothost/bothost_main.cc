@@ -39,9 +39,6 @@ ABSL_FLAG(int, capacity, 0, "bots this host holds at most (0: any)");
 ABSL_FLAG(int, spares, 2,
           "processes of each held bot started ahead of time, so a seat starts without waiting "
           "(each plays one seat only; 0: start each when its seat comes)");
-ABSL_FLAG(bool, spares_idle, true,
-          "processes started ahead run at the lowest CPU weight until a seat takes one, so "
-          "their start never takes a CPU from a bot that is deciding");
 ABSL_FLAG(int, bot_memory_mb, 512, "memory of one bot process (cgroup)");
 ABSL_FLAG(double, bot_cpus, 1.0, "CPU of one bot process in cores (CFS quota)");
 ABSL_FLAG(int, bot_pids, 64, "processes and threads of one bot process");
@@ -112,7 +109,6 @@ int main(int argc, char** argv) {
   o.cpp_sdk = absl::GetFlag(FLAGS_cpp_sdk);
   o.capacity = absl::GetFlag(FLAGS_capacity);
   o.spares = std::max(0, absl::GetFlag(FLAGS_spares));
-  o.spares_idle = absl::GetFlag(FLAGS_spares_idle);
   o.bot_limits.memory_bytes = int64_t{absl::GetFlag(FLAGS_bot_memory_mb)} << 20;
   o.bot_limits.cpus = absl::GetFlag(FLAGS_bot_cpus);
   o.bot_limits.pids = absl::GetFlag(FLAGS_bot_pids);

@@ -57,29 +57,25 @@ std::string ReadFile(const std::string& path) {
 
 // The CPU weight of the runs' parent cgroup (`parent`: its directory in the
 // cpu hierarchy, v1, or the v2 one): one ordinary process's weight for each
-// run under it at the normal weight (at least one). Each run then competes for
-// a CPU with the machine's other processes as one process does. Left at the
+// run under it (at least one). Each run then competes for a CPU with the
+// machine's other processes as one process does. Left at the
 // default, every sandboxed process of the host together weighed what one
 // process weighs: a woken bot waited behind the referee's, the host's and its
 // fellow bots' threads (docs/benchmarks.md, "Hosted bots": the hosted C++
-// template's decision went from 1.9-2.2x a dialed-in one's to 1.4-1.5x).
+// template's decision went from 1.9-2.2x a dialed-in one's to 1.25-1.45x).
 // Counted from the directory, so several hosts sharing the parent agree;
 // serialized within the process.
 void UpdateParentCpuWeight(const std::string& parent, bool v2) {
   static absl::Mutex mu(absl::kConstInit);
   absl::MutexLock lock(&mu);
-  const char* file = v2 ? "/cpu.weight" : "/cpu.shares";
-  const std::string lowest = v2 ? "1" : "2";
   int64_t runs = 0;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
-    if (!e.is_directory(ec) || e.path().filename().string().rfind("run-", 0) != 0) continue;
-    std::string w = ReadFile(e.path().string() + file);
-    if (!w.empty() && std::string(absl::StripAsciiWhitespace(w)) != lowest) ++runs;
-  }
+  for (const auto& e : std::filesystem::directory_iterator(parent, ec))
+    if (e.is_directory(ec) && e.path().filename().string().rfind("run-", 0) == 0) ++runs;
   const int64_t one = v2 ? 100 : 1024;
   const int64_t most = v2 ? 10000 : 262144;  // the kernel's largest
-  WriteFile(parent + file, absl::StrCat(std::min(most, std::max<int64_t>(1, runs) * one)));
+  WriteFile(parent + (v2 ? "/cpu.weight" : "/cpu.shares"),
+            absl::StrCat(std::min(most, std::max<int64_t>(1, runs) * one)));
 }
 
 // The value of `key` in a "key value" per line file (memory.oom_control,
@@ -186,15 +182,8 @@ class Sandbox::RunState {
 
   const std::vector<std::string>& dirs() const { return dirs_; }
 
-  // The run's CPU weight among the host's runs: the lowest there is, or the
-  // normal one (the cgroup's default). False when it could not be written
-  // (the run is over and its cgroup gone).
-  bool SetCpuWeight(bool lowest) const {
-    const bool ok = v2_ ? WriteFile(dirs_[0] + "/cpu.weight", lowest ? "1" : "100")
-                        : WriteFile(dirs_[2] + "/cpu.shares", lowest ? "2" : "1024");
-    UpdateParentCpuWeight(cpu_parent_, v2_);
-    return ok;
-  }
+  // Counts the run in its parent's CPU weight (UpdateParentCpuWeight).
+  void Counted() const { UpdateParentCpuWeight(cpu_parent_, v2_); }
 
   // Kills whatever is left in the cgroups and removes them.
   void Remove() {
@@ -385,7 +374,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
 Sandbox::~Sandbox() = default;
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
-    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out, bool lowest_cpu_weight) const {
+    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out) const {
   if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
   const SandboxLimits& l = spec.limits;
   // The run's cgroups.
@@ -417,13 +406,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
     ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
-  // Where the weight cannot be set (v2 without the cpu controller), a
-  // process started ahead starts at the normal weight.
-  if (lowest_cpu_weight) {
-    state->SetCpuWeight(true);
-  } else {
-    state->SetCpuWeight(false);  // the default; counts the run in its parent's weight
-  }
+  state->Counted();  // one more run: the parent's CPU weight follows
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
 
   // bwrap's command line.
@@ -534,28 +517,13 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
 }
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::Start(const SandboxSpec& spec) const {
-  return StartRun(spec, nullptr, /*lowest_cpu_weight=*/false);
-}
-
-absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartAhead(
-    const SandboxSpec& spec, std::function<void()>* promote) const {
-  std::shared_ptr<RunState> state;
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
-      StartRun(spec, &state, /*lowest_cpu_weight=*/true);
-  if (!child.ok()) return child.status();
-  // Weak: a promote kept past the run must not keep its cgroups alive.
-  std::weak_ptr<RunState> weak = state;
-  *promote = [weak]() {
-    if (std::shared_ptr<RunState> s = weak.lock()) s->SetCpuWeight(false);
-  };
-  return child;
+  return StartRun(spec, nullptr);
 }
 
 absl::StatusOr<SandboxOutcome> Sandbox::Run(const SandboxSpec& spec, absl::Duration wall_time,
                                             std::string* output, size_t max_output) const {
   std::shared_ptr<RunState> state;
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
-      StartRun(spec, &state, /*lowest_cpu_weight=*/false);
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = StartRun(spec, &state);
   if (!child.ok()) return child.status();
   stdio::ChildProcess& c = **child;
   c.CloseInput();

@@ -27,7 +27,8 @@
 //  - more than its limits: memory (cgroup; killed by the kernel's OOM killer
 //    inside its own cgroup only: "out of memory"), processes (pids.max: fork
 //    fails, "too many processes" once it hit the limit), CPU (a CFS quota of
-//    `cpus` cores, so its thinking cannot slow another bot), open files
+//    `cpus` cores, so its thinking cannot slow another bot; the weight of one
+//    ordinary process: the runs' parent cgroup weighs one per run), open files
 //    (RLIMIT_NOFILE), bytes per file written, its standard error log included
 //    (RLIMIT_FSIZE, with SIGXFSZ ignored: writes beyond fail), and the wall time
 //    of Run (then "timed out").
@@ -47,7 +48,6 @@
 #define TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -120,16 +120,6 @@ class Sandbox {
   // child stops every process of the run and removes its cgroups.
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Start(const SandboxSpec& spec) const;
 
-  // Starts the program as Start does, for a process started ahead of its use:
-  // its run's cgroup gets the lowest CPU weight there is (cpu.shares 2 in v1,
-  // cpu.weight 1 in v2) until `*promote` is called, so its start (the
-  // sandbox's, Python's imports) takes no CPU a deciding bot wants. Call
-  // `*promote` when the process is put to use: it gives the run the normal
-  // weight (shares 1024, weight 100). `*promote` may be called from any thread,
-  // more than once, and after the run has ended (it then does nothing).
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> StartAhead(
-      const SandboxSpec& spec, std::function<void()>* promote) const;
-
   // Runs the program to its end, or kills it after `wall_time`; standard input
   // is empty; up to `max_output` bytes of its standard output go to `output`
   // (the rest is read and dropped).
@@ -145,7 +135,7 @@ class Sandbox {
  private:
   explicit Sandbox(SandboxOptions options) : options_(std::move(options)) {}
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> StartRun(
-      const SandboxSpec& spec, std::shared_ptr<RunState>* state, bool lowest_cpu_weight) const;
+      const SandboxSpec& spec, std::shared_ptr<RunState>* state) const;
 
   SandboxOptions options_;
   std::string filter_;                // the BPF program for bwrap --seccomp
