@@ -15,7 +15,6 @@
 
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -24,13 +23,13 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
-#include "absl/base/const_init.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
 
 namespace tarock::bothost {
 namespace {
@@ -53,29 +52,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The CPU weight of the runs' parent cgroup (`parent`: its directory in the
-// cpu hierarchy, v1, or the v2 one): one ordinary process's weight for each
-// run under it (at least one). Each run then competes for a CPU with the
-// machine's other processes as one process does. Left at the
-// default, every sandboxed process of the host together weighed what one
-// process weighs: a woken bot waited behind the referee's, the host's and its
-// fellow bots' threads (docs/benchmarks.md, "Hosted bots": the hosted C++
-// template's decision went from 1.9-2.2x a dialed-in one's to 1.25-1.45x).
-// Counted from the directory, so several hosts sharing the parent agree;
-// serialized within the process.
-void UpdateParentCpuWeight(const std::string& parent, bool v2) {
-  static absl::Mutex mu(absl::kConstInit);
-  absl::MutexLock lock(&mu);
-  int64_t runs = 0;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(parent, ec))
-    if (e.is_directory(ec) && e.path().filename().string().rfind("run-", 0) == 0) ++runs;
-  const int64_t one = v2 ? 100 : 1024;
-  const int64_t most = v2 ? 10000 : 262144;  // the kernel's largest
-  WriteFile(parent + (v2 ? "/cpu.weight" : "/cpu.shares"),
-            absl::StrCat(std::min(most, std::max<int64_t>(1, runs) * one)));
 }
 
 // The value of `key` in a "key value" per line file (memory.oom_control,
@@ -173,17 +149,10 @@ const char* CauseName(SandboxCause cause) {
 class Sandbox::RunState {
  public:
   RunState(std::vector<std::string> dirs, bool v2, SandboxLimits limits)
-      : dirs_(std::move(dirs)), v2_(v2), limits_(limits) {
-    // v1: memory, pids, cpu (a run's three); one directory: a run left behind.
-    const std::string& cpu = dirs_.size() == 3 ? dirs_[2] : dirs_[0];
-    cpu_parent_ = cpu.substr(0, cpu.rfind('/'));
-  }
+      : dirs_(std::move(dirs)), v2_(v2), limits_(limits) {}
   ~RunState() { Remove(); }
 
   const std::vector<std::string>& dirs() const { return dirs_; }
-
-  // Counts the run in its parent's CPU weight (UpdateParentCpuWeight).
-  void Counted() const { UpdateParentCpuWeight(cpu_parent_, v2_); }
 
   // Kills whatever is left in the cgroups and removes them.
   void Remove() {
@@ -202,9 +171,7 @@ class Sandbox::RunState {
       if (!any) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    bool removed = false;
-    for (const std::string& dir : dirs_) removed |= rmdir(dir.c_str()) == 0;
-    if (removed) UpdateParentCpuWeight(cpu_parent_, v2_);
+    for (const std::string& dir : dirs_) rmdir(dir.c_str());
   }
 
   SandboxOutcome Classify(int status, bool timed_out) const {
@@ -259,7 +226,6 @@ class Sandbox::RunState {
   std::vector<std::string> dirs_;
   bool v2_;
   SandboxLimits limits_;
-  std::string cpu_parent_;  // the runs' parent in the cpu hierarchy
 };
 
 absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options) {
@@ -274,7 +240,8 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
   if (Exists(root + "/memory/memory.limit_in_bytes") && Exists(root + "/pids/cgroup.procs") &&
       Exists(root + "/cpu/cpu.cfs_quota_us")) {
     sandbox->cgroup_version_ = "v1";
-    for (const char* c : {"memory", "pids", "cpu"}) {
+    // cpu has no parent: each run's cpu cgroup is at the hierarchy's root (StartRun).
+    for (const char* c : {"memory", "pids"}) {
       std::string dir = absl::StrCat(root, "/", c, "/", o.cgroup_name);
       if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
         return absl::FailedPreconditionError(absl::StrCat(
@@ -311,17 +278,21 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
   // Runs left by a host that was killed (SIGKILL leaves no time to clean up):
   // their processes died with their bwrap; their cgroups are removed here.
   {
-    std::vector<std::string> parents;
+    // (folder, prefix of a run's name in it)
+    std::vector<std::pair<std::string, std::string>> parents;
     if (sandbox->cgroup_version_ == "v1") {
-      for (const char* c : {"memory", "pids", "cpu"})
-        parents.push_back(absl::StrCat(root, "/", c, "/", o.cgroup_name));
+      for (const char* c : {"memory", "pids", "cpu"})  // cpu: as hosts before 2026-11-27 made them
+        parents.push_back({absl::StrCat(root, "/", c, "/", o.cgroup_name), ""});
+      parents.push_back({absl::StrCat(root, "/cpu"), o.cgroup_name + "-"});
     } else {
-      parents.push_back(absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name));
+      parents.push_back({absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name), ""});
     }
-    for (const std::string& parent : parents) {
+    for (const auto& [parent, prefix] : parents) {
       std::error_code ec;
       for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
-        const std::string name = e.path().filename().string();
+        std::string name = e.path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        name = name.substr(prefix.size());
         std::vector<std::string> parts = absl::StrSplit(name, '-');
         int pid = 0;
         if (parts.size() != 3 || parts[0] != "run" || !absl::SimpleAtoi(parts[1], &pid)) continue;
@@ -329,7 +300,6 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
         RunState({e.path().string()}, sandbox->cgroup_version_ == "v2", {}).Remove();
       }
     }
-    UpdateParentCpuWeight(parents.back(), sandbox->cgroup_version_ == "v2");  // cpu's is last
   }
   // The read-only system view.
   std::vector<std::string>& a = sandbox->system_args_;
@@ -384,8 +354,16 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   if (v2) {
     dirs.push_back(absl::StrCat(options_.cgroup_root, "/", options_.cgroup_name, "/", run));
   } else {
-    for (const char* c : {"memory", "pids", "cpu"})
+    for (const char* c : {"memory", "pids"})
       dirs.push_back(absl::StrCat(options_.cgroup_root, "/", c, "/", options_.cgroup_name, "/", run));
+    // The cpu cgroup at the hierarchy's root, beside the machine's processes
+    // (NAME-run-PID-N): its default weight is then that of one ordinary
+    // process, as a dialed-in bot's process has. Under a common parent every
+    // hosted bot of the machine together weighed one process, and a woken bot
+    // waited behind the referee's and the host's threads (docs/benchmarks.md,
+    // "Hosted bots": the hosted C++ template's decision took 1.9-2.2x a
+    // dialed-in one's; at the root, 1.6x).
+    dirs.push_back(absl::StrCat(options_.cgroup_root, "/cpu/", options_.cgroup_name, "-", run));
   }
   for (const std::string& dir : dirs)
     if (mkdir(dir.c_str(), 0755) != 0)
@@ -406,7 +384,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
     ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
-  state->Counted();  // one more run: the parent's CPU weight follows
+
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
 
   // bwrap's command line.

@@ -27,8 +27,8 @@
 //  - more than its limits: memory (cgroup; killed by the kernel's OOM killer
 //    inside its own cgroup only: "out of memory"), processes (pids.max: fork
 //    fails, "too many processes" once it hit the limit), CPU (a CFS quota of
-//    `cpus` cores, so its thinking cannot slow another bot; the weight of one
-//    ordinary process: the runs' parent cgroup weighs one per run), open files
+//    `cpus` cores, so its thinking cannot slow another bot; in v1 its cpu
+//    cgroup is at the hierarchy's root, weighing one ordinary process), open files
 //    (RLIMIT_NOFILE), bytes per file written, its standard error log included
 //    (RLIMIT_FSIZE, with SIGXFSZ ignored: writes beyond fail), and the wall time
 //    of Run (then "timed out").

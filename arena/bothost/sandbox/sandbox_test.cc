@@ -19,6 +19,7 @@
 #include <functional>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -278,60 +279,46 @@ TEST_F(SandboxTest, ManyRunsAtOnceLeaveNoCgroups) {
     EXPECT_EQ(o.cause, SandboxCause::kExited);
   }
   int left = 0;
-  for (const char* c : {"memory", "pids", "cpu"}) {
-    std::string dir = absl::StrCat("/sys/fs/cgroup/", c, "/tarock-bothost");
+  // v1: memory/tarock-bothost/run-PID-N, pids/... and cpu/tarock-bothost-run-PID-N.
+  for (const auto& [c, prefix] : {std::pair<const char*, std::string>{"memory/tarock-bothost", ""},
+                                  {"pids/tarock-bothost", ""}, {"cpu", "tarock-bothost-"}}) {
+    std::string dir = absl::StrCat("/sys/fs/cgroup/", c);
     if (!std::filesystem::exists(dir)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir))
       if (e.is_directory() &&
-          e.path().filename().string().rfind(absl::StrCat("run-", getpid(), "-"), 0) == 0)
+          e.path().filename().string().rfind(absl::StrCat(prefix, "run-", getpid(), "-"), 0) == 0)
         ++left;
   }
   EXPECT_EQ(left, 0);
 }
 
-// The runs' parent cgroup weighs one ordinary process per run (at least
-// one), so each sandboxed bot competes for a CPU as one
-// process does, not all of them as one. A sandbox of its own parent here, so
-// other tests' runs do not count.
-TEST(SandboxWeightTest, TheParentWeighsOneProcessPerRun) {
-  SandboxOptions options;
-  options.cgroup_name = absl::StrCat("tarock-bothost-weighttest-", getpid());
-  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
-  if (!s.ok()) GTEST_SKIP() << "no sandbox here: " << s.status().message();
-  const bool v2 = (*s)->cgroup_version() == "v2";
-  const std::string parent = v2 ? absl::StrCat(options.cgroup_root, "/", options.cgroup_name)
-                                : absl::StrCat(options.cgroup_root, "/cpu/", options.cgroup_name);
-  const int one = v2 ? 100 : 1024;
-  auto weight = [&]() {
-    std::ifstream in(parent + (v2 ? "/cpu.weight" : "/cpu.shares"));
-    int w = 0;
-    in >> w;
-    return w;
-  };
-  if (v2 && !std::filesystem::exists(parent + "/cpu.weight"))
-    GTEST_SKIP() << "no cpu controller for the runs on v2 here";
-  EXPECT_EQ(weight(), one);  // no run yet: one process's
+// v1: a run's cpu cgroup is at the cpu hierarchy's root, beside the
+// machine's processes, with the default weight, so each sandboxed bot weighs
+// one ordinary process (under a common parent they all weighed one together).
+TEST_F(SandboxTest, EachRunWeighsOneProcessAtTheCpuRoot) {
+  if (sandbox_->cgroup_version() != "v1") GTEST_SKIP() << "v1 only (v2 runs share the parent)";
   SandboxSpec spec;
   spec.argv = {"/bin/cat"};
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> a = (*s)->Start(spec);
-  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> b = (*s)->Start(spec);
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(weight(), 2 * one);
-  absl::StatusOr<SandboxOutcome> ran = (*s)->Run(spec, absl::Seconds(30));  // a third, to its end
-  ASSERT_TRUE(ran.ok()) << ran.status();
-  EXPECT_EQ(weight(), 2 * one);
-  for (auto* c : {&a, &b}) {
-    (**c)->Stop(absl::ZeroDuration());
-    c->value().reset();
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  std::ifstream in(absl::StrCat("/proc/", (*child)->pid(), "/cgroup"));
+  std::string line, cpu;
+  while (std::getline(in, line)) {
+    // "N:cpu,cpuacct:/tarock-bothost-run-PID-K" (or "N:cpu:/...")
+    std::vector<std::string> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (f.size() != 3) continue;
+    for (absl::string_view c : absl::StrSplit(f[1], ','))
+      if (c == "cpu") cpu = f[2];
   }
-  EXPECT_EQ(weight(), one);
-  s->reset();
-  if (v2) {
-    rmdir(parent.c_str());
-  } else {
-    for (const char* c : {"memory", "pids", "cpu"})
-      rmdir(absl::StrCat(options.cgroup_root, "/", c, "/", options.cgroup_name).c_str());
-  }
+  EXPECT_EQ(cpu.rfind(absl::StrCat("/tarock-bothost-run-", getpid(), "-"), 0), 0u) << cpu;
+  const std::string dir = "/sys/fs/cgroup/cpu" + cpu;
+  std::ifstream shares(dir + "/cpu.shares");
+  int w = 0;
+  shares >> w;
+  EXPECT_EQ(w, 1024);
+  (*child)->Stop(absl::ZeroDuration());
+  child->reset();
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 // cgroup v2 alone (docs/hosting.md, "cgroup v2"): the sandbox is made on the
