@@ -384,7 +384,6 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
     ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
-
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
 
   // bwrap's command line.

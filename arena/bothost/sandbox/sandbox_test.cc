@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <fstream>
 #include <string>
 #include <utility>
