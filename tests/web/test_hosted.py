@@ -183,6 +183,7 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
     pastes the token (never in the URL); while the deal is being played the
     API's 409 reads as a sentence; once the match is done the log shows;
     another token is refused. Needs a real bot host: root and bwrap."""
+    import glob
     import shutil
     import signal
     import subprocess
@@ -202,8 +203,12 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "sdk", "templates", "stdio", "my_bot.awk")) as f:
         template = f.read()
-    # Each decision request (a line) waits 40 ms before the template answers.
-    script = STDERR_BOT_PREFIX + '{ system("sleep 0.04") }\n' + template
+    # Held by the test: while a file `hold` is in the version's folder (the
+    # host binds it read-only at /bot, a live view), each decision request
+    # waits 0.5 s before the template answers, so the match is surely still
+    # being played when the page asks, however slowly the browser starts;
+    # once the test removes it, the match ends in seconds.
+    script = STDERR_BOT_PREFIX + '{ system("test -e /bot/hold && sleep 0.5") }\n' + template
     work = tempfile.mkdtemp(prefix="tarock-web-host-")
     os.chmod(work, 0o755)
     path = os.path.join(work, "slow_bot.awk")
@@ -219,11 +224,16 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
         arena.cli("bots", "upload", "hosted-err", "--token", token, path)
         arena.wait_for(lambda: "hosted-err  dial-in (online" in arena.cli("bots", "list"), timeout=60,
                        what="the hosted bot online")
-        # 36 hands of 40 ms decisions: ~20 s, so the page asks while the deal
-        # is played even when the browser starts slowly (12 hands, ~6 s, once
-        # ended first on a machine just done with the full suite).
+        # Held (above) until the page has shown the 409: a match of 40 ms
+        # decisions once ended before a slowly started browser asked.
+        versions = [d for d in glob.glob(os.path.join(work, "host", "versions", "*")) if os.path.isdir(d)]
+        assert versions, "the host unpacked no version"
+        holds = [os.path.join(v, "hold") for v in versions]
+        for h in holds:
+            open(h, "w").close()
+            os.chmod(h, 0o644)
         arena.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match",
-                  "--max_matches", "1", "--hands", "36", "--per_decision_ms", "5000")
+                  "--max_matches", "1", "--hands", "12", "--per_decision_ms", "5000")
         running = arena.wait_for(lambda: [m for m in arena.api("/api/matches?status=running")["matches"]],
                                  timeout=60, what="the match running")
         mid = running[0]["id"]
@@ -245,6 +255,14 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
         browser.execute_script("document.getElementById('seat-stderr').scrollIntoView()")
         screenshot(browser, "hosted-stderr-running-desktop.png")
         assert not csp_violations(browser)
+        for h in holds:
+            os.remove(h)
+        # The page turns into the record when the match ends; what the owner
+        # typed and was answered stays.
+        wait_until(browser, lambda d: d.find_elements("id", "scoreline"), timeout=120,
+                   what="the record, once the match is over")
+        assert browser.find_element("id", "stderr-token").get_attribute("value") == token
+        assert browser.find_elements("id", "stderr-wait")
         # Once done: the log, for the owner only.
         arena.wait_for(lambda: arena.api("/api/matches/" + mid)["status"] == "done", timeout=120,
                        what="the match done")

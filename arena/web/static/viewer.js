@@ -34,10 +34,14 @@
   // is public (every table that plays it has finished): said in a sentence.
   // Shown while the match is pending or running (its seats' versions are
   // known once it is done) and for a done match with a hosted seat.
-  function stderrPanel(match, seats) {
+  // `kept`: the panel of this match already on the page (the live page turns
+  // into the record when the match ends): it stays, with the token typed and
+  // the answer shown.
+  function stderrPanel(match, seats, kept) {
     const hosted = seats.filter((s) => Number(s.version_id) > 0);
     const live = match.status === 'pending' || match.status === 'running';
     if (!hosted.length && !live) return '';
+    if (kept && kept.dataset.match === String(match.id)) return kept;
     const bots = [...new Set((hosted.length ? hosted : seats).map((s) => s.bot))];
     const bot = el('select', { id: 'stderr-bot' }, bots.map((b) => el('option', { value: b }, b)));
     const token = el('input', { type: 'password', id: 'stderr-token', autocomplete: 'off', placeholder: 'the bot\u2019s token', size: 28 });
@@ -71,7 +75,8 @@
       clear(result).append(el('div', { class: 'sub' }, name + '\u2019s standard error in this match (' + String(text.length) + ' bytes; the end of it, at most 64 KiB)'),
         text ? el('pre', { class: 'stderr-log', id: 'stderr-log' }, text) : el('p', { class: 'muted', id: 'stderr-log' }, 'It wrote nothing to standard error.'));
     }
-    return el('div', { class: 'panel', id: 'seat-stderr' }, el('h2', null, 'Standard error of a hosted seat'),
+    return el('div', { class: 'panel', id: 'seat-stderr', dataset: { match: String(match.id) } },
+      el('h2', null, 'Standard error of a hosted seat'),
       el('form', { class: 'upload-form', id: 'stderr-form', onsubmit: show },
         el('label', null, 'Bot ', bot), el('label', null, 'Token ', token),
         el('button', { type: 'submit', id: 'stderr-button' }, 'Show')),
@@ -87,6 +92,7 @@
       throw e;
     }
     document.title = 'Match ' + match.id + ' \u00b7 Tarock Arena';
+    const keptStderr = document.getElementById('seat-stderr');
     const rec = match.record;
     const seats = (match.seats || []).slice().sort((a, b) => a.seat - b.seat);
     // Names, not seat numbers; a bot that sits twice (a play match) gets "(2nd)".
@@ -111,13 +117,13 @@
     if (!rec || !Array.isArray(rec.deals)) {
       if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) {
         T.liveMatch(main, match, names);
-        main.append(stderrPanel(match, seats));
+        main.append(stderrPanel(match, seats, keptStderr));
         return;
       }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
         : match.status === 'done' && !match.deal_public
           ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
-          : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats));
+          : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats, keptStderr));
       return;
     }
     const deals = rec.deals;
@@ -150,7 +156,7 @@
       el('div', { class: 'viewer' }, el('div', null, felt, seatBox),
         el('div', null, el('h3', null, 'Actions'), log))),
     el('div', { class: 'panel' }, el('h2', { id: 'scoring-title' }, 'Scoring'), score),
-    resultPanel(), stderrPanel(match, seats),
+    resultPanel(), stderrPanel(match, seats, keptStderr),
     el('p', { class: 'legend' }, 'Keys: ', el('span', { class: 'kbd' }, '\u2190'), ' ', el('span', { class: 'kbd' }, '\u2192'), ' step, ',
       el('span', { class: 'kbd' }, 'Home'), ' ', el('span', { class: 'kbd' }, 'End'), ' start and end of the hand, ',
       el('span', { class: 'kbd' }, '\u2191'), ' ', el('span', { class: 'kbd' }, '\u2193'), ' trick, ',
