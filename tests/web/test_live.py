@@ -100,6 +100,15 @@ def test_a_running_match_is_shown_live_with_no_hidden_card(slow, browser):
         browser.get(slow.url("/matches/" + mid))
         wait_until(browser, lambda d: len(d.find_elements("css selector", "#live-log li")) >= 2, timeout=30,
                    what="live actions")
+        # In the viewer's and the play page's words (common.js), with the players' names.
+        names = [st["bot"] for st in sorted(slow.api("/api/matches/" + mid)["seats"], key=lambda st: st["seat"])]
+        lines = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#live-log li .words')).map((e) => e.textContent);")
+        assert len(lines) >= 2, lines
+        for line in lines:
+            assert any(line.startswith(nm + " ") for nm in names), (line, names)
+            assert not any(w in line for w in (" calls H", " calls D", " calls C", " calls S",
+                                                "takes talon group", "kontra on", "open-beggar")), line
         marker = browser.execute_script("window.__notReloaded = 7; return 7;")
         # Desktop and a 390 px phone: the live page fits without sideways scrolling.
         shots = os.environ.get("TAROCK_SCREENSHOTS")

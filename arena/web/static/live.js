@@ -12,19 +12,9 @@
   const T = window.tarock;
   const { el, clear, signed, botLink } = T;
 
-  const VERB = { pass: 'passes', bid: 'bids', call: 'calls the king of', talon: 'takes talon group', discard: 'lays away',
-    announce: 'announces', kontra: 'kontra on', play: 'plays' };
-  const SUIT_WORD = { H: 'hearts', D: 'diamonds', C: 'clubs', S: 'spades' };
-
-  function actionWords(a) {
-    const i = a.indexOf(' ');
-    const verb = i < 0 ? a : a.slice(0, i);
-    let arg = i < 0 ? '' : a.slice(i + 1);
-    if (verb === 'talon' && /^\d+$/.test(arg)) arg = String(Number(arg) + 1);
-    if (verb === 'call' && SUIT_WORD[arg]) arg = SUIT_WORD[arg];
-    if (arg === '?') arg = 'a card face down';
-    return (VERB[verb] || verb) + (arg ? ' ' + arg : '');
-  }
+  // Actions in words: T.actionWords (common.js), as the viewer and the play
+  // page say them ("north announces Rekontra on the game", "south takes the
+  // second talon group"); a discard here is "a card" (not public).
 
   // The state of the page, kept for the browser tests: every event as received.
   const state = { events: [], ended: null };
@@ -48,6 +38,7 @@
     let info = null;
     let hand = -1;
     let pub = null;         // the public state after the last event
+    const handActions = [];  // this hand's actions so far (for kontra levels)
     let lastTrick = null;   // {cards, leader, winner} of the trick just completed
     let trick = [];         // cards of the trick in play, as they came
     const handScores = [];
@@ -122,14 +113,20 @@
     function on(type, data) {
       state.events.push({ type, data });
       if (type === 'match') { info = data; renderStatus(); return; }
-      if (type === 'restart') { hand = -1; pub = null; clear(log); handScores.length = 0; renderScores(); return; }
+      if (type === 'restart') {
+        hand = -1; pub = null; clear(log); handActions.length = 0; handScores.length = 0; renderScores(); return;
+      }
       if (type === 'hand') {
         hand = data.hand; pub = data.state; lastTrick = null; trick = [];
         clear(log);
+        handActions.length = 0;
       } else if (type === 'action') {
         const before = pub;
         pub = data.state;
-        log.appendChild(el('li', null, el('strong', null, seatName(data.seat)), ' ' + actionWords(data.action || '')));
+        handActions.push(data.action || '');
+        const level = T.kontraLevels(handActions)[handActions.length - 1];
+        log.appendChild(el('li', null, el('span', { class: 'words' },
+          T.actionWords(data.action || '', seatName(data.seat), { kontraLevel: level, hidden: true }))));
         if (data.action && data.action.startsWith('play ')) {
           trick.push(data.action.slice(5));
           lastTrick = null;
