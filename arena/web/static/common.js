@@ -223,6 +223,11 @@
   }
 
   // ---- formatting -----------------------------------------------------------
+  // "1 trick", "2 tricks", "0 tricks".
+  function count(n, one, many) {
+    const k = Number(n) || 0;
+    return k + ' ' + (k === 1 ? one : (many || one + 's'));
+  }
   function num(x, digits) {
     if (x === null || x === undefined || x === '' || Number.isNaN(Number(x))) return '\u2013';
     return Number(x).toFixed(digits === undefined ? 2 : digits);
@@ -334,6 +339,6 @@
   window.tarock = Object.assign(window.tarock || {}, {
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
-    actionWords, actionLabel, kontraLevels, cardPhrase, term, ladderLink, HUMAN,
+    actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
   });
 })();

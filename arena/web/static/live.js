@@ -77,7 +77,7 @@
         seatBox.appendChild(el('div', { class: 'seat' + (pub.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
           el('div', { class: 'seat-head' }, el('span', { class: 'name' }, 'Seat ' + s + ' \u00b7 ', botLink(seatName(s))),
             role.length ? el('span', { class: 'role badge' }, role.join(', ')) : null,
-            el('span', { class: 'muted' }, (pub.tricks_won ? pub.tricks_won[s] : 0) + ' tricks'),
+            el('span', { class: 'muted' }, T.count(pub.tricks_won ? pub.tricks_won[s] : 0, 'trick')),
             pub.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
           open.length ? el('div', { class: 'cards' }, el('span', { class: 'muted' }, 'shown: '), open.map((c) => T.cardElement(c, { small: true }))) : null));
       }
@@ -90,7 +90,7 @@
         parts.push('This deal is also played at other tables of its duplicate set: nothing of it is shown until every table has finished.');
       } else {
         parts.push(hand >= 0 ? 'Hand ' + (hand + 1) + ' of ' + info.num_hands : 'Starting');
-        if (pub && pub.contract) parts.push(pub.contract + (pub.called_king ? ', king called: ' + pub.called_king : ''));
+        if (pub && pub.contract) parts.push(T.term(pub.contract) + (pub.called_king ? ', ' + T.cardPhrase(pub.called_king) + ' called' : ''));
         if (pub && pub.to_act >= 0) parts.push(seatName(pub.to_act) + ' to act');
       }
       status.textContent = parts.join(' \u00b7 ');

@@ -326,7 +326,7 @@
         seatBox.appendChild(el('div', { class: 'seat' + (st.to_act === s ? ' to-act' : ''), dataset: { seat: String(s) } },
           el('div', { class: 'seat-head' }, el('span', { class: 'name' }, seats[s] ? [botLink(seats[s].bot), seatName(s).slice(seats[s].bot.length)] : seatName(s)),
             role ? el('span', { class: 'role badge' }, role) : null,
-            el('span', { class: 'muted' }, (st.tricks_won ? st.tricks_won[s] : 0) + ' tricks'),
+            el('span', { class: 'muted' }, T.count(st.tricks_won ? st.tricks_won[s] : 0, 'trick')),
             st.to_act === s ? el('span', { class: 'warn' }, 'to act') : null),
           el('div', { class: 'cards' }, cards.length ? cards.map((c) => T.cardElement(c, {
             mark: lastAction && lastAction.seat === s && lastAction.action === 'play ' + c ? 'current' : null })) : el('span', { class: 'muted' }, 'no cards'))));
