@@ -298,7 +298,7 @@
         const won = o.tricks_won && o.tricks_won[s] !== undefined ? o.tricks_won[s] : null;
         rows.push(el('li', { class: 'play-seat' + (s === v.seat ? ' me' : '') + (s === o.to_act ? ' to-act' : '') },
           el('span', { class: 'name' }, seatName(v, s)), ' ', tags,
-          won !== null ? el('span', { class: 'muted' }, ' \u00b7 ' + won + (won === 1 ? ' trick' : ' tricks')) : null));
+          won !== null ? el('span', { class: 'muted' }, ' \u00b7 ' + T.count(won, 'trick')) : null));
       }
       const facts = [];
       if (o.phase) facts.push(el('span', null, 'Phase: ', el('b', null, pretty(o.phase))));

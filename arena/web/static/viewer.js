@@ -109,7 +109,7 @@
     clear(main);
     main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
       el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
-        ' \u00b7 ' + match.hands + ' hands' + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
+        ' \u00b7 ' + T.count(match.hands, 'hand') + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
       dealSeal(match)),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
       botLink(s.bot), helloOf(rec, s.seat),
