@@ -7,7 +7,10 @@
 # compared per bot, and the start cost of a sandboxed process is measured.
 # A benchmark, not a test: run it with nice on a quiet machine, several times.
 # Needs root and bwrap. HOST_FLAGS: more flags for the host (an A/B of a setting).
-# Usage: [HOST_FLAGS="..."] hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
+# PARALLEL: matches at once (the arena's --max_parallel, default 2: on 2 cores
+# that saturates the machine, and a decision's time is then mostly its wait
+# for a CPU; 1 leaves a CPU idle, and measures the decision's own path).
+# Usage: [HOST_FLAGS="..."] [PARALLEL=N] hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
 set -uo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -26,7 +29,7 @@ rp=$(free_port)
 wait_port "$rp"
 ap=$(free_port)
 "$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
-  --referees "127.0.0.1:$rp" --max_parallel 2 >"$tmp/arena.log" 2>&1 & pids+=($!)
+  --referees "127.0.0.1:$rp" --max_parallel "${PARALLEL:-2}" >"$tmp/arena.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
 cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
 tok() { awk '/^token/{print $2}' "$tmp/$1.txt"; }

@@ -118,6 +118,7 @@ class BotHost::Player {
       // The SDKs read binary lines: no JSON on the decision's path.
       o.binary = o.events;
       o.label = absl::StrCat(bot_, "[", n, "]");
+      o.one_cpu_turns = options_.one_cpu_turns;
       o.command = PackageCommand(version_->package, "/bot");
       // A process started ahead of time (it has seen no card), else a new one.
       auto log_path = std::make_shared<std::string>();

@@ -49,6 +49,11 @@ struct BotHostOptions {
   // The end of each seat's standard error sent to the arena when the seat
   // ends (for the bot's owner; the arena keeps at most 64 KiB).
   size_t seat_log_bytes = 64 << 10;
+  // Each decision's request and answer on the CPU of the host's thread that
+  // asks (the bot's process pinned there; a decision that takes longer than
+  // 1 ms frees it): two wake-ups onto another CPU fewer a decision
+  // (stdio::ChildProcess::BeginTurn, docs/benchmarks.md).
+  bool one_cpu_turns = true;
   transport::TransportOptions transport;
 };
 

@@ -57,6 +57,10 @@ ABSL_FLAG(int, seat_log_kb, 64,
 ABSL_FLAG(bool, direct_route, true,
           "join the referee for each seat when the arena offers it (its --dial_in_route; "
           "the decision then skips the arena's relay); false: every seat relayed by the arena");
+ABSL_FLAG(bool, one_cpu_turns, true,
+          "keep each decision's request and answer on one CPU: the bot's process is pinned to "
+          "the CPU of the host's thread that asks it; a decision that takes longer than 1 ms "
+          "frees it to every CPU (docs/hosting.md)");
 ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
 
 namespace {
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
   o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
   o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
   o.direct_route = absl::GetFlag(FLAGS_direct_route);
+  o.one_cpu_turns = absl::GetFlag(FLAGS_one_cpu_turns);
   o.seat_log_bytes = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_seat_log_kb))) << 10;
   o.transport = tarock::transport::TransportOptionsFromFlags();
 

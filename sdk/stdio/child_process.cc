@@ -110,6 +110,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   fcntl(from_child[0], F_SETFL, fcntl(from_child[0], F_GETFL) | O_NONBLOCK);
   auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, to_child[1], from_child[0]));
   child->describe_exit_ = std::move(setup.describe_exit);
+  child->threads_ = std::move(setup.threads);
   return child;
 }
 
@@ -173,9 +174,58 @@ ChildProcess::Io ChildProcess::ReadLine(absl::Time deadline, size_t max_bytes, s
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return Io::kClosed;
     pollfd p{out_, POLLIN, 0};
-    int r = poll(&p, 1, PollMs(deadline));
+    // A turn's pin lasts kTurnPinned; then the child may think anywhere.
+    const bool pinned = in_turn_ && child_cpu_ >= 0;
+    const absl::Time until = pinned ? std::min(deadline, turn_began_ + kTurnPinned) : deadline;
+    int r = poll(&p, 1, PollMs(until));
+    if (r == 0 && pinned && absl::Now() >= until) Unpin();
     if (r == 0 && absl::Now() >= deadline) return Io::kTimeout;
   }
+}
+
+void ChildProcess::BeginTurn() {
+  if (!threads_ || pin_refused_ || reaped_) return;
+  const int cpu = sched_getcpu();
+  if (cpu < 0) return;
+  turn_began_ = absl::Now();
+  if (cpu == child_cpu_) {
+    in_turn_ = true;
+    return;
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  turn_threads_ = threads_();
+  const int pinned = PinChild(one);
+  if (pinned < 0) pin_refused_ = true;
+  if (pinned <= 0) return;
+  child_cpu_ = cpu;
+  in_turn_ = true;
+}
+
+void ChildProcess::EndTurn() { in_turn_ = false; }
+
+void ChildProcess::Unpin() {
+  in_turn_ = false;
+  if (child_cpu_ < 0) return;
+  child_cpu_ = -1;
+  cpu_set_t all;
+  if (sched_getaffinity(0, sizeof all, &all) == 0) {
+    turn_threads_ = threads_();
+    PinChild(all);
+  }
+}
+
+int ChildProcess::PinChild(const cpu_set_t& cpus) {
+  int pinned = 0;
+  for (pid_t tid : turn_threads_) {
+    if (sched_setaffinity(tid, sizeof cpus, &cpus) == 0) {
+      ++pinned;
+    } else if (errno == EPERM) {
+      return -1;
+    }  // else ESRCH: that thread has just ended
+  }
+  return pinned;
 }
 
 bool ChildProcess::Reap(bool wait) {

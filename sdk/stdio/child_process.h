@@ -9,6 +9,7 @@
 #ifndef TAROCK_SDK_STDIO_CHILD_PROCESS_H_
 #define TAROCK_SDK_STDIO_CHILD_PROCESS_H_
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -34,6 +35,10 @@ struct ChildSetup {
   int pass_fd_as = 1000;
   // Replaces ExitDescription's wording once the child is reaped (wait status).
   std::function<std::string(int status)> describe_exit;
+  // Every thread of the child and of whatever it started (the sandbox lists
+  // its run's cgroup), for BeginTurn; unset, BeginTurn does nothing. Called
+  // from the thread that talks to the child, never in the child.
+  std::function<std::vector<pid_t>()> threads;
 };
 
 class ChildProcess {
@@ -56,6 +61,26 @@ class ChildProcess {
   // read and dropped). kClosed at end of file.
   Io ReadLine(absl::Time deadline, size_t max_bytes, std::string* line);
 
+  // One request and its answer on one CPU. BeginTurn pins the child's
+  // threads (ChildSetup::threads) to the CPU the calling thread runs on, so
+  // that the request's write wakes the child there, where the caller is about
+  // to sleep, and not on another CPU: left to itself the kernel wakes a
+  // process onto an idle CPU, which costs tens of microseconds on a virtual
+  // machine, and a quick bot's decision paid that twice (docs/benchmarks.md,
+  // "Hosted bots"). After a quick turn the child stays pinned (asleep, as a
+  // rule) and the next turn re-pins it only when the caller's CPU changed:
+  // the thread list is read and the threads pinned on a change only. Once a
+  // turn has waited `kTurnPinned` for its answer, ReadLine frees the child to
+  // every CPU the caller may use, so a bot that thinks for long can move to
+  // an idle CPU as any program can. (A bot that answers at once and thinks on
+  // afterwards stays on its CPU until one of its turns takes longer.) Without
+  // ChildSetup::threads, or when the kernel refuses (no right to set the
+  // child's CPUs), both do nothing. EndTurn ends the turn (call it when the
+  // answer was read or given up).
+  static constexpr absl::Duration kTurnPinned = absl::Milliseconds(1);
+  void BeginTurn();
+  void EndTurn();
+
   // Closes the child's standard input (it reads end of file).
   void CloseInput();
   // Closes the child's standard input, waits up to `grace` for it to exit,
@@ -77,6 +102,11 @@ class ChildProcess {
  private:
   ChildProcess(pid_t pid, int in, int out) : pid_(pid), in_(in), out_(out) {}
   bool Reap(bool wait);
+  // Pins the turn's threads to `cpus`: how many were pinned, -1 when the
+  // kernel refused (no right to).
+  int PinChild(const cpu_set_t& cpus);
+  // Lets the child use every CPU the caller may use.
+  void Unpin();
 
   pid_t pid_;
   int in_;   // the child's standard input (write end), -1 once closed
@@ -87,6 +117,14 @@ class ChildProcess {
   bool stopped_ = false;
   int status_ = 0;
   std::function<std::string(int status)> describe_exit_;
+  std::function<std::vector<pid_t>()> threads_;
+  // BeginTurn's state: the child's threads when they were last pinned, the
+  // CPU they are pinned to, whether a turn is on, and since when.
+  std::vector<pid_t> turn_threads_;
+  int child_cpu_ = -1;  // the CPU the child is pinned to; -1: free
+  bool in_turn_ = false;
+  bool pin_refused_ = false;  // the kernel said no once: no more tries
+  absl::Time turn_began_;
 };
 
 }  // namespace tarock::stdio

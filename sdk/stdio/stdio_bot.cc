@@ -25,6 +25,22 @@ std::string BinaryLine(const google::protobuf::Message& message) {
   return absl::StrCat("pb:", absl::Base64Escape(message.SerializeAsString()));
 }
 
+std::string RequestLine(const v1::DecisionRequest& request) {
+  // A RefereeMessage's bytes are its one field's key and length, then the
+  // field's bytes: no copy of the request (its history) into a message.
+  std::string bytes;
+  bytes.push_back(static_cast<char>((v1::RefereeMessage::kDecisionRequestFieldNumber << 3) | 2));
+  for (size_t n = request.ByteSizeLong(); true; n >>= 7) {
+    if (n < 0x80) {
+      bytes.push_back(static_cast<char>(n));
+      break;
+    }
+    bytes.push_back(static_cast<char>((n & 0x7f) | 0x80));
+  }
+  request.AppendToString(&bytes);
+  return absl::StrCat("pb:", absl::Base64Escape(bytes));
+}
+
 std::string ActionFromLine(const std::string& line, size_t max_bytes) {
   std::string text(absl::StripAsciiWhitespace(line));
   if (!text.empty() && (text[0] == '{' || text[0] == '"')) {
@@ -85,13 +101,24 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
       absl::Now() + absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
 
   std::string line;
-  if (options_.events) {
+  if (options_.events && options_.binary) {
+    line = RequestLine(s.request());
+  } else if (options_.events) {
     v1::RefereeMessage wrapped;
     *wrapped.mutable_decision_request() = s.request();
-    line = options_.binary ? BinaryLine(wrapped) : ToJsonLine(wrapped);
+    line = ToJsonLine(wrapped);
   } else {
     line = ToJsonLine(s.request());
   }
+  // The request's write wakes the program on this thread's CPU, and its
+  // answer wakes this thread there (ChildProcess::BeginTurn).
+  struct Turn {
+    ChildProcess* child;
+    ~Turn() {
+      if (child != nullptr) child->EndTurn();
+    }
+  } turn{options_.one_cpu_turns ? child_.get() : nullptr};
+  if (turn.child != nullptr) turn.child->BeginTurn();
   switch (child_->WriteLine(line, deadline)) {
     case ChildProcess::Io::kOk:
       break;

@@ -53,12 +53,18 @@ struct StdioOptions {
   // When set, starts the program instead of ChildProcess::Start(command,
   // log_path): how tarock-bothost runs it in a sandbox.
   std::function<absl::StatusOr<std::unique_ptr<ChildProcess>>()> start;
+  // Each decision's request and answer on one CPU (ChildProcess::BeginTurn;
+  // only where `start` gives a child whose threads it knows: the sandbox).
+  bool one_cpu_turns = false;
 };
 
 // One line of JSON for a message, as the program sees it.
 std::string ToJsonLine(const google::protobuf::Message& message);
 // One line for a message in the binary form: "pb:" + base64 of its bytes.
 std::string BinaryLine(const google::protobuf::Message& message);
+// BinaryLine of a RefereeMessage that holds `request`, without copying the
+// request into one (a decision's request carries the hand's history).
+std::string RequestLine(const v1::DecisionRequest& request);
 // The action in a line the program wrote: the line itself (trimmed), or the
 // "action" of a JSON object, or a JSON string; cut to `max_bytes` and cleaned
 // to printable ASCII so that it always travels as a well-formed message.

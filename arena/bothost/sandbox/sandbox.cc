@@ -483,6 +483,15 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     SandboxOutcome o = shared->Classify(status, false);
     return o.cause == SandboxCause::kExited ? o.text : "was stopped: " + o.text;
   };
+  // Every thread of the run, bwrap's included, for ChildProcess::BeginTurn.
+  setup.threads = [list = v2 ? dirs[0] + "/cgroup.threads" : dirs[2] + "/tasks"]() {
+    std::vector<pid_t> tids;
+    for (absl::string_view t : absl::StrSplit(ReadFile(list), '\n', absl::SkipEmpty())) {
+      int tid = 0;
+      if (absl::SimpleAtoi(t, &tid) && tid > 0) tids.push_back(tid);
+    }
+    return tids;
+  };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
       stdio::ChildProcess::Start(argv, err, std::move(setup));

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -318,6 +320,53 @@ TEST_F(SandboxTest, EachRunWeighsOneProcessAtTheCpuRoot) {
   (*child)->Stop(absl::ZeroDuration());
   child->reset();
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// ChildProcess::BeginTurn on a sandboxed run: a quick answer comes from the
+// CPU the asking thread ran on (the run's threads pinned there), and an answer
+// that takes longer than kTurnPinned comes from a run free to use every CPU.
+TEST_F(SandboxTest, ATurnPinsTheRunToTheAskersCpuAndFreesItAfterAMillisecond) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: nothing to pin";
+  cpu_set_t cpus;
+  ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  std::string mine;
+  for (int i = 0; i < CPU_SETSIZE; ++i)
+    if (CPU_ISSET(i, &cpus)) absl::StrAppend(&mine, mine.empty() ? "" : " ", i);
+  // Each line is answered with the CPUs the program may use.
+  std::string path = dir_ + "/cpus.py";
+  std::ofstream(path) << "import os, sys, time\n"
+                         "for line in sys.stdin:\n"
+                         "    if line.strip() == 'slow': time.sleep(0.05)\n"
+                         "    print(' '.join(map(str, sorted(os.sched_getaffinity(0)))), flush=True)\n";
+  chmod(dir_.c_str(), 0755);
+  chmod(path.c_str(), 0644);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "/bot/cpus.py"};
+  spec.ro_binds = {{dir_, "/bot"}};
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  stdio::ChildProcess& c = **child;
+  auto ask = [&](const std::string& line, bool turn) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    if (turn) c.BeginTurn();
+    EXPECT_EQ(c.WriteLine(line, deadline), stdio::ChildProcess::Io::kOk);
+    std::string answer;
+    EXPECT_EQ(c.ReadLine(deadline, 4096, &answer), stdio::ChildProcess::Io::kOk);
+    if (turn) c.EndTurn();
+    return answer;
+  };
+  EXPECT_EQ(ask("plain", false), mine);  // also waits out Python's start
+  // Quick turns: one CPU. (A turn slower than 1 ms on a busy machine is
+  // freed, and answers with every CPU: tried ten times.)
+  bool one = false;
+  for (int i = 0; i < 10 && !one; ++i) {
+    const std::string a = ask("quick", true);
+    one = !a.empty() && a.find(' ') == std::string::npos;
+  }
+  EXPECT_TRUE(one) << "never pinned to one CPU";
+  // A turn that waits 50 ms: freed after 1 ms, so the answer comes from every CPU.
+  EXPECT_EQ(ask("slow", true), mine);
+  c.Stop(absl::ZeroDuration());
 }
 
 // cgroup v2 alone (docs/hosting.md, "cgroup v2"): the sandbox is made on the
