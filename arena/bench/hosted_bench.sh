@@ -47,9 +47,9 @@ TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --wo
   --cpp_sdk "$tmp/sdk" ${HOST_FLAGS:-} >"$tmp/host.log" 2>&1 & pids+=($!)
 $cli bots upload py-hosted --token "$(tok py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
 $cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
-for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 0.2; done
+for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 1; done
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
-for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
+for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 1; done
 echo "== $matches matches of slovenian-4p (8 hands), all four bots in every match"
 /usr/bin/python3 - "$tmp/arena/arena.db" <<'EOF'
 import sqlite3, statistics, sys
