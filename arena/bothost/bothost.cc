@@ -3,7 +3,6 @@
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -109,7 +108,6 @@ class BotHost::Player {
     // is relay): a restarted host gets its seats in progress again either
     // way (the arena resends the JoinReferee, or the relayed seat).
     connect.direct_route = options_.direct_route;
-    AwaitFirstSpare();
     Log(absl::StrCat("plays ", bot_, " with version ", version_->id));
     absl::Status s = sdk::ConnectSeats(connect, [this]() -> sdk::SeatHandler {
       const int n = ++seat_counter_;
@@ -214,28 +212,6 @@ class BotHost::Player {
     });
     if (!s.ok()) Log(absl::StrCat(bot_, ": ", s.message()));
     ended_.store(true);
-  }
-
-  // The bot goes online once a process is ready ahead of its first seat (or
-  // after options_.first_process_wait): online at once, its first seats
-  // waited for processes started on demand, and a restarted host starts every
-  // bot's at once, so on a loaded machine the first answers came late, as
-  // timeouts charged to the bot.
-  void AwaitFirstSpare() {
-    if (options_.spares <= 0) return;
-    const absl::Time start = absl::Now();
-    const absl::Time deadline = start + options_.first_process_wait;
-    auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(spare_mu_) { return !spare_.empty(); };
-    absl::MutexLock lock(&spare_mu_);
-    while (!ready() && !stop_.load() && absl::Now() < deadline)
-      spare_mu_.AwaitWithDeadline(absl::Condition(&ready),
-                                  std::min(deadline, absl::Now() + absl::Milliseconds(100)));
-    if (ready())
-      Log(absl::StrCat(bot_, ": a process is ready ahead (",
-                       absl::ToInt64Milliseconds(absl::Now() - start), " ms)"));
-    else if (!stop_.load())
-      Log(absl::StrCat(bot_, ": no process ready ahead after ",
-                       absl::FormatDuration(options_.first_process_wait), "; playing anyway"));
   }
 
   // A fresh sandbox for one run of the version; its stderr goes to run-N.log.

@@ -38,9 +38,6 @@ struct BotHostOptions {
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
   int capacity = 0;           // bots held at most (0: any)
   int spares = 2;             // processes per held bot started ahead of time (none has seen a card)
-  // With spares: a held bot goes online once its first process is ready, or
-  // after this long (then its first seats start processes as they come).
-  absl::Duration first_process_wait = absl::Seconds(30);
   SandboxLimits bot_limits;   // per seat's process
   SandboxLimits build_limits; // per build
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build

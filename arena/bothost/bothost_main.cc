@@ -39,9 +39,6 @@ ABSL_FLAG(int, capacity, 0, "bots this host holds at most (0: any)");
 ABSL_FLAG(int, spares, 2,
           "processes of each held bot started ahead of time, so a seat starts without waiting "
           "(each plays one seat only; 0: start each when its seat comes)");
-ABSL_FLAG(int, first_process_wait_s, 30,
-          "with --spares: a held bot goes online once its first process is ready ahead, or after "
-          "this many seconds (a restarted host starts every bot's processes at once)");
 ABSL_FLAG(int, bot_memory_mb, 512, "memory of one bot process (cgroup)");
 ABSL_FLAG(double, bot_cpus, 1.0, "CPU of one bot process in cores (CFS quota)");
 ABSL_FLAG(int, bot_pids, 64, "processes and threads of one bot process");
@@ -130,7 +127,6 @@ int main(int argc, char** argv) {
   o.check_timeout = absl::Seconds(absl::GetFlag(FLAGS_check_timeout_s));
   o.switch_wait = absl::Seconds(absl::GetFlag(FLAGS_switch_wait_s));
   o.direct_route = absl::GetFlag(FLAGS_direct_route);
-  o.first_process_wait = absl::Seconds(std::max(0, absl::GetFlag(FLAGS_first_process_wait_s)));
   o.one_cpu_turns = absl::GetFlag(FLAGS_one_cpu_turns);
   o.seat_log_bytes = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_seat_log_kb))) << 10;
   o.transport = tarock::transport::TransportOptionsFromFlags();
