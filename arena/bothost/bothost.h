@@ -52,8 +52,10 @@ struct BotHostOptions {
   // Each decision's request and answer on the CPU of the host's thread that
   // asks (the bot's process pinned there; a decision that takes longer than
   // 1 ms frees it): two wake-ups onto another CPU fewer a decision
-  // (stdio::ChildProcess::BeginTurn, docs/benchmarks.md).
-  bool one_cpu_turns = true;
+  // (stdio::ChildProcess::BeginTurn). Off by default: it helps only where the
+  // host's CPUs are otherwise idle, and beside a CPU-bound process (another
+  // bot thinking) the pinned bot waits for it (docs/benchmarks.md).
+  bool one_cpu_turns = false;
   transport::TransportOptions transport;
 };
 

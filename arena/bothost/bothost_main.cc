@@ -57,10 +57,11 @@ ABSL_FLAG(int, seat_log_kb, 64,
 ABSL_FLAG(bool, direct_route, true,
           "join the referee for each seat when the arena offers it (its --dial_in_route; "
           "the decision then skips the arena's relay); false: every seat relayed by the arena");
-ABSL_FLAG(bool, one_cpu_turns, true,
+ABSL_FLAG(bool, one_cpu_turns, false,
           "keep each decision's request and answer on one CPU: the bot's process is pinned to "
           "the CPU of the host's thread that asks it; a decision that takes longer than 1 ms "
-          "frees it to every CPU (docs/hosting.md)");
+          "frees it to every CPU. Faster on a host whose CPUs are otherwise idle, much slower "
+          "beside CPU-bound processes (docs/hosting.md)");
 ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
 
 namespace {

@@ -43,6 +43,15 @@ int PollMs(absl::Time deadline) {
   return static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1 << 30));
 }
 
+// poll() of one descriptor until `until`, to the microsecond (ppoll).
+int PollUntil(pollfd* p, absl::Time until) {
+  absl::Duration left = until - absl::Now();
+  if (left < absl::ZeroDuration()) left = absl::ZeroDuration();
+  if (left > absl::Hours(24)) left = absl::Hours(24);
+  const timespec ts = absl::ToTimespec(left);
+  return ppoll(p, 1, &ts, nullptr);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
@@ -177,7 +186,7 @@ ChildProcess::Io ChildProcess::ReadLine(absl::Time deadline, size_t max_bytes, s
     // A turn's pin lasts kTurnPinned; then the child may think anywhere.
     const bool pinned = in_turn_ && child_cpu_ >= 0;
     const absl::Time until = pinned ? std::min(deadline, turn_began_ + kTurnPinned) : deadline;
-    int r = poll(&p, 1, PollMs(until));
+    int r = PollUntil(&p, until);
     if (r == 0 && pinned && absl::Now() >= until) Unpin();
     if (r == 0 && absl::Now() >= deadline) return Io::kTimeout;
   }
