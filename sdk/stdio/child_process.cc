@@ -36,13 +36,6 @@ void Untrack(pid_t pid) {
   }
 }
 
-// Milliseconds until `deadline` for poll(), at least 0.
-int PollMs(absl::Time deadline) {
-  const absl::Duration left = deadline - absl::Now();
-  if (left <= absl::ZeroDuration()) return 0;
-  return static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1 << 30));
-}
-
 // poll() of one descriptor until `until`, to the microsecond (ppoll).
 int PollUntil(pollfd* p, absl::Time until) {
   absl::Duration left = until - absl::Now();
@@ -141,7 +134,7 @@ ChildProcess::Io ChildProcess::WriteLine(const std::string& line, absl::Time dea
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       pollfd p{in_, POLLOUT, 0};
-      int r = poll(&p, 1, PollMs(deadline));
+      int r = PollUntil(&p, deadline);
       if (r == 0 && absl::Now() >= deadline) return Io::kTimeout;
       if (r > 0 && (p.revents & (POLLERR | POLLHUP)) && !(p.revents & POLLOUT)) return Io::kClosed;
       continue;

@@ -54,6 +54,17 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// The process or thread IDs of a cgroup file that lists one a line
+// (cgroup.procs, tasks, cgroup.threads); none when it cannot be read.
+std::vector<pid_t> Ids(const std::string& path) {
+  std::vector<pid_t> ids;
+  for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty())) {
+    int id = 0;
+    if (absl::SimpleAtoi(line, &id) && id > 0) ids.push_back(id);
+  }
+  return ids;
+}
+
 // The value of `key` in a "key value" per line file (memory.oom_control,
 // pids.events, memory.events); 0 when absent.
 int64_t KeyValue(const std::string& text, const std::string& key) {
@@ -159,13 +170,9 @@ class Sandbox::RunState {
     for (int round = 0; round < 50; ++round) {
       bool any = false;
       for (const std::string& dir : dirs_) {
-        std::string procs = ReadFile(dir + "/cgroup.procs");
-        for (absl::string_view p : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
-          int pid = 0;
-          if (absl::SimpleAtoi(p, &pid) && pid > 0) {
-            kill(pid, SIGKILL);
-            any = true;
-          }
+        for (pid_t pid : Ids(dir + "/cgroup.procs")) {
+          kill(pid, SIGKILL);
+          any = true;
         }
       }
       if (!any) break;
@@ -485,12 +492,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   };
   // Every thread of the run, bwrap's included, for ChildProcess::BeginTurn.
   setup.threads = [list = v2 ? dirs[0] + "/cgroup.threads" : dirs[2] + "/tasks"]() {
-    std::vector<pid_t> tids;
-    for (absl::string_view t : absl::StrSplit(ReadFile(list), '\n', absl::SkipEmpty())) {
-      int tid = 0;
-      if (absl::SimpleAtoi(t, &tid) && tid > 0) tids.push_back(tid);
-    }
-    return tids;
+    return Ids(list);
   };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
