@@ -1,6 +1,9 @@
 #include "sdk/stdio/stdio_bot.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <cstdio>
 
@@ -29,15 +32,15 @@ std::string RequestLine(const v1::DecisionRequest& request) {
   // A RefereeMessage's bytes are its one field's key and length, then the
   // field's bytes: no copy of the request (its history) into a message.
   std::string bytes;
-  bytes.push_back(static_cast<char>((v1::RefereeMessage::kDecisionRequestFieldNumber << 3) | 2));
-  for (size_t n = request.ByteSizeLong(); true; n >>= 7) {
-    if (n < 0x80) {
-      bytes.push_back(static_cast<char>(n));
-      break;
-    }
-    bytes.push_back(static_cast<char>((n & 0x7f) | 0x80));
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    google::protobuf::internal::WireFormatLite::WriteTag(
+        v1::RefereeMessage::kDecisionRequestFieldNumber,
+        google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &out);
+    out.WriteVarint32(static_cast<uint32_t>(request.ByteSizeLong()));
+    request.SerializeWithCachedSizes(&out);  // the sizes ByteSizeLong just cached
   }
-  request.AppendToString(&bytes);
   return absl::StrCat("pb:", absl::Base64Escape(bytes));
 }
 
