@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hosted against dial-in (docs/benchmarks.md, "Hosted bots"): the Python
-# template and the C++ template (built from source against the installed SDK),
+# template and a C++ bot (CPP_BOT: heuristic, the default, the repository's
+# heuristic bot; or template), built from source against the installed SDK,
 # each once dialing in and once hosted by tarock-bothost in its sandbox, play
 # one ladder together (side by side, the same matches), then the referee's
 # decision time per seat (time to answer as the referee measures it) is
@@ -10,7 +11,7 @@
 # PARALLEL: matches at once (the arena's --max_parallel, default 2: on 2 cores
 # that saturates the machine, and a decision's time is then mostly its wait
 # for a CPU; 1 leaves a CPU idle, and measures the decision's own path).
-# Usage: [HOST_FLAGS="..."] [PARALLEL=N] hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
+# Usage: [HOST_FLAGS="..."] [PARALLEL=N] [CPP_BOT=heuristic|template] hosted_bench.sh SOURCE_DIR BUILD_DIR [MATCHES]
 set -uo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -38,15 +39,37 @@ for b in py-dial py-hosted cpp-dial cpp-hosted; do
   $cli bots add "$b" --dial_in --variants slovenian-4p --owner bench >"$tmp/$b.txt"
 done
 cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
-cmake -S "$src/sdk/templates/cpp" -B "$tmp/cpp" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
-  cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ template"; exit 1; }
+# The C++ bot: the heuristic bot's sources (CPP_BOT=heuristic, the default) as
+# an upload, its header in its folder; or the C++ template (CPP_BOT=template).
+# The dialed-in one is built from the same files with the host's flags
+# (Release, the upload's root on the include path).
+mkdir -p "$tmp/cpp-src" "$tmp/cpp-proj"
+if [ "${CPP_BOT:-heuristic}" = heuristic ]; then
+  mkdir -p "$tmp/cpp-src/bots/heuristic"
+  cp "$src/bots/heuristic/heuristic_bot.cc" "$src/bots/heuristic/heuristic_main.cc" "$tmp/cpp-src/"
+  cp "$src/bots/heuristic/heuristic_bot.h" "$tmp/cpp-src/bots/heuristic/"
+else
+  cp "$src/sdk/templates/cpp/my_bot.cc" "$tmp/cpp-src/"
+fi
+cat >"$tmp/cpp-proj/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.25)
+project(dial_bot LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(TarockSDK REQUIRED)
+file(GLOB SOURCES $tmp/cpp-src/*.cc)
+add_executable(my_bot \${SOURCES})
+target_include_directories(my_bot PRIVATE $tmp/cpp-src)
+target_link_libraries(my_bot PRIVATE tarock::sdk)
+EOF
+cmake -S "$tmp/cpp-proj" -B "$tmp/cpp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
+  cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ bot"; exit 1; }
 TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
 TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
 TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
   --cpp_sdk "$tmp/sdk" ${HOST_FLAGS:-} >"$tmp/host.log" 2>&1 & pids+=($!)
 $cli bots upload py-hosted --token "$(tok py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
-$cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
+$cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$tmp/cpp-src" >/dev/null
 for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 1; done
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 1; done

@@ -304,13 +304,16 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
     }
     build_dir = v->dir + "/.build";
     std::filesystem::create_directories(build_dir);
-    // The project: every .cc/.cpp at the top of the upload, on the installed SDK.
+    // The project: every .cc/.cpp at the top of the upload, on the installed
+    // SDK; the upload's root is on the include path, so headers may sit in
+    // folders (`#include "mybot/eval.h"`, as the repository's bots include theirs).
     std::ofstream(build_dir + "/CMakeLists.txt")
         << "cmake_minimum_required(VERSION 3.25)\nproject(hosted_bot LANGUAGES CXX)\n"
            "set(CMAKE_CXX_STANDARD 20)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
            "find_package(TarockSDK REQUIRED)\n"
            "file(GLOB SOURCES /bot/*.cc /bot/*.cpp)\n"
            "add_executable(bot ${SOURCES})\n"
+           "target_include_directories(bot PRIVATE /bot)\n"
            "target_link_libraries(bot PRIVATE tarock::sdk)\n";
     chmod((build_dir + "/CMakeLists.txt").c_str(), 0644);
     chown(build_dir.c_str(), 65534, 65534);

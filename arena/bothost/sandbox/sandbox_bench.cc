@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
       {"Python template (stdio, SDK import)",
        {"/usr/bin/python3", "-m", "tarock_bot", "stdio", py},
        {"/usr/bin/python3", "-m", "tarock_bot", "stdio", "/bot/" + pyname}},
-      {"C++ template (--stdio)", {cpp, "--stdio"}, {"/cbot/" + cppname, "--stdio"}},
+      {"C++ bot (--stdio)    ", {cpp, "--stdio"}, {"/cbot/" + cppname, "--stdio"}},
   };
   const std::string pythonpath = "PYTHONPATH=" + sdk;
   std::printf("%-40s %12s %12s %10s\n", "program (empty input, to its end)", "direct ms",
