@@ -9,8 +9,14 @@
 #  - the host SIGKILLed and away for longer than the arena's --dial_in_wait_s:
 #    the same, and the matches that wanted the bot meanwhile fail uncharged;
 #  - the restarted host resumes the bot and the ladder goes on;
+#  - the host stalled (SIGSTOP) for longer than the decision time, its
+#    connections up, then going on (SIGCONT): the seat's timeout was not the
+#    bot's (its host's account of the seat says the bot was not slow), so the
+#    match is voided, not charged ("A host that stalls");
 #  - the hosted bot's record: 0 faults in every match done, its rating counts
-#    exactly the matches done (a voided or retried attempt counts nothing).
+#    exactly the matches done (a voided or retried attempt counts nothing);
+#  - the control: a version that itself thinks past its time is charged the
+#    timeout, its match counted.
 # Needs root (the sandbox makes cgroups) and bwrap: skipped (exit 77) without.
 # Usage: hosted_lost_test.sh SOURCE_DIR BUILD_DIR
 set -uo pipefail
@@ -96,17 +102,36 @@ $cli ladder start --variant slovenian-4p --format match --max_matches 2000 --han
   --per_decision_ms "$decision_ms" >/dev/null || bad "ladder start"
 wait_more_done 0 2 || bad "the ladder did not start: $($cli status)"
 
+# --- 0. The host stalls for longer than a decision (4 s > 3 s), its
+# connections up, and goes on: the match is voided, not charged.
+for _ in $(seq 100); do [ "$(running_count)" -gt 0 ] && break; sleep 0.05; done
+[ "$(running_count)" -gt 0 ] || bad "nothing running when the host was stopped: $($cli status)"
+sleep 0.3
+kill -STOP "$host_pid"; sleep 4; kill -CONT "$host_pid"
+stalled_msg="(awkb) stalled: "
+for _ in $(seq 300); do grep -qF "$stalled_msg" "$tmp/arena.log" && break; sleep 0.1; done
+grep -qF "$stalled_msg" "$tmp/arena.log" && ok ||
+  bad "no match was voided after the host stalled: $(grep -i 'host\|fault' "$tmp/arena.log" | tail -5)"
+stalled=$(grep -F "$stalled_msg" "$tmp/arena.log" | head -1 | grep -o ' match=[^ ]*' | cut -d= -f2)
+$cli matches --status failed --limit 50 >"$tmp/failed.txt"
+grep -A3 "^$stalled " "$tmp/failed.txt" | grep -q "error: host lost: the bot host of seat [0-9] (awkb) stalled: [1-9]" && ok ||
+  bad "the stalled match ($stalled) is not failed for its host: $(cat "$tmp/failed.txt")"
+mid=$(done_count)
+wait_more_done "$mid" 2 && ok || bad "the ladder did not go on after the host went on: $($cli status)"
+
 # --- 1. Away for longer than a decision (4 s > 3 s), back well within the wait
 # (the host's restart, a second or two, included): the interrupted match is
 # voided, the ladder goes on.
 kill_host_mid_match
 sleep 4
 start_host
+# (The stall's voided matches are in the log already: this one says "was gone".)
 voided_msg="host lost; the match is voided (its deal was played)"
-for _ in $(seq 300); do grep -qF "$voided_msg" "$tmp/arena.log" && break; sleep 0.1; done
-grep -qF "$voided_msg" "$tmp/arena.log" && ok ||
+gone_msg="was gone for a whole decision"
+for _ in $(seq 300); do grep -F "$voided_msg" "$tmp/arena.log" | grep -qF "$gone_msg" && break; sleep 0.1; done
+grep -F "$voided_msg" "$tmp/arena.log" | grep -qF "$gone_msg" && ok ||
   bad "no match was voided after the host was lost: $(grep -i 'host\|fault' "$tmp/arena.log" | tail -5)"
-voided=$(grep -F "$voided_msg" "$tmp/arena.log" | head -1 | grep -o ' match=[^ ]*' | cut -d= -f2)
+voided=$(grep -F "$voided_msg" "$tmp/arena.log" | grep -F "$gone_msg" | head -1 | grep -o ' match=[^ ]*' | cut -d= -f2)
 # Stored failed for the lost host, with one attempt: never played again.
 $cli matches --status failed --limit 50 >"$tmp/failed.txt"
 grep -A3 "^$voided " "$tmp/failed.txt" | grep -q "error: host lost: the bot host of seat [0-9] (awkb) was gone for a whole decision" && ok ||
@@ -141,13 +166,34 @@ for _ in $(seq 300); do [ "$(running_count)" -eq 0 ] && break; sleep 0.2; done
 done=$(done_count)
 $cli matches --status done --limit 500 >"$tmp/done.txt"
 faults=$(awk '$1 == "seat" && $3 == "awkb" {f += $9} END {print f + 0}' "$tmp/done.txt")
-[ "$faults" -eq 0 ] && ok || bad "the hosted bot was charged $faults faults: $(awk '$1 == "seat" && $9 > 0' "$tmp/done.txt")"
+[ "$faults" -eq 0 ] && ok || bad "the hosted bot was charged $faults faults: $(awk '$1 == "seat" && $9 > 0' "$tmp/done.txt"); $($cli export --variant slovenian-4p | grep -o '"faults":\[{[^]]*\]' | head -3); $(grep 'bot faulted' "$tmp/arena.log" | tail -3)"
 others=$(awk '$1 == "seat" {f += $9} END {print f + 0}' "$tmp/done.txt")
 [ "$others" -eq 0 ] && ok || bad "$others faults in the matches done"
 played=$(grep -c "^[^ ].* done" "$tmp/done.txt")
 [ "$played" -eq "$done" ] && ok || bad "$played matches listed done, the status says $done"
 rated=$($cli bots show awkb | sed -n 's/.*slovenian-4p.* matches \([0-9]*\)  faults \([0-9]*\).*/\1 \2/p')
 [ "$rated" = "$done 0" ] && ok || bad "the bot's rating counts '$rated' (matches faults), want '$done 0': $($cli bots show awkb)"
+
+# --- 3. The control: a bot that itself thinks too long (4 s on its seat's
+# first decision, with 3 s a decision) while its host is up is charged the
+# timeout; the host's account names that decision, and the match counts.
+{ echo 'NR == 1 { system("sleep 4") }'; cat "$src/sdk/templates/stdio/my_bot.awk"; } >"$tmp/sleepy.awk"
+$cli bots upload awkb --token "$(token_of awkb)" "$tmp/sleepy.awk" >/dev/null || bad "upload the sleepy version"
+# Ready, and the host plays it (it reconnects the bot with the new version).
+for _ in $(seq 300); do grep -q "plays awkb with version 2" "$tmp/host.log" && break; sleep 0.1; done
+grep -q "plays awkb with version 2" "$tmp/host.log" || bad "the host never played the sleepy version"
+online() { $cli bots list | grep -q "^awkb  dial-in (online"; }
+for _ in $(seq 300); do online && break; sleep 0.1; done
+before_done=$(done_count)
+before_voided=$(grep -cF "$voided_msg" "$tmp/arena.log")
+$cli ladder start --variant slovenian-4p --format match --max_matches 1 --hands 4 \
+  --per_decision_ms "$decision_ms" >/dev/null || bad "ladder start (the sleepy version)"
+wait_more_done "$before_done" 1 || bad "the sleepy version's match was not done: $($cli status)"
+$cli matches --status done --limit 1 >"$tmp/sleepy.txt"
+sleepy_faults=$(awk '$1 == "seat" && $3 == "awkb" {f += $9} END {print f + 0}' "$tmp/sleepy.txt")
+[ "$sleepy_faults" -ge 1 ] && ok || bad "the bot's own timeout was not charged: $(cat "$tmp/sleepy.txt")"
+[ "$(grep -cF "$voided_msg" "$tmp/arena.log")" -eq "$before_voided" ] && ok ||
+  bad "the bot's own timeout voided its match: $(grep -F "$voided_msg" "$tmp/arena.log" | tail -1)"
 
 echo "hosted_lost_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

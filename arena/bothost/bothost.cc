@@ -69,12 +69,13 @@ struct LocalVersion {
 // One held bot: its gateway connection, with the version it plays.
 class BotHost::Player {
  public:
-  using ReportLog = std::function<void(const std::string& bot, const std::string& match, int seat,
-                                       std::string log)>;
-  Player(const BotHostOptions& options, const Sandbox* sandbox, std::string bot,
-         std::shared_ptr<LocalVersion> version, ReportLog report_log)
-      : options_(options), sandbox_(sandbox), bot_(std::move(bot)), version_(std::move(version)),
-        report_log_(std::move(report_log)) {
+  // A seat's report to the arena: its standard error, and the host's account
+  // of its decisions (ReportSeatLogRequest).
+  using ReportLog = std::function<void(v1::ReportSeatLogRequest report)>;
+  Player(const BotHostOptions& options, const Sandbox* sandbox, const StallClock* stall_clock,
+         std::string bot, std::shared_ptr<LocalVersion> version, ReportLog report_log)
+      : options_(options), sandbox_(sandbox), stall_clock_(stall_clock), bot_(std::move(bot)),
+        version_(std::move(version)), report_log_(std::move(report_log)) {
     logs_ = absl::StrCat(options_.work_dir, "/logs/", bot_);
     std::filesystem::create_directories(logs_);
     refiller_ = std::thread([this] { Refill(); });
@@ -119,6 +120,8 @@ class BotHost::Player {
       o.binary = o.events;
       o.label = absl::StrCat(bot_, "[", n, "]");
       o.one_cpu_turns = options_.one_cpu_turns;
+      // A decision this host was stopped through is not the bot's slow answer.
+      o.stalled = [clock = stall_clock_] { return clock->Stalled(); };
       o.command = PackageCommand(version_->package, "/bot");
       // A process started ahead of time (it has seen no card), else a new one.
       auto log_path = std::make_shared<std::string>();
@@ -151,8 +154,21 @@ class BotHost::Player {
           stdio->Finish();
           --*count;
           // The seat's standard error to the arena, for the bot's owner.
-          if (report && !match_id.empty() && !log_path->empty())
-            report(match_id, seat, ReadTail(*log_path, max_log));
+          // The seat's standard error and the decisions its bot was slow on,
+          // to the arena (a timeout not among them was this host's).
+          if (report && !match_id.empty()) {
+            v1::ReportSeatLogRequest r;
+            r.set_match_id(match_id);
+            r.set_seat(seat);
+            if (!log_path->empty()) r.set_log(ReadTail(*log_path, max_log));
+            r.set_decisions_reported(true);
+            for (const auto& [hand, action] : slow) {
+              v1::DecisionPlace* p = r.add_slow();
+              p->set_hand_index(hand);
+              p->set_action_index(action);
+            }
+            report(std::move(r));
+          }
           // The pipe hop and the bot's thinking, as the host sees them (the
           // referee's decision time adds the network and this host's gRPC).
           if (decisions > 0)
@@ -173,14 +189,18 @@ class BotHost::Player {
         int seat = 0;
         std::shared_ptr<std::string> log_path;
         size_t max_log = 0;
-        std::function<void(const std::string&, int, std::string)> report;
+        std::function<void(v1::ReportSeatLogRequest)> report;
+        // Decisions the bot took more than half its time on, or never
+        // answered (StdioBot::slow): (hand_index, action_index).
+        std::vector<std::pair<int, int>> slow;
       };
       auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_, o.label);
       seat->log_path = log_path;
       seat->max_log = options_.seat_log_bytes;
       if (report_log_)
-        seat->report = [this](const std::string& match, int s, std::string log) {
-          report_log_(bot_, match, s, std::move(log));
+        seat->report = [this](v1::ReportSeatLogRequest r) {
+          r.set_bot(bot_);
+          report_log_(std::move(r));
         };
       if (!started.ok()) seat->failure = std::string(started.message());
       const bool events = o.events;
@@ -196,6 +216,11 @@ class BotHost::Player {
           if (m.has_decision_request()) {
             ++seat->decisions;
             seat->in_bot += absl::Now() - start;
+            // The request's place: its hand, and the actions of the hand so
+            // far (the referee's Fault.action_index).
+            if (seat->stdio->slow() && seat->slow.size() < 4096)
+              seat->slow.emplace_back(m.decision_request().hand_index(),
+                                      m.decision_request().observation().history_size());
           }
           if (seat->stdio->failure()) seat->failure = *seat->stdio->failure();
           if (!seat->failure) {
@@ -257,6 +282,7 @@ class BotHost::Player {
 
   const BotHostOptions& options_;
   const Sandbox* sandbox_;
+  const StallClock* stall_clock_;
   const std::string bot_;
   const std::shared_ptr<LocalVersion> version_;
   const ReportLog report_log_;
@@ -476,13 +502,7 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
     bool done ABSL_GUARDED_BY(mu) = false;
   };
   auto logs = std::make_shared<LogQueue>();
-  Player::ReportLog report_log = [logs](const std::string& bot, const std::string& match, int seat,
-                                        std::string log) {
-    v1::ReportSeatLogRequest r;
-    r.set_bot(bot);
-    r.set_match_id(match);
-    r.set_seat(seat);
-    r.set_log(std::move(log));
+  Player::ReportLog report_log = [logs](v1::ReportSeatLogRequest r) {
     absl::MutexLock lock(&logs->mu);
     if (logs->queue.size() < 256) logs->queue.push_back(std::move(r));  // else dropped
   };
@@ -564,7 +584,8 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
           pending_switch.erase(b.bot());
         }
         players_[b.bot()] = nullptr;  // the old connection ends first
-        players_[b.bot()] = std::make_unique<Player>(options_, sandbox_.get(), b.bot(), v, report_log);
+        players_[b.bot()] = std::make_unique<Player>(options_, sandbox_.get(), &stall_clock_, b.bot(), v,
+                                                    report_log);
       }
       for (auto it = players_.begin(); it != players_.end();) {
         if (!held.count(it->first)) {

@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "arena/bothost/sandbox/sandbox.h"
+#include "arena/bothost/stall_clock.h"
 #include "tarock/transport/transport.h"
 
 namespace tarock::bothost {
@@ -72,6 +73,7 @@ class BotHost {
  private:
   BotHostOptions options_;
   std::unique_ptr<Sandbox> sandbox_;
+  StallClock stall_clock_;  // the time this host was stopped (a seat's account)
   std::map<std::string, std::unique_ptr<Player>> players_;  // by bot name
 };
 

@@ -1,5 +1,7 @@
 #include "arena/hosting/hosted_bots.h"
 
+#include <algorithm>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/dial_in.h"
@@ -153,7 +155,8 @@ absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
 
 absl::Status HostedBots::ReportSeatLog(const HostRow& host, const std::string& bot,
                                        const std::string& match_id, int seat,
-                                       const std::string& log) {
+                                       const std::string& log,
+                                       std::optional<std::vector<std::pair<int, int>>> slow) {
   absl::StatusOr<BotRow> row = store_->FindBot(bot);
   if (!row.ok()) return absl::NotFoundError("no such bot");
   {
@@ -166,6 +169,16 @@ absl::Status HostedBots::ReportSeatLog(const HostRow& host, const std::string& b
   if (seat < 0 || seat >= static_cast<int>(match->bot_ids.size()) ||
       match->bot_ids[seat] != row->id)
     return absl::PermissionDeniedError("the bot does not play that seat");
+  if (slow && slow->size() <= 4096) {  // a seat has far fewer decisions
+    absl::MutexLock lock(&mu_);
+    const auto key = std::make_pair(match_id, seat);
+    if (accounts_.find(key) == accounts_.end()) account_order_.push_back(key);
+    accounts_[key] = *std::move(slow);
+    while (account_order_.size() > options_.max_accounts) {
+      accounts_.erase(account_order_.front());
+      account_order_.pop_front();
+    }
+  }
   const std::string kept =
       log.size() > options_.max_seat_log
           ? absl::StrCat("[the first ", log.size() - options_.max_seat_log, " bytes cut]\n",
@@ -227,6 +240,20 @@ absl::StatusOr<std::pair<int64_t, std::string>> HostedBots::AuthenticateHostedBo
   if (!HeldBy(bot->id, host->id, absl::Now()))
     return absl::FailedPreconditionError("this host does not hold the bot (sync first)");
   return std::make_pair(bot->id, bot->name);
+}
+
+std::optional<std::vector<std::pair<int, int>>> HostedBots::AwaitSeatAccount(
+    const std::string& match_id, int seat, absl::Time deadline) {
+  const auto key = std::make_pair(match_id, seat);
+  auto reported = [this, &key]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return accounts_.count(key) > 0;
+  };
+  absl::MutexLock lock(&mu_);
+  if (!mu_.AwaitWithDeadline(absl::Condition(&reported), deadline)) return std::nullopt;
+  std::vector<std::pair<int, int>> slow = std::move(accounts_[key]);
+  accounts_.erase(key);
+  account_order_.erase(std::find(account_order_.begin(), account_order_.end(), key));
+  return slow;
 }
 
 bool HostedBots::VersionOfBot(int64_t id, int64_t bot_id) {

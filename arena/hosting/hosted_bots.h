@@ -18,6 +18,7 @@
 #define TAROCK_ARENA_HOSTING_HOSTED_BOTS_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -42,6 +43,7 @@ struct HostingOptions {
   absl::Duration sync_every = absl::Seconds(2);   // told to hosts
   size_t max_build_log = 64 << 10;
   size_t max_seat_log = 64 << 10;  // a seat's standard error kept (its end)
+  size_t max_accounts = 4096;      // hosts' accounts of seats kept until the scheduler takes them
 };
 
 class HostedBots {
@@ -93,8 +95,20 @@ class HostedBots {
   // The host that holds `bot` reports a seat's standard error (the end of
   // it: at most max_seat_log bytes are kept). PERMISSION_DENIED unless the
   // host holds the bot and the bot plays that seat of that match.
+  // With `slow`, the host's account of the seat's decisions: those its bot
+  // took more than half its time on or never answered, as (hand_index,
+  // action_index); kept in memory (the newest `max_accounts`) for
+  // AwaitSeatAccount.
   absl::Status ReportSeatLog(const HostRow& host, const std::string& bot,
-                             const std::string& match_id, int seat, const std::string& log);
+                             const std::string& match_id, int seat, const std::string& log,
+                             std::optional<std::vector<std::pair<int, int>>> slow = std::nullopt);
+  // The host's account of seat `seat` of `match_id` (ReportSeatLog's `slow`):
+  // waits for it until `deadline`, and takes it (a second call waits for
+  // another). nullopt when none came. For the scheduler, which voids a match
+  // whose hosted seat timed out on a decision its bot was not slow on
+  // (docs/hosting.md, "A host that stalls").
+  std::optional<std::vector<std::pair<int, int>>> AwaitSeatAccount(const std::string& match_id,
+                                                                   int seat, absl::Time deadline);
   // The owner reads the bot's standard error in a match (every seat it
   // played there, in seat order). `deal_public`: whether the match's deal may
   // be shown (Scheduler::DealPublic): the log holds the bot's own cards, so
@@ -127,6 +141,11 @@ class HostedBots {
   absl::Mutex mu_;
   std::map<int64_t, Holder> holders_ ABSL_GUARDED_BY(mu_);  // by bot id
   std::map<int64_t, int64_t> version_bots_ ABSL_GUARDED_BY(mu_);  // version id -> bot id
+  // Hosts' accounts of seats (ReportSeatLog), by (match, seat); `account_order_`
+  // drops the oldest beyond max_accounts.
+  std::map<std::pair<std::string, int>, std::vector<std::pair<int, int>>> accounts_
+      ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<std::string, int>> account_order_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tarock::arena

@@ -41,24 +41,59 @@ bool IsAwayFault(const std::string& kind, const std::string& detail) {
 std::string Scheduler::HostLostSeats(const Job& job, const std::vector<int>& dial_in,
                                      const v1::MatchFinished& finished) {
   if (dial_in_ == nullptr) return "";
-  std::vector<int> lost;
-  for (int s : dial_in)
-    if (dial_in_->TakeHostLost(job.match.id, s)) lost.push_back(s);
-  if (lost.empty()) return "";
   const nlohmann::json record = nlohmann::json::parse(finished.record_json(), nullptr, false);
-  std::string out;
-  for (int s : lost) {
+  std::vector<int> gone;
+  std::string stalled;
+  for (int s : dial_in) {
+    const bool lost = dial_in_->TakeHostLost(job.match.id, s);
     bool away = false;
+    std::vector<std::pair<int, int>> timeouts;  // (hand_index, action_index)
     if (record.is_object())
       if (auto f = record.find("faults"); f != record.end() && f->is_array())
-        for (const nlohmann::json& fault : *f)
-          if (fault.is_object() && fault.value("seat", -1) == s &&
-              IsAwayFault(fault.value("kind", std::string()), fault.value("detail", std::string())))
-            away = true;
-    if (!away) continue;  // back in time (resumed): nothing missed
-    absl::StrAppend(&out, out.empty() ? "" : ", ", "seat ", s, " (", job.spec.seats(s).name(), ")");
+        for (const nlohmann::json& fault : *f) {
+          if (!fault.is_object() || fault.value("seat", -1) != s) continue;
+          const std::string kind = fault.value("kind", std::string());
+          if (IsAwayFault(kind, fault.value("detail", std::string()))) away = true;
+          if (kind == "timeout")
+            timeouts.emplace_back(fault.value("hand_index", -1), fault.value("action_index", -1));
+        }
+    if (lost) {
+      if (away) gone.push_back(s);  // else back in time (resumed): nothing missed
+      continue;
+    }
+    // The host stayed connected: were the timeouts its bot's? Its account
+    // lists the decisions the bot itself was slow on.
+    if (timeouts.empty() || !seat_accounts_ || s >= static_cast<int>(job.match.bot_ids.size()))
+      continue;
+    absl::StatusOr<BotRow> bot = store_->BotById(job.match.bot_ids[s]);
+    if (!bot.ok() || bot->endpoint != kHostedEndpoint) continue;
+    std::optional<std::vector<std::pair<int, int>>> slow;
+    const absl::Time deadline = absl::Now() + seat_account_wait_;
+    while (!slow && !cancel_.load() && absl::Now() < deadline)
+      slow = seat_accounts_(job.match.id, s, std::min(deadline, absl::Now() + absl::Milliseconds(200)));
+    std::string why;
+    if (!slow) {
+      why = cancel_.load() ? std::string("sent no account of its decisions before the arena stopped")
+                           : absl::StrCat("sent no account of its decisions within ",
+                                          absl::ToInt64Seconds(seat_account_wait_), " s");
+    } else {
+      int excused = 0;
+      for (const auto& t : timeouts)
+        if (std::find(slow->begin(), slow->end(), t) == slow->end()) ++excused;
+      if (excused == 0) continue;  // every timeout was the bot's own
+      why = absl::StrCat("stalled: ", excused, " of the seat's ", timeouts.size(),
+                         " timeouts were on decisions its bot answered in half its time or "
+                         "never received");
+    }
+    absl::StrAppend(&stalled, stalled.empty() ? "" : "; ", "the bot host of seat ", s, " (",
+                    job.spec.seats(s).name(), ") ", why);
   }
-  return out.empty() ? out : absl::StrCat("the bot host of ", out, " was gone for a whole decision");
+  std::string out;
+  for (int s : gone)
+    absl::StrAppend(&out, out.empty() ? "" : ", ", "seat ", s, " (", job.spec.seats(s).name(), ")");
+  if (!out.empty()) out = absl::StrCat("the bot host of ", out, " was gone for a whole decision");
+  if (!stalled.empty()) absl::StrAppend(&out, out.empty() ? "" : "; ", stalled);
+  return out;
 }
 
 std::string Scheduler::HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,

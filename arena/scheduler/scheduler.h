@@ -64,9 +64,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "referee/net/endpoint_policy.h"
@@ -307,6 +309,22 @@ class Scheduler {
   void SetHostedVersions(std::function<bool(int64_t version_id, int64_t bot_id)> versions) {
     hosted_versions_ = std::move(versions);
   }
+  // A host's account of a hosted seat (HostedBots::AwaitSeatAccount): the
+  // decisions (hand_index, action_index) its bot took more than half its
+  // time on or never answered; nullopt when none came by the deadline.
+  using SeatAccounts = std::function<std::optional<std::vector<std::pair<int, int>>>(
+      const std::string& match_id, int seat, absl::Time deadline)>;
+  // With `accounts` (outliving the scheduler), a finished match whose hosted
+  // seat has timeouts waits up to `wait` for its host's account of the seat,
+  // and is voided ("host lost", not charged) when a timeout is not among the
+  // decisions the bot was slow on, or no account came: the host stalled, or
+  // its network did, while its connection stayed up (docs/hosting.md, "A
+  // host that stalls"). Without it such timeouts are the bot's. Call before
+  // Start().
+  void SetHostedSeatAccounts(SeatAccounts accounts, absl::Duration wait) {
+    seat_accounts_ = std::move(accounts);
+    seat_account_wait_ = wait;
+  }
   // The direct route for dial-in bots whose SDK supports it (docs/dial-in.md,
   // "Routes"): such a bot plays its seat on the referee itself (a seat
   // ticket, SeatGateway.Join) instead of through the arena's relay, so no
@@ -411,7 +429,8 @@ class Scheduler {
   // referee or the relay recorded for a missing player; not an Absent the
   // host sent with its bot's cause: a bot that broke a limit in a live host
   // is charged). Empty when none did; else the reason ("the bot host of
-  // seat 2 (BOT) was gone for a whole decision").
+  // seat 2 (BOT) was gone for a whole decision"). Also a hosted seat whose
+  // host stalled (SetHostedSeatAccounts): it waits for the host's account.
   std::string HostLostSeats(const Job& job, const std::vector<int>& dial_in,
                             const v1::MatchFinished& finished);
   // An attempt the referee failed because a seat was unreachable
@@ -497,6 +516,8 @@ class Scheduler {
   RefereeClient* client_;
   DialInSeats* dial_in_ = nullptr;  // set before Start()
   std::function<bool(int64_t, int64_t)> hosted_versions_;  // set before Start()
+  SeatAccounts seat_accounts_;                            // set before Start()
+  absl::Duration seat_account_wait_ = absl::Seconds(10);
   RelayGate* relay_gate_ = nullptr;  // set before Start()
   BotProber* prober_ = nullptr;      // set before Start()
   std::string relay_endpoint_;

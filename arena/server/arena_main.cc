@@ -120,6 +120,10 @@ ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content,
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
           "hosted bots: a bot host that has not synced for this long loses its bots to another");
+ABSL_FLAG(int, host_account_wait_s, 10,
+          "hosted bots: how long a finished match whose hosted seat timed out waits for its host's "
+          "account of the seat's decisions; a timeout its bot was not slow on, or no account, voids "
+          "the match (the host stalled: docs/hosting.md)");
 ABSL_FLAG(std::string, public_address, "",
           "HOST:PORT where referees reach this arena's gRPC listener (its Bot service relays "
           "people's seats); empty: the bound --listen address (127.0.0.1 for a wildcard host)");
@@ -395,6 +399,11 @@ int main(int argc, char** argv) {
   scheduler.SetHostedVersions([&hosted](int64_t version, int64_t bot) {
     return hosted.VersionOfBot(version, bot);
   });
+  scheduler.SetHostedSeatAccounts(
+      [&hosted](const std::string& match, int seat, absl::Time deadline) {
+        return hosted.AwaitSeatAccount(match, seat, deadline);
+      },
+      absl::Seconds(std::max(1, absl::GetFlag(FLAGS_host_account_wait_s))));
   // One thread waiting for requests (more are started while requests run):
   // gRPC's pollers also carry the referee calls' network events to the
   // workers, and every extra poller is extra wake-ups per match.

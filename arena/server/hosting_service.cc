@@ -159,7 +159,13 @@ grpc::Status HostingService::ReportSeatLog(grpc::ServerContext* context,
   if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
   absl::StatusOr<HostRow> host = Host(context);
   if (!host.ok()) return ToGrpcStatus(host.status());
-  return ToGrpcStatus(hosted_->ReportSeatLog(*host, r->bot(), r->match_id(), r->seat(), r->log()));
+  std::optional<std::vector<std::pair<int, int>>> slow;
+  if (r->decisions_reported()) {
+    slow.emplace();
+    for (const v1::DecisionPlace& p : r->slow()) slow->emplace_back(p.hand_index(), p.action_index());
+  }
+  return ToGrpcStatus(
+      hosted_->ReportSeatLog(*host, r->bot(), r->match_id(), r->seat(), r->log(), std::move(slow)));
 }
 
 grpc::Status HostingService::GetSeatLog(grpc::ServerContext* context, const v1::GetSeatLogRequest* r,

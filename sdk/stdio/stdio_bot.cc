@@ -94,14 +94,16 @@ void StdioBot::Forward(const v1::RefereeMessage& message) {
 
 std::string StdioBot::Decide(const sdk::Situation& s) {
   timed_out_ = false;
+  slow_ = true;  // until an answer comes in time
   if (!child_ || failure_) return "";
   const int n = ++decisions_;
   const v1::TimeControl& tc = s.match().time_control;
   int64_t limit_ms = s.time_left_ms();
   if (limit_ms <= 0 && tc.match_bank_ms() == 0) limit_ms = 10000;  // no limit given
   const int64_t grace_ms = tc.grace_ms() > 0 ? tc.grace_ms() : 50;
-  const absl::Time deadline =
-      absl::Now() + absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
+  const absl::Time asked = absl::Now();
+  const absl::Duration stalled_before = options_.stalled ? options_.stalled() : absl::ZeroDuration();
+  const absl::Time deadline = asked + absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
 
   std::string line;
   if (options_.events && options_.binary) {
@@ -144,6 +146,11 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
           continue;
         }
         answer_wait_ += absl::Now() - written;
+        {
+          const absl::Duration stalled =
+              options_.stalled ? options_.stalled() - stalled_before : absl::ZeroDuration();
+          slow_ = absl::Now() - asked - stalled > absl::Milliseconds(limit_ms + grace_ms) / 2;
+        }
         return ActionFromLine(answer, options_.max_line_bytes);
       case ChildProcess::Io::kTimeout:
         Log(absl::StrCat("decision ", n, " (hand ", s.hand_index(), ", ", s.phase(),

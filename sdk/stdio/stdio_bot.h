@@ -56,6 +56,9 @@ struct StdioOptions {
   // Each decision's request and answer on one CPU (ChildProcess::BeginTurn;
   // only where `start` gives a child whose threads it knows: the sandbox).
   bool one_cpu_turns = false;
+  // How long this process has been stopped so far (arena/bothost/stall_clock.h),
+  // subtracted from the program's time to answer for slow(): unset, nothing is.
+  std::function<absl::Duration()> stalled;
 };
 
 // One line of JSON for a message, as the program sees it.
@@ -85,6 +88,13 @@ class StdioBot : public sdk::Bot {
   // True when the last Decide gave up at its deadline: the referee has already
   // recorded a timeout, so its empty answer is better not sent at all.
   bool timed_out() const { return timed_out_; }
+  // True when the program took more than half the last decision's time (its
+  // limit and grace, from the request's write; time this process was stopped
+  // through, StdioOptions::stalled, not counted) to answer, or gave no answer:
+  // a timeout the referee recorded for a decision that was not slow here was
+  // the fault of what lies between (tarock-bothost's account of a seat,
+  // docs/hosting.md "A host that stalls").
+  bool slow() const { return slow_; }
   // Closes the program's input and gives it a moment to exit, then kills it.
   void Finish();
   // Time spent in Decide so far from the request written to the answer read
@@ -102,6 +112,7 @@ class StdioBot : public sdk::Bot {
   int stale_lines_ = 0;  // answers still owed for requests that timed out
   int decisions_ = 0;
   bool timed_out_ = false;
+  bool slow_ = false;
   absl::Duration answer_wait_;
 };
 
