@@ -12,7 +12,8 @@
 #  - the host stalled (SIGSTOP) for longer than the decision time, its
 #    connections up, then going on (SIGCONT): the seat's timeout was not the
 #    bot's (its host's account of the seat says the bot was not slow), so the
-#    match is voided, not charged ("A host that stalls");
+#    match is voided, not charged ("A host that stalls"), and once it has
+#    not synced for --host_stale_s its bot is offline (no new seats);
 #  - the hosted bot's record: 0 faults in every match done, its rating counts
 #    exactly the matches done (a voided or retried attempt counts nothing);
 #  - the control: a version that itself thinks past its time is charged the
@@ -51,7 +52,7 @@ pids+=($!)
 wait_port "$rp" || bad "referee never listened"
 ap=$(free_port)
 "$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
-  --referees "127.0.0.1:$rp" --dial_in_wait_s "$wait_s" >"$tmp/arena.log" 2>&1 &
+  --referees "127.0.0.1:$rp" --dial_in_wait_s "$wait_s" --host_stale_s 3 >"$tmp/arena.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
 cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
@@ -107,7 +108,10 @@ wait_more_done 0 2 || bad "the ladder did not start: $($cli status)"
 for _ in $(seq 100); do [ "$(running_count)" -gt 0 ] && break; sleep 0.05; done
 [ "$(running_count)" -gt 0 ] || bad "nothing running when the host was stopped: $($cli status)"
 sleep 0.3
-kill -STOP "$host_pid"; sleep 4; kill -CONT "$host_pid"
+kill -STOP "$host_pid"; sleep 3.7
+# Stale after 3 s without a sync (--host_stale_s): offline, no new seats.
+online && bad "the stalled host's bot is still online after 3.7 s" || ok
+sleep 0.3; kill -CONT "$host_pid"
 stalled_msg="(awkb) stalled: "
 for _ in $(seq 300); do grep -qF "$stalled_msg" "$tmp/arena.log" && break; sleep 0.1; done
 grep -qF "$stalled_msg" "$tmp/arena.log" && ok ||
@@ -182,7 +186,6 @@ $cli bots upload awkb --token "$(token_of awkb)" "$tmp/sleepy.awk" >/dev/null ||
 # Ready, and the host plays it (it reconnects the bot with the new version).
 for _ in $(seq 300); do grep -q "plays awkb with version 2" "$tmp/host.log" && break; sleep 0.1; done
 grep -q "plays awkb with version 2" "$tmp/host.log" || bad "the host never played the sleepy version"
-online() { $cli bots list | grep -q "^awkb  dial-in (online"; }
 for _ in $(seq 300); do online && break; sleep 0.1; done
 before_done=$(done_count)
 before_voided=$(grep -cF "$voided_msg" "$tmp/arena.log")

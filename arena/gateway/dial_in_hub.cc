@@ -346,22 +346,28 @@ int DialInHub::seat_count() {
   return static_cast<int>(seats_.size());
 }
 
+bool DialInHub::OnlineLocked(int64_t bot_id) {
+  auto it = bots_.find(bot_id);
+  if (it == bots_.end() || it->second.link == nullptr) return false;
+  return !it->second.hosted || !host_syncing_ || host_syncing_(bot_id);
+}
+
 bool DialInHub::Online(int64_t bot_id) {
   absl::MutexLock lock(&mu_);
-  auto it = bots_.find(bot_id);
-  return it != bots_.end() && it->second.link != nullptr;
+  return OnlineLocked(bot_id);
 }
 
 bool DialInHub::AwaitOnline(int64_t bot_id, absl::Time deadline) {
   absl::MutexLock lock(&mu_);
   auto online = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (stopping_) return true;
-    auto it = bots_.find(bot_id);
-    return it != bots_.end() && it->second.link != nullptr;
+    return stopping_ || OnlineLocked(bot_id);
   };
-  mu_.AwaitWithDeadline(absl::Condition(&online), deadline);
-  auto it = bots_.find(bot_id);
-  return it != bots_.end() && it->second.link != nullptr;
+  // A host's syncing changes without a word to the hub: looked at again
+  // every 100 ms.
+  while (!online() && absl::Now() < deadline)
+    mu_.AwaitWithDeadline(absl::Condition(&online),
+                          std::min(deadline, absl::Now() + absl::Milliseconds(100)));
+  return OnlineLocked(bot_id);
 }
 
 absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t bot_id,

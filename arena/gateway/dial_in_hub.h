@@ -99,6 +99,19 @@ class DialInHub final : public DialInSeats {
   int online_count();
   int seat_count();
 
+  // For hosted bots: whether the host that holds the bot still syncs
+  // (HostedBots::HostSyncing). A bot on a hosted connection is online only
+  // while it does, so a host that stalls with its connections up (stopped,
+  // a paused VM, a partition) gets no new seats once it has missed a few
+  // syncs, long before the transport's keepalive ends its connections
+  // (docs/hosting.md, "A host that stalls"). Unset: every connection counts.
+  // Call before connections arrive; `syncing` must be thread-safe and must
+  // not call into the hub.
+  void SetHostSyncing(std::function<bool(int64_t bot_id)> syncing) {
+    absl::MutexLock lock(&mu_);
+    host_syncing_ = std::move(syncing);
+  }
+
   // DialInSeats.
   bool Online(int64_t bot_id) override;
   bool AwaitOnline(int64_t bot_id, absl::Time deadline) override;
@@ -126,6 +139,7 @@ class DialInHub final : public DialInSeats {
   // A seat of `connection` fell back to the relay.
   void JoinFellBack(int64_t bot_id, uint64_t connection);
   void TickLoop();
+  bool OnlineLocked(int64_t bot_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   play::SeatRelay* relay_;
   const HubOptions options_;
@@ -136,6 +150,7 @@ class DialInHub final : public DialInSeats {
   int64_t next_seat_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_connection_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<bool(int64_t)> host_syncing_ ABSL_GUARDED_BY(mu_);
   std::thread ticker_;
 };
 

@@ -1,5 +1,6 @@
 #include "arena/gateway/dial_in_hub.h"
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -330,6 +331,35 @@ TEST(DialInHubTest, AHostedConnectionThatEndsMarksItsSeatsHostLost) {
   f.hub.Release("M", 0);
   f.hub.Release("M", 1);
   EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
+}
+
+// A hosted bot is online only while its host syncs (SetHostSyncing): a host
+// that stalls with its connection up gets no new seats. A bot's own dial-in
+// connection does not depend on it.
+TEST(DialInHubTest, AHostedBotIsOnlineOnlyWhileItsHostSyncs) {
+  Fixture f;
+  std::atomic<bool> syncing{true};
+  f.hub.SetHostSyncing([&syncing](int64_t) { return syncing.load(); });
+  auto host = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(1, "hosted", host, /*hosted=*/true).ok());
+  auto own = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(2, "own", own).ok());
+  EXPECT_TRUE(f.hub.Online(1));
+  syncing = false;  // the host stalls
+  EXPECT_FALSE(f.hub.Online(1));
+  EXPECT_TRUE(f.hub.Online(2));
+  // AwaitOnline sees the host sync again without a word to the hub.
+  std::thread back([&syncing] {
+    absl::SleepFor(absl::Milliseconds(150));
+    syncing = true;
+  });
+  const absl::Time start = absl::Now();
+  EXPECT_TRUE(f.hub.AwaitOnline(1, absl::Now() + absl::Seconds(5)));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  back.join();
+  syncing = false;
+  EXPECT_FALSE(f.hub.AwaitOnline(1, absl::Now() + absl::Milliseconds(250)));
+  f.hub.SetHostSyncing(nullptr);
 }
 
 }  // namespace

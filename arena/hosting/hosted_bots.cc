@@ -256,6 +256,12 @@ std::optional<std::vector<std::pair<int, int>>> HostedBots::AwaitSeatAccount(
   return slow;
 }
 
+bool HostedBots::HostSyncing(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = holders_.find(bot_id);
+  return it != holders_.end() && absl::Now() - it->second.seen <= options_.host_stale;
+}
+
 bool HostedBots::VersionOfBot(int64_t id, int64_t bot_id) {
   {
     absl::MutexLock lock(&mu_);

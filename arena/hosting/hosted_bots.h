@@ -41,6 +41,9 @@ struct HostingOptions {
   int uploads_per_hour = 20;       // per bot
   absl::Duration host_lease = absl::Seconds(15);  // a host that has not synced this long loses its bots
   absl::Duration sync_every = absl::Seconds(2);   // told to hosts
+  // A host that has not synced this long gets no new seats for its bots (they
+  // are offline: HostSyncing) until it syncs again; it keeps them (host_lease).
+  absl::Duration host_stale = absl::Seconds(6);
   size_t max_build_log = 64 << 10;
   size_t max_seat_log = 64 << 10;  // a seat's standard error kept (its end)
   size_t max_accounts = 4096;      // hosts' accounts of seats kept until the scheduler takes them
@@ -122,6 +125,10 @@ class HostedBots {
   absl::StatusOr<SeatLogOut> SeatLogFor(const std::string& match_id, const std::string& bot,
                                         const std::string& token,
                                         const std::function<bool(const MatchRow&)>& deal_public);
+
+  // Whether the host that holds `bot_id` has synced within host_stale (for
+  // the gateway: DialInHub::SetHostSyncing). False for a bot no host holds.
+  bool HostSyncing(int64_t bot_id);
 
   // Does version `id` belong to bot `bot_id`? (For the seats that name it.)
   bool VersionOfBot(int64_t id, int64_t bot_id);

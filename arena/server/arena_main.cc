@@ -120,6 +120,9 @@ ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content,
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
           "hosted bots: a bot host that has not synced for this long loses its bots to another");
+ABSL_FLAG(int, host_stale_s, 6,
+          "hosted bots: a bot host that has not synced for this long (3 syncs) gets no new seats "
+          "for its bots until it syncs again (a stalled host; at most --host_lease_s)");
 ABSL_FLAG(int, host_account_wait_s, 10,
           "hosted bots: how long a finished match whose hosted seat timed out waits for its host's "
           "account of the seat's decisions; a timeout its bot was not slow on, or no account, voids "
@@ -389,7 +392,16 @@ int main(int argc, char** argv) {
   hosting_options.versions_kept = std::max(1, absl::GetFlag(FLAGS_versions_kept));
   hosting_options.uploads_per_hour = std::max(0, absl::GetFlag(FLAGS_uploads_per_hour));
   hosting_options.host_lease = absl::Seconds(std::max(2, absl::GetFlag(FLAGS_host_lease_s)));
+  hosting_options.host_stale =
+      std::min(hosting_options.host_lease, absl::Seconds(std::max(1, absl::GetFlag(FLAGS_host_stale_s))));
   tarock::arena::HostedBots hosted(store->get(), hosting_options);
+  // A stalled host's bots get no new seats (the hook is cleared before
+  // `hosted` goes away: declared after it, destroyed before it).
+  hub.SetHostSyncing([&hosted](int64_t bot) { return hosted.HostSyncing(bot); });
+  struct ClearHostSyncing {
+    tarock::arena::gateway::DialInHub* hub;
+    ~ClearHostSyncing() { hub->SetHostSyncing(nullptr); }
+  } clear_host_syncing{&hub};
   tarock::arena::HostingService hosting_service(&hosted, &scheduler, store->get(),
                                                 admission->get());
   builder.RegisterService(&hosting_service);
