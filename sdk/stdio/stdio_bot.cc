@@ -103,7 +103,12 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
   const int64_t grace_ms = tc.grace_ms() > 0 ? tc.grace_ms() : 50;
   const absl::Time asked = absl::Now();
   const absl::Duration stalled_before = options_.stalled ? options_.stalled() : absl::ZeroDuration();
-  const absl::Time deadline = asked + absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
+  const absl::Duration allowed = absl::Milliseconds(limit_ms + grace_ms + options_.margin_ms);
+  absl::Time deadline = asked + allowed;
+  // The time this process was stopped since `asked` (StdioOptions::stalled).
+  auto stalled = [&] {
+    return options_.stalled ? options_.stalled() - stalled_before : absl::ZeroDuration();
+  };
 
   std::string line;
   if (options_.events && options_.binary) {
@@ -146,13 +151,15 @@ std::string StdioBot::Decide(const sdk::Situation& s) {
           continue;
         }
         answer_wait_ += absl::Now() - written;
-        {
-          const absl::Duration stalled =
-              options_.stalled ? options_.stalled() - stalled_before : absl::ZeroDuration();
-          slow_ = absl::Now() - asked - stalled > absl::Milliseconds(limit_ms + grace_ms) / 2;
-        }
+        slow_ = absl::Now() - asked - stalled() > absl::Milliseconds(limit_ms + grace_ms) / 2;
         return ActionFromLine(answer, options_.max_line_bytes);
       case ChildProcess::Io::kTimeout:
+        // Stopped meanwhile (the whole host): the program gets its time back,
+        // for the account (slow()); the referee has given up on this answer.
+        if (const absl::Time later = asked + allowed + stalled(); later > deadline) {
+          deadline = later;
+          continue;
+        }
         Log(absl::StrCat("decision ", n, " (hand ", s.hand_index(), ", ", s.phase(),
                          "): no answer within ", limit_ms, " ms + ", grace_ms, " ms grace"));
         timed_out_ = true;
