@@ -24,18 +24,9 @@ set -uo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
 bin=$build/bin
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-pids=()
-host_pid=
-cleanup() {
-  for p in "${pids[@]}" $host_pid; do kill_tree "$p"; wait "$p" 2>/dev/null; done
-  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
-pass=0 fail=0
+setup_scratch
 
 if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
   echo "SKIP: needs root and bwrap"; exit 77
@@ -46,17 +37,8 @@ fi
 # one) their first answers took over 1 s: timeouts charged to the bot.
 decision_ms=3000
 wait_s=12  # the arena's --dial_in_wait_s: how long a match waits for its bots (and a host) to be back
-rp=$(free_port)
-"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 &
-pids+=($!)
-wait_port "$rp" || bad "referee never listened"
-ap=$(free_port)
-"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
-  --referees "127.0.0.1:$rp" --dial_in_wait_s "$wait_s" --host_stale_s 3 >"$tmp/arena.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
-cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
-token_of() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+start_referee || bad "referee never listened"
+start_arena --http_listen= --dial_in_wait_s "$wait_s" --host_stale_s 3 || bad "arena never listened"
 
 $cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
 $cli bots add awkb --hosted --variants slovenian-4p --owner me >"$tmp/awkb.txt" || bad "bots add"

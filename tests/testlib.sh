@@ -33,3 +33,42 @@ kill_tree() {
   done
   kill "$parent" 2>/dev/null
 }
+
+# A test's or benchmark's scratch folder and processes, for scripts that start
+# a referee and an arena (the hosted-bot tests and benchmarks): sets tmp (a
+# fresh folder, world-readable for the sandbox's unprivileged user; kept and
+# named on exit when KEEP_TMP is set) and pids (append every process started);
+# on exit stops them all, and `host_pid` too when the script sets it (a bot
+# host it restarts). Needs bin (the build's bin folder).
+setup_scratch() {
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  pids=()
+  host_pid=
+  trap cleanup_scratch EXIT
+}
+cleanup_scratch() {
+  for p in "${pids[@]}" $host_pid; do kill_tree "$p"; wait "$p" 2>/dev/null; done
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+# start_referee: a referee on a free port, rp; fails when it never listens.
+start_referee() {
+  rp=$(free_port)
+  "$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 &
+  pids+=($!)
+  wait_port "$rp"
+}
+# start_arena [FLAGS...]: an arena on a free port, ap, with the referee at rp
+# and its data in $tmp/arena; `cli` is its command line tool. Fails when it
+# never says it listens (10 s).
+start_arena() {
+  ap=$(free_port)
+  "$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --referees "127.0.0.1:$rp" \
+    "$@" >"$tmp/arena.log" 2>&1 &
+  pids+=($!)
+  cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
+  for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && return 0; sleep 0.1; done
+  return 1
+}
+# token_of NAME: the token in $tmp/NAME.txt (what `hosts add` or `bots add` printed).
+token_of() { awk '/^token/{print $2}' "$tmp/$1.txt"; }

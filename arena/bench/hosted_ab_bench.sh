@@ -13,23 +13,12 @@ src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
 matches=${3:-40}
 bin=$build/bin
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+setup_scratch
 
-rp=$(free_port)
-"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
-wait_port "$rp"
-ap=$(free_port)
-"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
-  --referees "127.0.0.1:$rp" --max_parallel 2 >"$tmp/arena.log" 2>&1 & pids+=($!)
-for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
-cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
-tok() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+start_referee
+start_arena --http_listen= --max_parallel 2
 $cli hosts add host-a >"$tmp/host-a.txt"
 $cli hosts add host-b >"$tmp/host-b.txt"
 for b in py-dial cpp-dial cpp-a cpp-b; do
@@ -38,20 +27,20 @@ done
 cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
 cmake -S "$src/sdk/templates/cpp" -B "$tmp/cpp" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
   cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ template"; exit 1; }
-TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
+TAROCK_BOT_TOKEN=$(token_of py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
-TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
+TAROCK_BOT_TOKEN=$(token_of cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
 online() { $cli bots list | grep -q "^$1  dial-in (online"; }
 # Host A first, holding one bot (capacity 1): cpp-a; then host B takes cpp-b.
 # shellcheck disable=SC2086
-env ${HOST_A_ENV:-} TAROCK_HOST_TOKEN=$(tok host-a) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host-a \
+env ${HOST_A_ENV:-} TAROCK_HOST_TOKEN=$(token_of host-a) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host-a \
   --work_dir "$tmp/host-a" --cpp_sdk "$tmp/sdk" --capacity 1 ${HOST_A_FLAGS:-} >"$tmp/host-a.log" 2>&1 & pids+=($!)
-$cli bots upload cpp-a --token "$(tok cpp-a)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
+$cli bots upload cpp-a --token "$(token_of cpp-a)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
 for _ in $(seq 3000); do online cpp-a && break; sleep 0.2; done
 # shellcheck disable=SC2086
-env ${HOST_B_ENV:-} TAROCK_HOST_TOKEN=$(tok host-b) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host-b \
+env ${HOST_B_ENV:-} TAROCK_HOST_TOKEN=$(token_of host-b) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host-b \
   --work_dir "$tmp/host-b" --cpp_sdk "$tmp/sdk" --capacity 1 ${HOST_B_FLAGS:-} >"$tmp/host-b.log" 2>&1 & pids+=($!)
-$cli bots upload cpp-b --token "$(tok cpp-b)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
+$cli bots upload cpp-b --token "$(token_of cpp-b)" "$src/sdk/templates/cpp/my_bot.cc" >/dev/null
 for _ in $(seq 3000); do online cpp-b && online py-dial && online cpp-dial && break; sleep 0.2; done
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done

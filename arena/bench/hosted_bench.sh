@@ -17,23 +17,12 @@ src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
 matches=${3:-40}
 bin=$build/bin
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+setup_scratch
 
-rp=$(free_port)
-"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
-wait_port "$rp"
-ap=$(free_port)
-"$bin/tarock-arena" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" --http_listen= \
-  --referees "127.0.0.1:$rp" --max_parallel "${PARALLEL:-2}" >"$tmp/arena.log" 2>&1 & pids+=($!)
-for _ in $(seq 100); do grep -q "arena listening" "$tmp/arena.log" && break; sleep 0.1; done
-cli="$bin/tarock-arena-cli --arena 127.0.0.1:$ap"
-tok() { awk '/^token/{print $2}' "$tmp/$1.txt"; }
+start_referee
+start_arena --http_listen= --max_parallel "${PARALLEL:-2}"
 $cli hosts add bench >"$tmp/host.txt"
 for b in py-dial py-hosted cpp-dial cpp-hosted; do
   $cli bots add "$b" --dial_in --variants slovenian-4p --owner bench >"$tmp/$b.txt"
@@ -63,13 +52,13 @@ target_link_libraries(my_bot PRIVATE tarock::sdk)
 EOF
 cmake -S "$tmp/cpp-proj" -B "$tmp/cpp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
   cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ bot"; exit 1; }
-TAROCK_BOT_TOKEN=$(tok py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
+TAROCK_BOT_TOKEN=$(token_of py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
-TAROCK_BOT_TOKEN=$(tok cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
-TAROCK_HOST_TOKEN=$(tok host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
+TAROCK_BOT_TOKEN=$(token_of cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
+TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --work_dir "$tmp/host" \
   --cpp_sdk "$tmp/sdk" ${HOST_FLAGS:-} >"$tmp/host.log" 2>&1 & pids+=($!)
-$cli bots upload py-hosted --token "$(tok py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
-$cli bots upload cpp-hosted --token "$(tok cpp-hosted)" "$tmp/cpp-src" >/dev/null
+$cli bots upload py-hosted --token "$(token_of py-hosted)" "$src/sdk/templates/python/my_bot.py" >/dev/null
+$cli bots upload cpp-hosted --token "$(token_of cpp-hosted)" "$tmp/cpp-src" >/dev/null
 for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break; sleep 1; done
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 1; done
