@@ -45,22 +45,5 @@ for _ in $(seq 3000); do online cpp-b && online py-dial && online cpp-dial && br
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 echo "== $matches matches of slovenian-4p (8 hands); host A: '${HOST_A_ENV:-} ${HOST_A_FLAGS:-}', host B: '${HOST_B_ENV:-} ${HOST_B_FLAGS:-}'"
-/usr/bin/python3 - "$tmp/arena/arena.db" <<'EOF'
-import sqlite3, statistics, sys
-db = sqlite3.connect(sys.argv[1])
-rows = db.execute(
-    "SELECT b.name, s.decision_ms / s.decisions, s.faults FROM match_seats s "
-    "JOIN bots b ON b.id = s.bot_id WHERE s.decisions > 0").fetchall()
-by = {}
-for name, ms, faults in rows:
-    by.setdefault(name, []).append((ms, faults))
-med = {}
-for name in sorted(by):
-    ms = [m for m, _ in by[name]]
-    med[name] = statistics.median(ms)
-    print(f"{name:9s} median of per-match mean decision time {med[name]:7.3f} ms  "
-          f"({len(ms)} matches, faults {sum(f for _, f in by[name])})")
-if all(k in med for k in ("cpp-dial", "cpp-a", "cpp-b")):
-    print(f"A / dial-in = {med['cpp-a'] / med['cpp-dial']:.2f}   B / dial-in = {med['cpp-b'] / med['cpp-dial']:.2f}"
-          f"   B / A = {med['cpp-b'] / med['cpp-a']:.2f}")
-EOF
+/usr/bin/python3 "$src/arena/bench/decision_medians.py" "$tmp/arena/arena.db" \
+  "A / dial-in=cpp-a/cpp-dial" "B / dial-in=cpp-b/cpp-dial" "B / A=cpp-b/cpp-a"

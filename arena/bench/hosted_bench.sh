@@ -63,25 +63,8 @@ for _ in $(seq 3000); do [ "$($cli bots list | grep -c online)" -ge 4 ] && break
 $cli ladder start --variant slovenian-4p --format match --max_matches "$matches" --hands 8 >/dev/null
 for _ in $(seq 6000); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 1; done
 echo "== $matches matches of slovenian-4p (8 hands), all four bots in every match"
-/usr/bin/python3 - "$tmp/arena/arena.db" <<'EOF'
-import sqlite3, statistics, sys
-db = sqlite3.connect(sys.argv[1])
-rows = db.execute(
-    "SELECT b.name, s.decision_ms / s.decisions, s.faults FROM match_seats s "
-    "JOIN bots b ON b.id = s.bot_id WHERE s.decisions > 0").fetchall()
-by = {}
-for name, ms, faults in rows:
-    by.setdefault(name, []).append((ms, faults))
-med = {}
-for name in sorted(by):
-    ms = [m for m, _ in by[name]]
-    med[name] = statistics.median(ms)
-    print(f"{name:11s} median of per-match mean decision time {med[name]:7.3f} ms  "
-          f"({len(ms)} matches, faults {sum(f for _, f in by[name])})")
-for kind in ("py", "cpp"):
-    if f"{kind}-dial" in med and f"{kind}-hosted" in med:
-        print(f"{kind}: hosted / dial-in = {med[kind + '-hosted'] / med[kind + '-dial']:.2f}")
-EOF
+/usr/bin/python3 "$src/arena/bench/decision_medians.py" "$tmp/arena/arena.db" \
+  "py: hosted / dial-in=py-hosted/py-dial" "cpp: hosted / dial-in=cpp-hosted/cpp-dial"
 echo "== time in the bot process as the host sees it (the host's SDK, the line written, the"
 echo "   program's wake-up and thinking, the answer read; mean per decision), and of it the wait"
 echo "   from the request written to the answer read; medians over the seats of the seat's mean"
