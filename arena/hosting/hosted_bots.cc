@@ -172,10 +172,18 @@ absl::Status HostedBots::ReportSeatLog(const HostRow& host, const std::string& b
   if (slow && slow->size() <= 4096) {  // a seat has far fewer decisions
     absl::MutexLock lock(&mu_);
     const auto key = std::make_pair(match_id, seat);
-    if (accounts_.find(key) == accounts_.end()) account_order_.push_back(key);
+    if (auto it = accounts_.find(key); it != accounts_.end()) {
+      account_places_ -= it->second.size();
+    } else {
+      account_order_.push_back(key);
+    }
+    account_places_ += slow->size();
     accounts_[key] = *std::move(slow);
-    while (account_order_.size() > options_.max_accounts) {
-      accounts_.erase(account_order_.front());
+    while (account_order_.size() > 1 && (account_order_.size() > options_.max_accounts ||
+           account_places_ > options_.max_account_places)) {
+      auto oldest = accounts_.find(account_order_.front());
+      account_places_ -= oldest->second.size();
+      accounts_.erase(oldest);
       account_order_.pop_front();
     }
   }
@@ -251,6 +259,7 @@ std::optional<std::vector<std::pair<int, int>>> HostedBots::AwaitSeatAccount(
   absl::MutexLock lock(&mu_);
   if (!mu_.AwaitWithDeadline(absl::Condition(&reported), deadline)) return std::nullopt;
   std::vector<std::pair<int, int>> slow = std::move(accounts_[key]);
+  account_places_ -= slow.size();
   accounts_.erase(key);
   account_order_.erase(std::find(account_order_.begin(), account_order_.end(), key));
   return slow;

@@ -47,6 +47,7 @@ struct HostingOptions {
   size_t max_build_log = 64 << 10;
   size_t max_seat_log = 64 << 10;  // a seat's standard error kept (its end)
   size_t max_accounts = 4096;      // hosts' accounts of seats kept until the scheduler takes them
+  size_t max_account_places = 1 << 18;  // their decisions in all (2 MiB): the oldest go first
 };
 
 class HostedBots {
@@ -100,8 +101,9 @@ class HostedBots {
   // host holds the bot and the bot plays that seat of that match.
   // With `slow`, the host's account of the seat's decisions: those its bot
   // took more than half its time on or never answered, as (hand_index,
-  // action_index); kept in memory (the newest `max_accounts`) for
-  // AwaitSeatAccount.
+  // action_index); kept in memory for AwaitSeatAccount (the newest, within
+  // max_accounts and max_account_places; one account of more than 4096
+  // decisions is not kept).
   absl::Status ReportSeatLog(const HostRow& host, const std::string& bot,
                              const std::string& match_id, int seat, const std::string& log,
                              std::optional<std::vector<std::pair<int, int>>> slow = std::nullopt);
@@ -153,6 +155,7 @@ class HostedBots {
   std::map<std::pair<std::string, int>, std::vector<std::pair<int, int>>> accounts_
       ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<std::string, int>> account_order_ ABSL_GUARDED_BY(mu_);
+  size_t account_places_ ABSL_GUARDED_BY(mu_) = 0;  // decisions in accounts_
 };
 
 }  // namespace tarock::arena

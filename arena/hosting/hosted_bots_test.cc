@@ -156,5 +156,80 @@ TEST(HostedBotsTest, AnUploadWithResetRatingStartsTheRatingsAgain) {
   fs::remove_all(dir);
 }
 
+// A host's account of a seat (ReportSeatLog's `slow`): only the host that
+// holds the bot, only for a seat the bot plays, taken once by the scheduler;
+// what all hosts' accounts hold together is bounded, the oldest going first.
+TEST(HostedBotsTest, SeatAccountsComeFromTheHolderAndAreBounded) {
+  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_accounts_", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  BotRow bot;
+  bot.name = "hosted";
+  bot.endpoint = kHostedEndpoint;
+  bot.owner = "ann";
+  bot.variants = {"slovenian-4p"};
+  bot.token_hash = HashToken("t");
+  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
+  ASSERT_TRUE(added.ok());
+  VersionRow v;
+  v.bot_id = added->id;
+  v.kind = "python";
+  v.entry = "bot.py";
+  v.filename = "bot.py";
+  v.sha256 = std::string(64, 'a');
+  v.size = 1;
+  v.content = "eA==";
+  absl::StatusOr<int64_t> version = (*store)->AddVersion(v, 5);
+  ASSERT_TRUE(version.ok());
+  ASSERT_TRUE((*store)->SetVersionStatus(*version, "ready", "").ok());
+  for (const char* id : {"M1", "M2", "M3"}) {
+    MatchRow m;
+    m.id = id;
+    m.variant = "slovenian-4p";
+    m.kind = "ladder";
+    m.spec = "{}";
+    m.bot_ids = {added->id, 0, 0, 0};
+    ASSERT_TRUE((*store)->InsertMatch(m).ok());
+  }
+  HostingOptions options;
+  options.max_account_places = 10;
+  HostedBots hosted(store->get(), options);
+  absl::StatusOr<std::string> token = hosted.AddHost("h1");
+  absl::StatusOr<std::string> other_token = hosted.AddHost("h2");
+  ASSERT_TRUE(token.ok() && other_token.ok());
+  absl::StatusOr<HostRow> host = hosted.AuthenticateHost(*token);
+  absl::StatusOr<HostRow> other = hosted.AuthenticateHost(*other_token);
+  ASSERT_TRUE(host.ok() && other.ok());
+  ASSERT_EQ(hosted.Sync(*host, 0).size(), 1u);  // h1 holds the bot
+  EXPECT_TRUE(hosted.HostSyncing(added->id));
+  const std::vector<std::pair<int, int>> six = {{0, 1}, {0, 5}, {1, 2}, {2, 3}, {3, 4}, {4, 5}};
+  // Not the holder, or not the bot's seat: refused, nothing kept.
+  EXPECT_EQ(hosted.ReportSeatLog(*other, "hosted", "M1", 0, "", six).code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hosted.ReportSeatLog(*host, "hosted", "M1", 1, "", six).code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_FALSE(hosted.AwaitSeatAccount("M1", 0, absl::Now()).has_value());
+  // Kept, and taken once.
+  ASSERT_TRUE(hosted.ReportSeatLog(*host, "hosted", "M1", 0, "", six).ok());
+  std::optional<std::vector<std::pair<int, int>>> got = hosted.AwaitSeatAccount("M1", 0, absl::Now());
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, six);
+  EXPECT_FALSE(hosted.AwaitSeatAccount("M1", 0, absl::Now()).has_value());
+  // 6 + 6 decisions > 10: the older account goes.
+  ASSERT_TRUE(hosted.ReportSeatLog(*host, "hosted", "M2", 0, "", six).ok());
+  ASSERT_TRUE(hosted.ReportSeatLog(*host, "hosted", "M3", 0, "", six).ok());
+  EXPECT_FALSE(hosted.AwaitSeatAccount("M2", 0, absl::Now()).has_value());
+  EXPECT_TRUE(hosted.AwaitSeatAccount("M3", 0, absl::Now()).has_value());
+  // An account of more than 4096 decisions is not kept (the log is).
+  ASSERT_TRUE(hosted
+                  .ReportSeatLog(*host, "hosted", "M3", 0, "",
+                                 std::vector<std::pair<int, int>>(4097, {0, 0}))
+                  .ok());
+  EXPECT_FALSE(hosted.AwaitSeatAccount("M3", 0, absl::Now()).has_value());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tarock::arena

@@ -41,15 +41,18 @@ bool IsAwayFault(const std::string& kind, const std::string& detail) {
 std::string Scheduler::HostLostSeats(const Job& job, const std::vector<int>& dial_in,
                                      const v1::MatchFinished& finished) {
   if (dial_in_ == nullptr) return "";
-  const nlohmann::json record = nlohmann::json::parse(finished.record_json(), nullptr, false);
+  // The record is read only when a dial-in seat has faults (most matches: none).
+  std::optional<nlohmann::json> record;
   std::vector<int> gone;
   std::string stalled;
   for (int s : dial_in) {
     const bool lost = dial_in_->TakeHostLost(job.match.id, s);
+    if (s < finished.seats_size() && finished.seats(s).faults() == 0) continue;  // nothing missed
+    if (!record) record = nlohmann::json::parse(finished.record_json(), nullptr, false);
     bool away = false;
     std::vector<std::pair<int, int>> timeouts;  // (hand_index, action_index)
-    if (record.is_object())
-      if (auto f = record.find("faults"); f != record.end() && f->is_array())
+    if (record->is_object())
+      if (auto f = record->find("faults"); f != record->end() && f->is_array())
         for (const nlohmann::json& fault : *f) {
           if (!fault.is_object() || fault.value("seat", -1) != s) continue;
           const std::string kind = fault.value("kind", std::string());
