@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "arena/scheduler/deal_seal.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "arena/store/rating_pool.h"
 #include "prometheus/counter.h"
@@ -27,6 +28,7 @@ namespace {
 
 using scheduler_internal::SeatNames;
 using scheduler_internal::FromJson;
+using scheduler_internal::ToJson;
 using scheduler_internal::IsRefereeFailure;
 
 }  // namespace
@@ -565,6 +567,28 @@ void Scheduler::ForwardLiveEvent(const std::string& match_id, const v1::MatchEve
   }
 }
 
+absl::Status Scheduler::Redeal(Job& job) {
+  absl::StatusOr<SealedSeed> sealed = NewSealedSeed();
+  if (!sealed.ok()) return sealed.status();
+  // The stored spec, not job.spec: that one carries this process's secrets
+  // (referee proofs, relay capabilities).
+  v1::MatchSpec stored = FromJson<v1::MatchSpec>(job.match.spec);
+  stored.set_seed(sealed->seed);
+  const std::string spec = ToJson(stored);
+  if (absl::Status s = store_->Redeal(job.match.id, sealed->seed, sealed->salt, sealed->commitment, spec);
+      !s.ok())
+    return s;
+  job.match.seed = sealed->seed;
+  job.match.seed_salt = sealed->salt;
+  job.match.seed_commitment = sealed->commitment;
+  job.match.spec = spec;
+  job.spec.set_seed(sealed->seed);
+  logging::Info("scheduler", "match dealt afresh for its next attempt",
+                {{"match", job.match.id}, {"ladder", job.match.ladder_id},
+                 {"tournament", job.match.tournament_id}});
+  return absl::OkStatus();
+}
+
 bool Scheduler::RunOnReferees(Job job) {
   // A ladder match queued before one of its bots was benched (bot_health.h)
   // does not wait out that bot's connect timeout: it fails at once, charged
@@ -637,6 +661,20 @@ bool Scheduler::RunOnReferees(Job job) {
       ++attempts;
       in_flight_[job.match.id] = InFlight{referee, attempts, job.match.ladder_id};
     }
+    // An earlier attempt (in this process, before a restart, or by an arena
+    // that died) may have dealt cards that its bots saw: a match whose deal
+    // is its own is dealt afresh. The tables of a duplicate set keep their
+    // shared deal (docs/security.md, "Secret deals").
+    if (attempts > 1 && !job.spec.withhold_hand_records()) {
+      if (absl::Status s = Redeal(job); !s.ok()) {
+        last_error = absl::StrCat("cannot deal the match afresh for attempt ", attempts, ": ",
+                                  s.message());
+        break;
+      }
+    }
+    // Recorded before the referee deals, so that a restart knows the attempt
+    // was made.
+    store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
     logging::Info("scheduler", "match started",
                   {{"match", job.match.id}, {"variant", job.match.variant}, {"kind", job.match.kind},
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
@@ -677,8 +715,9 @@ bool Scheduler::RunOnReferees(Job job) {
       // ("host lost", never rated): running it again would deal the same
       // cards to the other bots, who saw them (docs/security.md, "Secret
       // deals"). One the referee never started (the seat was not joined: no
-      // card dealt) runs again (a new attempt, the same id and seed) once
-      // its bots are back, or fails after the attempts or the wait.
+      // card dealt) runs again (a new attempt, the same id; a new deal unless
+      // it is a duplicate table) once its bots are back, or fails after the
+      // attempts or the wait.
       std::string lost = finished.ok() ? HostLostSeats(job, dial_in, *finished)
                                        : HostLostUnreachable(job, dial_in, finished.status());
       if (!lost.empty()) {

@@ -402,6 +402,9 @@ class Scheduler {
   // jobs_running_ meanwhile (the writer commits at once when none runs).
   bool RunJob(Job job);
   bool RunOnReferees(Job job);  // RunJob without the count
+  // Deals `job` afresh for its next attempt: a new sealed seed (deal_seal.h)
+  // in the store and in `job` (docs/security.md, "Secret deals").
+  absl::Status Redeal(Job& job);
   // A tournament match with a benched bot (bot_health.h) waits for it to
   // answer a probe within dial_in_wait_ (counted from when the tournament
   // first waited for that bot), saying so on the tournament; FAILED_PRECONDITION

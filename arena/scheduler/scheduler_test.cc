@@ -3,6 +3,7 @@
 // RefereeClient that can also play a referee that is down. The end-to-end
 // tests with processes and gRPC are in tests/arena_test.cc.
 
+#include "arena/scheduler/deal_seal.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "arena/scheduler/scheduler_testing.h"
 
@@ -548,6 +549,98 @@ TEST_F(SchedulerTest, AMatchOnADownRefereeRunsOnAnotherAndCountsItsAttempts) {
   EXPECT_EQ(attempts, 4);  // the first match tried ref-a first; then ref-a rested
   EXPECT_EQ(referees_.calls().front(), "ref-a:1");
   EXPECT_EQ(scheduler_->GetStatus().referees_available(), 1);
+}
+
+// Secret deals: the bots of a failed attempt may have seen its cards (a
+// referee that died mid-match). A match whose deal is its own is dealt afresh
+// for its next attempt, its new seed sealed and stored; the tables of a
+// duplicate set keep the deal they share.
+TEST_F(SchedulerTest, ARetriedMatchIsDealtAfreshUnlessItIsADuplicateTable) {
+  referees_.SetDown("ref-a:1");
+  options_.max_parallel = 1;
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  v1::StartLadderRequest l;
+  l.mutable_config()->set_variant("slovenian-3p");
+  l.mutable_config()->set_format("match");
+  l.mutable_config()->set_hands_per_match(3);
+  l.mutable_config()->set_max_matches(2);
+  absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(l);
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (store_->CountLadderMatches(ladder->id(), "done") < 2 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_EQ(store_->CountLadderMatches(ladder->id(), "done"), 2);
+  std::map<std::string, std::vector<uint64_t>> seeds = referees_.seeds();
+  int retried = 0;
+  for (const MatchRow& m : store_->ListMatches("slovenian-3p", 0, 10)) {
+    const std::vector<uint64_t>& tried = seeds[m.id];
+    ASSERT_EQ(static_cast<int>(tried.size()), m.attempts) << m.id;
+    // What was played is what is stored, sealed, and in the record.
+    EXPECT_EQ(tried.back(), m.seed) << m.id;
+    EXPECT_EQ(m.seed_commitment, SeedCommitment(m.seed, m.seed_salt)) << m.id;
+    EXPECT_EQ(scheduler_internal::FromJson<v1::MatchSpec>(m.spec).seed(), m.seed) << m.id;
+    absl::StatusOr<std::string> record = store_->RecordOf(m.id);
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(nlohmann::json::parse(*record)["seed"].get<uint64_t>(), m.seed) << m.id;
+    if (tried.size() < 2) continue;
+    ++retried;
+    EXPECT_NE(tried[0], tried[1]) << m.id << ": tried again with the deal its bots may have seen";
+  }
+  EXPECT_GE(retried, 1);  // the first match tried ref-a
+
+  // A duplicate tournament's tables share their deal: a retried table keeps it.
+  referees_.SetUp("ref-a:1");
+  scheduler_->SetReferees({"ref-c:1", "ref-d:1"});
+  referees_.SetDown("ref-c:1");
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(Tournament(1));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(WaitForTournament(t->id()).matches_done(), 3);
+  seeds = referees_.seeds();
+  std::set<uint64_t> deal;
+  retried = 0;
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) {
+    for (uint64_t seed : seeds[m.id]) deal.insert(seed);
+    if (seeds[m.id].size() > 1) ++retried;
+  }
+  EXPECT_GE(retried, 1);
+  EXPECT_EQ(deal.size(), 1u) << "the tables of one duplicate set were dealt different cards";
+}
+
+// An attempt that was under way when the arena stopped (recorded before the
+// referee deals) counts as seen after a restart: that match is dealt afresh;
+// the ones never tried keep their deal.
+TEST_F(SchedulerTest, AMatchTriedBeforeARestartIsDealtAfresh) {
+  options_.referees = {};  // nothing runs yet: the matches wait
+  StartScheduler();
+  AddBot("h1", "heuristic");
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  v1::RunTournamentRequest r = Tournament(2);
+  r.set_no_duplicate(true);  // each match its own deal
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(r);
+  ASSERT_TRUE(t.ok());
+  scheduler_.reset();
+  std::map<std::string, uint64_t> before;
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) before[m.id] = m.seed;
+  ASSERT_EQ(before.size(), 2u);
+  const std::string tried = before.begin()->first;
+  ASSERT_TRUE(store_->RecordAttempt(tried, "ref-x:1", 1).ok());
+  options_.referees = {"ref-b:1"};
+  StartScheduler();
+  EXPECT_EQ(WaitForTournament(t->id()).matches_done(), 2);
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) {
+    EXPECT_EQ(referees_.seeds()[m.id], std::vector<uint64_t>{m.seed}) << m.id;
+    if (m.id == tried) {
+      EXPECT_NE(m.seed, before[m.id]) << "tried again with the deal its bots may have seen";
+      EXPECT_EQ(m.attempts, 2);
+    } else {
+      EXPECT_EQ(m.seed, before[m.id]);
+      EXPECT_EQ(m.attempts, 1);
+    }
+  }
 }
 
 TEST_F(SchedulerTest, TheRefereePoolFollowsSetReferees) {

@@ -67,6 +67,7 @@ class InProcessReferees : public RefereeClient {
     {
       absl::MutexLock lock(&mu_);
       calls_.push_back(address);
+      seeds_[spec.match_id()].push_back(spec.seed());
       if (down_.count(address)) return absl::UnavailableError(absl::StrCat(address, " is down"));
     }
     absl::StatusOr<v1::MatchFinished> out =
@@ -95,6 +96,11 @@ class InProcessReferees : public RefereeClient {
     absl::MutexLock lock(&mu_);
     return calls_;
   }
+  // The seed of each call, by match id, in order.
+  std::map<std::string, std::vector<uint64_t>> seeds() {
+    absl::MutexLock lock(&mu_);
+    return seeds_;
+  }
 
  private:
   InProcessConnector connector_;
@@ -102,6 +108,7 @@ class InProcessReferees : public RefereeClient {
   absl::Mutex mu_;
   std::set<std::string> down_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::vector<uint64_t>> seeds_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> finished_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -677,6 +677,19 @@ absl::Status SqlStore::RecordAttempt(const std::string& id, const std::string& r
   return absl::OkStatus();
 }
 
+absl::Status SqlStore::Redeal(const std::string& id, uint64_t seed, const std::string& salt,
+                              const std::string& commitment, const std::string& spec) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "UPDATE matches SET seed = ?, seed_salt = ?, seed_commitment = ?, spec = ? WHERE id = ? "
+         "AND status IN ('pending', 'running')");
+  s.Bind(1, static_cast<int64_t>(seed)).Bind(2, salt).Bind(3, commitment).Bind(4, spec).Bind(5, id);
+  if (s.Step() != kDone) return SqlError(db_.get(), "redeal");
+  if (db_->Changes() == 0)
+    return absl::NotFoundError(absl::StrCat("match ", id, " is not pending or running"));
+  return absl::OkStatus();
+}
+
 absl::Status SqlStore::MarkFailed(const std::string& id, const std::string& error) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),

@@ -110,6 +110,8 @@ class SqlStore : public Store {
   absl::Status DeletePendingMatches(const std::vector<std::string>& ids) override;
   absl::Status RecordAttempt(const std::string& id, const std::string& referee,
                              int attempts) override;
+  absl::Status Redeal(const std::string& id, uint64_t seed, const std::string& salt,
+                      const std::string& commitment, const std::string& spec) override;
   absl::Status MarkFailed(const std::string& id, const std::string& error) override;
   absl::Status MarkPending(const std::string& id) override;
   absl::StatusOr<bool> CommitMatch(const std::string& id, const MatchResultRow& result,

@@ -372,9 +372,18 @@ class Store {
   // Deletes the given matches that never ran (status pending; others are
   // left alone), in one transaction: the spare matches of a stopped ladder.
   virtual absl::Status DeletePendingMatches(const std::vector<std::string>& ids) = 0;
-  // Records a referee failure: the match stays pending, with the referee it
-  // last tried and the attempts so far (so retries are bounded across restarts).
+  // Records an attempt as it starts (and again when the referee fails): the
+  // match stays pending, with the referee it last tried and the attempts so far
+  // (so retries are bounded across restarts, and a restart knows the match may
+  // have been dealt: Scheduler::Redeal).
   virtual absl::Status RecordAttempt(const std::string& id, const std::string& referee, int attempts) = 0;
+  // Deals an unfinished match afresh before it is tried again: its seed, the
+  // seed's salt and commitment, and its spec (which carries the seed) are
+  // replaced (docs/security.md, "Secret deals": the bots of an attempt that
+  // failed may have seen the old deal). NOT_FOUND when the match is not
+  // pending or running.
+  virtual absl::Status Redeal(const std::string& id, uint64_t seed, const std::string& salt,
+                              const std::string& commitment, const std::string& spec) = 0;
   virtual absl::Status MarkFailed(const std::string& id, const std::string& error) = 0;
   // Puts a running match back to pending (databases of arenas that marked
   // matches "running" on disk; the current one keeps that state in memory).

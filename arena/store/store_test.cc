@@ -366,6 +366,26 @@ TEST_P(StoreTest, SealedSeedsAreKeptAndUnfinishedTablesOfADealCounted) {
   EXPECT_EQ(store_->CountUnfinishedWithSeed(5), 1);
 }
 
+// A match tried again is dealt afresh (Scheduler::Redeal): the seed, salt,
+// commitment and spec change while it is unfinished, never once it is done.
+TEST_P(StoreTest, ARedealReplacesAnUnfinishedMatchsSealedSeed) {
+  const uint64_t big = 0xF123456789ABCDEFULL;
+  Insert("R", 5);
+  ASSERT_TRUE(store_->Redeal("R", big, std::string(32, 'a'), std::string(64, 'b'), "{\"seed\":\"1\"}").ok());
+  absl::StatusOr<MatchRow> m = store_->GetMatch("R");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->seed, big);
+  EXPECT_EQ(m->seed_salt, std::string(32, 'a'));
+  EXPECT_EQ(m->seed_commitment, std::string(64, 'b'));
+  EXPECT_EQ(m->spec, "{\"seed\":\"1\"}");
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(5), 0);
+  EXPECT_EQ(store_->CountUnfinishedWithSeed(big), 1);
+  ASSERT_TRUE(store_->CommitMatch("R", Result("R").result, Rate).ok());
+  EXPECT_TRUE(absl::IsNotFound(store_->Redeal("R", 9, std::string(32, 'c'), std::string(64, 'd'), "{}")));
+  EXPECT_EQ(store_->GetMatch("R")->seed, big);
+  EXPECT_TRUE(absl::IsNotFound(store_->Redeal("nope", 9, "", "", "{}")));
+}
+
 TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   Insert("H");
   MatchCommit c = Result("H");
