@@ -6,6 +6,8 @@ cards it names), so the test can look for anything the seat should not know.
 In the tournament it waits at its first decision of the second match it plays
 until the file $SPY_GATE exists (at most 60 s), so the test can look at the
 arena while one table of a duplicate set has finished and another has not.
+With $SPY_HOLD_FIRST set it waits so at the first decision of the first match
+it plays instead (tests/redeal_test.sh: the referee is killed meanwhile).
 """
 import json
 import os
@@ -29,8 +31,11 @@ class Spy(Bot):
     def start_match(self, match) -> None:
         self.match = match
         _matches.append(match.match_id)
-        self.blocked = GATE and match.match_id.startswith("T") and \
-            sum(m.startswith("T") for m in _matches) == 2
+        if os.environ.get("SPY_HOLD_FIRST"):
+            self.blocked = GATE and len(_matches) == 1
+        else:
+            self.blocked = GATE and match.match_id.startswith("T") and \
+                sum(m.startswith("T") for m in _matches) == 2
         _write("match_start", match.match_id, repr(match), seat=match.seat)
 
     def start_hand(self, hand) -> None:
