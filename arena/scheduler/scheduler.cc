@@ -672,8 +672,8 @@ bool Scheduler::RunOnReferees(Job job) {
         break;
       }
     }
-    // Recorded before the referee deals, so that a restart knows the attempt
-    // was made.
+    // Recorded before the referee deals (the attempt's only record, failed or
+    // not), so that a restart knows the attempt was made.
     store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
     logging::Info("scheduler", "match started",
                   {{"match", job.match.id}, {"variant", job.match.variant}, {"kind", job.match.kind},
@@ -731,7 +731,6 @@ bool Scheduler::RunOnReferees(Job job) {
                           {"tournament", job.match.tournament_id}, {"referee", referee},
                           {"attempt", attempts}, {"max_attempts", options_.max_attempts},
                           {"reason", lost}});
-        store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
         if (!again) break;
         if (!AwaitDialInBack(job, dial_in)) {
           if (cancel_.load()) return false;  // stopping: runs again after a restart
@@ -793,7 +792,6 @@ bool Scheduler::RunOnReferees(Job job) {
                       {"tournament", job.match.tournament_id}, {"referee", referee},
                       {"attempt", attempts}, {"max_attempts", options_.max_attempts},
                       {"error", finished.status().ToString()}});
-    store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();
     metrics_->retries.Add({{"referee", referee}}).Increment();
     absl::MutexLock lock(&mu_);
     resting_until_[referee] = absl::Now() + options_.referee_rest;
