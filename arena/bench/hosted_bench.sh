@@ -19,6 +19,8 @@ matches=${3:-40}
 bin=$build/bin
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+# shellcheck source=arena/bench/benchlib.sh
+source "$src/arena/bench/benchlib.sh"
 setup_scratch
 
 start_referee
@@ -27,31 +29,8 @@ $cli hosts add bench >"$tmp/host.txt"
 for b in py-dial py-hosted cpp-dial cpp-hosted; do
   $cli bots add "$b" --dial_in --variants slovenian-4p --owner bench >"$tmp/$b.txt"
 done
-cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
-# The C++ bot: the heuristic bot's sources (CPP_BOT=heuristic, the default) as
-# an upload, its header in its folder; or the C++ template (CPP_BOT=template).
-# The dialed-in one is built from the same files with the host's flags
-# (Release, the upload's root on the include path).
-mkdir -p "$tmp/cpp-src" "$tmp/cpp-proj"
-if [ "${CPP_BOT:-heuristic}" = heuristic ]; then
-  mkdir -p "$tmp/cpp-src/bots/heuristic"
-  cp "$src/bots/heuristic/heuristic_bot.cc" "$src/bots/heuristic/heuristic_main.cc" "$tmp/cpp-src/"
-  cp "$src/bots/heuristic/heuristic_bot.h" "$tmp/cpp-src/bots/heuristic/"
-else
-  cp "$src/sdk/templates/cpp/my_bot.cc" "$tmp/cpp-src/"
-fi
-cat >"$tmp/cpp-proj/CMakeLists.txt" <<EOF
-cmake_minimum_required(VERSION 3.25)
-project(dial_bot LANGUAGES CXX)
-set(CMAKE_CXX_STANDARD 20)
-find_package(TarockSDK REQUIRED)
-file(GLOB SOURCES $tmp/cpp-src/*.cc)
-add_executable(my_bot \${SOURCES})
-target_include_directories(my_bot PRIVATE $tmp/cpp-src)
-target_link_libraries(my_bot PRIVATE tarock::sdk)
-EOF
-cmake -S "$tmp/cpp-proj" -B "$tmp/cpp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
-  cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ bot"; exit 1; }
+# The C++ bot (arena/bench/benchlib.sh).
+cpp_bot_sources_and_dial_copy "${CPP_BOT:-heuristic}" || exit 1
 TAROCK_BOT_TOKEN=$(token_of py-dial) PYTHONPATH="$build/python" /usr/bin/python3 -m tarock_bot connect \
   "$src/sdk/templates/python/my_bot.py" --arena "127.0.0.1:$ap" >"$tmp/py-dial.log" 2>&1 & pids+=($!)
 TAROCK_BOT_TOKEN=$(token_of cpp-dial) "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)

@@ -19,6 +19,8 @@ matches=${3:-20}
 bin=$build/bin
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+# shellcheck source=arena/bench/benchlib.sh
+source "$src/arena/bench/benchlib.sh"
 setup_scratch
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs"; exit 1; }
 
@@ -40,24 +42,8 @@ port=$(free_port)
 on0 "$bin/tarock-bot-random" --listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
 wait_port "$port" || { echo "the random bot never listened"; exit 1; }
 $cli bots add random --endpoint "127.0.0.1:$port" --variants slovenian-4p --owner bench >/dev/null
-# The heuristic bot's sources, as hosted_bench.sh uploads them; the dialed-in
-# copy is built from the same files with the host's flags.
-cmake --install "$build" --prefix "$tmp/sdk" >/dev/null 2>&1
-mkdir -p "$tmp/cpp-src/bots/heuristic" "$tmp/cpp-proj"
-cp "$src/bots/heuristic/heuristic_bot.cc" "$src/bots/heuristic/heuristic_main.cc" "$tmp/cpp-src/"
-cp "$src/bots/heuristic/heuristic_bot.h" "$tmp/cpp-src/bots/heuristic/"
-cat >"$tmp/cpp-proj/CMakeLists.txt" <<CMAKE
-cmake_minimum_required(VERSION 3.25)
-project(dial_bot LANGUAGES CXX)
-set(CMAKE_CXX_STANDARD 20)
-find_package(TarockSDK REQUIRED)
-file(GLOB SOURCES $tmp/cpp-src/*.cc)
-add_executable(my_bot \${SOURCES})
-target_include_directories(my_bot PRIVATE $tmp/cpp-src)
-target_link_libraries(my_bot PRIVATE tarock::sdk)
-CMAKE
-cmake -S "$tmp/cpp-proj" -B "$tmp/cpp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/sdk" >/dev/null &&
-  cmake --build "$tmp/cpp" >/dev/null || { echo "cannot build the C++ bot"; exit 1; }
+# The heuristic bot's sources as an upload, and its dialed-in copy (benchlib.sh).
+cpp_bot_sources_and_dial_copy heuristic || exit 1
 TAROCK_BOT_TOKEN=$(token_of cpp-dial) on0 "$tmp/cpp/my_bot" --arena "127.0.0.1:$ap" >"$tmp/cpp-dial.log" 2>&1 & pids+=($!)
 TAROCK_HOST_TOKEN=$(token_of host) taskset -c 1 "$bin/tarock-bothost" --arena "127.0.0.1:$ap" \
   --work_dir "$tmp/host" --cpp_sdk "$tmp/sdk" ${HOST_FLAGS:-} >"$tmp/host.log" 2>&1 & pids+=($!)
