@@ -19,29 +19,46 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(HostedBotsTest, ABotInAFrozenEventPlaysTheVersionReadyAtTheFreeze) {
-  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_test_", getpid());
+// An empty directory of its own for a test's database (the test removes it).
+fs::path FreshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / absl::StrCat(name, "_", getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string db = (dir / "arena.db").string();
-  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open(db);
-  ASSERT_TRUE(store.ok()) << store.status();
+  return dir;
+}
+
+// The bot "hosted" (owner ann, token "t") at `endpoint`, for `variant`.
+BotRow HostedBot(const std::string& endpoint, const std::string& variant) {
   BotRow bot;
   bot.name = "hosted";
-  bot.endpoint = kDialInEndpoint;
+  bot.endpoint = endpoint;
   bot.owner = "ann";
-  bot.variants = {"slovenian-3p"};
+  bot.variants = {variant};
   bot.token_hash = HashToken("t");
-  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
-  ASSERT_TRUE(added.ok());
+  return bot;
+}
+
+// A one-byte Python version of the bot `bot_id`.
+VersionRow OneByteVersion(int64_t bot_id) {
   VersionRow v;
-  v.bot_id = added->id;
+  v.bot_id = bot_id;
   v.kind = "python";
   v.entry = "bot.py";
   v.filename = "bot.py";
   v.sha256 = std::string(64, 'a');
   v.size = 1;
   v.content = "eA==";
+  return v;
+}
+
+TEST(HostedBotsTest, ABotInAFrozenEventPlaysTheVersionReadyAtTheFreeze) {
+  const fs::path dir = FreshDir("hosted_bots_test");
+  const std::string db = (dir / "arena.db").string();
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<BotRow> added = (*store)->AddBot(HostedBot(kDialInEndpoint, "slovenian-3p"));
+  ASSERT_TRUE(added.ok());
+  const VersionRow v = OneByteVersion(added->id);
   std::vector<int64_t> ids;
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<int64_t> id = (*store)->AddVersion(v, 5);
@@ -108,19 +125,11 @@ TEST(HostedBotsTest, ABotInAFrozenEventPlaysTheVersionReadyAtTheFreeze) {
 // gone (its next rated match starts from the prior), and the reset is on
 // record, so rebuilding the ratings from the results agrees with the store.
 TEST(HostedBotsTest, AnUploadWithResetRatingStartsTheRatingsAgain) {
-  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_reset_", getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = FreshDir("hosted_bots_reset");
   const std::string db = (dir / "arena.db").string();
   absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open(db);
   ASSERT_TRUE(store.ok()) << store.status();
-  BotRow bot;
-  bot.name = "hosted";
-  bot.endpoint = kDialInEndpoint;
-  bot.owner = "ann";
-  bot.variants = {"slovenian-4p"};
-  bot.token_hash = HashToken("t");
-  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
+  absl::StatusOr<BotRow> added = (*store)->AddBot(HostedBot(kDialInEndpoint, "slovenian-4p"));
   ASSERT_TRUE(added.ok());
   {  // A rating in two pools (set directly: no match needed for this).
     sqlite3* raw = nullptr;
@@ -160,27 +169,12 @@ TEST(HostedBotsTest, AnUploadWithResetRatingStartsTheRatingsAgain) {
 // holds the bot, only for a seat the bot plays, taken once by the scheduler;
 // what all hosts' accounts hold together is bounded, the oldest going first.
 TEST(HostedBotsTest, SeatAccountsComeFromTheHolderAndAreBounded) {
-  const fs::path dir = fs::temp_directory_path() / absl::StrCat("hosted_bots_accounts_", getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = FreshDir("hosted_bots_accounts");
   absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
   ASSERT_TRUE(store.ok()) << store.status();
-  BotRow bot;
-  bot.name = "hosted";
-  bot.endpoint = kHostedEndpoint;
-  bot.owner = "ann";
-  bot.variants = {"slovenian-4p"};
-  bot.token_hash = HashToken("t");
-  absl::StatusOr<BotRow> added = (*store)->AddBot(bot);
+  absl::StatusOr<BotRow> added = (*store)->AddBot(HostedBot(kHostedEndpoint, "slovenian-4p"));
   ASSERT_TRUE(added.ok());
-  VersionRow v;
-  v.bot_id = added->id;
-  v.kind = "python";
-  v.entry = "bot.py";
-  v.filename = "bot.py";
-  v.sha256 = std::string(64, 'a');
-  v.size = 1;
-  v.content = "eA==";
+  const VersionRow v = OneByteVersion(added->id);
   absl::StatusOr<int64_t> version = (*store)->AddVersion(v, 5);
   ASSERT_TRUE(version.ok());
   ASSERT_TRUE((*store)->SetVersionStatus(*version, "ready", "").ok());
