@@ -51,11 +51,7 @@ TEST_F(SchedulerTest, AnUnreachableBotIsBenchedFromTheLadderAndReturnsWhenItAnsw
   AddBot("r2", "random");
   AddBot("r3", "random");
   AddBot("ghost", "nobody-listens");  // the connector knows no such bot
-  v1::StartLadderRequest l;
-  l.mutable_config()->set_variant("slovenian-3p");
-  l.mutable_config()->set_format("match");
-  l.mutable_config()->set_hands_per_match(3);
-  l.mutable_config()->set_max_matches(12);
+  const v1::StartLadderRequest l = MatchLadder("slovenian-3p", 3, 12);
   ASSERT_TRUE(scheduler_->StartLadder(l).ok());
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
   auto count = [&](const std::string& status) {
@@ -222,11 +218,7 @@ TEST_F(SchedulerTest, ALadderMakesItsMatchesAheadAndEndsAtItsLimit) {
   AddBot("r1", "random");
   AddBot("r2", "random");
   AddBot("r3", "random");
-  v1::StartLadderRequest request;
-  request.mutable_config()->set_variant("slovenian-3p");
-  request.mutable_config()->set_format("match");
-  request.mutable_config()->set_hands_per_match(6);
-  request.mutable_config()->set_max_matches(25);
+  const v1::StartLadderRequest request = MatchLadder("slovenian-3p", 6, 25);
   absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
   ASSERT_TRUE(ladder.ok()) << ladder.status();
   const absl::Time deadline = absl::Now() + absl::Seconds(120);
@@ -340,10 +332,8 @@ TEST_F(SchedulerTest, AStoppedLadderPlaysOnlyWhatIsRunning) {
   AddBot("h1", "heuristic");
   AddBot("r1", "random");
   AddBot("r2", "random");
-  v1::StartLadderRequest request;
-  request.mutable_config()->set_variant("slovenian-3p");
-  request.mutable_config()->set_format("match");
-  request.mutable_config()->set_hands_per_match(30);  // long matches: the stop comes mid-way
+  // Long matches: the stop comes mid-way.
+  v1::StartLadderRequest request = MatchLadder("slovenian-3p", 30);
   ASSERT_TRUE(scheduler_->StartLadder(request).ok());
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
   while (store_->CountMatches("done") < 3 && absl::Now() < deadline)
@@ -383,10 +373,7 @@ TEST_F(SchedulerTest, RunningMatchesAreListedAsRunning) {
   AddBot("h1", "heuristic");
   AddBot("r1", "random");
   AddBot("r2", "random");
-  v1::StartLadderRequest request;
-  request.mutable_config()->set_variant("slovenian-3p");
-  request.mutable_config()->set_format("match");
-  request.mutable_config()->set_hands_per_match(30);
+  const v1::StartLadderRequest request = MatchLadder("slovenian-3p", 30);
   ASSERT_TRUE(scheduler_->StartLadder(request).ok());
   v1::ListMatchesRequest running;
   running.set_status("running");
@@ -450,12 +437,8 @@ TEST_F(SchedulerTest, ALadderOfAlwaysPassBotsCompletesEveryMatch) {
   for (const char* name : {"p1", "p2", "p3"}) AddBot(name, "pass", "tapp-tarock-classic");
   for (const char* thrown_in : {"hand", "redeal"}) {
     SCOPED_TRACE(thrown_in);
-    v1::StartLadderRequest request;
-    request.mutable_config()->set_variant("tapp-tarock-classic");
-    request.mutable_config()->set_format("match");
+    v1::StartLadderRequest request = MatchLadder("tapp-tarock-classic", 6, 4);
     (*request.mutable_config()->mutable_options())["thrown_in"] = thrown_in;
-    request.mutable_config()->set_hands_per_match(6);
-    request.mutable_config()->set_max_matches(4);
     absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
     ASSERT_TRUE(ladder.ok()) << ladder.status();
     const absl::Time deadline = absl::Now() + absl::Seconds(120);
@@ -562,11 +545,7 @@ TEST_F(SchedulerTest, ARetriedMatchIsDealtAfreshUnlessItIsADuplicateTable) {
   AddBot("h1", "heuristic");
   AddBot("r1", "random");
   AddBot("r2", "random");
-  v1::StartLadderRequest l;
-  l.mutable_config()->set_variant("slovenian-3p");
-  l.mutable_config()->set_format("match");
-  l.mutable_config()->set_hands_per_match(3);
-  l.mutable_config()->set_max_matches(2);
+  const v1::StartLadderRequest l = MatchLadder("slovenian-3p", 3, 2);
   absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(l);
   ASSERT_TRUE(ladder.ok()) << ladder.status();
   const absl::Time deadline = absl::Now() + absl::Seconds(60);

@@ -156,6 +156,18 @@ class SchedulerTest : public ::testing::Test {
     EXPECT_TRUE(t.ok()) << t.status();
     return t.ok() ? *t : v1::TournamentInfo();
   }
+  // A ladder of matches (format "match": no duplicate sets) of `variant`;
+  // max_matches 0: no limit.
+  static v1::StartLadderRequest MatchLadder(const std::string& variant, int hands,
+                                            int max_matches = 0) {
+    v1::StartLadderRequest r;
+    r.mutable_config()->set_variant(variant);
+    r.mutable_config()->set_format("match");
+    r.mutable_config()->set_hands_per_match(hands);
+    r.mutable_config()->set_max_matches(max_matches);
+    return r;
+  }
+
   v1::RunTournamentRequest Tournament(int deals, int hands = 3) {
     v1::RunTournamentRequest r;
     r.set_variant("slovenian-3p");
