@@ -17,6 +17,7 @@ packages=(
   clang libfuzzer-14-dev
   libpqxx-dev postgresql
   bubblewrap libseccomp-dev libzip-dev
+  user-mode-linux
   dpkg-dev file
 )
 

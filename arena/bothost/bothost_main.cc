@@ -20,6 +20,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "arena/bothost/bothost.h"
+#include "arena/bothost/sandbox/self_check.h"
 #include "referee/tools/program_usage.h"
 #include "tarock/transport/transport.h"
 
@@ -63,10 +64,42 @@ ABSL_FLAG(bool, one_cpu_turns, false,
           "frees it to every CPU. Faster on a host whose CPUs are otherwise idle, much slower "
           "beside CPU-bound processes (docs/hosting.md)");
 ABSL_FLAG(std::string, bwrap, "bwrap", "the bubblewrap program");
+ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup",
+          "where the cgroup hierarchies are mounted: v1 (memory, pids, cpu) when those are "
+          "there, else v2 (this folder, or its unified/)");
+ABSL_FLAG(bool, cgroup_own, false,
+          "cgroup v2: make the bots' cgroups under this host's own cgroup (a subtree delegated "
+          "to it: systemd's Delegate=yes) instead of at the hierarchy's root; the host and "
+          "whatever shares its cgroup move to the leaf tarock-bothost/host (docs/hosting.md)");
+ABSL_FLAG(bool, check, false,
+          "check the sandbox here and exit: start a sandboxed program, and one past each limit "
+          "(memory, processes, files, CPU, network), print a line for each, exit 0 when all "
+          "hold (needs no arena and no token)");
 
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+// --check: the sandbox's self-check (arena/bothost/sandbox/self_check.h).
+int CheckSandbox(const tarock::bothost::SandboxOptions& options) {
+  absl::StatusOr<std::unique_ptr<tarock::bothost::Sandbox>> sandbox =
+      tarock::bothost::Sandbox::Create(options);
+  if (!sandbox.ok()) {
+    std::printf("FAIL the sandbox: %s\n", std::string(sandbox.status().message()).c_str());
+    return 1;
+  }
+  std::printf("ok   the sandbox: bwrap, seccomp, cgroup %s; bots' cgroups under %s\n",
+              (*sandbox)->cgroup_version().c_str(), (*sandbox)->runs_parent().c_str());
+  std::fflush(stdout);
+  int failed = 0;
+  for (const tarock::bothost::SelfCheckLine& line : tarock::bothost::CheckSandbox(**sandbox)) {
+    std::printf("%s %s\n", line.ok ? "ok  " : "FAIL", line.text.c_str());
+    std::fflush(stdout);
+    failed += line.ok ? 0 : 1;
+  }
+  std::printf(failed == 0 ? "the sandbox holds here\n" : "%d checks failed\n", failed);
+  return failed == 0 ? 0 : 1;
+}
 
 }  // namespace
 
@@ -88,6 +121,12 @@ int main(int argc, char** argv) {
     sigwait(&signals, &sig);
     g_stop.store(true);
   }).detach();
+
+  tarock::bothost::SandboxOptions sandbox_options;
+  sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);
+  sandbox_options.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
+  sandbox_options.cgroup_own = absl::GetFlag(FLAGS_cgroup_own);
+  if (absl::GetFlag(FLAGS_check)) return CheckSandbox(sandbox_options);
 
   tarock::bothost::BotHostOptions o;
   o.arena = absl::GetFlag(FLAGS_arena);
@@ -132,16 +171,14 @@ int main(int argc, char** argv) {
   o.seat_log_bytes = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_seat_log_kb))) << 10;
   o.transport = tarock::transport::TransportOptionsFromFlags();
 
-  tarock::bothost::SandboxOptions sandbox_options;
-  sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);
   absl::StatusOr<std::unique_ptr<tarock::bothost::Sandbox>> sandbox =
       tarock::bothost::Sandbox::Create(sandbox_options);
   if (!sandbox.ok()) {
     std::fprintf(stderr, "tarock-bothost: %s\n", std::string(sandbox.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "tarock-bothost: sandbox ready (bwrap, seccomp, cgroup %s); python SDK %s\n",
-               (*sandbox)->cgroup_version().c_str(),
+  std::fprintf(stderr, "tarock-bothost: sandbox ready (bwrap, seccomp, cgroup %s under %s); python SDK %s\n",
+               (*sandbox)->cgroup_version().c_str(), (*sandbox)->runs_parent().c_str(),
                o.python_sdk.empty() ? "(none)" : o.python_sdk.c_str());
   tarock::bothost::BotHost host(o, *std::move(sandbox));
   absl::Status s = host.Run(g_stop);

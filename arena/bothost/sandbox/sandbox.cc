@@ -54,6 +54,46 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// Turns on memory, pids and cpu for the children of the v2 cgroup `cgroup`,
+// one controller a write (a write naming one the kernel cannot enable fails
+// whole, and cpu may be missing where memory and pids are not). Returns 0 when
+// memory and pids are on, else the errno of the memory write (EBUSY: the
+// cgroup has processes of its own), or -1. Memory goes first, and alone when
+// it fails: pids and cpu are threaded controllers, which the kernel enables
+// beside processes, and that would make the cgroup a thread root whose
+// children can hold no process (EOPNOTSUPP on the move to a leaf).
+int EnableControllers(const std::string& cgroup) {
+  if (!WriteFile(cgroup + "/cgroup.subtree_control", "+memory")) {
+    const int memory_errno = errno;
+    if (ReadFile(cgroup + "/cgroup.subtree_control").find("memory") == std::string::npos)
+      return memory_errno != 0 ? memory_errno : -1;
+  }
+  for (const char* c : {"+pids", "+cpu"}) WriteFile(cgroup + "/cgroup.subtree_control", c);
+  const std::string on = ReadFile(cgroup + "/cgroup.subtree_control");
+  return on.find("memory") != std::string::npos && on.find("pids") != std::string::npos ? 0 : -1;
+}
+
+// Moves every process of the v2 cgroup `from` into the leaf cgroup `leaf`
+// (made if missing). A process that forks meanwhile is caught by the next
+// round; one that ends meanwhile (ESRCH) is skipped.
+absl::Status MoveProcesses(const std::string& from, const std::string& leaf) {
+  if (mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST)
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the cgroup ", leaf, ": ", std::strerror(errno)));
+  for (int round = 0; round < 10; ++round) {
+    const std::string procs = ReadFile(from + "/cgroup.procs");
+    if (procs.empty()) return absl::OkStatus();
+    for (absl::string_view pid : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
+      if (!WriteFile(leaf + "/cgroup.procs", std::string(pid)) && errno != ESRCH)
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot move process ", pid, " from ", from, " to the leaf cgroup ", leaf, ": ",
+            std::strerror(errno)));
+    }
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("cannot empty the cgroup ", from, ": its processes keep forking"));
+}
+
 // The process or thread IDs of a cgroup file that lists one a line
 // (cgroup.procs, tasks, cgroup.threads); none when it cannot be read.
 std::vector<pid_t> Ids(const std::string& path) {
@@ -235,6 +275,11 @@ class Sandbox::RunState {
   SandboxLimits limits_;
 };
 
+std::string Sandbox::runs_parent() const {
+  return cgroup_version_ == "v2" ? absl::StrCat(options_.cgroup_root, "/", options_.cgroup_name)
+                                 : absl::StrCat(options_.cgroup_root, "/memory/", options_.cgroup_name);
+}
+
 absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options) {
   auto sandbox = std::unique_ptr<Sandbox>(new Sandbox(std::move(options)));
   const SandboxOptions& o = sandbox->options_;
@@ -257,6 +302,16 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     }
   } else {
     std::string v2 = Exists(root + "/cgroup.controllers") ? root : root + "/unified";
+    if (o.cgroup_own) {
+      // "0::/system.slice/tarock-bothost.service": the v2 line of /proc/self/cgroup.
+      std::string own;
+      for (absl::string_view line : absl::StrSplit(ReadFile("/proc/self/cgroup"), '\n'))
+        if (absl::ConsumePrefix(&line, "0::")) own = std::string(line);
+      if (own.empty() || own[0] != '/')
+        return absl::FailedPreconditionError(
+            "cannot find the host's own cgroup v2 (no \"0::\" line in /proc/self/cgroup)");
+      if (own != "/") v2 += own;
+    }
     std::string controllers = ReadFile(v2 + "/cgroup.controllers");
     if (controllers.find("memory") == std::string::npos ||
         controllers.find("pids") == std::string::npos)
@@ -270,10 +325,16 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
           absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(errno)));
     // One controller a write: a write naming one the kernel cannot enable
     // fails whole, and cpu may be missing where memory and pids are not.
-    for (const char* c : {"+memory", "+pids", "+cpu"}) {
-      WriteFile(v2 + "/cgroup.subtree_control", c);
-      WriteFile(dir + "/cgroup.subtree_control", c);
+    if (EnableControllers(v2) == EBUSY) {
+      // v2 enables controllers only in a cgroup without processes of its own
+      // (the root excepted). A delegated cgroup (a systemd service, a
+      // container's private cgroup namespace) holds the host itself, and
+      // what started it: all move to the leaf `NAME/host`, as container
+      // runtimes do, and the controllers go on.
+      if (absl::Status moved = MoveProcesses(v2, dir + "/host"); !moved.ok()) return moved;
+      EnableControllers(v2);
     }
+    EnableControllers(dir);
     const std::string enabled = ReadFile(dir + "/cgroup.subtree_control");
     if (enabled.find("memory") == std::string::npos || enabled.find("pids") == std::string::npos)
       return absl::FailedPreconditionError(absl::StrCat(

@@ -39,7 +39,11 @@
 // Needs: bwrap, unprivileged user namespaces, and cgroups the host may create
 // (root, or a delegated subtree): cgroup v1 (memory, pids, cpu) where those are
 // mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
-// missing, and says which.
+// missing, and says which. On v2, when the cgroup the runs' parent is made in
+// holds processes (a delegated subtree: a systemd service, a container's
+// private cgroup namespace), Create() moves them all, the calling process
+// included, to the leaf `cgroup_name/host`, since v2 enables controllers only
+// in a cgroup without processes of its own.
 //
 // Thread-safety: a Sandbox is immutable after Create; Start and Run may be
 // called from any number of threads at once.
@@ -105,6 +109,10 @@ struct SandboxOptions {
   gid_t gid = 65534;
   std::string cgroup_name = "tarock-bothost";  // parent cgroup of the runs
   std::string cgroup_root = "/sys/fs/cgroup";  // where the hierarchies are mounted
+  // cgroup v2 only: make `cgroup_name` under the host's own cgroup (from
+  // /proc/self/cgroup), the subtree delegated to it (systemd's Delegate=yes),
+  // instead of at the hierarchy's root. v1 ignores it.
+  bool cgroup_own = false;
 };
 
 class Sandbox {
@@ -129,6 +137,9 @@ class Sandbox {
 
   // Which cgroup version the runs use: "v1" or "v2".
   const std::string& cgroup_version() const { return cgroup_version_; }
+  // The folder the runs' cgroups are made in (v1: the memory hierarchy's; each
+  // run's cpu cgroup is at the cpu hierarchy's root).
+  std::string runs_parent() const;
 
   class RunState;  // a run's cgroups and its classification (sandbox.cc)
 

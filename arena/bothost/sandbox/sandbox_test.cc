@@ -3,6 +3,7 @@
 // make cgroups) and bwrap; skipped with the reason where either is missing.
 
 #include "arena/bothost/sandbox/sandbox.h"
+#include "arena/bothost/sandbox/self_check.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -121,6 +122,19 @@ TEST_F(SandboxTest, RunsAsNobodyWithoutNetwork) {
 TEST_F(SandboxTest, ForkBombIsTooManyProcesses) {
   SandboxOutcome o = RunPython("import os\nwhile True:\n    os.fork()\n");
   EXPECT_EQ(o.cause, SandboxCause::kTooManyProcesses) << o.text;
+}
+
+// `tarock-bothost --check`: every probe holds here, and each line says what
+// was tried (tests/cgroup_v2_test.sh runs it on cgroup v2).
+TEST_F(SandboxTest, TheSelfCheckPassesEveryProbe) {
+  std::vector<SelfCheckLine> lines = CheckSandbox(*sandbox_);
+  ASSERT_EQ(lines.size(), 6u);
+  for (const SelfCheckLine& line : lines) {
+    EXPECT_TRUE(line.ok) << line.text;
+    EXPECT_EQ(line.text.find('\n'), std::string::npos) << line.text;
+  }
+  EXPECT_NE(lines[1].text.find("out of memory (limit 32 MiB)"), std::string::npos) << lines[1].text;
+  EXPECT_NE(lines[2].text.find("too many processes (limit 8)"), std::string::npos) << lines[2].text;
 }
 
 TEST_F(SandboxTest, TenGibIsOutOfMemory) {
