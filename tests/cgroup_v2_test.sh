@@ -11,7 +11,10 @@
 #      Delegate=yes runs: in its own cgroup (system.slice/bothost.service),
 #      making the bots' cgroups in that subtree and moving itself to a leaf;
 #   3. tarock-bothost --check as a container with a private cgroup namespace
-#      runs: the cgroup it sees as the root holds itself and its parent shell.
+#      runs: the cgroup it sees as the root holds itself and its parent shell;
+#   4. a ladder of hosted bots (Python and awk templates, a bot allocating
+#      1 GiB, a reference bot), the host in its own cgroup as in 2
+#      (tests/cgroup_v2_ladder.sh): 0 faults but the hog's, out of memory.
 # 2 and 3 need the host to move into a leaf cgroup (v2 enables controllers
 # only in a cgroup without processes of its own); before it did, both refused
 # at start. Needs linux.uml (scripts/setup.sh installs user-mode-linux).
@@ -66,6 +69,11 @@ mkdir \$cg/container
 sh -c "echo \\\$\\\$ >\$cg/container/cgroup.procs && exec unshare -C -m sh -c 'umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && $bin/tarock-bothost --check; echo host-rc=\\\$?'" >\$out/container.log 2>&1
 echo \$? >\$out/container.rc
 ls \$cg/container/tarock-bothost >\$out/container.children 2>&1
+# 4. A ladder of hosted bots, the host started as in 2 (tests/cgroup_v2_ladder.sh);
+# its scratch on a tmpfs of the guest (SQLite wants locks hostfs lacks).
+mount -t tmpfs run /run
+ip link set lo up
+TMPDIR=/run bash $src/tests/cgroup_v2_ladder.sh $src $build >\$out/ladder.log 2>&1
 echo o >/proc/sysrq-trigger
 EOF
 chmod 755 "$tmp/init.sh"
@@ -125,6 +133,13 @@ grep -q "cgroup v2; bots' cgroups under /sys/fs/cgroup/tarock-bothost$" "$out/co
   { bad "the bots' cgroups are not under the namespace's root"; show container.log; }
 grep -qx "host" "$out/container.children" && ok ||
   { bad "the container's processes did not move to the leaf tarock-bothost/host"; show container.children; }
+
+# 4. The ladder on v2: its own checks, every one passed.
+if grep -qE "^[1-9][0-9]* passed, 0 failed$" "$out/ladder.log"; then
+  ok
+else
+  bad "the hosted ladder on cgroup v2"; show ladder.log | tail -30
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
