@@ -63,6 +63,8 @@ echo "+memory +pids +cpu" >\$cg/system.slice/cgroup.subtree_control
 sh -c "echo \\\$\\\$ >\$cg/system.slice/bothost.service/cgroup.procs && exec $bin/tarock-bothost --check --cgroup_own" >\$out/service.log 2>&1
 echo \$? >\$out/service.rc
 ls \$cg/system.slice/bothost.service/tarock-bothost >\$out/service.children 2>&1
+# ... and started again from that leaf (a supervisor that moved with it).
+sh -c "echo \\\$\\\$ >\$cg/system.slice/bothost.service/tarock-bothost/host/cgroup.procs && exec $bin/tarock-bothost --check --cgroup_own" >\$out/service2.log 2>&1
 # 3. A container with a private cgroup namespace: its init shell and the host
 # share the cgroup that is the root it sees.
 mkdir \$cg/container
@@ -117,6 +119,9 @@ grep -q "cgroup v2; bots' cgroups under /sys/fs/cgroup/system.slice/bothost.serv
   "$out/service.log" && ok || { bad "the bots' cgroups are not in the service's subtree"; show service.log; }
 grep -qx "host" "$out/service.children" && ok ||
   { bad "the host did not move to the leaf tarock-bothost/host"; show service.children; }
+grep -q "cgroup v2; bots' cgroups under /sys/fs/cgroup/system.slice/bothost.service/tarock-bothost$" \
+  "$out/service2.log" && grep -q "the sandbox holds here" "$out/service2.log" && ok ||
+  { bad "a host started from the leaf does not use the service's subtree as before"; show service2.log; }
 # Every probe of the check passed there, the limits included.
 for probe in "past its memory (32 MiB) is stopped: out of memory" "past its processes (8) is stopped: too many processes" \
     "never arrives" "none seen" "at a CPU share of 0.25 got"; do

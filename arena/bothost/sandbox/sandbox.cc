@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -310,7 +311,12 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
       if (own.empty() || own[0] != '/')
         return absl::FailedPreconditionError(
             "cannot find the host's own cgroup v2 (no \"0::\" line in /proc/self/cgroup)");
-      if (own != "/") v2 += own;
+      // Started from the leaf an earlier host moved to (a supervisor that
+      // moved with it restarts it): the delegated cgroup is the leaf's
+      // grandparent, as before.
+      const std::string leaf = absl::StrCat("/", o.cgroup_name, "/host");
+      if (absl::EndsWith(own, leaf)) own.resize(own.size() - leaf.size());
+      if (!own.empty() && own != "/") v2 += own;
     }
     std::string controllers = ReadFile(v2 + "/cgroup.controllers");
     if (controllers.find("memory") == std::string::npos ||
