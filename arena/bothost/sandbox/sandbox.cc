@@ -329,8 +329,6 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
       return absl::FailedPreconditionError(
           absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(errno)));
-    // One controller a write: a write naming one the kernel cannot enable
-    // fails whole, and cpu may be missing where memory and pids are not.
     if (EnableControllers(v2) == EBUSY) {
       // v2 enables controllers only in a cgroup without processes of its own
       // (the root excepted). A delegated cgroup (a systemd service, a
@@ -340,9 +338,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
       if (absl::Status moved = MoveProcesses(v2, dir + "/host"); !moved.ok()) return moved;
       EnableControllers(v2);
     }
-    EnableControllers(dir);
-    const std::string enabled = ReadFile(dir + "/cgroup.subtree_control");
-    if (enabled.find("memory") == std::string::npos || enabled.find("pids") == std::string::npos)
+    if (EnableControllers(dir) != 0)
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot enable the memory and pids controllers for the runs under ", dir,
           " (cgroup v2 enables them only in a cgroup without processes of its own: run the "
