@@ -6,6 +6,7 @@
 // The host token comes from --host_token or TAROCK_HOST_TOKEN (which keeps it
 // out of `ps`). Needs bwrap, unprivileged user namespaces and cgroups it may
 // create (root, or a delegated cgroup): it says what is missing and exits 1.
+// `tarock-bothost --check` tries the sandbox and its limits where it runs.
 
 #include <signal.h>
 #include <unistd.h>
@@ -106,7 +107,9 @@ int CheckSandbox(const tarock::bothost::SandboxOptions& options) {
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(
       "tarock-bothost --arena HOST:PORT [--host_token T] [--work_dir DIR] [FLAGS]\n"
-      "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md).");
+      "       tarock-bothost --check [--cgroup_own]\n"
+      "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md); --check tries "
+      "the sandbox and its limits here and exits.");
   absl::ParseCommandLine(argc, argv);
   // SIGINT/SIGTERM are taken by one thread (every other thread blocks them;
   // the sandboxed programs get them unblocked).
