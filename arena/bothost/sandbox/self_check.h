@@ -28,7 +28,7 @@ struct SelfCheckLine {
 // starts and ends; one past its memory is stopped as out of memory; one past
 // its processes as too many processes; one reading /etc/shadow and the host's
 // own files gets nothing; one spinning for 2 s at a CPU share of 0.25 gets
-// at most 0.8 s of CPU; a TCP connect to a listener of this process on
+// at most 1 s of CPU (half a core); a TCP connect to a listener of this process on
 // 127.0.0.1 never arrives (the last two need /bin/bash, for its clock and
 // /dev/tcp; without it a line says so and counts as passed). Takes about
 // 3 s; each probe is bounded by a wall time of 30 s.
