@@ -4,9 +4,9 @@
 # Linux (Debian's user-mode-linux: a Linux 6.1 kernel run as an ordinary
 # process) with this machine's files as its read-only root (hostfs) and a pure
 # cgroup v2 hierarchy (memory, pids, cpu, io), and runs inside it:
-#   1. sandbox_test, every hostile program of the sandbox (fork bomb, 10 GiB,
-#      the disk filled, network, secrets, ptrace, kill -1, ...), the runs'
-#      cgroups at the hierarchy's root;
+#   1. sandbox_test, the hostile programs of the sandbox (fork bomb, the disk
+#      filled, network, secrets, ptrace, kill -1, ...; not the 10 GiB one, see
+#      below), the runs' cgroups at the hierarchy's root;
 #   2. tarock-bothost --check --cgroup_own as a systemd service with
 #      Delegate=yes runs: in its own cgroup (system.slice/bothost.service),
 #      making the bots' cgroups in that subtree and moving itself to a leaf;
@@ -35,7 +35,7 @@ chmod 755 "$tmp"
 trap '[ -n "${KEEP_TMP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 mkdir "$tmp/out"
 
-# The guest's init: mounts, the three steps (each writes STEP.log and
+# The guest's init: mounts, the four steps (each writes STEP.log and
 # STEP.rc to $tmp/out, through the host's /tmp mounted read-write), then power off.
 cat >"$tmp/init.sh" <<EOF
 #!/bin/sh
@@ -72,7 +72,7 @@ sh -c "echo \\\$\\\$ >\$cg/container/cgroup.procs && exec unshare -C -m sh -c 'u
 echo \$? >\$out/container.rc
 ls \$cg/container/tarock-bothost >\$out/container.children 2>&1
 # 4. A ladder of hosted bots, the host started as in 2 (tests/cgroup_v2_ladder.sh);
-# its scratch on a tmpfs of the guest (SQLite wants locks hostfs lacks).
+# its scratch on a tmpfs of the guest (SQLite's locking on hostfs is untried).
 mount -t tmpfs run /run
 ip link set lo up
 TMPDIR=/run bash $src/tests/cgroup_v2_ladder.sh $src $build >\$out/ladder.log 2>&1
