@@ -75,7 +75,9 @@ std::vector<SelfCheckLine> CheckSandbox(const Sandbox& sandbox) {
                                       ok ? "none seen" : out.empty() ? o.text : out)});
     if (!lines.back().text.empty() && lines.back().text.back() == '\n') lines.back().text.pop_back();
   }
-  if (std::filesystem::exists("/bin/bash")) {
+  // The CPU and network probes run bash, for its clock and /dev/tcp.
+  const bool have_bash = std::filesystem::exists("/bin/bash");
+  if (have_bash) {
     // bash's own clock and `times`: 2 s of wall spinning, the CPU it got.
     SandboxLimits l;
     l.cpus = 0.25;
@@ -102,7 +104,7 @@ std::vector<SelfCheckLine> CheckSandbox(const Sandbox& sandbox) {
   } else {
     lines.push_back({true, "the CPU probe needs /bin/bash (for its clock): not run"});
   }
-  if (std::filesystem::exists("/bin/bash")) {
+  if (have_bash) {
     int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
