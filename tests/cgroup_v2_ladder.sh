@@ -15,7 +15,9 @@ source "$src/tests/testlib.sh"
 setup_scratch
 
 start_referee || bad "referee never listened"
-start_arena --http_listen= || bad "arena never listened"
+# The guest runs several times slower than the machine: a host's account of a
+# seat whose bot was killed can take longer than the default 10 s there.
+start_arena --http_listen= --host_account_wait_s 60 || bad "arena never listened"
 $cli hosts add v2host >"$tmp/host.txt" || bad "hosts add"
 for b in pyb awkb hog; do
   $cli bots add "$b" --hosted --variants slovenian-4p --owner "owner-$b" >"$tmp/$b.txt" || bad "bots add $b"
