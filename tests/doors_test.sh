@@ -155,9 +155,12 @@ wait_for(lambda: count("ended") >= ended_before + 3, 10, "the bot streams of the
 deadline = time.time() + 10
 while True:
     third_end = []
+    # Counted before the call: its first decision request can reach the bot
+    # before this thread runs again (a loaded machine), and a count taken
+    # after it would wait for a second one that never comes.
+    decisions = count("decision")
     third = run_match(rp, id="third")
     threading.Thread(target=drain, args=(third, third_end), daemon=True).start()
-    decisions = count("decision")
     wait_for(lambda: count("decision") > decisions or third_end, 20, "the third match started")
     if third_end != [grpc.StatusCode.RESOURCE_EXHAUSTED] or time.time() > deadline:
         break

@@ -139,8 +139,9 @@ sleep "$((wait_s + 1))"
 start_host
 $cli matches --status failed --limit 50 >"$tmp/failed.txt"
 # Every failed match failed for the lost host (voided, or waiting for the bot in vain).
-others=$(grep '^[^ ]' "$tmp/failed.txt" | grep -v "host lost\|did not connect within" | wc -l)
-[ "$others" -eq 0 ] && ok || bad "matches failed for another reason: $(cat "$tmp/failed.txt")"
+others=$(grep '^[^ ]' "$tmp/failed.txt" | grep -v "host lost\|did not connect within")
+[ -z "$others" ] && ok || bad "matches failed for another reason: $others
+(the arena's log of them: $(for m in $(echo "$others" | awk '{print $1}'); do grep " match=$m " "$tmp/arena.log"; done | tail -20))"
 mid=$(done_count)
 wait_more_done "$mid" 2 && ok || bad "the restarted host did not resume the bot: $($cli status)"
 

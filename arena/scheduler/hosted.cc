@@ -104,9 +104,17 @@ std::string Scheduler::HostLostUnreachable(const Job& job, const std::vector<int
   if (dial_in_ == nullptr) return "";
   const std::optional<int> seat = UnreachableSeat(status);
   if (!seat || std::find(dial_in.begin(), dial_in.end(), *seat) == dial_in.end()) return "";
-  if (!dial_in_->TakeHostLost(job.match.id, *seat)) return "";
-  return absl::StrCat("the bot host of seat ", *seat, " (", job.spec.seats(*seat).name(),
-                      ") was gone when the seat was to be joined");
+  const std::string who = absl::StrCat("the bot host of seat ", *seat, " (",
+                                       job.spec.seats(*seat).name(), ") ");
+  if (dial_in_->TakeHostLost(job.match.id, *seat))
+    return absl::StrCat(who, "was gone when the seat was to be joined");
+  // Connected, yet the seat was not joined: the host's doing, not the
+  // program's (the host joins with the ticket before the program sees
+  // anything). A dial-in bot's own process is its owner's business.
+  if (*seat >= static_cast<int>(job.match.bot_ids.size())) return "";
+  absl::StatusOr<BotRow> bot = store_->BotById(job.match.bot_ids[*seat]);
+  if (!bot.ok() || bot->endpoint != kHostedEndpoint) return "";
+  return absl::StrCat(who, "did not join the seat in time");
 }
 
 bool Scheduler::AwaitDialInBack(const Job& job, const std::vector<int>& dial_in) {

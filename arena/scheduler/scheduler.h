@@ -437,9 +437,13 @@ class Scheduler {
   std::string HostLostSeats(const Job& job, const std::vector<int>& dial_in,
                             const v1::MatchFinished& finished);
   // An attempt the referee failed because a seat was unreachable
-  // (UnreachableSeat): when that seat is hosted and its host connection ended
-  // during the attempt, the reason ("the bot host of seat N (BOT) was gone
-  // ..."); else empty (the bot's own fault: benched as before).
+  // (UnreachableSeat: nothing was dealt): when that seat is a hosted bot's,
+  // the reason, the host's: "the bot host of seat N (BOT) was gone ..." when
+  // its host connection ended during the attempt, "... did not join the
+  // seat in time" when it stayed connected (a host stopped, or starting, or
+  // starved: the host joins the seat itself, before the bot's program sees
+  // anything, so no program can make it late); else empty (a bot's own
+  // process: benched as before).
   std::string HostLostUnreachable(const Job& job, const std::vector<int>& dial_in,
                                   const absl::Status& status);
   // Waits (up to dial_in_wait_) until every bot of `dial_in`'s seats is

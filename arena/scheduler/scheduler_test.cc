@@ -785,6 +785,111 @@ TEST_F(SchedulerTest, ATestResumesAfterARestartWithoutReplayingADealAndEndsAsAnU
 namespace tarock::arena {
 namespace {
 
+// Hosted seats through a gateway that never joins them: every bot is online
+// and every seat prepared, but the seat's endpoint (the relay's) answers no
+// referee, as when a host keeps its connection up and does not join (stopped,
+// starting, starved).
+class NeverJoinedSeats : public DialInSeats {
+ public:
+  bool Online(int64_t) override { return true; }
+  bool AwaitOnline(int64_t, absl::Time) override { return true; }
+  absl::Status Prepare(const std::string&, int, int64_t, const std::string&) override {
+    prepared_.fetch_add(1);
+    return absl::OkStatus();
+  }
+  void Release(const std::string&, int) override {}
+  int prepared() const { return prepared_.load(); }
+
+ private:
+  std::atomic<int> prepared_{0};
+};
+class OpenRelayGate : public RelayGate {
+ public:
+  absl::Status Authorize(const std::string&, int, const std::string&) override {
+    return absl::OkStatus();
+  }
+};
+
+// A hosted seat its host did not join is the host's failure, not the bot's:
+// nothing was dealt, so the match runs again (dealt afresh), the bot is never
+// benched, and once the attempts are spent the match fails as "host lost",
+// charged to nobody. A dial-in bot that is not hosted stays its own business.
+TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBot) {
+  options_.max_attempts = 3;
+  options_.max_parallel = 1;
+  NeverJoinedSeats seats;
+  OpenRelayGate gate;
+  scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
+  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
+  scheduler_->SetRelayGate(&gate);
+  ASSERT_TRUE(scheduler_->Start().ok());
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  v1::AddBotRequest hosted;
+  hosted.set_name("hb");
+  hosted.set_hosted(true);
+  hosted.set_owner("hb");
+  hosted.add_variants("slovenian-3p");
+  ASSERT_TRUE(scheduler_->AddBot(hosted).ok());
+  { auto st = scheduler_->StartLadder(MatchLadder("slovenian-3p", 3, 1)); ASSERT_TRUE(st.ok()) << st.status(); }
+  v1::ListMatchesRequest failed;
+  failed.set_status("failed");
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(failed);
+  while (m.ok() && m->total() < 1 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+    m = scheduler_->ListMatches(failed);
+  }
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->total(), 1);
+  const v1::ArenaMatch& match = m->matches(0);
+  EXPECT_EQ(match.attempts(), 3);
+  EXPECT_EQ(seats.prepared(), 1);  // prepared once, held across the attempts
+  EXPECT_THAT(match.error(), ::testing::MatchesRegex(
+                                 "host lost: the bot host of seat [0-2] \\(hb\\) did not join "
+                                 "the seat in time"))
+      << match.error();
+  // Every attempt dealt afresh: nothing was dealt, but a seed is never reused.
+  const std::vector<uint64_t> seeds = referees_.seeds()[match.id()];
+  ASSERT_EQ(seeds.size(), 3u);
+  EXPECT_EQ(std::set<uint64_t>(seeds.begin(), seeds.end()).size(), 3u);
+  absl::StatusOr<v1::BotInfo> hb = scheduler_->GetBot("hb", false);
+  ASSERT_TRUE(hb.ok()) << hb.status();
+  EXPECT_NE(hb->health(), "unreachable") << hb->health_error();
+
+  // The control: the same seat of a dial-in bot that is not hosted is its
+  // own process's, benched as before, with one attempt.
+  scheduler_.reset();
+  fs::remove_all(dir_ / "arena2.db");
+  absl::StatusOr<std::unique_ptr<Store>> s2 = SqliteStore::Open((dir_ / "arena2.db").string());
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  store_ = std::move(*s2);
+  scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
+  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
+  scheduler_->SetRelayGate(&gate);
+  ASSERT_TRUE(scheduler_->Start().ok());
+  AddBot("r1", "random");
+  AddBot("r2", "random");
+  v1::AddBotRequest own;
+  own.set_name("db");
+  own.set_dial_in(true);
+  own.set_owner("db");
+  own.add_variants("slovenian-3p");
+  ASSERT_TRUE(scheduler_->AddBot(own).ok());
+  { auto st = scheduler_->StartLadder(MatchLadder("slovenian-3p", 3, 1)); ASSERT_TRUE(st.ok()) << st.status(); }
+  const absl::Time deadline2 = absl::Now() + absl::Seconds(60);
+  m = scheduler_->ListMatches(failed);
+  while (m.ok() && m->total() < 1 && absl::Now() < deadline2) {
+    absl::SleepFor(absl::Milliseconds(20));
+    m = scheduler_->ListMatches(failed);
+  }
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->total(), 1);
+  EXPECT_EQ(m->matches(0).attempts(), 1);
+  EXPECT_THAT(m->matches(0).error(), ::testing::HasSubstr("unreachable")) << m->matches(0).error();
+  EXPECT_EQ(scheduler_->GetBot("db", false)->health(), "unreachable");
+}
+
 // Which faults of a record say the player was away (its host lost, when the
 // hub saw the host's connection end), and which name a bot's own cause.
 TEST(HostLostTest, AwayFaultsAreTheRefereesAndTheRelaysNotAHostsCause) {
