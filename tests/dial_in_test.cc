@@ -250,11 +250,12 @@ TEST_P(DialInRouteTest, BotsWithoutAPortPlayALadderAndATournamentAndTheirRecords
 // that cannot (here the address the arena gives them for the referee is a
 // closed port) play relayed once --dial_in_join_wait_ms has passed, with no
 // fault, and their connections stay relayed. The bot list says which route
-// each bot takes.
+// each bot takes. With the arena's defaults: a wait of 3 s, as long as a
+// ladder's connect timeout (this test once set 500 ms, and so missed that
+// with the defaults a ladder's seats never fell back).
 TEST(DialInTest, TheAutoRouteRelaysBotsThatCannotReachTheRefereeWithoutAFault) {
   const int closed = Port();
-  DialIn a("auto", {"--dial_in_join_wait_ms=500",
-                    absl::StrCat("--referee_bot_addresses={referee}=", Addr(closed))});
+  DialIn a("auto", {absl::StrCat("--referee_bot_addresses={referee}=", Addr(closed))});
   const std::vector<std::string> names = {"walled0", "walled1", "walled2", "walled3"};
   for (const std::string& n : names) a.StartCpp(n, a.Add(n), "tarock-bot-random");
   for (const std::string& n : names) {

@@ -3,6 +3,7 @@
 #include "arena/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -61,7 +62,10 @@ void Scheduler::SetDirectDialIn(std::map<std::string, std::string> bot_addresses
   dial_in_join_wait_ = join_wait;
 }
 
-void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee) {
+void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee,
+                            int32_t connect_timeout_ms) {
+  job.spec.set_connect_timeout_ms(connect_timeout_ms);
+  bool falls_back = false;  // a seat waits for its join before the relay
   for (int s : prepared) {
     v1::SeatSpec* seat = job.spec.mutable_seats(s);
     seat->clear_dial_in_ticket();
@@ -78,8 +82,14 @@ void Scheduler::RouteDialIn(Job& job, const std::vector<int>& prepared, const st
       // The seat's endpoint stays the relay: the referee's fallback.
       seat->set_dial_in_join_wait_ms(
           static_cast<int32_t>(absl::ToInt64Milliseconds(dial_in_join_wait_)));
+      if (seat->dial_in_join_wait_ms() > 0) falls_back = true;
     }
   }
+  // The referee's connect deadline bounds the join wait too: without this a
+  // ladder (connect 3 s) with the default wait (3 s) never fell back.
+  if (falls_back && connect_timeout_ms > 0)
+    job.spec.set_connect_timeout_ms(static_cast<int32_t>(std::min<int64_t>(
+        INT32_MAX, int64_t{connect_timeout_ms} + absl::ToInt64Milliseconds(dial_in_join_wait_))));
 }
 
 absl::Status Scheduler::AuthorizeRelayedSeats(Job& job, const std::vector<int>& relayed) {

@@ -646,6 +646,7 @@ bool Scheduler::RunOnReferees(Job job) {
     }
   }
   int attempts = job.match.attempts;
+  const int32_t connect_timeout_ms = job.spec.connect_timeout_ms();  // before RouteDialIn's
   int seat_retries = 0;  // a tournament's retries after a benched bot answered again
   std::string last_error = "no referee configured";
   while (attempts < options_.max_attempts) {
@@ -680,7 +681,7 @@ bool Scheduler::RunOnReferees(Job job) {
                    {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                    {"referee", referee}, {"attempt", attempts}, {"bots", SeatNames(job.spec)}});
     for (int s : dial_in) dial_in_->TakeHostLost(job.match.id, s);  // this attempt's only
-    RouteDialIn(job, dial_in, referee);
+    RouteDialIn(job, dial_in, referee, connect_timeout_ms);
     // Live spectators (live_hub.h): the public view as it is played, unless
     // other tables play the same deal (a duplicate set or a test block): then
     // nothing of it until every table has finished (DealPublic).

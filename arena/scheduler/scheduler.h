@@ -421,7 +421,12 @@ class Scheduler {
   void ReleaseDialIn(const std::string& match_id, const std::vector<int>& prepared);
   // For an attempt on `referee`: each prepared dial-in seat whose bot can,
   // goes the direct route with a fresh ticket; the others stay relayed.
-  void RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee);
+  // `connect_timeout_ms` is the match's own (MatchSpec.connect_timeout_ms, 0:
+  // the referee's): when a seat goes direct with a relay fallback, the
+  // attempt's is that plus the join wait, so the fallback still has its whole
+  // connect time (a ladder's 3 s, as long as the default wait, left none).
+  void RouteDialIn(Job& job, const std::vector<int>& prepared, const std::string& referee,
+                   int32_t connect_timeout_ms);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
   // The hosted version of each seat of a result (hosted.cc).

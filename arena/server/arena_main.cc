@@ -146,7 +146,8 @@ ABSL_FLAG(int, dial_in_wait_s, 60,
           "for a benched (unreachable or unresponsive) bot, then fails saying so");
 ABSL_FLAG(int, ladder_connect_timeout_ms, 3000,
           "how long the referee waits for a ladder match's bots to connect (0: the referee's "
-          "--connect_timeout_ms); a bot not there by then is benched (arena/README.md)");
+          "--connect_timeout_ms); a bot not there by then is benched (arena/README.md); a match "
+          "with a dial-in seat that may fall back to the relay waits --dial_in_join_wait_ms more");
 ABSL_FLAG(int, ladder_timeouts_in_row, 3,
           "timeouts in a row that forfeit a bot's seat in a ladder match (0: never), so a bot "
           "that goes silent holds a ladder slot seconds, not minutes");
