@@ -254,7 +254,7 @@ for b in pyb awkb cppb heur; do
   grep -q "seat [0-9]  $b " "$tmp/ladder.txt" && ok || bad "$b never played in the ladder"
 done
 [ "$hosted_seats" -gt 0 ] && [ "$named" -eq "$hosted_seats" ] && ok ||
-  bad "$named of $hosted_seats hosted seats name their version"
+  bad "$named of $hosted_seats hosted seats name their version; those that do not: $(awk '/^[^ ]/ {m = $1} $1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb") && !/version [0-9]+/ {print m ": " $0}' "$tmp/ladder.txt"); the arena's log of those matches: $(for m in $(awk '/^[^ ]/ {m = $1} $1 == "seat" && ($3 == "pyb" || $3 == "awkb" || $3 == "cppb") && !/version [0-9]+/ {print m}' "$tmp/ladder.txt" | sort -u); do grep " match=$m " "$tmp/arena.log"; done | tail -12)"
 # The newest match first: the last matches play the new version, the first the old.
 last_pyb=$(awk '$1 == "seat" && $3 == "pyb" {print $NF; exit}' "$tmp/ladder.txt")
 first_pyb=$(awk '$1 == "seat" && $3 == "pyb" {v = $NF} END {print v}' "$tmp/ladder.txt")
