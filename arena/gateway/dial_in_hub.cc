@@ -243,7 +243,7 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
     bot.connection = connection = ++next_connection_;
     bot.hosted = hosted;
     bot.hello.reset();  // the new process says who it is again
-    bot.join_failed = false;  // it may be somewhere else now
+    bot.relayed_until = absl::InfinitePast();  // it may be somewhere else now
     for (auto& [id, seat] : bot.seats) seats.push_back(seat);
   }
   if (old) old->Close(absl::AbortedError("replaced by a newer connection of the same bot"));
@@ -397,14 +397,15 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
 void DialInHub::JoinFellBack(int64_t bot_id, uint64_t connection) {
   absl::MutexLock lock(&mu_);
   auto it = bots_.find(bot_id);
-  if (it != bots_.end() && it->second.connection == connection) it->second.join_failed = true;
+  if (it != bots_.end() && it->second.connection == connection)
+    it->second.relayed_until = absl::Now() + options_.direct_retry;
 }
 
 bool DialInHub::CanJoinReferee(int64_t bot_id) {
   absl::MutexLock lock(&mu_);
   auto it = bots_.find(bot_id);
   if (it == bots_.end() || !it->second.link || !it->second.hello) return false;
-  if (it->second.join_failed) return false;
+  if (absl::Now() < it->second.relayed_until) return false;
   for (const std::string& feature : it->second.hello->features())
     if (feature == "join-referee") return true;
   return false;

@@ -67,6 +67,12 @@ struct HubOptions {
   absl::Duration keepalive = absl::Seconds(20);  // announced in Welcome (the transport pings)
   int max_connects_per_minute = 30;           // per bot; more: RESOURCE_EXHAUSTED
   absl::Duration tick = absl::Milliseconds(5);   // how often held requests are checked
+  // After a seat of a connection fell back to the relay (the bot did not
+  // join the referee in time), how long that connection's seats stay
+  // relayed before the direct route is tried again: a bot that joined late
+  // once (a host restarting on a busy machine) gets the direct route back,
+  // and one that cannot reach the referees loses one join wait a period.
+  absl::Duration direct_retry = absl::Minutes(5);
 };
 
 class DialInSeat;
@@ -133,8 +139,8 @@ class DialInHub final : public DialInSeats {
     std::map<int64_t, std::shared_ptr<DialInSeat>> seats;  // by seat id
     // A seat routed to a referee was dialed there instead (--dial_in_route=
     // auto: the bot did not join in time): this connection's seats are
-    // relayed from now on.
-    bool join_failed = false;
+    // relayed until then (HubOptions::direct_retry).
+    absl::Time relayed_until = absl::InfinitePast();
   };
   // A seat of `connection` fell back to the relay.
   void JoinFellBack(int64_t bot_id, uint64_t connection);

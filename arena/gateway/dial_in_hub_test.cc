@@ -298,6 +298,32 @@ TEST(DialInHubTest, ASeatRoutedToARefereeThatDialsTheRelayFallsBackForTheConnect
   EXPECT_TRUE(f.hub.CanJoinReferee(1));
 }
 
+// A connection whose seat fell back is relayed for HubOptions::direct_retry,
+// then tries the direct route again (a host that joined late once, while it
+// restarted on a busy machine, gets it back without reconnecting).
+TEST(DialInHubTest, AConnectionThatFellBackTriesTheDirectRouteAgainAfterTheRetryTime) {
+  play::SeatRelay relay;
+  HubOptions options;
+  options.direct_retry = absl::Seconds(1);
+  DialInHub hub(&relay, options);
+  auto alice = std::make_shared<FakeBot>();
+  v1::BotUplink hello;
+  hello.mutable_hello()->set_name("alice");
+  hello.mutable_hello()->add_features("join-referee");
+  absl::StatusOr<uint64_t> connection = hub.Connect(1, "alice", alice);
+  ASSERT_TRUE(connection.ok());
+  ASSERT_TRUE(hub.FromBot(1, *connection, hello).ok());
+  ASSERT_TRUE(hub.Prepare("M", 0, 1, "alice").ok());
+  ASSERT_TRUE(hub.RouteToReferee("M", 0, "127.0.0.1:1", "ticket-0123456789abcdef").ok());
+  const absl::Time fell_back = absl::Now();
+  ASSERT_TRUE(relay.Attach(Start("M", 0), Open(relay, "M", 0), std::make_shared<FakeReferee>()).ok());
+  EXPECT_FALSE(hub.CanJoinReferee(1));
+  while (!hub.CanJoinReferee(1) && absl::Now() < fell_back + absl::Seconds(5))
+    absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_TRUE(hub.CanJoinReferee(1));
+  EXPECT_GE(absl::Now() - fell_back, absl::Seconds(1));
+}
+
 // A hosted bot's host connection that ends marks its seats host-lost (the
 // scheduler then runs the match again); a replaced connection and a bot's
 // own dial-in connection do not.

@@ -157,10 +157,13 @@ ABSL_FLAG(std::string, dial_in_route, "auto",
           "path, but bots must reach the referees' --listen port; older SDKs stay relayed), "
           "relay (through this arena; bots need to reach only the arena), or auto (direct, and "
           "a seat whose bot has not joined within --dial_in_join_wait_ms is relayed, as are "
-          "that connection's next seats)");
+          "that connection's next seats for --dial_in_direct_retry_s)");
 ABSL_FLAG(int, dial_in_join_wait_ms, 3000,
           "with --dial_in_route=auto: how long a referee waits for a dial-in bot to join its "
           "seat before it plays the seat through this arena's relay");
+ABSL_FLAG(int, dial_in_direct_retry_s, 300,
+          "with --dial_in_route=auto: after a seat fell back to the relay, how long that bot "
+          "connection's seats stay relayed before the direct route is tried again");
 ABSL_FLAG(std::vector<std::string>, referee_bot_addresses, {},
           "with --dial_in_route=direct or auto: REFEREE=HOST:PORT pairs, the address dial-in bots "
           "use for a referee this arena knows by another (private) address");
@@ -381,6 +384,7 @@ int main(int argc, char** argv) {
   gateway_options.keepalive = absl::Seconds(absl::GetFlag(FLAGS_gateway_keepalive_s));
   tarock::arena::gateway::HubOptions hub_options;
   hub_options.keepalive = gateway_options.keepalive;
+  hub_options.direct_retry = absl::Seconds(std::max(1, absl::GetFlag(FLAGS_dial_in_direct_retry_s)));
   tarock::arena::gateway::DialInHub hub(&relay, hub_options);
   tarock::arena::gateway::BotGatewayService gateway(
       &hub, tarock::arena::gateway::StoreAuthenticator(store->get()), gateway_options);
