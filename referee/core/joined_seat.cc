@@ -269,6 +269,10 @@ void JoinedSeat::Attach(std::shared_ptr<JoinedStream> stream,
         attach_timer_ = 0;
       }
       absent_ = false;
+      if (!hello && early_hello_ && early_stream_ == stream_.get())
+        hello = std::move(early_hello_);
+      early_stream_ = nullptr;
+      early_hello_.reset();
       if (hello) {
         hello_name_ = hello->name().substr(0, 64);
         hello_version_ = hello->version().substr(0, 64);
@@ -308,8 +312,13 @@ bool JoinedSeat::OnMessage(const JoinedStream *stream,
   bool awaiting = false;
   {
     absl::MutexLock lock(&mu_);
-    if (stream != stream_.get())
+    if (stream != stream_.get()) {
+      if (!stream_ && !finished_ && message.has_hello()) {
+        early_stream_ = stream;
+        early_hello_ = message.hello();
+      }
       return false;
+    }
     if (message.has_hello()) {
       hello_name_ = message.hello().name().substr(0, 64);
       hello_version_ = message.hello().version().substr(0, 64);

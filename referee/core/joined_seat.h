@@ -214,6 +214,12 @@ private:
   std::deque<std::pair<v1::BotMessage, absl::Time>> inbox_ ABSL_GUARDED_BY(mu_);
   std::string hello_name_ ABSL_GUARDED_BY(mu_);
   std::string hello_version_ ABSL_GUARDED_BY(mu_);
+  // A Hello that came on a stream not attached yet, while the seat had none
+  // (a parked join the match took: the rendezvous hands the seat the stream
+  // after its lock, and the stream's Hello can come in between): Attach of
+  // that stream takes it.
+  const JoinedStream *early_stream_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::optional<v1::Hello> early_hello_ ABSL_GUARDED_BY(mu_);
 };
 
 // Chooses per seat: a seat with a dial_in_ticket waits for its bot to join

@@ -124,6 +124,32 @@ TEST(SeatRendezvousTest, EarlyJoinIsParkedWithItsHello) {
   EXPECT_EQ(reply.action, "play T22");
 }
 
+// A parked join's Hello can come while the match takes that join: after the
+// rendezvous gave the seat the stream, before the seat attached it. The seat
+// keeps it for that stream (it was lost, and the match then named no
+// version for a hosted seat), and never for another stream.
+TEST(JoinedSeatTest, AHelloJustBeforeItsStreamIsAttachedIsKeptForThatStream) {
+  v1::BotMessage hello;
+  hello.mutable_hello()->set_name("early");
+  hello.mutable_hello()->set_version("hosted:v7 sha256:0123");
+  {
+    auto seat = std::make_shared<JoinedSeat>();
+    auto stream = std::make_shared<FakeStream>();
+    EXPECT_FALSE(seat->OnMessage(stream.get(), hello));
+    seat->Attach(stream, std::nullopt);
+    EXPECT_EQ(seat->hello_name(), "early");
+    EXPECT_EQ(seat->hello_version(), "hosted:v7 sha256:0123");
+  }
+  {
+    auto seat = std::make_shared<JoinedSeat>();
+    auto stranger = std::make_shared<FakeStream>();
+    auto stream = std::make_shared<FakeStream>();
+    EXPECT_FALSE(seat->OnMessage(stranger.get(), hello));
+    seat->Attach(stream, std::nullopt);
+    EXPECT_EQ(seat->hello_version(), "");
+  }
+}
+
 TEST(SeatRendezvousTest, NobodyJoins) {
   SeatRendezvous rendezvous;
   auto connection =
