@@ -819,30 +819,42 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
   options_.max_parallel = 1;
   NeverJoinedSeats seats;
   OpenRelayGate gate;
-  scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
-  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
-  scheduler_->SetRelayGate(&gate);
-  ASSERT_TRUE(scheduler_->Start().ok());
-  AddBot("r1", "random");
-  AddBot("r2", "random");
+  // A one-match ladder of two random bots and `bot` (registered hosted or
+  // dial-in: its seat is never joined), on a fresh store `db`; the failed
+  // match it leaves.
+  auto fail_one = [&](const std::string& db, v1::AddBotRequest bot) -> v1::ArenaMatch {
+    scheduler_.reset();
+    absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir_ / db).string());
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return {};
+    store_ = std::move(*store);
+    scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
+    scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
+    scheduler_->SetRelayGate(&gate);
+    EXPECT_TRUE(scheduler_->Start().ok());
+    AddBot("r1", "random");
+    AddBot("r2", "random");
+    bot.set_owner(bot.name());
+    bot.add_variants("slovenian-3p");
+    EXPECT_TRUE(scheduler_->AddBot(bot).ok());
+    absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(MatchLadder("slovenian-3p", 3, 1));
+    EXPECT_TRUE(ladder.ok()) << ladder.status();
+    v1::ListMatchesRequest failed;
+    failed.set_status("failed");
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(failed);
+    while (m.ok() && m->total() < 1 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+      m = scheduler_->ListMatches(failed);
+    }
+    EXPECT_TRUE(m.ok() && m->total() == 1) << (m.ok() ? m->DebugString() : m.status().ToString());
+    return m.ok() && m->total() == 1 ? m->matches(0) : v1::ArenaMatch();
+  };
+
   v1::AddBotRequest hosted;
   hosted.set_name("hb");
   hosted.set_hosted(true);
-  hosted.set_owner("hb");
-  hosted.add_variants("slovenian-3p");
-  ASSERT_TRUE(scheduler_->AddBot(hosted).ok());
-  { auto st = scheduler_->StartLadder(MatchLadder("slovenian-3p", 3, 1)); ASSERT_TRUE(st.ok()) << st.status(); }
-  v1::ListMatchesRequest failed;
-  failed.set_status("failed");
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(failed);
-  while (m.ok() && m->total() < 1 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(20));
-    m = scheduler_->ListMatches(failed);
-  }
-  ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_EQ(m->total(), 1);
-  const v1::ArenaMatch& match = m->matches(0);
+  const v1::ArenaMatch match = fail_one("hosted.db", hosted);
   EXPECT_EQ(match.attempts(), 3);
   EXPECT_EQ(seats.prepared(), 1);  // prepared once, held across the attempts
   EXPECT_THAT(match.error(), ::testing::MatchesRegex(
@@ -859,34 +871,12 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
 
   // The control: the same seat of a dial-in bot that is not hosted is its
   // own process's, benched as before, with one attempt.
-  scheduler_.reset();
-  fs::remove_all(dir_ / "arena2.db");
-  absl::StatusOr<std::unique_ptr<Store>> s2 = SqliteStore::Open((dir_ / "arena2.db").string());
-  ASSERT_TRUE(s2.ok()) << s2.status();
-  store_ = std::move(*s2);
-  scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
-  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
-  scheduler_->SetRelayGate(&gate);
-  ASSERT_TRUE(scheduler_->Start().ok());
-  AddBot("r1", "random");
-  AddBot("r2", "random");
   v1::AddBotRequest own;
   own.set_name("db");
   own.set_dial_in(true);
-  own.set_owner("db");
-  own.add_variants("slovenian-3p");
-  ASSERT_TRUE(scheduler_->AddBot(own).ok());
-  { auto st = scheduler_->StartLadder(MatchLadder("slovenian-3p", 3, 1)); ASSERT_TRUE(st.ok()) << st.status(); }
-  const absl::Time deadline2 = absl::Now() + absl::Seconds(60);
-  m = scheduler_->ListMatches(failed);
-  while (m.ok() && m->total() < 1 && absl::Now() < deadline2) {
-    absl::SleepFor(absl::Milliseconds(20));
-    m = scheduler_->ListMatches(failed);
-  }
-  ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_EQ(m->total(), 1);
-  EXPECT_EQ(m->matches(0).attempts(), 1);
-  EXPECT_THAT(m->matches(0).error(), ::testing::HasSubstr("unreachable")) << m->matches(0).error();
+  const v1::ArenaMatch control = fail_one("dial-in.db", own);
+  EXPECT_EQ(control.attempts(), 1);
+  EXPECT_THAT(control.error(), ::testing::HasSubstr("unreachable")) << control.error();
   EXPECT_EQ(scheduler_->GetBot("db", false)->health(), "unreachable");
 }
 
