@@ -206,6 +206,11 @@ if wait_health 127.0.0.1:7701; then echo "ok referee"; else echo "FAIL referee: 
 if wait_health 127.0.0.1:7700; then echo "ok arena"; else echo "FAIL arena: $(cat /srv/arena.log)"; fi
 has remote_match "3 hands" timeout 120 tarock match --referee 127.0.0.1:7701 --variant slovenian-3p \
   --hands 3 --seed 1 a=tarock-bot-random b=tarock-bot-random c=tarock-bot-heuristic
+# Failed once in CI (the client could not connect although the health probe
+# had answered; not seen again in 7 runs): say whether the referee was there.
+case "$out" in *"3 hands"*) ;; *)
+  echo "(the referee: $(kill -0 $referee 2>/dev/null && echo running || echo ended); $(tarock-health-probe --addr=127.0.0.1:7701 2>&1 | head -c 300); its log: $(tail -c 1500 /srv/referee.log))" ;;
+esac
 has arena_cli "bots" tarock-arena-cli --help
 has bothost "--arena" tarock-bothost --help
 kill $referee $arena
