@@ -84,6 +84,19 @@
       el('p', { class: 'legend' }, 'For the bot\u2019s owner: what a hosted bot wrote to standard error at this table. The token is sent only to the arena\u2019s API, never put in the address or kept.'));
   }
 
+  function waitForDeal(main, id) {
+    const shown = window.location.pathname;
+    const timer = setInterval(async () => {
+      if (window.location.pathname !== shown) { clearInterval(timer); return; }
+      if (document.hidden) return;
+      let m;
+      try { m = await api('/api/matches/' + encodeURIComponent(id)); } catch (e) { return; }
+      if (!m.deal_public) return;
+      clearInterval(timer);
+      if (window.location.pathname === shown) matchViewer(main, id);
+    }, 3000);
+  }
+
   async function matchViewer(main, id) {
     T.nav('matches');
     let match;
@@ -109,7 +122,9 @@
     clear(main);
     main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
       el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
-        ' \u00b7 ' + T.count(match.hands, 'hand') + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
+        // A running match's hands are counted by its live panel (live.js), not the store.
+        el('span', { id: 'match-hands' }, match.status === 'running' || match.status === 'pending' ? '' : ' \u00b7 ' + T.count(match.hands, 'hand')),
+        match.referee ? ' \u00b7 referee ' + match.referee : ''),
       dealSeal(match)),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
       botLink(s.bot), helloOf(rec, s.seat),
@@ -124,6 +139,9 @@
         : match.status === 'done' && !match.deal_public
           ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
           : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats, keptStderr));
+      // A finished table of a duplicate set turns into its record once the
+      // set's last table has finished (asked again every 3 s while shown).
+      if (match.status === 'done' && !match.deal_public) waitForDeal(main, match.id);
       return;
     }
     const deals = rec.deals;

@@ -1,0 +1,143 @@
+"""The site after duplicate ladders and events (issue 48) in a real browser
+against a real arena (conftest.py): six bots in slovenian-3p, an open ladder
+of duplicate sets rated on margins, and a class event of three of them whose
+ladder plays single matches rated on places.
+
+- a bot on the margin ladder only shows its standing there (rank, points a
+  deal, the ladder and model it comes from, the sets it rests on) on /bots and
+  on its page, and its results per variant come from its matches alone;
+- an event's ladder page shows that event's standings under its model and
+  names the event; /ladders names each ladder's event;
+- on a phone no table of these pages scrolls sideways inside its box.
+
+    TAROCK_BUILD_DIR=build python3 -m pytest -q tests/web/test_site.py
+"""
+
+import os
+
+import pytest
+
+from conftest import wait_until, csp_violations
+
+SCREENSHOTS = os.environ.get("TAROCK_SCREENSHOTS", "")
+SIX = [("heuristic-%d" % i, "tarock-bot-heuristic", [], "arena") for i in (1, 2, 3)] + \
+      [("random-%d" % i, "tarock-bot-random", ["--seed", str(i)], "arena") for i in (1, 2, 3)]
+CLASS = ["random-1", "random-2", "random-3"]
+
+
+def screenshot(browser, name):
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        browser.save_screenshot(os.path.join(SCREENSHOTS, name))
+
+
+# Tables that overflow their box sideways on this page (each as its first
+# header's text), unless the table says on the page what it leaves out.
+OVERFLOWING = """
+  return Array.from(document.querySelectorAll('.table-wrap')).filter((w) =>
+      w.scrollWidth > w.clientWidth + 1 && !w.querySelector('caption.hidden-note'))
+    .map((w) => (w.querySelector('th') || w).textContent.slice(0, 40));"""
+
+
+@pytest.fixture(scope="module")
+def site(start_stack):
+    """Two sets of the open margin ladder booked, and a class event whose place
+    ladder rated its three bots, then closed (its ladder stopped)."""
+    stack = start_stack(bots=SIX, max_parallel=2, variants=["slovenian-3p"])
+    stack.cli("ladder", "start", "--variant", "slovenian-3p", "--hands", "3", "--max_matches", "4")
+    out = stack.cli("events", "create", "class-3", "--name", "Class of three", "--kind", "class",
+                    "--variants", "slovenian-3p", "--hands", "3")
+    token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
+    for bot in CLASS:
+        stack.cli("events", "enter", "class-3", "--bot", bot, "--organiser_token", token)
+    stack.wait_for(
+        lambda: (b := stack.api("/api/leaderboard?variant=slovenian-3p&rating_model=margin")) and
+        len(b.get("entries", [])) == 6 and all(e["margin"].get("sets") == 2 for e in b["entries"]),
+        timeout=120, what="two margin sets booked")
+    stack.wait_for(
+        lambda: (b := stack.api("/api/leaderboard?variant=slovenian-3p&event=class-3&rating_model=place")) and
+        len(b.get("entries", [])) == 3 and all(e["rating"]["matches"] >= 1 for e in b["entries"]),
+        timeout=120, what="the class's ladder to rate its bots")
+    stack.cli("events", "close", "class-3", "--organiser_token", token)
+    return stack
+
+
+def test_a_bot_on_the_margin_ladder_only_shows_its_standing(site, browser):
+    from selenium.webdriver.common.by import By
+    name = "heuristic-1"
+    bot = site.api("/api/bots/" + name)
+    assert not any(r["matches"] for r in bot.get("ratings", [])), bot["ratings"]  # no place rating
+    lb = site.api("/api/leaderboard?variant=slovenian-3p&rating_model=margin")
+    entry = next(e for e in lb["entries"] if e["bot"] == name)
+    mu = "%+.2f" % entry["margin"]["mu"]
+    browser.set_window_size(1366, 900)
+    browser.get(site.url("/bots"))
+    wait_until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "table tbody tr")) == 6, what="the bot list")
+    row = next(tr for tr in browser.find_elements(By.CSS_SELECTOR, "table tbody tr")
+               if tr.find_element(By.CSS_SELECTOR, "td a").text == name)
+    text = row.get_attribute("textContent")
+    assert "#%d of 6" % entry["rank"] in text, text
+    assert mu.replace("-", "\u2212") in text or mu in text, (mu, text)
+    assert "points a deal" in text and "open ladders" in text and "margin" in text, text
+    assert "2 sets" in text, text
+    # A class bot's row says which event its place rating comes from.
+    row = next(tr for tr in browser.find_elements(By.CSS_SELECTOR, "table tbody tr")
+               if tr.find_element(By.CSS_SELECTOR, "td a").text == "random-1")
+    assert "open ladders" in row.get_attribute("textContent")  # the margin ladder comes first
+    screenshot(browser, "bots-standings.png")
+
+    # Its page: the headline is its margin standing; the results come from its matches.
+    stats = site.api("/api/bots/%s/stats" % name)["variants"][0]
+    browser.get(site.url("/bots/" + name))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "results"), what="the bot page")
+    head = browser.find_element(By.ID, "headline").text
+    assert "#%d of 6" % entry["rank"] in head and "margin" in head and "open ladders" in head, head
+    standings = browser.find_elements(By.CSS_SELECTOR, "#bot-standings tbody tr")
+    assert len(standings) == 1 and "points a deal" in standings[0].text, [r.text for r in standings]
+    results = browser.find_element(By.CSS_SELECTOR, "#results tbody tr").get_attribute("textContent")
+    assert "No " not in results, results
+    assert str(stats["matches"]) in results and "%d (" % stats["wins"] in results, (stats, results)
+    screenshot(browser, "bot-standing.png")
+    assert not csp_violations(browser)
+
+
+def test_an_event_ladder_page_shows_that_events_standings(site, browser):
+    from selenium.webdriver.common.by import By
+    ladders = site.api("/api/ladders")["ladders"]
+    cls = next(l for l in ladders if l["config"].get("event") == "class-3")
+    opened = next(l for l in ladders if not l["config"].get("event"))
+    board = site.api("/api/leaderboard?variant=slovenian-3p&event=class-3&rating_model=place")
+    browser.set_window_size(1366, 900)
+    browser.get(site.url("/ladders/%s" % cls["id"]))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#ladder-standings tbody tr td a"),
+               what="the class ladder's standings")
+    shown = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#ladder-standings tbody tr td a")]
+    assert shown == [e["bot"] for e in board["entries"]], (shown, board["entries"])
+    assert set(shown) == set(CLASS)
+    assert "Class of three" in browser.find_element(By.ID, "ladder-of").text
+    panel = browser.find_element(By.ID, "ladder-standings")
+    assert panel.get_attribute("data-rating-model") == "place" and "Points a deal" not in panel.text
+    screenshot(browser, "ladder-of-event.png")
+    # The open ladder's page: the open margin standings of all six.
+    browser.get(site.url("/ladders/%s" % opened["id"]))
+    wait_until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ladder-standings tbody tr")) == 6,
+               what="the open ladder's standings")
+    assert "open ladders" in browser.find_element(By.ID, "ladder-of").text
+    # The list names each ladder's event.
+    browser.get(site.url("/ladders"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".ladder-event"), what="the ladders list")
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".ladder-event")] == ["Class of three"]
+
+
+def test_no_table_scrolls_sideways_on_a_phone_without_a_note(site, browser):
+    cls = next(l for l in site.api("/api/ladders")["ladders"] if l["config"].get("event") == "class-3")
+    browser.set_window_size(390, 844)
+    try:
+        for path in ("/bots", "/bots/heuristic-1", "/bots/random-1", "/ladders", "/ladders/%s" % cls["id"]):
+            browser.get(site.url(path))
+            wait_until(browser, lambda d: d.find_elements("css selector", ".table-wrap tbody tr"), what=path)
+            assert browser.execute_script(OVERFLOWING) == [], path
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= 390, path
+            screenshot(browser, "phone-" + path.strip("/").replace("/", "-") + ".png")
+    finally:
+        browser.set_window_size(1280, 900)
