@@ -98,10 +98,13 @@
     const variants = el('div', { class: 'panel' }, el('h2', null, 'Variants'), el('div', { id: 'variants' }));
     const recent = el('div', { class: 'panel' }, el('h2', null,
       el('span', { class: 'live-dot' }), 'Last finished matches'), el('div', { id: 'recent' }));
-    main.append(tiles, T.liveList ? T.liveList() : '', variants, recent);
+    const watch = el('div', { class: 'panel', id: 'watch' }, el('h2', null, 'Watch the last set'), el('div', { id: 'watch-body' },
+      el('p', { class: 'muted' }, 'No finished set to watch yet.')));
+    main.append(tiles, watch, T.liveList ? T.liveList() : '', variants, recent);
+    let watchKey = '';
     stopPolling = poll(async () => {
-      const [st, ladders, tours, last] = await Promise.all([api('/api/status'), api('/api/ladders'),
-        api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10')]);
+      const [st, ladders, tours, last, sets] = await Promise.all([api('/api/status'), api('/api/ladders'),
+        api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10'), api('/api/matches?status=done&limit=40')]);
       document.getElementById('mpm').textContent = num(st.matches_per_minute, 1);
       document.getElementById('refs').textContent = st.referees_available + ' / ' + st.referees_total;
       document.getElementById('running').textContent = st.running + ' / ' + st.queue_depth;
@@ -125,6 +128,23 @@
       clear(document.getElementById('variants')).appendChild(wrap(table(
         [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows, { reflow: true })));
       clear(document.getElementById('recent')).appendChild(matchTable(last.matches || [], 'No finished match yet.'));
+      // The featured set: the newest finished one whose deal is public
+      // (every table of it has finished), its tables to watch played back.
+      const pub = (sets.matches || []).filter((m) => m.deal_public);
+      const key = pub.length ? pub[0].seed_commitment || pub[0].id : '';
+      if (key === watchKey) return;
+      watchKey = key;
+      const body = clear(document.getElementById('watch-body'));
+      if (!pub.length) { body.appendChild(el('p', { class: 'muted' }, 'No finished set to watch yet.')); return; }
+      const tables = pub.filter((m) => (m.seed_commitment || m.id) === key).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const m0 = tables[0];
+      body.append(el('p', null, m0.variant + ' \u00b7 ' + (m0.kind === 'ladder' ? 'ladder ' + m0.ladder_id : m0.kind) + ' \u00b7 ' +
+        T.count(m0.hands, 'hand') + ' \u00b7 ' + (tables.length > 1 ? tables.length + ' tables dealt the same cards' : 'one table') +
+        ' \u00b7 finished ' + finishedAgo(m0)),
+      el('ul', { class: 'watch-tables' }, tables.map((m, i) => el('li', null,
+        el('a', { href: '/matches/' + encodeURIComponent(m.id) + '?watch=1', class: 'button watch-link' }, '\u25b6 watch ' + (tables.length > 1 ? 'table ' + (i + 1) : 'it')),
+        ' ', (m.seats || []).slice().sort((a, b) => a.seat - b.seat).map((st, k) => [k ? ', ' : '', botLink(st.bot)])))),
+      el('p', { class: 'legend' }, 'A duplicate set is shown once every table of it has finished (until then its cards are secret: the same deal is still being played at another table). Then each table plays back here by itself, action by action, the hands face up as spectators see them after the game; the result stays folded away until asked for.'));
     }, 2000);
   }
 

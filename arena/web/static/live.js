@@ -43,7 +43,9 @@
     const logBox = el('div', { class: 'actions-log' }, log);
     const scores = el('div', { id: 'live-scores' });
     const play = el('div', { id: 'live-play' }, felt, seatBox, el('h3', null, 'This hand'), logBox, scores);
-    box.append(el('h2', null, el('span', { class: 'live-dot' }), 'Live'), status, legend, play);
+    const withheld = el('p', { id: 'live-withheld', hidden: true }, 'Its result and record appear here when the set\u2019s last table has finished. Meanwhile: ',
+      el('a', { href: '/#watch' }, 'watch the last finished set'), '.');
+    box.append(el('h2', null, el('span', { class: 'live-dot' }), 'Live'), status, legend, withheld, play);
     main.append(box);
     const handsHead = document.getElementById('match-hands');
     const seatName = (s) => (s >= 0 && s < names.length ? names[s] : 'seat ' + s);
@@ -167,7 +169,7 @@
       state.renders++;
       const text = statusText();
       if (text !== drawn.status) { status.textContent = text; drawn.status = text; }
-      if (info && info.withheld !== play.hidden) { play.hidden = !!info.withheld; legend.hidden = !!info.withheld; }
+      if (info && !!info.withheld !== play.hidden) { play.hidden = !!info.withheld; legend.hidden = !!info.withheld; withheld.hidden = !info.withheld; }
       if (handsHead && info && !info.withheld) {
         const h = hand >= 0 ? ' \u00b7 hand ' + (hand + 1) + ' of ' + info.num_hands : ' \u00b7 ' + T.count(info.num_hands, 'hand');
         if (h !== drawn.hands) { handsHead.textContent = h; drawn.hands = h; }

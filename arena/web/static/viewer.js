@@ -153,8 +153,40 @@
     const cache = {};
 
     const tabs = el('div', { class: 'hand-tabs', id: 'hand-tabs' });
-    const btn = (label, title, fn, idAttr) => el('button', { type: 'button', class: 'secondary', title, onclick: fn, id: idAttr }, label);
+    const btn = (label, title, fn, idAttr) => el('button', { type: 'button', class: 'secondary', title, onclick: () => { stopWatch(); fn(); }, id: idAttr }, label);
     const posInfo = el('span', { class: 'pos', id: 'pos' });
+    // Watch: the record played forward by itself, an action every
+    // WATCH_MS / speed (a trick stays on the felt a little longer), hand
+    // after hand (?watch=1 starts it; any other control stops it).
+    const WATCH_MS = 900;
+    let watching = null;
+    const watchBtn = el('button', { type: 'button', id: 'btn-watch', title: 'play the match forward by itself (Space)',
+      onclick: () => (watching ? stopWatch() : startWatch()) }, '\u25b6 watch');
+    const speed = el('select', { id: 'watch-speed', title: 'speed', 'aria-label': 'speed' },
+      [['0.5', '\u00bd\u00d7'], ['1', '1\u00d7'], ['2', '2\u00d7'], ['4', '4\u00d7']].map(([v, t]) => el('option', { value: v }, t)));
+    speed.value = '1';
+    function stopWatch() {
+      clearTimeout(watching);
+      watching = null;
+      watchBtn.textContent = '\u25b6 watch';
+      watchBtn.classList.remove('active');
+    }
+    function startWatch() {
+      watchBtn.textContent = '\u275a\u275a pause';
+      watchBtn.classList.add('active');
+      const tick = async () => {
+        if (!replay) { watching = setTimeout(tick, 200); return; }
+        if (pos < replay.steps.length) {
+          const done = pos > 0 && replay.steps[pos - 1].trick_done;
+          go(pos + 1, true);
+          watching = setTimeout(tick, (done ? 1.8 : 1) * WATCH_MS / Number(speed.value));
+        } else if (hand + 1 < deals.length) {
+          await openHand(hand + 1, 0, true);
+          watching = setTimeout(tick, 2 * WATCH_MS / Number(speed.value));
+        } else stopWatch();
+      };
+      watching = setTimeout(tick, 300);
+    }
     const link = el('a', { id: 'permalink', href: '#' }, 'link to this moment');
     const controls = el('div', { class: 'controls' },
       btn('\u00ab start', 'start of the hand (Home)', () => go(0), 'btn-start'),
@@ -165,7 +197,7 @@
       btn('end \u00bb', 'end of the hand (End)', () => go(replay.steps.length), 'btn-end'),
       btn('\u2190 hand', 'previous hand (PageUp or [)', () => openHand(hand - 1, 0), 'btn-prev-hand'),
       btn('hand \u2192', 'next hand (PageDown or ])', () => openHand(hand + 1, 0), 'btn-next-hand'),
-      posInfo, link);
+      watchBtn, speed, posInfo, link);
     const seatBox = el('div', { class: 'seats', id: 'seats' });
     const felt = el('div', { class: 'table-felt', id: 'felt' });
     const log = el('div', { class: 'actions-log', id: 'log' });
@@ -196,7 +228,8 @@
       const keys = { ArrowRight: () => go(pos + 1), ArrowLeft: () => go(pos - 1), Home: () => go(0),
         End: () => go(replay.steps.length), ArrowUp: () => go(trickJump(-1)), ArrowDown: () => go(trickJump(1)),
         PageUp: () => openHand(hand - 1, 0), PageDown: () => openHand(hand + 1, 0), '[': () => openHand(hand - 1, 0), ']': () => openHand(hand + 1, 0) };
-      if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+      if (e.key === ' ') { e.preventDefault(); if (watching) stopWatch(); else startWatch(); return; }
+      if (keys[e.key]) { e.preventDefault(); stopWatch(); keys[e.key](); }
     });
 
     function trickJump(dir) {
@@ -209,8 +242,9 @@
       return 0;
     }
 
-    async function openHand(k, at) {
+    async function openHand(k, at, auto) {
       if (k < 0 || k >= deals.length) return;
+      if (!auto && watching) stopWatch();
       hand = k;
       Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
       try {
@@ -404,6 +438,7 @@
     }
 
     await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : 0);
+    if (q.get('watch')) startWatch();
   }
 
   T.matchViewer = matchViewer;
