@@ -62,32 +62,39 @@ def measure(stack, browser, hands, timeout=600):
     stack.cli("ladder", "start", "--variant", "slovenian-4p", "--format", "match", "--hands", str(hands),
               "--max_matches", "1")
 
-    def running():
-        r = stack.api("/api/matches?status=running&limit=5").get("matches", [])
+    def made():  # pending or running: the page waits for it to start
+        r = stack.api("/api/matches?limit=5").get("matches", [])
         return next((m["id"] for m in r if m["id"] not in before), None)
-    mid = stack.wait_for(running, timeout=60, what="the match to run")
-    browser.get(stack.url("/matches/" + mid))
-    deadline = time.time() + 30
-    first = browser.execute_script(SAMPLE)
-    while first["count"] < 2 and time.time() < deadline:
-        time.sleep(0.05)
-        first = browser.execute_script(SAMPLE)
+    mid = stack.wait_for(made, timeout=60, what="the match to be made")
+    # From before the page's load (a script-less page of the same origin, so
+    # the same renderer: its first render is included, tens of ms against
+    # thousands of events) to the last sample before the match ended (or the
+    # first after, when the page was too busy to be sampled before: then the
+    # record's first render, 300 ms later, may be in it too).
+    browser.get(stack.url("/static/favicon.svg"))
     m0 = metrics(browser)
-    first = browser.execute_script(SAMPLE)
+    first = {"count": 0, "longest": 0, "heap": 0}
+    browser.get(stack.url("/matches/" + mid))
+    first["heap"] = browser.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : 0")
     last, m1 = first, m0
     deadline = time.time() + timeout
     while time.time() < deadline:
-        time.sleep(0.5)
         m = metrics(browser)
         s = browser.execute_script(SAMPLE)
         if s["ended"]:
-            break  # the page turns into the record now: not the live view's cost
+            if last is first:
+                last, m1 = s, m
+            break
         last, m1 = s, m
+        time.sleep(0.5)
+    if last["count"] - first["count"] < 10:
+        raise RuntimeError("the page saw no events of %s: %s" % (mid, last))
     events = last["count"] - first["count"]
     stack.wait_for(lambda: not any(l["running"] for l in stack.api("/api/ladders").get("ladders", [])),
                    timeout=30, what="the ladder to stop after its match")
     return {
         "match": mid, "hands": hands, "events": events,
+        "task_s": m1["TaskDuration"] - m0["TaskDuration"],
         "task_ms_per_event": 1000 * (m1["TaskDuration"] - m0["TaskDuration"]) / max(1, events),
         "script_ms_per_event": 1000 * (m1["ScriptDuration"] - m0["ScriptDuration"]) / max(1, events),
         "layout_style_ms_per_event": 1000 * (m1["LayoutDuration"] + m1["RecalcStyleDuration"] -

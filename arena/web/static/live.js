@@ -25,11 +25,12 @@
 
   // The live view's cost on the main thread (issue 48): an event only updates
   // the model; the page is drawn at most once per animation frame (none while
-  // the tab is hidden), and only what changed: the felt and each seat when
+  // the tab is hidden) and at most every DRAW_MS, and only what changed: the felt and each seat when
   // their content differs, the log by appending (at most LOG_LINES lines),
   // the hands table by a row a hand (the last HAND_ROWS shown, the total kept).
   const LOG_LINES = 150;
   const HAND_ROWS = 12;
+  const DRAW_MS = 100;
 
   // A running (or pending) match: the live panel under the viewer's head.
   function liveMatch(main, match, names) {
@@ -63,8 +64,13 @@
     let frame = 0;
     const drawn = { status: '', felt: '', seats: [], hands: '' };
 
+    // At most one draw an animation frame, and at most one every DRAW_MS: a
+    // match of bots makes a hundred actions a second, more than anyone reads.
+    let lastDraw = 0;
     function schedule() {
-      if (!frame) frame = window.requestAnimationFrame(draw);
+      if (frame) return;
+      const wait = lastDraw + DRAW_MS - performance.now();
+      frame = wait > 0 ? setTimeout(() => { frame = window.requestAnimationFrame(draw); }, wait) : window.requestAnimationFrame(draw);
     }
 
     function feltKey() {
@@ -166,6 +172,7 @@
 
     function draw() {
       frame = 0;
+      lastDraw = performance.now();
       state.renders++;
       const text = statusText();
       if (text !== drawn.status) { status.textContent = text; drawn.status = text; }
