@@ -192,7 +192,7 @@
         '?rating_model=' + otherModel + (ev ? '&event=' + encodeURIComponent(ev) : ''), id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
-          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ',
+          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ',
           el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
           el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
         const rows = (lb.entries || []).map((e) => {
@@ -558,6 +558,9 @@
       versions.map((v) => ({ data: v, cells: ['v' + v.id, badge(v.status, v.status === 'ready' ? 'done' : v.status === 'failed' ? 'failed' : 'running'),
         v.kind + (v.interpreter ? ' (' + v.interpreter + ')' : ''), int(v.size), v.uploaded_at + ' UTC', el('code', null, String(v.sha256).slice(0, 12))] })),
       { empty: 'No version uploaded yet: this bot plays only when its own process dials in.', reflow: true })));
+      if (token.value.trim() && !body.owner) {
+        listBox.append(T.errorBox('That token is not ' + bot.name + '\u2019s: the list is shown without the build logs.'));
+      }
       if (body.owner) {
         versions.filter((v) => v.build_log).forEach((v) => listBox.append(el('details', { class: 'build-log' },
           el('summary', null, 'Build log of v' + v.id + ' (' + v.status + ')'), el('pre', null, v.build_log))));
@@ -694,7 +697,7 @@
       { label: 'Matches', cls: 'num' }, { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
     ts.map((t) => ({ data: t, cells: [String(t.id), el('a', { href: '/tournaments/' + t.id }, t.name || ('tournament ' + t.id)),
       t.variant, t.format, t.matches_done + ' / ' + t.matches_total + (t.matches_failed ? ' (' + t.matches_failed + ' failed)' : ''),
-      t.finished ? badge('finished', 'done') : el('span', null, el('span', { class: 'live-dot' }), 'running'), t.created_at] })),
+      t.finished ? badge('finished', 'done') : badge('running', 'running'), t.created_at] })),
     { empty: 'No tournament yet.' }))));
   }
 
@@ -785,7 +788,8 @@
     return ((c.format || 'match') === 'duplicate' ? 'duplicate sets' : 'single matches') + ' \u00b7 ' + ladderModel(c) + ' ratings';
   }
   function ladderState(l) {
-    return l.running ? el('span', null, el('span', { class: 'live-dot' }), 'running') : badge('stopped', 'pending');
+    // A badge, not the pulsing dot of the pages that update live (this one does not).
+    return l.running ? badge('running', 'running') : badge('stopped', 'pending');
   }
   async function ladderPage(id) {
     T.nav('ladders');
@@ -823,7 +827,7 @@
         { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
         { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
       el('p', { class: 'legend' }, margin
-        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval. '
+        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
         : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
       el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. '),
       'These are the ratings of ' + v + ' in ' + where + ', which this ladder\u2019s matches move' + (slug ? '' : ' (with tournaments of ' + v + ')') +
@@ -835,7 +839,7 @@
 
   // ---- tests (`tarock compare` as an arena job) -------------------------------------------
   function testState(t) {
-    if (t.status === 'running') return el('span', null, el('span', { class: 'live-dot' }), 'running');
+    if (t.status === 'running') return badge('running', 'running');
     return badge(t.result, t.result === 'error' ? 'failed' : 'done');
   }
   async function testsPage() {

@@ -37,10 +37,12 @@
   // `kept`: the panel of this match already on the page (the live page turns
   // into the record when the match ends): it stays, with the token typed and
   // the answer shown.
-  function stderrPanel(match, seats, kept) {
-    const hosted = seats.filter((s) => Number(s.version_id) > 0);
+  // `hostedBots`: the names of the hosted bots (a running match's seats
+  // have no version yet): only their seats are offered.
+  function stderrPanel(match, seats, kept, hostedBots) {
     const live = match.status === 'pending' || match.status === 'running';
-    if (!hosted.length && !live) return '';
+    const hosted = seats.filter((s) => Number(s.version_id) > 0 || (live && hostedBots && hostedBots.has(s.bot)));
+    if (!hosted.length && !(live && !hostedBots)) return '';
     if (kept && kept.dataset.match === String(match.id)) return kept;
     const bots = [...new Set((hosted.length ? hosted : seats).map((s) => s.bot))];
     const bot = el('select', { id: 'stderr-bot' }, bots.map((b) => el('option', { value: b }, b)));
@@ -131,8 +133,10 @@
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
       if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) {
+        let hostedBots = null;
+        try { hostedBots = new Set(((await api('/api/bots')).bots || []).filter((b) => b.hosted).map((b) => b.name)); } catch (e) { hostedBots = null; }
         T.liveMatch(main, match, names);
-        main.append(stderrPanel(match, seats, keptStderr));
+        main.append(stderrPanel(match, seats, keptStderr, hostedBots));
         return;
       }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
@@ -213,8 +217,14 @@
       el('span', { class: 'kbd' }, '['), ' ', el('span', { class: 'kbd' }, ']'), ' hand. Every hand is shown face up, as spectators see it after the game; ',
       'a dashed card is a discard the other players did not see; red marks a fault and the fallback action the referee played.'));
 
-    // Hand tabs with the running totals.
-    deals.forEach((d, k) => {
+    // Hand tabs with the running totals; a long match (more than MAX_TABS
+    // hands) gets one list to choose from instead of a wall of tabs.
+    const MAX_TABS = 24;
+    const handSelect = deals.length > MAX_TABS ? el('select', { id: 'hand-select', 'aria-label': 'hand',
+      onchange: () => openHand(Number(handSelect.value), 0) }, deals.map((d, k) => el('option', { value: String(k) },
+      (d.redeal ? 'void ' : 'Hand ') + (k + 1) + ' of ' + deals.length + ((d.faults || []).length ? ' \u26a0 ' + d.faults.length + ' faults' : '')))) : null;
+    if (handSelect) tabs.append(el('label', null, 'Hand ', handSelect));
+    if (!handSelect) deals.forEach((d, k) => {
       const hasFault = (d.faults || []).length > 0;
       const label = (d.redeal ? 'void ' : 'Hand ') + (k + 1);
       tabs.appendChild(el('a', { href: '?hand=' + (k + 1), class: hasFault ? 'has-fault' : null, dataset: { hand: String(k) },
@@ -246,7 +256,8 @@
       if (k < 0 || k >= deals.length) return;
       if (!auto && watching) stopWatch();
       hand = k;
-      Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
+      if (handSelect) handSelect.value = String(k);
+      else Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
       try {
         replay = cache[k] || (cache[k] = await api('/api/matches/' + encodeURIComponent(match.id) + '/hands/' + k + '/replay'));
       } catch (e) {
@@ -327,7 +338,7 @@
     function roleOf(s, st) {
       const r = [];
       if (s === replay.dealer) r.push('dealer');
-      if (st.declarer === s) r.push('declarer' + (st.contract ? ' (' + st.contract + ')' : ''));
+      if (st.declarer === s) r.push('declarer' + (st.contract ? ' (' + T.term(st.contract) + ')' : ''));
       if (pos === replay.steps.length && replay.report.partner === s && replay.report.partner >= 0) r.push('partner');
       return r.join(', ');
     }
