@@ -122,6 +122,7 @@ def main():
               "--window-size=1366,900", "--user-data-dir=" + profile):
         opts.add_argument(a)
     browser = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=opts)
+    browser.set_script_timeout(900)  # a page that cannot keep up answers late, not never
     runs = []
     try:
         with conftest.ArenaStack(bots=BOTS, max_parallel=1, variants=["slovenian-4p"]) as stack:
