@@ -581,8 +581,9 @@
         try { body = await res.json(); } catch (e) { body = {}; }
       } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
       if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (body.error || ('HTTP ' + res.status)))); return; }
+      // Its status is the list's (kept current there), not a copy that goes stale.
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
-        ' bytes): ' + body.status + '. A bot host builds it; it plays from the bot\u2019s next match once ready.'));
+        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
       load();
     }
     const form = el('form', { class: 'upload-form', id: 'upload-form', onsubmit: upload },

@@ -20,7 +20,7 @@
   // received (at most STATE_EVENTS of them, so a long match does not grow the
   // tab) and how many came in all.
   const STATE_EVENTS = 400;
-  const state = { events: [], count: 0, renders: 0, ended: null };
+  const state = { events: [], count: 0, first: 0, renders: 0, ended: null };
   T.liveState = state;
 
   // The live view's cost on the main thread (issue 48): an event only updates
@@ -202,6 +202,7 @@
     }
 
     function on(type, data) {
+      if (!state.count) state.first = performance.now();  // when events began (live_bench.py)
       state.count++;
       state.events.push({ type, data });
       if (state.events.length > 2 * STATE_EVENTS) state.events.splice(0, state.events.length - STATE_EVENTS);
