@@ -52,6 +52,10 @@ SAMPLE = """
            longest: Math.max(0, ...(window.__longTasks || []).filter((t) => !s || !s.first || t[0] + t[1] >= s.first).map((t) => t[1])) };"""
 
 
+class MissedMatch(RuntimeError):
+    """The match was over before the page could watch it (a fast match on a busy machine)."""
+
+
 def metrics(browser):
     out = browser.execute_cdp_cmd("Performance.getMetrics", {})
     return {m["name"]: m["value"] for m in out["metrics"]}
@@ -93,7 +97,7 @@ def measure(stack, browser, hands, timeout=600):
         last, m1 = s, m
         time.sleep(0.5)
     if last["count"] - first["count"] < 10:
-        raise RuntimeError("the page saw no events of %s: %s" % (mid, last))
+        raise MissedMatch("the page saw no events of %s (over before it connected?): %s" % (mid, last))
     events = last["count"] - first["count"]
     stack.wait_for(lambda: not any(l["running"] for l in stack.api("/api/ladders").get("ladders", [])),
                    timeout=30, what="the ladder to stop after its match")

@@ -144,16 +144,48 @@ def test_no_table_scrolls_sideways_on_a_phone_without_a_note(site, browser):
 
 
 def test_the_live_view_costs_the_main_thread_little_per_event(start_stack, browser):
-    """A live match of 64 hands watched to its end (live_bench.py): the page's
-    main thread spends under 0.5 ms of CPU an event (about 0.1 here; 1.2 before
+    """A live match of 128 hands watched to its end (live_bench.py): the page's
+    main thread spends under 0.5 ms of CPU an event (0.11 measured; 1.33 on main before
     issue 48, drawing every event and rebuilding the hands table each hand),
     and the page keeps at most a few hundred events in its state."""
     import live_bench
     stack = start_stack(bots=live_bench.BOTS, max_parallel=1, variants=["slovenian-4p"])
     browser.set_window_size(1366, 900)
-    r = live_bench.measure(stack, browser, 64, timeout=240)
+    for attempt in range(3):  # a page that connects after the match ended saw nothing: another match
+        try:
+            r = live_bench.measure(stack, browser, 128, timeout=240)
+            break
+        except live_bench.MissedMatch:
+            if attempt == 2:
+                raise
     print(r)
     assert r["events"] > 500, r
     assert r["task_ms_per_event"] < 0.5, r
     kept = browser.execute_script("return window.tarock.liveState.events.length")
     assert kept <= 800, kept
+
+
+def test_the_home_page_features_the_last_set_to_watch(site, browser):
+    """Something to watch without leaking a deal: the newest finished set whose
+    deal is public (every table of it has finished), each table a link that
+    plays the record back by itself, the result still folded away."""
+    from selenium.webdriver.common.by import By
+    done = site.api("/api/matches?status=done&limit=40")["matches"]
+    newest = next(m for m in done if m["deal_public"])
+    tables = sorted(m["id"] for m in done if m["deal_public"] and m["seed_commitment"] == newest["seed_commitment"])
+    assert tables, done
+    browser.set_window_size(1366, 900)
+    browser.get(site.url("/"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#watch a.watch-link"), what="the set to watch")
+    links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#watch a.watch-link")]
+    assert [h.split("/matches/")[1] for h in links] == [t + "?watch=1" for t in tables], links
+    browser.get(links[0])
+    wait_until(browser, lambda d: d.find_elements(By.ID, "pos") and " action 3 of " in d.find_element(By.ID, "pos").text,
+               timeout=20, what="the record playing forward by itself")
+    assert browser.find_element(By.ID, "btn-watch").text.endswith("pause")
+    assert browser.find_element(By.ID, "match-result").get_attribute("open") is None
+    browser.find_element(By.ID, "btn-watch").click()  # pauses
+    at = browser.find_element(By.ID, "pos").text
+    import time
+    time.sleep(2.5)
+    assert browser.find_element(By.ID, "pos").text == at
