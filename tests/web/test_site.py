@@ -8,7 +8,11 @@ ladder plays single matches rated on places.
   on its page, and its results per variant come from its matches alone;
 - an event's ladder page shows that event's standings under its model and
   names the event; /ladders names each ladder's event;
-- on a phone no table of these pages scrolls sideways inside its box.
+- on a phone no table of these pages scrolls sideways inside its box;
+- the home page features the newest set whose deal is public, each table of
+  it a link that plays the record back by itself (and pauses);
+- a live match costs the page under 0.5 ms of main-thread CPU an event
+  (live_bench.py, which measures it on a 480-hand match for benchmarks.md).
 
     TAROCK_BUILD_DIR=build python3 -m pytest -q tests/web/test_site.py
 """

@@ -112,11 +112,13 @@
       document.getElementById('failed').textContent = String(st.matches_failed);
       const rows = (st.variants || []).map((v) => {
         const ls = (ladders.ladders || []).filter((l) => l.config && l.config.variant === v);
-        const running = ls.find((l) => l.running);
+        // The open ladder first; an event's ladder says whose it is.
+        const running = ls.find((l) => l.running && !l.config.event) || ls.find((l) => l.running);
         const ts = (tours.tournaments || []).filter((t) => t.variant === v);
         const open = ts.filter((t) => !t.finished);
         const ladderCell = running
-          ? el('span', null, el('span', { class: 'live-dot' }), T.ladderLink(running.id), ' running, ' + running.matches_done + ' matches')
+          ? el('span', null, el('span', { class: 'live-dot' }), T.ladderLink(running.id), running.config.event ? ' (event ' + running.config.event + ')' : '',
+            ' running, ' + running.matches_done + ' matches')
           : (ls.length ? el('a', { class: 'muted', href: '/ladders?variant=' + encodeURIComponent(v) }, ls.length + ' stopped') : el('span', { class: 'muted' }, '\u2013'));
         const tourCell = ts.length ? el('span', null, el('a', { href: '/tournaments?variant=' + encodeURIComponent(v) },
           ts.length + (ts.length === 1 ? ' tournament' : ' tournaments')), open.length ? ' (' + open.length + ' running)' : '') : el('span', { class: 'muted' }, '\u2013');

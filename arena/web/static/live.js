@@ -20,7 +20,9 @@
   // received (at most STATE_EVENTS of them, so a long match does not grow the
   // tab) and how many came in all.
   const STATE_EVENTS = 400;
-  const state = { events: [], count: 0, first: 0, renders: 0, ended: null };
+  // `drawn`: the hand and action index of the last event the page shows (the
+  // page is drawn a little after the events, so it may show an earlier moment).
+  const state = { events: [], count: 0, first: 0, renders: 0, drawn: { hand: -1, index: -2 }, ended: null };
   T.liveState = state;
 
   // The live view's cost on the main thread (issue 48): an event only updates
@@ -63,6 +65,7 @@
     let resetScores = false;
     let frame = 0;
     const drawn = { status: '', felt: '', seats: [], hands: '' };
+    let at = { hand: -1, index: -2 };  // the last hand or action event's position
 
     // At most one draw an animation frame, and at most one every DRAW_MS: a
     // match of bots makes a hundred actions a second, more than anyone reads.
@@ -174,6 +177,7 @@
       frame = 0;
       lastDraw = performance.now();
       state.renders++;
+      state.drawn = { hand: at.hand, index: at.index };
       const text = statusText();
       if (text !== drawn.status) { status.textContent = text; drawn.status = text; }
       if (info && !!info.withheld !== play.hidden) { play.hidden = !!info.withheld; legend.hidden = !!info.withheld; withheld.hidden = !info.withheld; }
@@ -208,12 +212,13 @@
       if (state.events.length > 2 * STATE_EVENTS) state.events.splice(0, state.events.length - STATE_EVENTS);
       if (type === 'match') { info = data; schedule(); return; }
       if (type === 'restart') {
-        hand = -1; pub = null; lastTrick = null; trick = []; handActions.length = 0;
+        hand = -1; pub = null; lastTrick = null; trick = []; handActions.length = 0; at = { hand: -1, index: -2 };
         pendingLines = []; resetLog = true; pendingHands.length = 0; resetScores = true;
         handsDone = 0; totals.fill(0);
         schedule();
         return;
       }
+      if (type === 'hand' || type === 'action') at = { hand: data.hand, index: data.index };
       if (type === 'hand') {
         hand = data.hand; pub = data.state; lastTrick = null; trick = [];
         pendingLines = []; resetLog = true;
