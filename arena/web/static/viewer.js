@@ -169,16 +169,20 @@
     const speed = el('select', { id: 'watch-speed', title: 'speed', 'aria-label': 'speed' },
       [['0.5', '\u00bd\u00d7'], ['1', '1\u00d7'], ['2', '2\u00d7'], ['4', '4\u00d7']].map(([v, t]) => el('option', { value: v }, t)));
     speed.value = '1';
+    let watchGen = 0;  // a tick of an earlier watch (stopped while it awaited a hand) ends there
     function stopWatch() {
       clearTimeout(watching);
       watching = null;
+      watchGen++;
       watchBtn.textContent = '\u25b6 watch';
       watchBtn.classList.remove('active');
     }
     function startWatch() {
       watchBtn.textContent = '\u275a\u275a pause';
       watchBtn.classList.add('active');
+      const gen = ++watchGen;
       const tick = async () => {
+        if (gen !== watchGen) return;
         if (!replay) { watching = setTimeout(tick, 200); return; }
         if (pos < replay.steps.length) {
           const done = pos > 0 && replay.steps[pos - 1].trick_done;
@@ -186,6 +190,7 @@
           watching = setTimeout(tick, (done ? 1.8 : 1) * WATCH_MS / Number(speed.value));
         } else if (hand + 1 < deals.length) {
           await openHand(hand + 1, 0, true);
+          if (gen !== watchGen) return;
           watching = setTimeout(tick, 2 * WATCH_MS / Number(speed.value));
         } else stopWatch();
       };
