@@ -11,6 +11,8 @@ ladder plays single matches rated on places.
 - on a phone no table of these pages scrolls sideways inside its box;
 - the home page features the newest set whose deal is public, each table of
   it a link that plays the record back by itself (and pauses);
+- a finished table of a duplicate set whose deal another table still plays
+  turns into its record by itself when the set's last table ends;
 - a live match costs the page under 0.5 ms of main-thread CPU an event
   (live_bench.py, which measures it on a 480-hand match for benchmarks.md).
 
@@ -193,3 +195,33 @@ def test_the_home_page_features_the_last_set_to_watch(site, browser):
     import time
     time.sleep(2.5)
     assert browser.find_element(By.ID, "pos").text == at
+
+
+def test_a_finished_table_turns_into_its_record_when_its_set_ends(start_stack, browser):
+    """A duplicate tournament's deal at three tables, one after another (one
+    referee slot): the first table to finish says its deal is still played
+    elsewhere, then shows its record by itself, without a reload, once the
+    last table has finished."""
+    from selenium.webdriver.common.by import By
+    stack = start_stack(bots=[("quick-a", "tarock-bot-random", ["--seed", "1"], "arena"),
+                              ("quick-b", "tarock-bot-random", ["--seed", "2"], "arena"),
+                              ("late", "faulty_bot", ["--mode", "late", "--delay_ms", "40"], "arena")],
+                        max_parallel=1, variants=["slovenian-3p"])
+    stack.cli("tournament", "run", "--variant", "slovenian-3p", "--bots", "quick-a,quick-b,late",
+              "--deals", "1", "--hands", "6")
+    tid = stack.api("/api/tournaments")["tournaments"][0]["id"]
+
+    def first_done():
+        ms = stack.api("/api/matches?tournament=%s&limit=10" % tid)["matches"]
+        done = [m for m in ms if m["status"] == "done"]
+        return done[0]["id"] if done and len(done) < len(ms) and not done[0]["deal_public"] else None
+    mid = stack.wait_for(first_done, timeout=60, what="one table done while another plays the deal")
+    browser.set_window_size(1366, 900)
+    browser.get(stack.url("/matches/" + mid))
+    wait_until(browser, lambda d: "still being played at another table" in d.find_element(By.ID, "main").text,
+               what="the sealed table's notice")
+    browser.execute_script("window.__notReloaded = 1;")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "hand-tabs"), timeout=120,
+               what="the record once the set's last table finished")
+    assert browser.execute_script("return window.__notReloaded") == 1
+    assert stack.api("/api/matches/" + mid)["deal_public"]
