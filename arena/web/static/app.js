@@ -145,8 +145,10 @@
         ' \u00b7 finished ' + finishedAgo(m0)),
       el('ul', { class: 'watch-tables' }, tables.map((m, i) => el('li', null,
         el('a', { href: '/matches/' + encodeURIComponent(m.id) + '?watch=1', class: 'button watch-link' }, '\u25b6 watch ' + (tables.length > 1 ? 'table ' + (i + 1) : 'it')),
-        ' ', (m.seats || []).slice().sort((a, b) => a.seat - b.seat).map((st, k) => [k ? ', ' : '', botLink(st.bot)])))),
-      el('p', { class: 'legend' }, 'A duplicate set is shown once every table of it has finished (until then its cards are secret: the same deal is still being played at another table). Then each table plays back here by itself, action by action, the hands face up as spectators see them after the game; the result stays folded away until asked for.'));
+        el('span', null, (m.seats || []).slice().sort((a, b) => a.seat - b.seat).map((st, k) => [k ? ', ' : '', botLink(st.bot)]))))),
+      el('p', { class: 'legend' }, (tables.length > 1 ? 'A duplicate set is shown once every table of it has finished (until then its cards are secret: the same deal is still being played at another table). Then each table'
+        : 'A match is shown once its deal is public (every table dealt its cards has finished). Then it') +
+        ' plays back here by itself, action by action, the hands face up as spectators see them after the game; the result stays folded away until asked for.'));
     }, 2000);
   }
 
