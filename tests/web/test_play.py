@@ -196,6 +196,18 @@ def test_a_person_plays_a_hand_in_the_browser(arena, browser):
         "return Array.from(document.querySelector('#hand-results tbody tr:not(.label-row)').querySelectorAll('td'))"
         ".map((td) => td.textContent);")
     assert cells[0] == "1" and len(cells) == 2 + 4, cells
+    # At 1366 px the Scores panel sits in the 340 px side column while the
+    # match runs (hand 2 of 4 waits for us): every seat's column shows there
+    # too (issue 48).
+    assert view_of(arena, session)["status"] not in ("done", "failed")
+    browser.set_window_size(1366, 900)
+    try:
+        wait_until(browser, lambda d: d.execute_script(
+            "const w = document.querySelector('#hand-results').parentElement;"
+            "return w.scrollWidth <= w.clientWidth;"), timeout=10,
+            what="every seat's score column in the side column at 1366 px")
+    finally:
+        browser.set_window_size(1280, 900)
     v = view_of(arena, session)
     assert len(v["hand_results"]) >= 1
     scores = v["hand_results"][0]["scores"]

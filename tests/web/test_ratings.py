@@ -74,7 +74,7 @@ def test_a_margin_leaderboard_shows_intervals_deals_and_unseparated_neighbours(s
     assert [r["variant"] for r in bot["margin_ratings"]] == ["slovenian-3p"], bot
     assert bot["margin_ratings"][0]["margin"]["mu"] == first["margin"]["mu"]
     browser.get(stack.url("/bots/" + first["bot"]))
-    wait_until(browser, lambda d: "points a deal" in d.find_element("id", "margin-ratings").text,
+    wait_until(browser, lambda d: "points a deal" in d.find_element("id", "bot-standings").text,
                what="the bot page's margin ratings")
     screenshot(browser, "bot-margin.png")
     # The ladder's page says what it is and speaks the same unit.

@@ -385,7 +385,7 @@ def test_numbers_agree_with_the_settlement_as_its_own_column(arena, played, brow
     assert int(v["hand_total"]) + int(v["settlement"]) == int(v["total"]), v
     browser.get(arena.url("/bots/heuristic"))
     wait_until(browser, lambda d: by_css(d, "#per-hand-legend"), what="the bot page")
-    row = [tr for tr in by_css(browser, "table.grid tbody tr")
+    row = [tr for tr in by_css(browser, "#results tbody tr")
            if tr.find_elements("css selector", "td a") and
            tr.find_element("css selector", "td a").text == "slovenian-3p"][0]
     cells = {td.get_attribute("data-label"): td.get_attribute("textContent")

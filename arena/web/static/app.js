@@ -98,10 +98,13 @@
     const variants = el('div', { class: 'panel' }, el('h2', null, 'Variants'), el('div', { id: 'variants' }));
     const recent = el('div', { class: 'panel' }, el('h2', null,
       el('span', { class: 'live-dot' }), 'Last finished matches'), el('div', { id: 'recent' }));
-    main.append(tiles, T.liveList ? T.liveList() : '', variants, recent);
+    const watch = el('div', { class: 'panel', id: 'watch' }, el('h2', null, 'Watch the last set'), el('div', { id: 'watch-body' },
+      el('p', { class: 'muted' }, 'No finished set to watch yet.')));
+    main.append(tiles, watch, T.liveList ? T.liveList() : '', variants, recent);
+    let watchKey = '';
     stopPolling = poll(async () => {
-      const [st, ladders, tours, last] = await Promise.all([api('/api/status'), api('/api/ladders'),
-        api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10')]);
+      const [st, ladders, tours, last, sets] = await Promise.all([api('/api/status'), api('/api/ladders'),
+        api('/api/tournaments?limit=200'), api('/api/matches?status=done&limit=10'), api('/api/matches?status=done&limit=40')]);
       document.getElementById('mpm').textContent = num(st.matches_per_minute, 1);
       document.getElementById('refs').textContent = st.referees_available + ' / ' + st.referees_total;
       document.getElementById('running').textContent = st.running + ' / ' + st.queue_depth;
@@ -109,11 +112,13 @@
       document.getElementById('failed').textContent = String(st.matches_failed);
       const rows = (st.variants || []).map((v) => {
         const ls = (ladders.ladders || []).filter((l) => l.config && l.config.variant === v);
-        const running = ls.find((l) => l.running);
+        // The open ladder first; an event's ladder says whose it is.
+        const running = ls.find((l) => l.running && !l.config.event) || ls.find((l) => l.running);
         const ts = (tours.tournaments || []).filter((t) => t.variant === v);
         const open = ts.filter((t) => !t.finished);
         const ladderCell = running
-          ? el('span', null, el('span', { class: 'live-dot' }), T.ladderLink(running.id), ' running, ' + running.matches_done + ' matches')
+          ? el('span', null, el('span', { class: 'live-dot' }), T.ladderLink(running.id), running.config.event ? ' (event ' + running.config.event + ')' : '',
+            ' running, ' + running.matches_done + ' matches')
           : (ls.length ? el('a', { class: 'muted', href: '/ladders?variant=' + encodeURIComponent(v) }, ls.length + ' stopped') : el('span', { class: 'muted' }, '\u2013'));
         const tourCell = ts.length ? el('span', null, el('a', { href: '/tournaments?variant=' + encodeURIComponent(v) },
           ts.length + (ts.length === 1 ? ' tournament' : ' tournaments')), open.length ? ' (' + open.length + ' running)' : '') : el('span', { class: 'muted' }, '\u2013');
@@ -125,6 +130,25 @@
       clear(document.getElementById('variants')).appendChild(wrap(table(
         [{ label: 'Variant' }, { label: 'Ladder' }, { label: 'Tournaments' }, { label: '' }], rows, { reflow: true })));
       clear(document.getElementById('recent')).appendChild(matchTable(last.matches || [], 'No finished match yet.'));
+      // The featured set: the newest finished one whose deal is public
+      // (every table of it has finished), its tables to watch played back.
+      const pub = (sets.matches || []).filter((m) => m.deal_public);
+      const key = pub.length ? pub[0].seed_commitment || pub[0].id : '';
+      if (key === watchKey) return;
+      watchKey = key;
+      const body = clear(document.getElementById('watch-body'));
+      if (!pub.length) { body.appendChild(el('p', { class: 'muted' }, 'No finished set to watch yet.')); return; }
+      const tables = pub.filter((m) => (m.seed_commitment || m.id) === key).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const m0 = tables[0];
+      body.append(el('p', null, m0.variant + ' \u00b7 ' + (m0.kind === 'ladder' ? 'ladder ' + m0.ladder_id : m0.kind) + ' \u00b7 ' +
+        T.count(m0.hands, 'hand') + ' \u00b7 ' + (tables.length > 1 ? tables.length + ' tables dealt the same cards' : 'one table') +
+        ' \u00b7 finished ' + finishedAgo(m0)),
+      el('ul', { class: 'watch-tables' }, tables.map((m, i) => el('li', null,
+        el('a', { href: '/matches/' + encodeURIComponent(m.id) + '?watch=1', class: 'button watch-link' }, '\u25b6 watch ' + (tables.length > 1 ? 'table ' + (i + 1) : 'it')),
+        el('span', null, (m.seats || []).slice().sort((a, b) => a.seat - b.seat).map((st, k) => [k ? ', ' : '', botLink(st.bot)]))))),
+      el('p', { class: 'legend' }, (tables.length > 1 ? 'A duplicate set is shown once every table of it has finished (until then its cards are secret: the same deal is still being played at another table). Then each table'
+        : 'A match is shown once its deal is public (every table dealt its cards has finished). Then it') +
+        ' plays back here by itself, action by action, the hands face up as spectators see them after the game; the result stays folded away until asked for.'));
     }, 2000);
   }
 
@@ -172,7 +196,7 @@
         '?rating_model=' + otherModel + (ev ? '&event=' + encodeURIComponent(ev) : ''), id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
-          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ',
+          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ',
           el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
           el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
         const rows = (lb.entries || []).map((e) => {
@@ -230,9 +254,9 @@
 
   // Ratings on fewer rated matches than this are marked (arena/scheduler/scheduler.h kProvisionalMatches).
   const PROVISIONAL = 10;
-  function provisionalMark(on) {
+  function provisionalMark(on, model) {
     return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
-      ' rated matches, so the rating rests on too few results to compare' }, 'provisional') : null;
+      (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
   }
 
   // ---- bots ----------------------------------------------------------------------
@@ -241,7 +265,10 @@
   function dialIn(b) {
     if (!b.dial_in) return null;
     const route = b.dial_in_route === 'relay' ? ', relayed' : b.dial_in_route === 'direct' ? ', direct' : '';
-    return el('span', { class: 'muted dial-in' }, b.online ? ' \u00b7 dial-in, online' + route : ' \u00b7 dial-in, offline');
+    // A hosted bot (docs/hosting.md) is played by the arena's bot hosts: "hosted", not "dial-in".
+    const kind = b.hosted ? 'hosted' : 'dial-in';
+    return el('span', { class: 'muted dial-in', title: b.hosted ? 'uploaded to the arena and played by its bot hosts (docs/hosting.md)' : 'its own process connects to the arena (docs/dial-in.md)' },
+      b.online ? ' \u00b7 ' + kind + ', online' + route : ' \u00b7 ' + kind + (b.hosted ? ', no bot host connected' : ', offline'));
   }
 
   // Health (arena/scheduler/bot_health.h): benched bots say why and until when.
@@ -252,24 +279,105 @@
       ' \u00b7 ' + h + ', sits out ladders');
   }
 
+  // ---- a bot's standings (issue 48) ---------------------------------------------
+  // Every rating of a bot comes from one source, named with it: its ladder
+  // (variant and event: "" the open ladders) and its model ("margin": points
+  // a deal from duplicate sets, docs/ratings.md; "place": OpenSkill on the
+  // places of single matches). The headline is the standing in the ladder the
+  // bot plays now (a running ladder of that variant, event and model), else
+  // its margin rating resting on the most sets, else its place rating on the
+  // most matches.
+  function standingsOf(b, ev) {
+    const out = [];
+    (b.margin_ratings || []).forEach((r) => {
+      const m = r.margin || {};
+      if (inEvent(ev, r.event) && (m.sets || 0) > 0) {
+        out.push({ model: 'margin', variant: r.variant, event: r.event || '', value: m.mu, unit: r.unit || 'points a deal',
+          low: m.low, high: m.high, sets: m.sets || 0, deals: Number(m.deals || 0), faults: r.faults || 0, weight: m.sets || 0,
+          provisional: (m.sets || 0) < PROVISIONAL });
+      }
+    });
+    (b.ratings || []).forEach((r) => {
+      if (inEvent(ev, r.event) && r.matches > 0) {
+        out.push({ model: 'place', variant: r.variant, event: r.event || '', value: r.display, mu: r.mu, sigma: r.sigma,
+          matches: r.matches, faults: r.faults || 0, weight: r.matches, provisional: r.matches < PROVISIONAL });
+      }
+    });
+    return out;
+  }
+  // The model a ladder rates by ("" in an old ladder: its format's).
+  function ladderModel(c) { return c.rating_model || (c.format === 'duplicate' ? 'margin' : 'place'); }
+  function headlineOf(list, ladders) {
+    const plays = (s) => (ladders || []).some((l) => l.running && l.config.variant === s.variant &&
+      (l.config.event || '') === s.event && ladderModel(l.config) === s.model);
+    const score = (s) => [plays(s) ? 1 : 0, s.model === 'margin' ? 1 : 0, s.event ? 0 : 1, s.weight];
+    return list.slice().sort((a, b) => {
+      const x = score(a); const y = score(b);
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return y[i] - x[i];
+      return 0;
+    })[0] || null;
+  }
+  // "slovenian-4p, open ladders, margin" as text; `names` maps event slugs to names.
+  function sourceText(s, names) {
+    return s.variant + ' \u00b7 ' + (s.event ? 'event ' + ((names && names[s.event]) || s.event) : 'open ladders') + ' \u00b7 ' +
+      (s.model === 'margin' ? 'margin (duplicate sets)' : 'place (single matches)');
+  }
+  function restsOn(s) {
+    return s.model === 'margin' ? T.count(s.sets, 'set') + ', ' + T.count(s.deals, 'deal') : T.count(s.matches, 'rated match', 'rated matches');
+  }
+  function valueText(s) { return s.model === 'margin' ? signed(s.value, 2) + ' ' + s.unit : num(s.value) + ' (mu \u2212 3 sigma)'; }
+  // The leaderboard a standing belongs to, as a link.
+  function boardHref(s) {
+    return '/leaderboard/' + encodeURIComponent(s.variant) + '?rating_model=' + s.model + (s.event ? '&event=' + encodeURIComponent(s.event) : '');
+  }
+  // Ranks of `bot` in the boards of `list`: fetched once per board.
+  async function ranksOf(list, cache) {
+    await Promise.all(list.map(async (s) => {
+      const key = s.variant + '|' + s.event + '|' + s.model;
+      if (!cache[key]) {
+        cache[key] = api('/api/leaderboard?variant=' + encodeURIComponent(s.variant) + '&rating_model=' + s.model +
+          (s.event ? '&event=' + encodeURIComponent(s.event) : '')).catch(() => ({ entries: [] }));
+      }
+      const lb = await cache[key];
+      s.of = (lb.entries || []).length;
+      s.rank = ((lb.entries || []).find((e) => e.bot === s.bot) || {}).rank || 0;
+    }));
+  }
+  async function eventNames() {
+    try {
+      const names = {};
+      ((await api('/api/events')).events || []).forEach((e) => { names[e.config.slug] = e.config.name || e.config.slug; });
+      return names;
+    } catch (e) { return {}; }
+  }
+
   async function bots() {
     T.nav('bots');
     setTitle('Bots');
     const ev = T.params().get('event') || '';
-    const [all, bar] = await Promise.all([api('/api/bots'), eventBar()]);
+    const [all, bar, ladders, names] = await Promise.all([api('/api/bots'), eventBar(), api('/api/ladders'), eventNames()]);
     const list = { bots: (all.bots || []).filter((b) => !ev || (ev === 'open' ? !b.event : (b.events || []).includes(ev))) };
-    const rows = (list.bots || []).map((b) => {
+    const heads = {};
+    (list.bots || []).forEach((b) => {
       // With an event chosen, its ratings only (each event rates apart).
-      const rs = (b.ratings || []).filter((r) => !ev || inEvent(ev, r.event));
-      const best = rs.slice().sort((x, y) => y.display - x.display)[0];
+      const h = headlineOf(standingsOf(b, ev), ladders.ladders);
+      if (h) { h.bot = b.name; heads[b.name] = h; }
+    });
+    await ranksOf(Object.values(heads), {});
+    const rows = (list.bots || []).map((b) => {
+      const h = heads[b.name];
       return { data: b, cells: [el('span', null, botLink(b.name), dialIn(b), health(b)), el('span', null, b.owner), el('span', { class: 'wrap' }, (b.variants || []).join(', ')),
-        best ? el('span', null, num(best.display) + ' (' + best.variant + ')', provisionalMark(best.matches < PROVISIONAL)) : '\u2013',
-        String(rs.reduce((a, r) => a + r.matches, 0))] };
+        h ? el('a', { href: boardHref(h), class: 'standing' }, h.rank ? '#' + h.rank + ' of ' + h.of + ' \u00b7 ' : '',
+          el('strong', null, valueText(h)), provisionalMark(h.provisional, h.model)) : el('span', { class: 'muted' }, 'not rated yet'),
+        h ? el('span', { class: 'muted standing-source' }, sourceText(h, names)) : '\u2013',
+        h ? restsOn(h) : '\u2013'] };
     });
     clear(main).append(head('Bots', (list.bots || []).length + ' active bots' + (ev ? ' in ' + (ev === 'open' ? 'the open ladders' : ev) : '')), el('div', { class: 'panel' }, bar, wrap(table([
       { label: 'Bot', sort: (b) => b.name.toLowerCase() }, { label: 'Owner', sort: (b) => b.owner.toLowerCase() },
-      { label: 'Variants', cls: 'wrap' }, { label: 'Best rating', cls: 'num' }, { label: 'Rated matches', cls: 'num' }], rows,
-    { empty: 'No bot registered yet.' }))));
+      { label: 'Variants', cls: 'wrap' }, { label: 'Standing', cls: 'num' }, { label: 'Ladder and model', cls: 'wrap' },
+      { label: 'Rests on', cls: 'num' }], rows,
+    { empty: 'No bot registered yet.', reflow: true })),
+    el('p', { class: 'legend', id: 'bots-legend' }, 'Standing: the bot\u2019s rank and rating in the ladder it plays now (else its rating resting on the most results), with the ladder (variant and event) and the model it comes from: margin ratings are points a deal above or below the field from duplicate sets; place ratings are mu \u2212 3 sigma from the places of single matches. Each ladder, event and model rates apart; a bot\u2019s page lists them all.')));
   }
 
   // A chart of mu with its +-sigma band over the rated matches of one variant.
@@ -327,61 +435,67 @@
       main.append(el('div', { class: 'notice', id: 'health' }, 'This bot is ' + bot.health + ' since ' + bot.health_since +
         ' UTC and sits out new ladder matches: ' + (bot.health_error || '') + '. The arena checks it again at ' +
         bot.next_probe + ' UTC and puts it back when it answers.'));
+    // Its standings, each from one ladder (variant and event) and one model.
+    const [ladders, names] = await Promise.all([api('/api/ladders'), eventNames()]);
+    const standings = standingsOf(bot, '');
+    standings.forEach((s) => { s.bot = bot.name; });
+    await ranksOf(standings, {});
+    const top = headlineOf(standings, ladders.ladders);
     const tiles = el('div', { class: 'tiles' },
-      tile('rated matches', String((bot.ratings || []).reduce((a, r) => a + r.matches, 0))),
+      top ? el('a', { class: 'tile tile-link', href: boardHref(top), id: 'headline' },
+        el('div', { class: 'value' }, top.rank ? '#' + top.rank + ' of ' + top.of : valueText(top)),
+        el('div', { class: 'label' }, (top.rank ? valueText(top) + ' \u00b7 ' : '') + sourceText(top, names) + ' \u00b7 ' + restsOn(top)))
+        : el('div', { class: 'tile', id: 'headline' }, el('div', { class: 'value' }, '\u2013'), el('div', { class: 'label' }, 'not rated yet')),
       tile('mean decision time', num(stats.mean_decision_ms, 2) + ' ms'),
       tile('decisions', String(stats.decisions)),
       tile('faults', String((stats.faults || []).reduce((a, f) => a + f.count, 0))));
     main.append(tiles);
-    // Rating history per variant.
+    const order = (s) => (s === top ? 0 : 1);
+    const strows = standings.slice().sort((x, y) => order(x) - order(y) || y.weight - x.weight).map((s) => ({ data: s, cells: [
+      el('span', null, T.variantLink(s.variant)), s.event ? el('a', { href: '/events/' + encodeURIComponent(s.event) }, names[s.event] || s.event) : 'open ladders',
+      s.model === 'margin' ? 'margin' : 'place',
+      s.rank ? el('a', { href: boardHref(s) }, '#' + s.rank + ' of ' + s.of) : '\u2013',
+      el('span', null, el('strong', null, s.model === 'margin' ? signed(s.value, 2) : num(s.value)), provisionalMark(s.provisional, s.model)),
+      s.model === 'margin' ? el('span', { class: 'interval' }, '[' + signed(s.low, 2) + ', ' + signed(s.high, 2) + ']') : num(s.mu) + ' \u00b1 ' + num(s.sigma),
+      s.model === 'margin' ? s.unit : 'mu \u2212 3 sigma', restsOn(s), int(s.faults)] }));
+    main.append(el('div', { class: 'panel', id: 'bot-standings' }, el('h2', null, 'Standings'), wrap(table([
+      { label: 'Variant' }, { label: 'Event' }, { label: 'Model' }, { label: 'Rank', cls: 'num' }, { label: 'Rating', cls: 'num' },
+      { label: 'Interval', cls: 'num', title: 'margin: the 95% interval; place: mu \u00b1 sigma' }, { label: 'Unit' },
+      { label: 'Rests on', cls: 'num' }, { label: 'Faults', cls: 'num' }], strows,
+    { empty: 'Not rated yet: no rated set or match finished.', reflow: true, cls: 'compact' })),
+    el('p', { class: 'legend' }, 'One row per ladder (variant and event) and model, each from its own results: margin ratings are points (chips) a deal above or below the field, from duplicate sets (its hand scores against those of the bots that held the same cards, the radl settlement left out), with the 95% interval; place ratings are mu \u2212 3 sigma (OpenSkill on the places of single matches). Each event rates apart, and neither model is computed from the other.')));
+    // The history of its place ratings (margin ratings keep no history).
     const byVariant = {};
     (bot.history || []).forEach((h) => { (byVariant[h.variant] = byVariant[h.variant] || []).push(h); });
     const variants = Object.keys(byVariant).sort((a, b) => byVariant[b].length - byVariant[a].length);
-    const chartBox = el('div', { id: 'chart' });
-    const pick = el('select', { id: 'chart-variant', onchange: () => drawChart(pick.value) }, variants.map((v) => el('option', { value: v }, v)));
-    function drawChart(v) { clear(chartBox).appendChild(byVariant[v] ? ratingChart(byVariant[v]) : el('p', { class: 'muted' }, 'No rated match yet.')); }
-    main.append(el('div', { class: 'panel' }, el('div', { class: 'page-head' }, el('h2', null, 'Rating history'), variants.length > 1 ? pick : null),
-      chartBox, el('p', { class: 'legend' }, 'mu (line) with its \u00b1sigma band after each rated match.')));
-    drawChart(variants[0]);
-    // Margin ratings (duplicate ladders, docs/ratings.md): points a deal with the 95% interval.
-    if ((bot.margin_ratings || []).length) {
-      const mrows = bot.margin_ratings.map((r) => {
-        const m = r.margin || {};
-        return { data: r, cells: [T.variantLink(r.variant), r.event || '\u2013',
-          el('span', null, el('strong', null, signed(m.mu, 2)), provisionalMark(m.sets < PROVISIONAL)),
-          el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
-          r.unit, int(m.deals), int(m.sets), int(r.faults)] };
-      });
-      main.append(el('div', { class: 'panel', id: 'margin-ratings' }, el('h2', null, 'Margin ratings'), wrap(table([
-        { label: 'Variant' }, { label: 'Event' }, { label: 'Mean', cls: 'num' }, { label: '95% interval', cls: 'num' },
-        { label: 'Unit' }, { label: 'Deals', cls: 'num' }, { label: 'Sets', cls: 'num' }, { label: 'Faults', cls: 'num' }], mrows,
-      { reflow: true, cls: 'compact' })),
-      el('p', { class: 'legend' }, 'From duplicate ladder sets: its hand scores against those of the bots that held the same cards, relative to the field, the radl settlement left out; apart from the place ratings below.')));
+    if (variants.length) {
+      const chartBox = el('div', { id: 'chart' });
+      const pick = el('select', { id: 'chart-variant', onchange: () => drawChart(pick.value) }, variants.map((v) => el('option', { value: v }, v)));
+      const drawChart = (v) => { clear(chartBox).appendChild(ratingChart(byVariant[v])); };
+      main.append(el('div', { class: 'panel' }, el('div', { class: 'page-head' }, el('h2', null, 'Place rating history'), variants.length > 1 ? pick : null),
+        chartBox, el('p', { class: 'legend' }, 'Place ratings only: mu (line) with its \u00b1sigma band after each place-rated match.')));
+      drawChart(variants[0]);
     }
-    // Ratings and results per variant.
-    const statOf = {};
-    (stats.variants || []).forEach((v) => { statOf[v.variant] = v; });
+    // Results per variant: from its finished matches only (one source a row).
     const pct = (a, b) => (b ? Math.round(100 * a / b) + '%' : '\u2013');
     const mean = (a, b) => (b ? signed(a / b, 1) : '\u2013');
-    const rrows = (bot.ratings || []).map((r) => {
-      const s = statOf[r.variant] || {};
-      return { data: r, cells: [T.variantLink(r.variant), el('span', null, el('strong', null, num(r.display)), provisionalMark(r.matches < PROVISIONAL)), num(r.mu) + ' \u00b1 ' + num(r.sigma), int(r.matches),
-        int(s.wins) + ' (' + pct(s.wins, s.matches) + ')', s.matches ? num(s.mean_rank + 1, 2) : '\u2013',
-        s.hands ? signed(Number(s.hand_total) / s.hands, 1) : '\u2013', s.matches ? signed(s.settlement) : '\u2013',
-        s.matches ? signed(s.total) : '\u2013', num(s.mean_decision_ms, 2), int(r.faults)] };
-    });
-    const srows = (stats.variants || []).map((s) => ({ data: s, cells: [T.variantLink(s.variant),
-      int(s.declarer_hands), pct(s.declarer_won, s.declarer_hands), mean(s.declarer_score, s.declarer_hands),
-      int(s.defender_hands), pct(s.defender_won, s.defender_hands), mean(s.defender_score, s.defender_hands)] }));
-    main.append(el('div', { class: 'panel' }, el('h2', null, 'Ratings and results per variant'), wrap(table([
-      { label: 'Variant' }, { label: 'Rating', cls: 'num' }, { label: 'mu \u00b1 sigma', cls: 'num' },
-      { label: 'Matches', cls: 'num' }, { label: 'Wins', cls: 'num' }, { label: 'Mean place', cls: 'num' },
+    const rrows = (stats.variants || []).map((s) => ({ data: s, cells: [T.variantLink(s.variant), int(s.matches),
+      int(s.wins) + ' (' + pct(s.wins, s.matches) + ')', s.matches ? num(s.mean_rank + 1, 2) : '\u2013', int(s.hands),
+      s.hands ? signed(Number(s.hand_total) / s.hands, 1) : '\u2013', signed(s.settlement), signed(s.total),
+      num(s.mean_decision_ms, 2), int(s.faults)] }));
+    main.append(el('div', { class: 'panel', id: 'results' }, el('h2', null, 'Results per variant'), wrap(table([
+      { label: 'Variant' }, { label: 'Matches', cls: 'num', title: 'finished matches (tables)' }, { label: 'Wins', cls: 'num' },
+      { label: 'Mean place', cls: 'num' }, { label: 'Hands', cls: 'num' },
       { label: 'Per hand', cls: 'num', title: 'mean of its hand scores, without the settlement' },
       { label: 'Settlement', cls: 'num', title: 'end-of-match radl settlement, summed' }, { label: 'Total', cls: 'num' },
       { label: 'ms / dec.', cls: 'num', title: 'mean milliseconds per decision' }, { label: 'Faults', cls: 'num' }], rrows,
-    { empty: 'No rated match yet.', reflow: true, cls: 'compact' })),
-    el('p', { class: 'legend', id: 'per-hand-legend' }, 'Per hand: the mean of its hand scores (void deals left out), without the end-of-match radl settlement (100 off per radl left), which is its own column; Total = hands + settlement, and places come from the totals. Unrated play matches (',
-      el('a', { href: '/play' }, '/play'), ') are not counted.')),
+    { empty: 'No finished match yet.', reflow: true, cls: 'compact' })),
+    el('p', { class: 'legend', id: 'per-hand-legend' }, 'Every finished match it played in the variant, whatever it was for (ladder tables, tournaments, events), not its ratings: matches are tables (a duplicate set counts each of its tables); wins are matches it finished first in. Per hand: the mean of its hand scores (void deals left out), without the end-of-match radl settlement (100 off per radl left), which is its own column; Total = hands + settlement, and places come from the totals. Unrated play matches (',
+      el('a', { href: '/play' }, '/play'), ') are not counted.')));
+    const srows = (stats.variants || []).map((s) => ({ data: s, cells: [T.variantLink(s.variant),
+      int(s.declarer_hands), pct(s.declarer_won, s.declarer_hands), mean(s.declarer_score, s.declarer_hands),
+      int(s.defender_hands), pct(s.defender_won, s.defender_hands), mean(s.defender_score, s.defender_hands)] }));
+    main.append(
     el('div', { class: 'panel', id: 'sides' }, el('h2', null, 'As declarer and as defender'), wrap(table([
       { label: 'Variant' }, { label: 'Declarer hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' },
       { label: 'Defender hands', cls: 'num' }, { label: 'won', cls: 'num' }, { label: 'mean score', cls: 'num' }], srows,
@@ -448,6 +562,9 @@
       versions.map((v) => ({ data: v, cells: ['v' + v.id, badge(v.status, v.status === 'ready' ? 'done' : v.status === 'failed' ? 'failed' : 'running'),
         v.kind + (v.interpreter ? ' (' + v.interpreter + ')' : ''), int(v.size), v.uploaded_at + ' UTC', el('code', null, String(v.sha256).slice(0, 12))] })),
       { empty: 'No version uploaded yet: this bot plays only when its own process dials in.', reflow: true })));
+      if (token.value.trim() && !body.owner) {
+        listBox.append(T.errorBox('That token is not ' + bot.name + '\u2019s: the list is shown without the build logs.'));
+      }
       if (body.owner) {
         versions.filter((v) => v.build_log).forEach((v) => listBox.append(el('details', { class: 'build-log' },
           el('summary', null, 'Build log of v' + v.id + ' (' + v.status + ')'), el('pre', null, v.build_log))));
@@ -468,8 +585,9 @@
         try { body = await res.json(); } catch (e) { body = {}; }
       } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
       if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (body.error || ('HTTP ' + res.status)))); return; }
+      // Its status is the list's (kept current there), not a copy that goes stale.
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
-        ' bytes): ' + body.status + '. A bot host builds it; it plays from the bot\u2019s next match once ready.'));
+        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
       load();
     }
     const form = el('form', { class: 'upload-form', id: 'upload-form', onsubmit: upload },
@@ -584,7 +702,7 @@
       { label: 'Matches', cls: 'num' }, { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
     ts.map((t) => ({ data: t, cells: [String(t.id), el('a', { href: '/tournaments/' + t.id }, t.name || ('tournament ' + t.id)),
       t.variant, t.format, t.matches_done + ' / ' + t.matches_total + (t.matches_failed ? ' (' + t.matches_failed + ' failed)' : ''),
-      t.finished ? badge('finished', 'done') : el('span', null, el('span', { class: 'live-dot' }), 'running'), t.created_at] })),
+      t.finished ? badge('finished', 'done') : badge('running', 'running'), t.created_at] })),
     { empty: 'No tournament yet.' }))));
   }
 
@@ -657,49 +775,76 @@
     setTitle('Ladders');
     const v = T.params().get('variant');
     const ev = T.params().get('event') || '';
-    const [r, bar] = await Promise.all([api('/api/ladders'), eventBar()]);
+    const [r, bar, names] = await Promise.all([api('/api/ladders'), eventBar(), eventNames()]);
     const ls = (r.ladders || []).filter((l) => (!v || l.config.variant === v) && inEvent(ev, l.config.event)).slice().reverse();
     clear(main).append(head('Ladders', v ? 'variant ' + v : 'Rated matches between the bots of a variant, made as long as a ladder runs.'),
-      el('div', { class: 'panel' }, bar, wrap(table([{ label: 'Ladder' }, { label: 'Variant' }, { label: 'Status' }, { label: 'Matches done', cls: 'num' }],
-        ls.map((l) => ({ data: l, cells: [T.ladderLink(l.id), T.variantLink(l.config.variant), ladderState(l), int(l.matches_done)] })),
-        { empty: 'No ladder yet (tarock-arena-cli ladder start).' }))));
+      el('div', { class: 'panel' }, bar, wrap(table([{ label: 'Ladder' }, { label: 'Variant' }, { label: 'Event' }, { label: 'Rated by' },
+        { label: 'Status' }, { label: 'Matches done', cls: 'num' }],
+      ls.map((l) => ({ data: l, cells: [T.ladderLink(l.id), T.variantLink(l.config.variant), eventCell(l.config.event, names),
+        ladderKind(l.config), ladderState(l), int(l.matches_done)] })),
+      { empty: 'No ladder yet (tarock-arena-cli ladder start).', reflow: true }))));
+  }
+  function eventCell(slug, names) {
+    return slug ? el('a', { href: '/events/' + encodeURIComponent(slug), class: 'ladder-event' }, (names && names[slug]) || slug)
+      : el('span', { class: 'muted' }, 'open ladders');
+  }
+  // "duplicate sets, margin ratings" / "single matches, place ratings".
+  function ladderKind(c) {
+    return ((c.format || 'match') === 'duplicate' ? 'duplicate sets' : 'single matches') + ' \u00b7 ' + ladderModel(c) + ' ratings';
   }
   function ladderState(l) {
-    return l.running ? el('span', null, el('span', { class: 'live-dot' }), 'running') : badge('stopped', 'pending');
+    // A badge, not the pulsing dot of the pages that update live (this one does not).
+    return l.running ? badge('running', 'running') : badge('stopped', 'pending');
   }
   async function ladderPage(id) {
     T.nav('ladders');
-    const r = await api('/api/ladders');
+    const [r, names] = await Promise.all([api('/api/ladders'), eventNames()]);
     const l = (r.ladders || []).find((x) => String(x.id) === String(id));
     if (!l) { T.notFound(main, 'There is no ladder ' + id + '.'); return; }
     const v = l.config.variant;
-    setTitle('Ladder ' + id);
-    const [lb, recent, failed] = await Promise.all([api('/api/leaderboard?variant=' + encodeURIComponent(v)),
-      api('/api/matches?limit=20&ladder=' + encodeURIComponent(id)), api('/api/matches?limit=1&status=failed&ladder=' + encodeURIComponent(id))]);
     const c = l.config;
-    clear(main).append(head('Ladder ' + id, el('span', null, T.variantLink(v), ' \u00b7 ', ladderState(l))),
+    const slug = c.event || '';
+    const model = ladderModel(c);
+    setTitle('Ladder ' + id);
+    // Its standings: the ratings of its pool (variant and event) under its model.
+    const board = '/api/leaderboard?variant=' + encodeURIComponent(v) + '&rating_model=' + model + (slug ? '&event=' + encodeURIComponent(slug) : '');
+    const [lb, recent, failed] = await Promise.all([api(board),
+      api('/api/matches?limit=20&ladder=' + encodeURIComponent(id)), api('/api/matches?limit=1&status=failed&ladder=' + encodeURIComponent(id))]);
+    const boardPage = '/leaderboard/' + encodeURIComponent(v) + '?rating_model=' + model + (slug ? '&event=' + encodeURIComponent(slug) : '');
+    clear(main).append(head('Ladder ' + id, el('span', { id: 'ladder-of' }, T.variantLink(v), ' \u00b7 ',
+      slug ? el('span', null, 'event ', eventCell(slug, names)) : 'open ladders', ' \u00b7 ', ladderState(l))),
       el('div', { class: 'tiles' }, tile('matches done', int(l.matches_done), 'ladder-done', '/matches?ladder=' + id + '&status=done'),
         tile('failed', int(failed.total), 'ladder-failed', '/matches?ladder=' + id + '&status=failed'),
         tile('hands per match', c.hands_per_match ? String(c.hands_per_match) : 'default'),
         tile('limit', c.max_matches ? c.max_matches + ' matches' : 'until stopped'),
-        tile('format', (c.format || 'match') + ' \u00b7 ' + (c.rating_model || 'place') + ' ratings', 'ladder-format')));
-    // Its bots: every active bot of the variant plays (matchmaking); their
-    // ratings are the variant's, which this ladder's matches move.
+        tile('format', (c.format || 'match') + ' \u00b7 ' + model + ' ratings', 'ladder-format')));
+    // Its bots: every active bot of its field plays (matchmaking); their
+    // ratings are the pool's, which this ladder's matches move.
     const margin = lb.rating_model === 'margin';
     const rows = (lb.entries || []).map((e) => ({ data: e, cells: [String(e.rank), botLink(e.bot),
-      el('span', null, el('strong', null, margin ? signed(e.rating.display, 2) : num(e.rating.display)), provisionalMark(e.provisional)), int(e.rating.matches), int(e.rating.faults)] }));
-    main.append(el('div', { class: 'panel', id: 'ladder-standings' }, el('h2', null, 'Standings'),
+      el('span', null, el('strong', null, margin ? signed(e.rating.display, 2) : num(e.rating.display)), provisionalMark(e.provisional, lb.rating_model)),
+      margin ? el('span', { class: 'interval' }, '[' + signed((e.margin || {}).low, 2) + ', ' + signed((e.margin || {}).high, 2) + ']') : num(e.rating.mu) + ' \u00b1 ' + num(e.rating.sigma),
+      margin ? int((e.margin || {}).sets) : int(e.rating.matches), int(e.rating.faults)] }));
+    const where = slug ? 'the event ' + (names[slug] || slug) : 'the open ladders';
+    main.append(el('div', { class: 'panel', id: 'ladder-standings', dataset: { event: slug, ratingModel: model } }, el('h2', null, 'Standings'),
       wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: margin ? (lb.unit || 'Points a deal') : 'Rating', cls: 'num' },
+        { label: margin ? '95% interval' : 'mu \u00b1 sigma', cls: 'num' },
         { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
-        { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' yet.' })),
-      el('p', { class: 'legend' }, 'Ratings are per variant: the ', T.variantLink(v), ' leaderboard, which this ladder\u2019s matches move (with tournaments of ' + v + '). Every active bot of the variant plays in it; a bot that does not answer sits out until it does.')),
+        { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
+      el('p', { class: 'legend' }, margin
+        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
+        : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
+      el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. '),
+      'These are the ratings of ' + v + ' in ' + where + ', which this ladder\u2019s matches move' + (slug ? '' : ' (with tournaments of ' + v + ')') +
+      '; each event rates apart. Every active bot of its field plays in it; a bot that does not answer sits out until it does. ',
+      el('a', { href: boardPage }, 'The leaderboard \u2192'))),
     el('div', { class: 'panel' }, el('h2', null, 'Recent matches'), matchTable(recent.matches || [], 'No match yet.'),
       el('p', null, el('a', { href: '/matches?ladder=' + id }, 'All ' + int(recent.total) + ' matches of ladder ' + id + ' \u2192'))));
   }
 
   // ---- tests (`tarock compare` as an arena job) -------------------------------------------
   function testState(t) {
-    if (t.status === 'running') return el('span', null, el('span', { class: 'live-dot' }), 'running');
+    if (t.status === 'running') return badge('running', 'running');
     return badge(t.result, t.result === 'error' ? 'failed' : 'done');
   }
   async function testsPage() {

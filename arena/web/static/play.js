@@ -443,7 +443,7 @@
       const foot = results.length ? [labelRow('Total'), el('tr', { class: 'total' },
         el('td', null, el('span', { class: 'hide-sm' }, 'Total')), el('td', { class: 'contract' }, ''),
         sums.map((x, s) => el('td', { class: cls(s) }, T.signed(x))))] : null;
-      return el('section', { class: 'panel' }, el('h3', null, 'Scores'),
+      return el('section', { class: 'panel play-scores-panel' }, el('h3', null, 'Scores'),
         results.length
           ? el('div', { class: 'table-wrap' }, el('table', { class: 'grid play-scores', id: 'hand-results' },
             el('thead', null, head), el('tbody', null, rows, settle, foot)))

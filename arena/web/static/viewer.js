@@ -37,10 +37,12 @@
   // `kept`: the panel of this match already on the page (the live page turns
   // into the record when the match ends): it stays, with the token typed and
   // the answer shown.
-  function stderrPanel(match, seats, kept) {
-    const hosted = seats.filter((s) => Number(s.version_id) > 0);
+  // `hostedBots`: the names of the hosted bots (a running match's seats
+  // have no version yet): only their seats are offered.
+  function stderrPanel(match, seats, kept, hostedBots) {
     const live = match.status === 'pending' || match.status === 'running';
-    if (!hosted.length && !live) return '';
+    const hosted = seats.filter((s) => Number(s.version_id) > 0 || (live && hostedBots && hostedBots.has(s.bot)));
+    if (!hosted.length && !(live && !hostedBots)) return '';
     if (kept && kept.dataset.match === String(match.id)) return kept;
     const bots = [...new Set((hosted.length ? hosted : seats).map((s) => s.bot))];
     const bot = el('select', { id: 'stderr-bot' }, bots.map((b) => el('option', { value: b }, b)));
@@ -84,6 +86,19 @@
       el('p', { class: 'legend' }, 'For the bot\u2019s owner: what a hosted bot wrote to standard error at this table. The token is sent only to the arena\u2019s API, never put in the address or kept.'));
   }
 
+  function waitForDeal(main, id) {
+    const shown = window.location.pathname;
+    const timer = setInterval(async () => {
+      if (window.location.pathname !== shown) { clearInterval(timer); return; }
+      if (document.hidden) return;
+      let m;
+      try { m = await api('/api/matches/' + encodeURIComponent(id)); } catch (e) { return; }
+      if (!m.deal_public) return;
+      clearInterval(timer);
+      if (window.location.pathname === shown) matchViewer(main, id);
+    }, 3000);
+  }
+
   async function matchViewer(main, id) {
     T.nav('matches');
     let match;
@@ -109,21 +124,28 @@
     clear(main);
     main.append(el('div', { class: 'page-head' }, el('div', null, el('h1', null, 'Match ', el('span', { class: 'mono' }, match.id)),
       el('div', { class: 'sub' }, T.variantLink(match.variant), ' \u00b7 ', badge(match.kind, match.kind), ' ', badge(match.status, match.status),
-        ' \u00b7 ' + T.count(match.hands, 'hand') + (match.referee ? ' \u00b7 referee ' + match.referee : '')),
+        // A running match's hands are counted by its live panel (live.js), not the store.
+        el('span', { id: 'match-hands' }, match.status === 'running' || match.status === 'pending' ? '' : ' \u00b7 ' + T.count(match.hands, 'hand')),
+        match.referee ? ' \u00b7 referee ' + match.referee : ''),
       dealSeal(match)),
     el('div', { class: 'cards' }, seats.map((s) => el('span', { class: 'badge', style: { margin: '0 .2rem' } },
       botLink(s.bot), helloOf(rec, s.seat),
       s.faults ? el('span', { class: 'bad' }, ' \u26a0 ' + s.faults + ' faults') : '', s.forfeited ? ' (forfeited)' : '')))));
     if (!rec || !Array.isArray(rec.deals)) {
       if ((match.status === 'running' || match.status === 'pending') && T.liveMatch) {
+        let hostedBots = null;
+        try { hostedBots = new Set(((await api('/api/bots')).bots || []).filter((b) => b.hosted).map((b) => b.name)); } catch (e) { hostedBots = null; }
         T.liveMatch(main, match, names);
-        main.append(stderrPanel(match, seats, keptStderr));
+        main.append(stderrPanel(match, seats, keptStderr, hostedBots));
         return;
       }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
         : match.status === 'done' && !match.deal_public
           ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
           : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats, keptStderr));
+      // A finished table of a duplicate set turns into its record once the
+      // set's last table has finished (asked again every 3 s while shown).
+      if (match.status === 'done' && !match.deal_public) waitForDeal(main, match.id);
       return;
     }
     const deals = rec.deals;
@@ -135,8 +157,45 @@
     const cache = {};
 
     const tabs = el('div', { class: 'hand-tabs', id: 'hand-tabs' });
-    const btn = (label, title, fn, idAttr) => el('button', { type: 'button', class: 'secondary', title, onclick: fn, id: idAttr }, label);
+    const btn = (label, title, fn, idAttr) => el('button', { type: 'button', class: 'secondary', title, onclick: () => { stopWatch(); fn(); }, id: idAttr }, label);
     const posInfo = el('span', { class: 'pos', id: 'pos' });
+    // Watch: the record played forward by itself, an action every
+    // WATCH_MS / speed (a trick stays on the felt a little longer), hand
+    // after hand (?watch=1 starts it; any other control stops it).
+    const WATCH_MS = 900;
+    let watching = null;
+    const watchBtn = el('button', { type: 'button', id: 'btn-watch', title: 'play the match forward by itself (Space)',
+      onclick: () => (watching ? stopWatch() : startWatch()) }, '\u25b6 watch');
+    const speed = el('select', { id: 'watch-speed', title: 'speed', 'aria-label': 'speed' },
+      [['0.5', '\u00bd\u00d7'], ['1', '1\u00d7'], ['2', '2\u00d7'], ['4', '4\u00d7']].map(([v, t]) => el('option', { value: v }, t)));
+    speed.value = '1';
+    let watchGen = 0;  // a tick of an earlier watch (stopped while it awaited a hand) ends there
+    function stopWatch() {
+      clearTimeout(watching);
+      watching = null;
+      watchGen++;
+      watchBtn.textContent = '\u25b6 watch';
+      watchBtn.classList.remove('active');
+    }
+    function startWatch() {
+      watchBtn.textContent = '\u275a\u275a pause';
+      watchBtn.classList.add('active');
+      const gen = ++watchGen;
+      const tick = async () => {
+        if (gen !== watchGen) return;
+        if (!replay) { watching = setTimeout(tick, 200); return; }
+        if (pos < replay.steps.length) {
+          const done = pos > 0 && replay.steps[pos - 1].trick_done;
+          go(pos + 1, true);
+          watching = setTimeout(tick, (done ? 1.8 : 1) * WATCH_MS / Number(speed.value));
+        } else if (hand + 1 < deals.length) {
+          await openHand(hand + 1, 0, true);
+          if (gen !== watchGen) return;
+          watching = setTimeout(tick, 2 * WATCH_MS / Number(speed.value));
+        } else stopWatch();
+      };
+      watching = setTimeout(tick, 300);
+    }
     const link = el('a', { id: 'permalink', href: '#' }, 'link to this moment');
     const controls = el('div', { class: 'controls' },
       btn('\u00ab start', 'start of the hand (Home)', () => go(0), 'btn-start'),
@@ -147,7 +206,7 @@
       btn('end \u00bb', 'end of the hand (End)', () => go(replay.steps.length), 'btn-end'),
       btn('\u2190 hand', 'previous hand (PageUp or [)', () => openHand(hand - 1, 0), 'btn-prev-hand'),
       btn('hand \u2192', 'next hand (PageDown or ])', () => openHand(hand + 1, 0), 'btn-next-hand'),
-      posInfo, link);
+      watchBtn, speed, posInfo, link);
     const seatBox = el('div', { class: 'seats', id: 'seats' });
     const felt = el('div', { class: 'table-felt', id: 'felt' });
     const log = el('div', { class: 'actions-log', id: 'log' });
@@ -163,8 +222,14 @@
       el('span', { class: 'kbd' }, '['), ' ', el('span', { class: 'kbd' }, ']'), ' hand. Every hand is shown face up, as spectators see it after the game; ',
       'a dashed card is a discard the other players did not see; red marks a fault and the fallback action the referee played.'));
 
-    // Hand tabs with the running totals.
-    deals.forEach((d, k) => {
+    // Hand tabs with the running totals; a long match (more than MAX_TABS
+    // hands) gets one list to choose from instead of a wall of tabs.
+    const MAX_TABS = 24;
+    const handSelect = deals.length > MAX_TABS ? el('select', { id: 'hand-select', 'aria-label': 'hand',
+      onchange: () => openHand(Number(handSelect.value), 0) }, deals.map((d, k) => el('option', { value: String(k) },
+      (d.redeal ? 'void ' : 'Hand ') + (k + 1) + ' of ' + deals.length + ((d.faults || []).length ? ' \u26a0 ' + d.faults.length + ' faults' : '')))) : null;
+    if (handSelect) tabs.append(el('label', null, 'Hand ', handSelect));
+    if (!handSelect) deals.forEach((d, k) => {
       const hasFault = (d.faults || []).length > 0;
       const label = (d.redeal ? 'void ' : 'Hand ') + (k + 1);
       tabs.appendChild(el('a', { href: '?hand=' + (k + 1), class: hasFault ? 'has-fault' : null, dataset: { hand: String(k) },
@@ -178,7 +243,8 @@
       const keys = { ArrowRight: () => go(pos + 1), ArrowLeft: () => go(pos - 1), Home: () => go(0),
         End: () => go(replay.steps.length), ArrowUp: () => go(trickJump(-1)), ArrowDown: () => go(trickJump(1)),
         PageUp: () => openHand(hand - 1, 0), PageDown: () => openHand(hand + 1, 0), '[': () => openHand(hand - 1, 0), ']': () => openHand(hand + 1, 0) };
-      if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+      if (e.key === ' ') { e.preventDefault(); if (watching) stopWatch(); else startWatch(); return; }
+      if (keys[e.key]) { e.preventDefault(); stopWatch(); keys[e.key](); }
     });
 
     function trickJump(dir) {
@@ -191,10 +257,12 @@
       return 0;
     }
 
-    async function openHand(k, at) {
+    async function openHand(k, at, auto) {
       if (k < 0 || k >= deals.length) return;
+      if (!auto && watching) stopWatch();
       hand = k;
-      Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
+      if (handSelect) handSelect.value = String(k);
+      else Array.from(tabs.children).forEach((a, i) => a.classList.toggle('active', i === k));
       try {
         replay = cache[k] || (cache[k] = await api('/api/matches/' + encodeURIComponent(match.id) + '/hands/' + k + '/replay'));
       } catch (e) {
@@ -275,7 +343,7 @@
     function roleOf(s, st) {
       const r = [];
       if (s === replay.dealer) r.push('dealer');
-      if (st.declarer === s) r.push('declarer' + (st.contract ? ' (' + st.contract + ')' : ''));
+      if (st.declarer === s) r.push('declarer' + (st.contract ? ' (' + T.term(st.contract) + ')' : ''));
       if (pos === replay.steps.length && replay.report.partner === s && replay.report.partner >= 0) r.push('partner');
       return r.join(', ');
     }
@@ -386,6 +454,7 @@
     }
 
     await openHand(hand, Number.isFinite(pos) && q.get('action') !== null ? pos : 0);
+    if (q.get('watch')) startWatch();
   }
 
   T.matchViewer = matchViewer;
