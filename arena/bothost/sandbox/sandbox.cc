@@ -672,6 +672,16 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     return Ids(list);
   };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
+  // The log is the host's alone (0600): the program writes it through the
+  // descriptor it was given, but cannot open it again by /proc/self/fd/2 to
+  // read what an earlier run appended there.
+  if (!spec.stderr_path.empty()) {
+    int log_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (log_fd >= 0) {
+      fchmod(log_fd, 0600);
+      close(log_fd);
+    }
+  }
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
       stdio::ChildProcess::Start(argv, err, std::move(setup));
   for (int f : procs_fds) close(f);

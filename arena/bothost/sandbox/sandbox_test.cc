@@ -353,6 +353,30 @@ print("cpus", os.cpu_count())
   EXPECT_EQ(out.find("cpus None"), std::string::npos) << out;
 }
 
+// The standard error log is the host's: the program writes it, but cannot
+// open it again (through /proc/self/fd/2) to read what was there before.
+TEST_F(SandboxTest, TheLogCannotBeReopenedToRead) {
+  const std::string log = dir_ + "-log";
+  std::ofstream(log) << "an-earlier-run-wrote-this\n";
+  chmod(log.c_str(), 0644);
+  std::string out;
+  SandboxOutcome o = RunPython(R"(
+import os, sys
+print("to the log", file=sys.stderr, flush=True)
+try:
+    print("READ", open("/proc/self/fd/2").read())
+except OSError as e:
+    print("cannot reopen", e.errno)
+)",
+                               {}, absl::Seconds(30), &out, log);
+  const std::string written = ReadAll(log);
+  std::filesystem::remove(log);
+  EXPECT_EQ(o.cause, SandboxCause::kExited) << o.text;
+  EXPECT_NE(out.find("cannot reopen 13"), std::string::npos) << out;
+  EXPECT_EQ(out.find("an-earlier-run"), std::string::npos) << out;
+  EXPECT_NE(written.find("to the log"), std::string::npos) << written;
+}
+
 TEST_F(SandboxTest, PtraceOfTheParentIsKilledByTheFilter) {
   SandboxOutcome o = RunPython(R"(
 import ctypes, os
