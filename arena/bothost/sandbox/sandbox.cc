@@ -550,8 +550,9 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--size",
                            absl::StrCat(l.tmpfs_bytes), "--tmpfs", "/tmp"});
   // The machine-wide counters of /proc: neutral copies (each a memfd passed
-  // as a descriptor of its own, from 1001 on), and /proc/pressure and
-  // /proc/sys (file-nr, inode-nr, dentry-state, ...) empty folders.
+  // as a descriptor of its own, from 1001 on), and /proc/pressure,
+  // /proc/sys (file-nr, inode-nr, dentry-state, ...) and the folders below
+  // empty.
   std::vector<std::pair<int, int>> data_fds;  // (memfd here, number in bwrap)
   auto close_data = [&data_fds] {
     for (const auto& [fd, as] : data_fds) close(fd);
@@ -566,7 +567,11 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     data_fds.push_back({fd, as});
     argv.insert(argv.end(), {"--ro-bind-data", absl::StrCat(as), path});
   }
-  for (const char* dir : {"/proc/pressure", "/proc/sys"})
+  // /proc/irq (each interrupt's count), /proc/fs (ext4's free blocks per
+  // group), /proc/driver, /proc/acpi, /proc/bus, /proc/tty, /proc/scsi: the
+  // machine's, none a program needs.
+  for (const char* dir : {"/proc/pressure", "/proc/sys", "/proc/irq", "/proc/fs", "/proc/driver",
+                          "/proc/acpi", "/proc/bus", "/proc/tty", "/proc/scsi"})
     if (Exists(dir)) argv.insert(argv.end(), {"--size", "4096", "--tmpfs", dir, "--remount-ro", dir});
   for (const auto& [from, to] : spec.ro_binds) argv.insert(argv.end(), {"--ro-bind", from, to});
   for (const auto& [from, to] : spec.rw_binds) argv.insert(argv.end(), {"--bind", from, to});

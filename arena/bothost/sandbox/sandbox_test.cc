@@ -339,6 +339,7 @@ print("same", before == after)
 print("meminfo", before[0].splitlines()[0])
 print("file-nr", before[5])
 print("pressure", os.listdir("/proc/pressure") if os.path.isdir("/proc/pressure") else "absent")
+print("irq-fs", [os.listdir(d) for d in ("/proc/irq", "/proc/fs") if os.path.isdir(d)])
 print("cpus", os.cpu_count())
 )",
                                limits, absl::Seconds(30), &out, dir_ + "-stderr");
@@ -351,6 +352,7 @@ print("cpus", os.cpu_count())
   EXPECT_NE(out.find("meminfo MemTotal:        524288 kB"), std::string::npos) << out;  // the limit
   EXPECT_NE(out.find("file-nr <No such file or directory>"), std::string::npos) << out;
   EXPECT_EQ(out.find("cpus None"), std::string::npos) << out;
+  EXPECT_NE(out.find("irq-fs [[], []]"), std::string::npos) << out;
 }
 
 // The standard error log is the host's: the program writes it, but cannot
