@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     // builders in order when it can; a build or a run that holds it longer
     // is killed with every process of its sandbox (their bwrap dies, and the
     // sandbox with it; the next start removes the runs' cgroups).
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
     tarock::stdio::ChildProcess::KillAll();
     std::fprintf(stderr, "tarock-bothost: stopped (signal %d; its runs killed)\n", sig);
     std::fflush(stderr);
