@@ -3,8 +3,12 @@
 //   tarock-bothost --arena HOST:PORT --work_dir DIR [--name NAME] [--capacity N]
 //                  [--python_sdk DIR] [--cpp_sdk PREFIX] [--bot_memory_mb 512] ...
 //
-// The host token comes from --host_token or TAROCK_HOST_TOKEN (which keeps it
-// out of `ps`). Needs bwrap, unprivileged user namespaces and cgroups it may
+// The host token comes from --host_token_file (systemd's LoadCredential:
+// $CREDENTIALS_DIRECTORY/tarock-host-token by default), --host_token or
+// TAROCK_HOST_TOKEN; whichever it was, the host erases it from its own
+// environment and command line at start (their memory, which
+// /proc/PID/environ and /proc/PID/cmdline show), before any thread or sandbox
+// starts. SIGTERM or SIGINT ends it within 2 s. Needs bwrap, unprivileged user namespaces and cgroups it may
 // create (root, or a delegated cgroup): it says what is missing and exits 1.
 // `tarock-bothost --check` tries the sandbox and its limits where it runs.
 
@@ -13,7 +17,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <thread>
 
@@ -23,11 +31,17 @@
 #include "arena/bothost/bothost.h"
 #include "arena/bothost/sandbox/self_check.h"
 #include "referee/tools/program_usage.h"
+#include "sdk/stdio/child_process.h"
 #include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, arena, "127.0.0.1:7700", "HOST:PORT of the arena (its --listen port)");
 ABSL_FLAG(std::string, host_token, "",
-          "the host token from `tarock-arena-cli hosts add NAME` (default: $TAROCK_HOST_TOKEN)");
+          "the host token from `tarock-arena-cli hosts add NAME` (default: --host_token_file, "
+          "else $TAROCK_HOST_TOKEN); erased from the host's command line and environment at start");
+ABSL_FLAG(std::string, host_token_file, "",
+          "a file holding the host token (its first line; default: "
+          "$CREDENTIALS_DIRECTORY/tarock-host-token when there, as systemd's LoadCredential "
+          "puts it)");
 ABSL_FLAG(std::string, name, "bothost", "this host's name (for the arena's logs)");
 ABSL_FLAG(std::string, work_dir, "bothost-data",
           "versions unpacked and built here, and each seat's standard error (logs/BOT/)");
@@ -81,6 +95,49 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
+// Overwrites every occurrence of `secret` in the NUL-terminated `text` (in
+// place: the process's original environment or argument block, which
+// /proc/PID/environ and /proc/PID/cmdline read).
+void Erase(char* text, const std::string& secret) {
+  if (text == nullptr || secret.size() < 8) return;  // tokens are long; never mangle more
+  for (char* at = std::strstr(text, secret.c_str()); at != nullptr;
+       at = std::strstr(at + secret.size(), secret.c_str()))
+    std::memset(at, 'x', secret.size());
+}
+
+// The host token, from --host_token, --host_token_file (or the systemd
+// credential) or $TAROCK_HOST_TOKEN, in that order. Then no trace of it is
+// left in the environment or the command line: TAROCK_HOST_TOKEN is unset and
+// its value, and the token wherever it stands in the original argument and
+// environment blocks, overwritten. "" with `*error` set when a file named
+// cannot be read.
+std::string TakeHostToken(int argc, char** argv, std::string* error) {
+  std::string token = absl::GetFlag(FLAGS_host_token);
+  std::string file = absl::GetFlag(FLAGS_host_token_file);
+  if (file.empty()) {
+    const char* creds = std::getenv("CREDENTIALS_DIRECTORY");
+    if (creds != nullptr && std::filesystem::exists(absl::StrCat(creds, "/tarock-host-token")))
+      file = absl::StrCat(creds, "/tarock-host-token");
+  }
+  if (token.empty() && !file.empty()) {
+    std::ifstream in(file);
+    if (!in) {
+      *error = absl::StrCat("cannot read the host token file ", file);
+      return "";
+    }
+    std::getline(in, token);
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  }
+  if (token.empty()) token = tarock::transport::SecretFromFlagOrEnv("", "TAROCK_HOST_TOKEN");
+  for (const char* name : {"TAROCK_HOST_TOKEN"}) {
+    if (char* value = std::getenv(name); value != nullptr) std::memset(value, 'x', std::strlen(value));
+    unsetenv(name);
+  }
+  for (int i = 0; i < argc; ++i) Erase(argv[i], token);
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) Erase(*e, token);
+  return token;
+}
+
 // --check: the sandbox's self-check (arena/bothost/sandbox/self_check.h).
 int CheckSandbox(const tarock::bothost::SandboxOptions& options) {
   absl::StatusOr<std::unique_ptr<tarock::bothost::Sandbox>> sandbox =
@@ -111,6 +168,10 @@ int main(int argc, char** argv) {
       "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md); --check tries "
       "the sandbox and its limits here and exits.");
   absl::ParseCommandLine(argc, argv);
+  // The token first, before any thread starts (setenv and the environment
+  // are not thread-safe) and before any sandbox could look.
+  std::string token_error;
+  const std::string token = TakeHostToken(argc, argv, &token_error);
   // SIGINT/SIGTERM are taken by one thread (every other thread blocks them;
   // the sandboxed programs get them unblocked).
   sigset_t signals;
@@ -123,6 +184,15 @@ int main(int argc, char** argv) {
     int sig = 0;
     sigwait(&signals, &sig);
     g_stop.store(true);
+    // The host ends within 2 s of the signal: it stops its players and
+    // builders in order when it can; a build or a run that holds it longer
+    // is killed with every process of its sandbox (their bwrap dies, and the
+    // sandbox with it; the next start removes the runs' cgroups).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    tarock::stdio::ChildProcess::KillAll();
+    std::fprintf(stderr, "tarock-bothost: stopped (signal %d; its runs killed)\n", sig);
+    std::fflush(stderr);
+    _exit(0);
   }).detach();
 
   tarock::bothost::SandboxOptions sandbox_options;
@@ -133,10 +203,14 @@ int main(int argc, char** argv) {
 
   tarock::bothost::BotHostOptions o;
   o.arena = absl::GetFlag(FLAGS_arena);
-  o.token = tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_host_token), "TAROCK_HOST_TOKEN");
+  o.token = token;
+  if (!token_error.empty()) {
+    std::fprintf(stderr, "tarock-bothost: %s\n", token_error.c_str());
+    return 2;
+  }
   if (o.token.empty()) {
-    std::fprintf(stderr, "tarock-bothost: no host token: give --host_token or set TAROCK_HOST_TOKEN "
-                         "(from `tarock-arena-cli hosts add NAME`)\n");
+    std::fprintf(stderr, "tarock-bothost: no host token: give --host_token_file, --host_token or "
+                         "set TAROCK_HOST_TOKEN (from `tarock-arena-cli hosts add NAME`)\n");
     return 2;
   }
   o.name = absl::GetFlag(FLAGS_name);

@@ -95,6 +95,12 @@ bool HostedBots::HeldBy(int64_t bot_id, int64_t host_id, absl::Time now) {
          now - it->second.seen <= options_.host_lease;
 }
 
+bool HostedBots::Given(int64_t bot_id, int64_t id, int64_t host_id, absl::Time now) {
+  if (!HeldBy(bot_id, host_id, now)) return false;
+  const std::vector<int64_t>& given = holders_[bot_id].given;
+  return std::find(given.begin(), given.end(), id) != given.end();
+}
+
 std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity) {
   const absl::Time now = absl::Now();
   std::map<int64_t, Held> by_bot;
@@ -135,7 +141,15 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
     const bool free = it == holders_.end() || now - it->second.seen > options_.host_lease;
     if (!mine && !free) continue;
     if (capacity > 0 && held >= capacity) continue;
-    holders_[bot_id] = Holder{host.id, now};
+    // The versions given: those of every sync since this host took the bot
+    // (a build given by one sync is reported after the next), the newest 8.
+    Holder& holder = holders_[bot_id];
+    std::vector<int64_t> given = mine ? std::move(holder.given) : std::vector<int64_t>{};
+    holder = Holder{host.id, now, {}};
+    for (const std::optional<VersionRow>& v : {h.newest, h.ready})
+      if (v && std::find(given.begin(), given.end(), v->id) == given.end()) given.push_back(v->id);
+    if (given.size() > 8) given.erase(given.begin(), given.end() - 8);
+    holder.given = std::move(given);
     ++held;
     h.bot = *bot;
     if (h.newest) version_bots_[h.newest->id] = bot_id;
@@ -150,6 +164,10 @@ absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
   absl::MutexLock lock(&mu_);
   if (!HeldBy(v->bot_id, host.id, absl::Now()))
     return absl::PermissionDeniedError("this host does not hold the version's bot");
+  if (!Given(v->bot_id, id, host.id, absl::Now()))
+    return absl::PermissionDeniedError(
+        "this version was not given to this host (only the bot's newest and ready versions, "
+        "as the syncs of this host named them)");
   return v;
 }
 
@@ -223,6 +241,8 @@ absl::StatusOr<VersionRow> HostedBots::ReportBuild(const HostRow& host, int64_t 
     absl::MutexLock lock(&mu_);
     if (!HeldBy(v->bot_id, host.id, absl::Now()))
       return absl::PermissionDeniedError("this host does not hold the version's bot");
+    if (!Given(v->bot_id, id, host.id, absl::Now()))
+      return absl::PermissionDeniedError("this version was not given to this host to build");
   }
   if (v->status != "building")
     return absl::FailedPreconditionError(absl::StrCat("version ", id, " is ", v->status));

@@ -86,9 +86,14 @@ class HostedBots {
   // are frozen (its final runs) is held at the newest version that was ready
   // at the freeze: nothing newer is built or played until the final is over.
   std::vector<Held> Sync(const HostRow& host, int capacity);
-  // A version's content, for the host that holds its bot: PERMISSION_DENIED otherwise.
+  // A version's content, for the host that holds its bot and was given that
+  // version (the bot's newest or its ready one) by a Sync since it took the
+  // bot: PERMISSION_DENIED otherwise (another host's bot, an older version
+  // never given: what a stolen host token can fetch is what that host was
+  // assigned, no more).
   absl::StatusOr<VersionRow> Fetch(const HostRow& host, int64_t id);
-  // The holder reports a build. FAILED_PRECONDITION when not building.
+  // The holder reports the build of a version a Sync gave it
+  // (PERMISSION_DENIED otherwise). FAILED_PRECONDITION when not building.
   absl::StatusOr<VersionRow> ReportBuild(const HostRow& host, int64_t id, bool ok,
                                          const std::string& log);
   // For the gateway: the bot `name` as played by the host with `token`
@@ -141,7 +146,13 @@ class HostedBots {
   struct Holder {
     int64_t host_id = 0;
     absl::Time seen;
+    // The versions its syncs gave (newest, ready) since it took the bot, the newest 8.
+    std::vector<int64_t> given;
   };
+  // Was version `id` of `bot_id` given to `host_id` by a Sync since it took
+  // the bot, and does that host still hold it?
+  bool Given(int64_t bot_id, int64_t id, int64_t host_id, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<BotRow> OwnedBot(const std::string& bot, const std::string& token);
   bool HeldBy(int64_t bot_id, int64_t host_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -225,5 +225,55 @@ TEST(HostedBotsTest, SeatAccountsComeFromTheHolderAndAreBounded) {
   fs::remove_all(dir);
 }
 
+// A host token obtains only what the arena gave that host (issue 44):
+// another host's bot is refused at Fetch, ReportBuild and the gateway's door;
+// of its own bots, only the versions its syncs named.
+TEST(HostedBotsTest, AHostTokenObtainsOnlyWhatItsHostWasGiven) {
+  const fs::path dir = FreshDir("hosted_bots_scope");
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  BotRow rival_row = HostedBot(kHostedEndpoint, "slovenian-4p");
+  rival_row.name = "rival";
+  absl::StatusOr<BotRow> mine = (*store)->AddBot(HostedBot(kHostedEndpoint, "slovenian-4p"));
+  absl::StatusOr<BotRow> rival = (*store)->AddBot(rival_row);
+  ASSERT_TRUE(mine.ok() && rival.ok());
+  absl::StatusOr<int64_t> old_version = (*store)->AddVersion(OneByteVersion(mine->id), 5);
+  ASSERT_TRUE(old_version.ok());
+  ASSERT_TRUE((*store)->SetVersionStatus(*old_version, "ready", "").ok());
+  absl::StatusOr<int64_t> ready = (*store)->AddVersion(OneByteVersion(mine->id), 5);
+  ASSERT_TRUE(ready.ok());
+  ASSERT_TRUE((*store)->SetVersionStatus(*ready, "ready", "").ok());
+  absl::StatusOr<int64_t> rival_version = (*store)->AddVersion(OneByteVersion(rival->id), 5);
+  ASSERT_TRUE(rival_version.ok());  // building
+  HostedBots hosted(store->get());
+  absl::StatusOr<std::string> t1 = hosted.AddHost("h1");
+  absl::StatusOr<std::string> t2 = hosted.AddHost("h2");
+  ASSERT_TRUE(t1.ok() && t2.ok());
+  absl::StatusOr<HostRow> h1 = hosted.AuthenticateHost(*t1);
+  absl::StatusOr<HostRow> h2 = hosted.AuthenticateHost(*t2);
+  ASSERT_TRUE(h1.ok() && h2.ok());
+  // h2 syncs first and takes both bots; h1 gets none while h2 is live.
+  ASSERT_EQ(hosted.Sync(*h2, 0).size(), 2u);
+  EXPECT_TRUE(hosted.Sync(*h1, 0).empty());
+  // h1's token: nothing of h2's bots.
+  EXPECT_EQ(hosted.Fetch(*h1, *rival_version).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hosted.Fetch(*h1, *ready).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hosted.ReportBuild(*h1, *rival_version, false, "spoilt").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hosted.AuthenticateHostedBot(*t1, "rival").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // h2's own: the versions its syncs named, not an older one.
+  EXPECT_TRUE(hosted.Fetch(*h2, *ready).ok());
+  EXPECT_TRUE(hosted.Fetch(*h2, *rival_version).ok());
+  EXPECT_EQ(hosted.Fetch(*h2, *old_version).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hosted.ReportBuild(*h2, *old_version, false, "x").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(hosted.AuthenticateHostedBot(*t2, "rival").ok());
+  absl::StatusOr<VersionRow> built = hosted.ReportBuild(*h2, *rival_version, true, "built");
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->status, "ready");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tarock::arena

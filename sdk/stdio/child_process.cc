@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +19,8 @@
 
 namespace tarock::stdio {
 namespace {
+
+constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
 
 // The process groups of live children, for KillAll.
 constexpr int kMaxChildren = 4096;
@@ -55,6 +59,16 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  if (setup.env) {
+    for (const std::string& e : *setup.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  rlim_t fd_top = 65536;
+  if (struct rlimit nofile; getrlimit(RLIMIT_NOFILE, &nofile) == 0) fd_top = nofile.rlim_max;
+  if (fd_top == RLIM_INFINITY || fd_top > (rlim_t{1} << 20)) fd_top = rlim_t{1} << 20;
+  int highest_pass = 2;
+  for (const auto& [fd, as] : setup.pass_fds) highest_pass = std::max(highest_pass, as);
   int err_fd = -1;
   if (!stderr_path.empty()) {
     err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -76,17 +90,34 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);
-    if (setup.pass_fd >= 0 && dup2(setup.pass_fd, setup.pass_fd_as) < 0) _exit(127);
+    // Each passed descriptor first goes above every target number (so that
+    // none is overwritten by another's dup2), then to its own.
+    for (const auto& [fd, as] : setup.pass_fds) {
+      const int high = fcntl(fd, F_DUPFD_CLOEXEC, highest_pass + 1);
+      if (high < 0 || dup2(high, as) < 0) _exit(127);
+    }
     if (setup.in_child && !setup.in_child()) {
       int e = errno;
       (void)!write(exec_err[1], &e, sizeof e);
       _exit(127);
     }
-    // Leave nothing else of the bridge open in the child (gRPC sockets).
-    for (int fd = 3; fd < 1024; ++fd)
-      if (fd != exec_err[1] && (setup.pass_fd < 0 || fd != setup.pass_fd_as)) close(fd);
+    // Leave nothing else of the parent open in the child (gRPC sockets, log
+    // files), whatever its number: every descriptor above 2 is marked
+    // close-on-exec (exec_err[1] already is, and must stay open until exec),
+    // then the passed ones are unmarked.
+    if (syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) != 0) {
+      // Kernels before 5.11: one by one, up to the highest number there may
+      // be (the limit as it was before `in_child` could lower it).
+      for (rlim_t fd = 3; fd < fd_top; ++fd)
+        if (static_cast<int>(fd) != exec_err[1]) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    }
+    for (const auto& [fd, as] : setup.pass_fds) fcntl(as, F_SETFD, 0);
     signal(SIGPIPE, SIG_DFL);
-    execvp(args[0], args.data());
+    if (setup.env) {
+      execvpe(args[0], args.data(), envp.data());
+    } else {
+      execvp(args[0], args.data());
+    }
     int e = errno;
     (void)!write(exec_err[1], &e, sizeof e);
     _exit(127);

@@ -14,7 +14,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,9 +32,14 @@ struct ChildSetup {
   // async-signal-safe calls (the parent may be threaded). Returns false with
   // errno set to fail the start.
   std::function<bool()> in_child;
-  // A descriptor the child inherits as `pass_fd_as` (all others are closed).
-  int pass_fd = -1;
-  int pass_fd_as = 1000;
+  // Descriptors the child inherits, as (descriptor here, its number in the
+  // child); every other descriptor but 0, 1 and 2 is closed, whatever its
+  // number. The numbers in the child must be above 2 and distinct.
+  std::vector<std::pair<int, int>> pass_fds;
+  // The child's whole environment ("NAME=VALUE"); unset, it inherits this
+  // process's. A sandbox gives an empty one, so that nothing of the parent's
+  // environment (a token) reaches the sandbox's own processes.
+  std::optional<std::vector<std::string>> env;
   // Replaces ExitDescription's wording once the child is reaped (wait status).
   std::function<std::string(int status)> describe_exit;
   // Every thread of the child and of whatever it started (the sandbox lists

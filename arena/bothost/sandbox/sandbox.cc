@@ -15,6 +15,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -162,6 +163,18 @@ absl::StatusOr<std::string> BuildFilter() {
     return absl::InternalError("seccomp rule for socket failed");
   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1,
                    SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  // Refused with ENOSYS (as a kernel without them; libraries fall back):
+  //  - io_uring: its operations (a socket, a connect) bypass the socket rule above;
+  //  - sysinfo, ustat, statfs, fstatfs: machine-wide counters (free and shared
+  //    memory, load, processes, free blocks of the host's disks) that every
+  //    sandbox of the machine sees change: a channel between two of them.
+  for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register", "sysinfo",
+                           "ustat", "statfs", "fstatfs"}) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0)
+      return absl::InternalError(absl::StrCat("seccomp rule for ", name, " failed"));
+  }
   int fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
   if (fd < 0) return absl::InternalError("memfd_create failed");
   if (seccomp_export_bpf(ctx, fd) != 0) {
@@ -179,6 +192,57 @@ absl::StatusOr<std::string> BuildFilter() {
 }
 
 std::atomic<int64_t> g_run_counter{0};
+
+// A sealed memfd holding `text`, read from its start (for bwrap --ro-bind-data,
+// which reads it to the end); -1 on failure.
+int DataFd(const std::string& text) {
+  int fd = memfd_create("tarock-sandbox-data", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (!text.empty() && write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    close(fd);
+    return -1;
+  }
+  lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+// The machine-wide counters of /proc a sandboxed process reads instead of the
+// host's, as (path, neutral content): each is the same in every run (of the
+// same limits), so one run cannot signal another through them. /proc/meminfo
+// shows the run's memory limit as all there is and all free; /proc/stat the
+// host's CPUs, all idle and never used.
+std::vector<std::pair<std::string, std::string>> NeutralProc(const SandboxLimits& l, int cpus) {
+  const int64_t kb = l.memory_bytes >> 10;
+  std::string meminfo;
+  for (const char* key : {"MemTotal", "MemFree", "MemAvailable"})
+    absl::StrAppend(&meminfo, key, ":", std::string(16 - std::strlen(key), ' '), kb, " kB\n");
+  for (const char* key : {"Buffers", "Cached", "SwapCached", "Active", "Inactive", "SwapTotal",
+                          "SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem",
+                          "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables",
+                          "CommitLimit", "Committed_AS"})
+    absl::StrAppend(&meminfo, key, ":", std::string(16 - std::strlen(key), ' '), 0, " kB\n");
+  std::string stat = "cpu  0 0 0 0 0 0 0 0 0 0\n";
+  for (int i = 0; i < cpus; ++i) absl::StrAppend(&stat, "cpu", i, " 0 0 0 0 0 0 0 0 0 0\n");
+  absl::StrAppend(&stat, "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\n"
+                         "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n");
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"/proc/meminfo", meminfo},
+      {"/proc/stat", stat},
+      {"/proc/loadavg", "0.00 0.00 0.00 1/1 1\n"},
+  };
+  // Counters of the whole machine with no neutral form a program needs: empty.
+  for (const char* path :
+       {"/proc/vmstat", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
+        "/proc/slabinfo", "/proc/diskstats", "/proc/partitions", "/proc/interrupts",
+        "/proc/softirqs", "/proc/schedstat", "/proc/sched_debug", "/proc/timer_list",
+        "/proc/swaps", "/proc/locks", "/proc/key-users", "/proc/keys", "/proc/kallsyms",
+        "/proc/modules", "/proc/mounts_stat", "/proc/allocinfo", "/proc/kpageflags",
+        "/proc/kpagecount", "/proc/kpagecgroup", "/proc/latency_stats", "/proc/cmdline",
+        "/proc/consoles", "/proc/uptime", "/proc/vmallocinfo", "/proc/iomem", "/proc/ioports",
+        "/proc/dma", "/proc/mtrr", "/proc/cgroups"})
+    if (Exists(path)) files.push_back({path, ""});
+  return files;
+}
 
 }  // namespace
 
@@ -371,9 +435,17 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
       }
     }
   }
-  // The read-only system view.
+  // A host running as root makes each run's network namespace itself (in the
+  // child, before bwrap): its loopback stays down, since bwrap brings up the
+  // loopback of the namespaces it makes. Without root, bwrap's (loopback up,
+  // reachable only by io_uring and AF_INET sockets, which the filter refuses).
+  sandbox->own_netns_ = geteuid() == 0;
+  sandbox->cpus_ = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  // The read-only system view: /usr but /usr/local (the host's own programs,
+  // this one's install included: an empty folder instead).
   std::vector<std::string>& a = sandbox->system_args_;
   a = {"--ro-bind", "/usr", "/usr"};
+  if (Exists("/usr/local")) a.insert(a.end(), {"--size", "4096", "--tmpfs", "/usr/local"});
   for (const char* link : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
     char target[4096];
     ssize_t n = readlink(link, target, sizeof target - 1);
@@ -458,8 +530,13 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
 
   // bwrap's command line.
   std::vector<std::string> argv = {options_.bwrap,
-                                   "--unshare-all",  // ipc, pid, net, uts, cgroup
+                                   "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+                                   "--unshare-cgroup-try",
                                    "--unshare-user",
+                                   // The program is PID 1 of its PID namespace:
+                                   // no bwrap process (whose /proc/PID/environ
+                                   // and cmdline are the host's) is visible in it.
+                                   "--as-pid-1",
                                    "--die-with-parent",
                                    "--new-session",
                                    "--disable-userns",
@@ -468,13 +545,42 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
                                    "--gid", absl::StrCat(options_.gid),
                                    "--hostname", "sandbox",
                                    "--clearenv"};
+  if (!own_netns_) argv.push_back("--unshare-net");
   argv.insert(argv.end(), system_args_.begin(), system_args_.end());
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--size",
                            absl::StrCat(l.tmpfs_bytes), "--tmpfs", "/tmp"});
+  // The machine-wide counters of /proc: neutral copies (each a memfd passed
+  // as a descriptor of its own, from 1001 on), and /proc/pressure,
+  // /proc/sys (file-nr, inode-nr, dentry-state, ...) and the folders below
+  // empty.
+  std::vector<std::pair<int, int>> data_fds;  // (memfd here, number in bwrap)
+  auto close_data = [&data_fds] {
+    for (const auto& [fd, as] : data_fds) close(fd);
+  };
+  for (const auto& [path, text] : NeutralProc(l, cpus_)) {
+    int fd = DataFd(text);
+    if (fd < 0) {
+      close_data();
+      return absl::InternalError("cannot make the sandbox's /proc files");
+    }
+    const int as = 1001 + static_cast<int>(data_fds.size());
+    data_fds.push_back({fd, as});
+    argv.insert(argv.end(), {"--ro-bind-data", absl::StrCat(as), path});
+  }
+  // /proc/irq (each interrupt's count), /proc/fs (ext4's free blocks per
+  // group), /proc/driver, /proc/acpi, /proc/bus, /proc/tty, /proc/scsi: the
+  // machine's, none a program needs.
+  for (const char* dir : {"/proc/pressure", "/proc/sys", "/proc/irq", "/proc/fs", "/proc/driver",
+                          "/proc/acpi", "/proc/bus", "/proc/tty", "/proc/scsi"})
+    if (Exists(dir)) argv.insert(argv.end(), {"--size", "4096", "--tmpfs", dir, "--remount-ro", dir});
   for (const auto& [from, to] : spec.ro_binds) argv.insert(argv.end(), {"--ro-bind", from, to});
   for (const auto& [from, to] : spec.rw_binds) argv.insert(argv.end(), {"--bind", from, to});
   argv.insert(argv.end(), {"--remount-ro", "/"});  // bwrap's own root is a tmpfs
-  argv.insert(argv.end(), {"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv",
+  // /dev (and /dev/shm in it) read-only: /tmp is the one writable place
+  // (with the spec's read-write binds), bounded by its size.
+  argv.insert(argv.end(), {"--remount-ro", "/dev"});
+  if (Exists("/usr/local")) argv.insert(argv.end(), {"--remount-ro", "/usr/local"});
+  argv.insert(argv.end(), {"--setenv", "PATH", "/usr/bin:/bin", "--setenv",
                            "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8"});
   for (const std::string& e : spec.env) {
     size_t eq = e.find('=');
@@ -486,9 +592,13 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
 
   // The filter travels in a memfd of its own (bwrap reads it to the end).
   int filter_fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
-  if (filter_fd < 0) return absl::InternalError("memfd_create failed");
+  if (filter_fd < 0) {
+    close_data();
+    return absl::InternalError("memfd_create failed");
+  }
   if (write(filter_fd, filter_.data(), filter_.size()) != static_cast<ssize_t>(filter_.size())) {
     close(filter_fd);
+    close_data();
     return absl::InternalError("cannot write the seccomp program");
   }
   lseek(filter_fd, 0, SEEK_SET);
@@ -500,6 +610,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     if (fd < 0) {
       for (int f : procs_fds) close(f);
       close(filter_fd);
+      close_data();
       return absl::UnavailableError(absl::StrCat("cannot open ", dir, "/cgroup.procs"));
     }
     procs_fds.push_back(fd);
@@ -509,9 +620,13 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   const rlim_t nofile = l.open_files;
   const rlim_t fsize = l.file_bytes;
   stdio::ChildSetup setup;
-  setup.pass_fd = filter_fd;
-  setup.pass_fd_as = 1000;
-  setup.in_child = [procs_fds, uid, gid, nofile, fsize]() -> bool {
+  setup.pass_fds = data_fds;
+  setup.pass_fds.push_back({filter_fd, 1000});
+  // bwrap starts with an empty environment: the host's (a token, whatever the
+  // operator exported) reaches no process of the run, bwrap's own included.
+  setup.env.emplace();
+  const bool own_netns = own_netns_;
+  setup.in_child = [procs_fds, uid, gid, nofile, fsize, own_netns]() -> bool {
     // Join the run's cgroups (as root, before dropping to the user).
     char pid[24];
     int len = 0;
@@ -537,6 +652,10 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);  // the host may block some
+    // The run's network namespace, made as root: nothing in it, its
+    // loopback down, and no capability over it inside (bwrap's user
+    // namespace is a child of the host's).
+    if (own_netns && unshare(CLONE_NEWNET) != 0) return false;
     if (getuid() == 0 || geteuid() == 0) {
       if (setgroups(0, nullptr) != 0) return false;
       if (setgid(gid) != 0) return false;
@@ -558,10 +677,21 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     return Ids(list);
   };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
+  // The log is the host's alone (0600): the program writes it through the
+  // descriptor it was given, but cannot open it again by /proc/self/fd/2 to
+  // read what an earlier run appended there.
+  if (!spec.stderr_path.empty()) {
+    int log_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (log_fd >= 0) {
+      fchmod(log_fd, 0600);
+      close(log_fd);
+    }
+  }
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
       stdio::ChildProcess::Start(argv, err, std::move(setup));
   for (int f : procs_fds) close(f);
   close(filter_fd);
+  close_data();
   if (!child.ok()) return child.status();
   if (state_out != nullptr) *state_out = state;
   return child;

@@ -6,14 +6,26 @@
 // written.
 //
 // What a process started here is guaranteed NOT to have:
-//  - any network: a new network namespace with nothing in it (not even a
-//    loopback that is up); sockets other than AF_UNIX fail with EACCES, so it
-//    can talk to its host only over the pipes it was given (stdin, stdout);
+//  - any network: a new network namespace with nothing in it (its loopback
+//    down: made by the host when it is root, since bwrap brings up the
+//    loopback of the namespaces it makes); sockets other than AF_UNIX fail
+//    with EACCES and io_uring with ENOSYS, so it can talk to its host only
+//    over the pipes it was given (stdin, stdout);
+//  - anything of the host's process: bwrap starts with an empty environment
+//    (the program's is PATH, HOME, LANG and the spec's), the program is PID 1
+//    of its PID namespace (no bwrap process, whose environ and cmdline are
+//    the host's, is visible), and no descriptor but 0, 1 and 2 is inherited;
 //  - any of the host's files but the read-only system (/usr and the /bin,
-//    /lib... links, /etc/ld.so.cache, /etc/alternatives), the read-only binds
-//    the spec names, a private /proc and a minimal /dev; its only writable place
-//    is a private tmpfs at /tmp of `tmpfs_bytes` (plus the read-write binds the
-//    spec names, for a build's output);
+//    /lib... links, /etc/ld.so.cache, /etc/alternatives; /usr/local is an
+//    empty folder), the read-only binds the spec names, a private /proc and a
+//    read-only minimal /dev; its only writable place is a private tmpfs at
+//    /tmp of `tmpfs_bytes` (plus the read-write binds the spec names, for a
+//    build's output);
+//  - the machine-wide counters one sandbox could signal another through:
+//    /proc/meminfo, /proc/stat, /proc/loadavg are neutral and the same in
+//    every run, /proc/vmstat, diskstats, ... empty, /proc/pressure and
+//    /proc/sys empty folders; sysinfo, statfs, fstatfs, ustat fail with ENOSYS
+//    (what remains, CPU timing and the page cache: docs/security.md);
 //  - privileges: it runs as `uid`/`gid` (default 65534, nobody) outside as well
 //    as inside (the host drops to it before bwrap, even when the host runs as
 //    root, so files the host's root owns stay closed), no capabilities, no new
@@ -32,9 +44,10 @@
 //    (RLIMIT_NOFILE), bytes per file written, its standard error log included
 //    (RLIMIT_FSIZE, with SIGXFSZ ignored: writes beyond fail), and the wall time
 //    of Run (then "timed out").
-// Every process of one run is stopped together: bwrap's init is PID 1 of the
-// run's PID namespace, so when the program ends (or its bwrap is killed) every
-// child it left dies with it; the run's cgroups are then emptied and removed.
+// Every process of one run is stopped together: the program is PID 1 of the
+// run's PID namespace, so when it ends (or its bwrap is killed: the program
+// gets SIGKILL, --die-with-parent) the kernel kills every child it left; the
+// run's cgroups are then emptied and removed.
 //
 // Needs: bwrap, unprivileged user namespaces, and cgroups the host may create
 // (root, or a delegated subtree): cgroup v1 (memory, pids, cpu) where those are
@@ -152,6 +165,8 @@ class Sandbox {
   std::string filter_;                // the BPF program for bwrap --seccomp
   std::string cgroup_version_;        // "v1" or "v2"
   std::vector<std::string> system_args_;  // the read-only system view
+  bool own_netns_ = false;  // each run's network namespace made by the host (root), not bwrap
+  int cpus_ = 1;            // the host's CPUs, as the neutral /proc/stat lists them
 };
 
 }  // namespace tarock::bothost

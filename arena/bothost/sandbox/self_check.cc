@@ -75,6 +75,27 @@ std::vector<SelfCheckLine> CheckSandbox(const Sandbox& sandbox) {
                                       ok ? "none seen" : out.empty() ? o.text : out)});
     if (!lines.back().text.empty() && lines.back().text.back() == '\n') lines.back().text.pop_back();
   }
+  {
+    // Nothing of the host's process (issue 44): the program is PID 1, no
+    // process holds a TAROCK_ variable (the host token), /dev/shm is
+    // read-only, /proc/meminfo is the sandbox's neutral one.
+    std::string out;
+    SandboxOutcome o = RunProbe(
+        sandbox,
+        {"/bin/sh", "-c",
+         "[ \"$$\" = 1 ] || echo NOT-PID-1; for p in /proc/[0-9]*; do "
+         "tr '\\0' '\\n' < \"$p/environ\" 2>/dev/null | grep -q '^TAROCK_' && echo \"TOKEN-IN $p\"; "
+         "done; (echo x > /dev/shm/x) 2>/dev/null && echo SHM-WRITABLE; "
+         "grep -q '^Shmem: *0 kB' /proc/meminfo || echo HOST-MEMINFO; echo done"},
+        {}, &out);
+    const bool ok = o.cause == SandboxCause::kExited && out == "done\n";
+    lines.push_back({ok, absl::StrCat("the host's process, environment and counters are out of a "
+                                      "program's sight: ",
+                                      ok ? "it is PID 1, sees no token, /dev/shm read-only, "
+                                           "/proc/meminfo neutral"
+                                         : out.empty() ? o.text : out)});
+    if (!lines.back().text.empty() && lines.back().text.back() == '\n') lines.back().text.pop_back();
+  }
   // The CPU and network probes run bash, for its clock and /dev/tcp.
   const bool have_bash = std::filesystem::exists("/bin/bash");
   if (have_bash) {
