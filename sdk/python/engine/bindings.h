@@ -57,8 +57,16 @@ class StateGuard {
   PyState& s_;
 };
 
+// Raises RuntimeError when another thread has the state (StateGuard); for calls
+// that keep the GIL throughout.
+void CheckNotBusy(const PyState& s);
+
+// A new PyState of `game` holding `state`.
+std::shared_ptr<PyState> WrapState(std::shared_ptr<const PyGame> game, std::unique_ptr<State> state);
+
 // Raises the status as a Python exception (the engine's message): ValueError
-// for InvalidArgument, NotFound and OutOfRange; RuntimeError otherwise. No-op
+// for InvalidArgument, NotFound and OutOfRange; NotImplementedError for
+// Unimplemented; RuntimeError otherwise. No-op
 // when ok.
 void ThrowIfError(const absl::Status& status);
 
