@@ -18,6 +18,7 @@ assert te.__file__.startswith(sys.prefix), te.__file__
 g = te.Game("slovenian-3p")
 s = g.new_hand(seed=5)
 n = s.random_playout(1)
+assert s.is_terminal and len(s.scores) == 3
 print(te.__version__, n, s.scores)
 """
 
@@ -37,4 +38,4 @@ def test_wheel_installs_offline_into_a_fresh_venv(tmp_path: Path) -> None:
                          text=True, timeout=60, env=env, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     version, decisions, _ = run.stdout.split(" ", 2)
-    assert int(decisions) > 10
+    assert version == "0.1.0" and int(decisions) > 0
