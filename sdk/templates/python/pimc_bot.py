@@ -5,8 +5,8 @@ At a decision with a choice it samples complete hands that fit everything its
 seat has seen, tries each legal action in each of them, finishes the hand with
 random play (in C++), and takes the action with the best mean score. Bidding,
 announcements and kontra it leaves alone (pass where it may: random play
-cannot judge a contract); where no sample can be made it takes the first
-legal action.
+cannot judge a contract); where no sample can be made it lays away its
+cheapest card or takes the first legal action.
 
     tarock match --variant slovenian-4p me=py:pimc_bot.py h1=tarock-bot-heuristic ...
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import time
 
-from tarock_bot import Bot, Situation
+from tarock_bot import Bot, Situation, card_value
 
 SEARCHED = {"play", "discard", "talon", "king-call"}
 
@@ -37,7 +37,7 @@ class PimcBot(Bot):
         try:
             worlds = s.samples(self.worlds, self.rng)
         except (NotImplementedError, ValueError):  # no sampler here, or no deal fits
-            return s.legal[0]
+            return self.fallback(s)
         deadline = time.monotonic() + min(self.budget_s, s.time_left_ms / 4000)
         total = {a: 0.0 for a in s.legal}
         for world in worlds:
@@ -49,6 +49,12 @@ class PimcBot(Bot):
             if time.monotonic() > deadline:
                 break
         return max(s.legal, key=lambda a: total[a])
+
+    def fallback(self, s: Situation) -> str:
+        discards = [a for a in s.legal if a.startswith("discard ")]
+        if discards:  # lay away the cheapest card
+            return min(discards, key=lambda a: card_value(a.split()[1]))
+        return s.legal[0]
 
 
 def make_bot() -> Bot:
