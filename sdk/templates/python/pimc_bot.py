@@ -3,7 +3,8 @@ information Monte Carlo over the referee's own engine (tarock_engine).
 
 At a decision with a choice it samples complete hands that fit everything its
 seat has seen, tries each legal action in each of them, finishes the hand with
-random play (in C++), and takes the action with the best mean score. Bidding,
+random play (in C++), and takes the action with the best mean score (its own
+score minus the others' mean). Bidding,
 announcements and kontra it leaves alone (pass where it may: random play
 cannot judge a contract); where no sample can be made it lays away its
 cheapest card or takes the first legal action.
@@ -45,7 +46,8 @@ class PimcBot(Bot):
                 after = world.clone()
                 after.apply(action)
                 after.random_playout(self.rng.getrandbits(64))
-                total[action] += after.scores[s.seat]
+                scores = after.scores  # ours against the others' mean: defenders often score 0
+                total[action] += scores[s.seat] - (sum(scores) - scores[s.seat]) / (len(scores) - 1)
             if time.monotonic() > deadline:
                 break
         return max(s.legal, key=lambda a: total[a])

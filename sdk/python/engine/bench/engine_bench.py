@@ -79,11 +79,14 @@ def main() -> int:
         return 1000
 
     # A decision in the middle of the play, from seat 0's side: the sampler's work.
-    mid = game.new_hand(seed=3)
     rng = random.Random(3)
-    while not mid.is_terminal and (mid.phase != "play" or len(mid.history) < 12 or mid.current_seat != 0):
-        la = mid.legal_actions()
-        mid.apply(la[rng.randrange(len(la))])
+    for seed in range(3, 1000):
+        mid = game.new_hand(seed=seed)
+        while not mid.is_terminal and (mid.phase != "play" or len(mid.history) < 12 or mid.current_seat != 0):
+            la = mid.legal_actions()
+            mid.apply(la[rng.randrange(len(la))])
+        if not mid.is_terminal:
+            break
     sampler = te.Sampler(game, mid.decision_request_proto(mid.current_seat))
 
     def samples_one() -> int:
