@@ -174,7 +174,7 @@ py::dict InfoToDict(const VariantInfo& info) {
 // The action `a` (int index or text) as an engine Action of `g`'s space;
 // ValueError/TypeError when it names nothing of the space.
 Action ToAction(const PyGame& g, py::handle a) {
-  if (PyLong_Check(a.ptr())) {
+  if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
     int overflow = 0;
     const long long i = PyLong_AsLongLongAndOverflow(a.ptr(), &overflow);
     if (overflow != 0 || i < 0 || i >= g.space.size())
@@ -383,6 +383,12 @@ void RegisterGame(py::module_& m) {
            [](std::shared_ptr<PyGame> g, const std::string& json, std::optional<int> upto) {
              absl::StatusOr<HandRecord> rec = ParseHandRecord(json);
              ThrowIfError(rec.status());
+             absl::StatusOr<Options> opts = Registry::Global().CompleteOptions(rec->variant, rec->options);
+             ThrowIfError(opts.status());
+             if (rec->variant != g->game->info().name || *opts != g->game->options())
+               throw py::value_error(absl::StrCat(
+                   "the record is of ", rec->variant, " with other options than this game (",
+                   g->game->info().name, "): use tarock_engine.replay, or the record's Game"));
              auto state = WrapState(g, NewHandOrThrow(*g, rec->deal, rec->setup));
              const int n = static_cast<int>(rec->actions.size());
              const int stop = upto ? std::min(*upto, n) : n;

@@ -102,6 +102,10 @@ def test_bad_input_is_one_exception_and_changes_nothing() -> None:
         state.apply(2**80)
     with pytest.raises(TypeError, match="not float"):
         state.apply(1.0)
+    with pytest.raises(TypeError, match="not bool"):
+        state.apply(True)
+    with pytest.raises(ValueError, match="other options"):
+        te.Game("slovenian-4p", {"imperator": "off"}).from_record(before)
     with pytest.raises(ValueError, match="apply_many: action 1"):
         state.apply_many([game.action_index("pass"), game.action_index("play T21")])
     with pytest.raises(RuntimeError, match="not over"):
