@@ -521,7 +521,7 @@ void RegisterGame(py::module_& m) {
         return py::module_::import("json").attr("loads")(ObservationToJson(s.state->Observe(seat)));
       }, py::arg("seat"),
       "What `seat` may know now, as a dict: the fields of the protocol's Observation (the "
-      "JSON a stdio bot reads), with `legal` when the seat is to act.")
+      "engine's JSON of it), with `legal` when the seat is to act.")
       .def("observation_proto", [](const PyState& s, int seat) {
         CheckNotBusy(s);
         CheckSeat(s, seat);
@@ -558,7 +558,10 @@ void RegisterGame(py::module_& m) {
         CheckNotBusy(s);
         return DealToDict(s.state->GetDeal());
       }, "The deal this hand started from: hands, talon, deck (westfest).")
-      .def_property_readonly("dealer", [](const PyState& s) { return s.state->Setup().dealer; })
+      .def_property_readonly("dealer", [](const PyState& s) {
+        CheckNotBusy(s);
+        return s.state->Setup().dealer;
+      })
       .def_property_readonly("setup", [](const PyState& s) {
         CheckNotBusy(s);
         const HandSetup setup = s.state->Setup();
