@@ -440,14 +440,27 @@ void RegisterGame(py::module_& m) {
         for (Action a : legal) out.push_back(s.game->game->ActionToString(a));
         return out;
       }, "The legal actions in the protocol's text.")
-      .def("legal_mask", [](const PyState& s) {
+      .def("legal_mask", [](const PyState& s, std::optional<py::array> out) {
         CheckNotBusy(s);
-        py::array_t<bool> mask(s.game->space.size());
+        py::array_t<bool> mask;
+        if (out) {
+          // Written in place: no allocation per decision.
+          if (!py::isinstance<py::array_t<bool>>(*out) || out->ndim() != 1 ||
+              out->shape(0) != s.game->space.size() || !(out->flags() & py::array::c_style) ||
+              !out->writeable())
+            throw py::value_error(absl::StrCat("legal_mask: out must be a writable contiguous 1-d "
+                                               "bool array of ", s.game->space.size(), " entries"));
+          mask = py::reinterpret_borrow<py::array_t<bool>>(*out);
+        } else {
+          mask = py::array_t<bool>(s.game->space.size());
+        }
         ActionList legal;
         s.state->LegalActions(&legal);
         s.game->space.Mask(legal, reinterpret_cast<uint8_t*>(mask.mutable_data()));
         return mask;
-      }, "A numpy bool array over the action space: True where legal.")
+      }, py::arg("out") = py::none(),
+      "A numpy bool array over the action space: True where legal. With `out` (a bool array "
+      "of num_actions entries) it is written there and returned.")
       .def("apply", [](PyState& s, py::handle action) {
         CheckNotBusy(s);
         ApplyChecked(s, ToAction(*s.game, action));

@@ -7,6 +7,7 @@ import json
 import random
 import threading
 
+import numpy as np
 import pytest
 
 from engine_testlib import SEATS, VARIANTS
@@ -25,6 +26,8 @@ def play_random(state: te.State, rng: random.Random) -> int:
         assert [game.action_index(t) for t in text] == legal
         mask = state.legal_mask()
         assert mask.dtype == bool and mask.shape == (game.num_actions,)
+        out = np.ones(game.num_actions, dtype=bool)
+        assert state.legal_mask(out=out) is out and (out == mask).all()
         assert sorted(mask.nonzero()[0].tolist()) == sorted(legal)
         k = rng.randrange(len(legal))
         state.apply(legal[k] if n % 2 else text[k])
@@ -108,6 +111,8 @@ def test_bad_input_is_one_exception_and_changes_nothing() -> None:
         te.Game("slovenian-4p", {"imperator": "off"}).from_record(before)
     with pytest.raises(ValueError, match="apply_many: action 1"):
         state.apply_many([game.action_index("pass"), game.action_index("play T21")])
+    with pytest.raises(ValueError, match="legal_mask: out"):
+        state.legal_mask(out=np.zeros(game.num_actions, dtype=np.int8))
     with pytest.raises(RuntimeError, match="not over"):
         state.scores
     with pytest.raises(ValueError, match="seat 4 is not a seat"):
