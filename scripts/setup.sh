@@ -14,6 +14,7 @@ packages=(
   chromium chromium-driver python3-selenium
   prometheus-cpp-dev prometheus
   python3-venv python3-pip python3-setuptools python3-wheel
+  pybind11-dev python3-dev python3-numpy
   clang libfuzzer-14-dev
   libpqxx-dev postgresql
   bubblewrap libseccomp-dev libzip-dev
