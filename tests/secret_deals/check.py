@@ -262,7 +262,8 @@ http_routes = {
     "/static/(.+)": [], "/play": [], "/play/": [], "/play/([^/]+)": [],  # files and page shells
     "/bots/([^/]+)": ["/bots/spy"], "/events/([^/]+)": [], "/ladders/([0-9]+)": [],
     "/matches/([^/]+)": [f"/matches/{done_id}"],
-    # event streams (live_hub.h): a withheld table is not announced; checked below
+    # event streams (live_hub.h): a duplicate table runs with public_events off, so
+    # its stream carries no play (not read here: a stream does not end)
     "/api/live/matches/([A-Za-z0-9_.-]+)": [], "/api/live": [],
 }
 registered = set()
