@@ -22,6 +22,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "referee/core/match_runner.h"
+#include "referee/engine/deal_seed.h"
+#include "referee/engine/random.h"
 #include "referee/engine/record.h"
 #include "referee/engine/registry.h"
 #include "referee/server/grpc_bot_connection.h"
@@ -338,6 +340,63 @@ INSTANTIATE_TEST_SUITE_P(Variants, SpyTest,
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+// Issue 44: a seat's view of a finished hand gives nothing about the next. Every
+// seat is a listening bot that keeps each hand record it gets and tries the
+// published attack (invert the record's hand seed for the match seed, deal the
+// next hand from it); it exits 3 and writes the leak file when it predicts its
+// next hand. With a salt (the arena's) and without (local tools).
+TEST(RefereeProcessTest, AFinishedHandsRecordPredictsNoLaterDeal) {
+  for (const std::string salt : {"", "00112233445566778899aabbccddeeff"}) {
+    SCOPED_TRACE(salt);
+    const uint64_t seed = 0x5EED44;
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / absl::StrCat("tarock_predict_", getpid())).string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::vector<BotProcess> bots;
+    std::vector<std::string> endpoints;
+    for (int i = 0; i < 4; ++i) {
+      bots.push_back(StartBot("faulty_bot", {"--mode", "predict", "--leak_file", dir + "/leak",
+                                             absl::StrCat("--records_file=", dir, "/records-", i)}));
+      endpoints.push_back(bots.back().endpoint);
+    }
+    const int hands = 8;
+    v1::MatchSpec spec = Spec("slovenian-4p", endpoints, hands, seed);
+    spec.set_seed_salt(salt);
+    Outcome o = RunMatch(spec);
+    ASSERT_TRUE(o.finished.ok()) << o.finished.status();
+    EXPECT_FALSE(std::filesystem::exists(dir + "/leak")) << "a seat predicted its next hand";
+    // Every number the match's secret gives: the seed and each hand's seeds.
+    std::vector<std::string> secrets = {absl::StrCat(seed)};
+    for (int h = 0; h <= hands; ++h)
+      for (int k = 0; k < 4; ++k) {
+        secrets.push_back(absl::StrCat(DealSeed(seed, salt, h, k)));
+        secrets.push_back(absl::StrCat(HandSeed(seed, h)));
+      }
+    if (!salt.empty()) secrets.push_back(salt);
+    for (int i = 0; i < 4; ++i) {
+      std::ifstream in(absl::StrCat(dir, "/records-", i));
+      std::string line;
+      int seen = 0;
+      while (std::getline(in, line)) {
+        ++seen;
+        json j = json::parse(line);
+        EXPECT_FALSE(j.contains("seed")) << "seat " << i << ": " << line;
+        for (const std::string& x : secrets)
+          EXPECT_FALSE(absl::StrContains(line, x)) << "seat " << i << " got " << x << ": " << line;
+      }
+      EXPECT_GE(seen, hands) << "seat " << i << " got no hand records";
+    }
+    // The published record names the deal's key, and it replays.
+    json record = json::parse(o.finished->record_json());
+    EXPECT_EQ(record["seed"].get<uint64_t>(), seed);
+    if (!salt.empty()) EXPECT_EQ(record["seed_salt"], salt);
+    EXPECT_EQ(record["deals"][0]["seed"].get<uint64_t>(), DealSeed(seed, salt, 0, 0));
+    ExpectRecordReplays(o.finished->record_json(), hands);
+    std::filesystem::remove_all(dir);
+  }
+}
 
 // The body of GET `path` on 127.0.0.1:PORT ("" when the request fails).
 std::string HttpGet(int port, const std::string& path) {

@@ -46,7 +46,7 @@ SPY_LOG=$tmp/spy.jsonl SPY_GATE=$tmp/gate PYTHONPATH=$build/python \
 wait_port "$sp" || bad "spy never opened: $(cat "$tmp/spy.log")"
 cli bots add spy --endpoint "127.0.0.1:$sp" --variants slovenian-4p --owner test >/dev/null || bad "bots add spy"
 
-export TAROCK_TEST_TMP=$tmp TAROCK_BIN=$bin TAROCK_HTTP=127.0.0.1:$hp TAROCK_GRPC=127.0.0.1:$ap
+export TAROCK_SRC=$src TAROCK_TEST_TMP=$tmp TAROCK_BIN=$bin TAROCK_HTTP=127.0.0.1:$hp TAROCK_GRPC=127.0.0.1:$ap
 if timeout 240 /usr/bin/python3 "$src/tests/secret_deals/check.py" "$build/python"; then ok; else
   bad "secret deals (see above)"
   echo "--- arena log"; tail -20 "$tmp/arena.log"

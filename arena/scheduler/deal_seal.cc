@@ -25,6 +25,14 @@ absl::StatusOr<SealedSeed> SealSeed(uint64_t seed) {
   return out;
 }
 
+SealedSeed SealDerivedSeed(uint64_t seed) {
+  SealedSeed out;
+  out.seed = seed;
+  out.salt = SeedCommitment(seed, "salt").substr(0, 32);
+  out.commitment = SeedCommitment(seed, out.salt);
+  return out;
+}
+
 absl::StatusOr<SealedSeed> NewSealedSeed() {
   absl::StatusOr<uint64_t> seed = net::SecureRandomSeed();
   if (!seed.ok()) return seed.status();

@@ -15,7 +15,8 @@
 //   printf 'tarock-seed:v1:%s:%s' SEED SALT | sha256sum
 //
 // Every table of a duplicate set shares one seed and one salt, so one
-// commitment.
+// commitment. The seed and the salt together are the key of the match's deals
+// (referee/engine/deal_seed.h): 192 secret bits.
 //
 // Thread-safety: every function is thread-safe.
 
@@ -39,8 +40,14 @@ struct SealedSeed {
 // A fresh random seed with its salt and commitment.
 absl::StatusOr<SealedSeed> NewSealedSeed();
 
-// A seed chosen by the caller (an organiser's --seed), sealed with a fresh salt.
+// A seed chosen by the caller, sealed with a fresh salt.
 absl::StatusOr<SealedSeed> SealSeed(uint64_t seed);
+
+// A seed derived from an organiser's --seed, sealed with a salt derived from
+// it too (the first 32 hex digits of SeedCommitment(seed, "salt")), so that
+// the organiser's seed reproduces every deal (the salt is half of the deals'
+// key, referee/engine/deal_seed.h). Such deals are as secret as that seed.
+SealedSeed SealDerivedSeed(uint64_t seed);
 
 // The commitment to `seed` under `salt` (see above).
 std::string SeedCommitment(uint64_t seed, absl::string_view salt);

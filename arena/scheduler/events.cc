@@ -287,8 +287,11 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         std::map<std::string, double> per_hand;  // bot -> mean per hand in the match
       };
       std::vector<Played> played;
-      for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
-        if (m.status != "done") continue;
+      const std::vector<MatchRow> final_matches = store_->TournamentMatches(row.final_tournament_id);
+      const std::vector<bool> shown = DealsPublic(final_matches);  // results sealed with their deal
+      for (size_t i = 0; i < final_matches.size(); ++i) {
+        const MatchRow& m = final_matches[i];
+        if (m.status != "done" || !shown[i]) continue;
         Played p;
         std::map<std::string, std::pair<double, int>> sum;
         for (const SeatRow& seat : store_->SeatsOf(m.id)) {

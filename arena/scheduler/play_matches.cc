@@ -67,7 +67,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
   job.match.variant = r.variant;
   job.match.kind = "play";
   {
-    absl::StatusOr<SealedSeed> sealed = r.seed != 0 ? SealSeed(r.seed) : NewSealedSeed();
+    absl::StatusOr<SealedSeed> sealed = r.seed != 0 ? SealDerivedSeed(r.seed) : NewSealedSeed();
     if (!sealed.ok()) return sealed.status();
     job.match.seed = sealed->seed;
     job.match.seed_salt = sealed->salt;

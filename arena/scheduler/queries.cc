@@ -6,6 +6,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -215,6 +216,29 @@ bool Scheduler::DealPublic(const MatchRow& m) {
   return (m.status == "done" || m.status == "failed") && store_->CountUnfinishedWithSeed(m.seed) == 0;
 }
 
+std::vector<bool> Scheduler::DealsPublic(const std::vector<MatchRow>& matches) {
+  std::map<uint64_t, bool> seed_open;  // seed -> no table dealt from it unfinished
+  std::vector<bool> out;
+  out.reserve(matches.size());
+  for (const MatchRow& m : matches) {
+    if (m.status != "done" && m.status != "failed") {
+      out.push_back(false);
+      continue;
+    }
+    auto it = seed_open.find(m.seed);
+    if (it == seed_open.end())
+      it = seed_open.emplace(m.seed, store_->CountUnfinishedWithSeed(m.seed) == 0).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Scheduler::PublicRecordOf(const MatchRow& m) {
+  if (m.status != "done" || !DealPublic(m))
+    return absl::FailedPreconditionError("the deal of this match is not public yet");
+  return store_->RecordOf(m.id);
+}
+
 absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
   absl::StatusOr<MatchRow> m = store_->GetMatch(id);
   if (!m.ok()) return m.status();
@@ -263,18 +287,23 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
       seat->set_bot(spec.seats(s).name());
     }
   }
+  // A table's result (totals, places, faults, forfeits, hands played) is
+  // sealed with its cards: a twin table still playing the deal would learn
+  // how it went (docs/security.md, "Secret deals").
+  if (!deal_public) out.set_hands(0);
   for (const SeatRow& s : seats) {
     v1::ArenaSeat* seat = out.add_seats();
     seat->set_seat(s.seat);
     seat->set_bot(s.bot);
+    seat->set_version_id(s.version_id);
+    if (!deal_public) continue;
     seat->set_total(s.total);
     seat->set_faults(s.faults);
     seat->set_forfeited(s.forfeited);
     seat->set_rank(s.rank);
-    seat->set_version_id(s.version_id);
   }
   if (with_record && m->status == "done" && deal_public) {
-    absl::StatusOr<std::string> record = store_->RecordOf(m->id);
+    absl::StatusOr<std::string> record = PublicRecordOf(*m);
     if (record.ok()) out.set_record_json(*record);
   }
   return out;

@@ -673,6 +673,9 @@ bool Scheduler::RunOnReferees(Job job) {
         break;
       }
     }
+    // The salt is half of the deals' key (deal_seed.h): the referee deals
+    // from (seed, salt), both secret until the deal is public.
+    job.spec.set_seed_salt(job.match.seed_salt);
     // Recorded before the referee deals (the attempt's only record, failed or
     // not), so that a restart knows the attempt was made.
     store_->RecordAttempt(job.match.id, referee, attempts).IgnoreError();

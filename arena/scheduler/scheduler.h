@@ -243,7 +243,17 @@ class Scheduler {
   // Secret deals (deal_seal.h): whether `match`'s deal may be shown (seed,
   // salt, record): it is finished and no other table dealt from its seed is
   // pending or running.
+  // This is the one rule of when anything of a match's play is public: its
+  // seed and salt, its record (every card and action, the faults' details),
+  // and its result (totals, places, faults, forfeits), on every route (HTTP,
+  // gRPC, pages, exports, standings, statistics). The store's
+  // kDealPublicSql is the same rule for aggregates computed in SQL.
   bool DealPublic(const MatchRow& match);
+  // DealPublic of each match, with one store query per distinct seed.
+  std::vector<bool> DealsPublic(const std::vector<MatchRow>& matches);
+  // The stored record of a finished match whose deal is public;
+  // FAILED_PRECONDITION before (every public read of a record goes here).
+  absl::StatusOr<std::string> PublicRecordOf(const MatchRow& match);
   // The running matches' public view for spectators (live_hub.h).
   LiveHub& live() { return live_; }
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);

@@ -184,8 +184,9 @@ std::vector<TestMatch> TestJob::MakeBlock(int64_t block) const {
     // Sealed like every deal. The salt is derived from the test's secret seed
     // (MakeBlock cannot fail, and a block made again after a restart must
     // commit to the same salt).
-    m.match.seed_salt = SeedCommitment(seed, "salt").substr(0, 32);
-    m.match.seed_commitment = SeedCommitment(seed, m.match.seed_salt);
+    const SealedSeed sealed = SealDerivedSeed(seed);
+    m.match.seed_salt = sealed.salt;
+    m.match.seed_commitment = sealed.commitment;
     v1::MatchSpec& spec = m.spec;
     spec.set_match_id(m.match.id);
     spec.set_variant(config_.variant());
@@ -199,6 +200,7 @@ std::vector<TestMatch> TestJob::MakeBlock(int64_t block) const {
     }
     spec.set_num_hands(n_);
     spec.set_seed(seed);
+    spec.set_seed_salt(m.match.seed_salt);
     spec.set_withhold_hand_records(true);  // the block's other seatings play the deal too
     *spec.mutable_time_control() = config_.time_control();
     spec.mutable_fault_policy()->set_max_faults(0);  // never forfeit: every deal stays comparable

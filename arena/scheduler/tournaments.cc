@@ -134,7 +134,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::ScheduleTournament(
       // One sealed seed per duplicate set (every rotation of this deal):
       // fresh random bits, or derived from the organiser's seed when given.
       absl::StatusOr<SealedSeed> sealed =
-          r.seed() != 0 ? SealSeed(HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d))
+          r.seed() != 0 ? SealDerivedSeed(HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d))
                         : NewSealedSeed();
       if (!sealed.ok()) return sealed.status();
       const uint64_t seed = sealed->seed;
@@ -279,10 +279,15 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   std::vector<MatchRow> matches = store_->TournamentMatches(id);
   info.set_matches_total(static_cast<int>(matches.size()));
   int done = 0, failed = 0;
-  for (const MatchRow& m : matches) {
+  // A table's result counts once its deal is public (DealPublic): its twins
+  // of a duplicate set still playing the deal must not read how it went.
+  const std::vector<bool> shown = DealsPublic(matches);
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const MatchRow& m = matches[i];
     if (m.status == "failed") ++failed;
     if (m.status != "done") continue;
     ++done;
+    if (!shown[i]) continue;
     std::vector<SeatRow> seats = store_->SeatsOf(m.id);
     // Per-hand scores as stored with the seats; results stored before schema
     // version 2 have them only in the record.

@@ -162,8 +162,7 @@ grpc::Status ArenaService::ExportRecords(grpc::ServerContext* context,
     if (!alive || context->IsCancelled()) return;
     if (!r->variant().empty() && m.variant != r->variant()) return;
     // Secret deals: a table whose deal another table still plays waits.
-    if (!scheduler_->DealPublic(m)) return;
-    absl::StatusOr<std::string> record = store_->RecordOf(m.id);
+    absl::StatusOr<std::string> record = scheduler_->PublicRecordOf(m);
     if (!record.ok()) return;
     v1::ExportedRecord out;
     out.set_json_line(*record);

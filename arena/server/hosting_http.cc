@@ -114,7 +114,7 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     for (const VersionRow& v : *versions) list.push_back(VersionJson(v, owner));
     return JsonBody(200, json{{"versions", list}, {"owner", owner}});
   });
-  server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/faults)", [store](const HttpRequest& req) {
+  server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/faults)", [store, scheduler](const HttpRequest& req) {
     absl::StatusOr<BotRow> bot = store->FindBot(req.matches[1]);
     if (!bot.ok()) return JsonFromStatus(bot.status());
     MatchFilter filter;
@@ -122,8 +122,14 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     filter.status = "done";
     int64_t total = 0;
     json faults = json::array();
-    for (const MatchRow& m : store->ListMatchesPage(filter, 0, 200, &total)) {
+    const std::vector<MatchRow> page = store->ListMatchesPage(filter, 0, 200, &total);
+    // A fault's detail may name the bot's cards (an illegal "action" can be
+    // its whole hand): only matches whose deal is public (DealPublic).
+    const std::vector<bool> shown = scheduler->DealsPublic(page);
+    for (size_t i = 0; i < page.size(); ++i) {
+      const MatchRow& m = page[i];
       if (faults.size() >= 20) break;
+      if (!shown[i]) continue;
       std::vector<int> seats;
       std::map<int, int64_t> versions;
       for (const SeatRow& s : store->SeatsOf(m.id))
@@ -132,7 +138,7 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
           versions[s.seat] = s.version_id;
         }
       if (seats.empty()) continue;
-      absl::StatusOr<std::string> record = store->RecordOf(m.id);
+      absl::StatusOr<std::string> record = scheduler->PublicRecordOf(m);
       if (!record.ok()) continue;
       json r = json::parse(*record, nullptr, false);
       if (!r.is_object() || !r.contains("faults") || !r["faults"].is_array()) continue;

@@ -902,6 +902,11 @@ std::vector<MatchRow> SqlStore::UnfinishedMatches() {
   return out;
 }
 
+// Scheduler::DealPublic in SQL, for a finished match `m`: no table dealt from
+// its seed is unfinished (its results are sealed with its cards until then).
+constexpr char kDealPublicSql[] =
+    "NOT EXISTS (SELECT 1 FROM matches u WHERE u.seed = m.seed AND u.status IN ('pending', 'running'))";
+
 int64_t SqlStore::CountUnfinishedWithSeed(uint64_t seed) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
@@ -1064,8 +1069,8 @@ std::vector<BotVariantStatsRow> SqlStore::BotStats(int64_t bot_id) {
          "SUM(s.defender_hands), SUM(s.defender_won), SUM(s.defender_score), SUM(s.decisions), "
          "SUM(s.decision_ms), SUM(s.faults), ", dialect_.group_concat, "(s.fault_kinds, ',') "
          "FROM match_seats s JOIN matches m ON m.id = s.match_id "
-         "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play' "
-         "GROUP BY m.variant ORDER BY m.variant"));
+         "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play' AND ", kDealPublicSql,
+         " GROUP BY m.variant ORDER BY m.variant"));
   s.Bind(1, bot_id);
   std::vector<BotVariantStatsRow> out;
   while (s.Step() == kRow) {

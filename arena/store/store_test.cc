@@ -605,7 +605,8 @@ TEST_P(StoreTest, HostedVersionsKeepTheNewestAndSeatsNameThem) {
 }
 
 TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
-  for (int i = 0; i < 7; ++i) Insert(absl::StrCat("M", i));
+  // Each its own deal (seed): statistics count a match once its deal is public.
+  for (int i = 0; i < 7; ++i) Insert(absl::StrCat("M", i), 100 + i);
   MatchCommit c = Result("M1");
   c.result.seats[1].fault_kinds = "timeout:2,illegal:1";
   c.result.seats[1].faults = 3;
@@ -669,6 +670,17 @@ TEST_P(StoreTest, MatchPagesFilterCountAndPage) {
   }
   std::vector<TournamentSummaryRow> none = store_->ListTournaments(10);
   EXPECT_TRUE(none.empty());
+  // A table whose deal another table still plays (same seed, pending) is not
+  // counted until that one finishes (docs/security.md, "Secret deals").
+  Insert("M7", 105);  // M5's deal, M5 still pending
+  ASSERT_TRUE(store_->CommitMatch("M7", Result("M7").result, Rate).ok());
+  stats = store_->BotStats(bots_[1]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 2);
+  ASSERT_TRUE(store_->CommitMatch("M5", Result("M5").result, Rate).ok());
+  stats = store_->BotStats(bots_[1]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 4);
 }
 
 // Issue 30: a bot's statistics count hand scores and the end-of-match

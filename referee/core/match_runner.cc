@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/match.h"
+#include "referee/engine/deal_seed.h"
 #include "referee/engine/random.h"
 #include "referee/engine/public_view.h"
 #include "referee/engine/record.h"
@@ -65,12 +66,13 @@ v1::RefereeMessage HandStartMessage(const MatchProgress::NextHand& next, int sea
 }
 
 // The fallback for a seat that failed to decide: uniform over the legal
-// actions, from a generator that depends only on the match seed and the place
-// in the match, so re-running a spec reproduces it.
-Action FallbackAction(const State& state, uint64_t match_seed, int hand_index, int action_index) {
+// actions, from a generator keyed by the match's secret and the place in the
+// match (deal_seed.h: nothing of it says anything about a deal), so re-running
+// a spec reproduces it.
+Action FallbackAction(const State& state, const v1::MatchSpec& spec, int hand_index, int action_index) {
   ActionList legal;
   state.LegalActions(&legal);
-  Rng rng(HandSeed(HandSeed(match_seed ^ 0x6661756c74ULL, hand_index), action_index));
+  Rng rng(FallbackSeed(spec.seed(), spec.seed_salt(), hand_index, action_index));
   return legal.items[rng.Below(static_cast<uint32_t>(legal.size))];
 }
 
@@ -220,6 +222,7 @@ void MatchRunner::Start(const v1::MatchSpec& raw_spec, EventSink on_event, Cance
   MatchOptions mo;
   mo.num_hands = spec->num_hands();
   mo.seed = spec->seed();
+  mo.salt = spec->seed_salt();
   absl::StatusOr<MatchProgress> progress = MatchProgress::Start(**game, mo);
   if (!progress.ok()) return done(progress.status());
   Play(started, *std::move(spec), *std::move(game), *std::move(progress), std::move(on_event),
@@ -311,6 +314,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
   record["variant"] = spec.variant();
   record["options"] = options;
   record["seed"] = spec.seed();
+  if (!spec.seed_salt().empty()) record["seed_salt"] = spec.seed_salt();
   record["num_hands"] = spec.num_hands();
   record["time_control"] = {{"per_decision_ms", tc.per_decision_ms()},
                             {"match_bank_ms", tc.match_bank_ms()},
@@ -435,7 +439,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
         }
       }
       if (!have_action) {
-        chosen = FallbackAction(*state, spec.seed(), next.hand_index, action_index);
+        chosen = FallbackAction(*state, spec, next.hand_index, action_index);
         if (fault != v1::FAULT_KIND_UNSPECIFIED) {
           v1::Fault f;
           f.set_seat(s);
@@ -483,8 +487,17 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
     HandResult result = state->Result();
     HandRecord hand_record = RecordOf(*game, *state, next.seed);
     hand_record.scores = result.scores;
-    // Serialized once: the match record and every seat's HandResult use it.
+    // Serialized once for the match record, and once for every seat's
+    // HandResult without the hand's seed: a seat learns the deal it has just
+    // played and nothing from which another deal could be computed
+    // (docs/security.md, "Secret deals").
     const std::string hand_record_json = HandRecordToJson(hand_record);
+    std::string seat_record_json;
+    if (!spec.withhold_hand_records()) {
+      HandRecord seat_record = hand_record;
+      seat_record.seed.reset();
+      seat_record_json = HandRecordToJson(seat_record);
+    }
     json hand_json = json::parse(hand_record_json);
     hand_json["hand_index"] = next.hand_index;
     if (result.redeal) hand_json["redeal"] = true;
@@ -507,7 +520,7 @@ DetachedTask<absl::StatusOr<v1::MatchFinished>> MatchRunner::Play(
       hr->set_partner(result.partner);
       hr->set_redeal(result.redeal);
       hr->set_counts_as_hand(result.redeal && result.counts_as_hand);
-      if (!spec.withhold_hand_records()) hr->set_record_json(hand_record_json);
+      if (!spec.withhold_hand_records()) hr->set_record_json(seat_record_json);
     }
     for (int s = 0; s < n; ++s) {
       if (!seats[s].forfeited) seats[s].connection->Send(hand_result);

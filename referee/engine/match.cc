@@ -1,6 +1,7 @@
 #include "referee/engine/match.h"
 
 #include "absl/strings/str_cat.h"
+#include "referee/engine/deal_seed.h"
 #include "referee/engine/random.h"
 
 namespace tarock {
@@ -28,8 +29,7 @@ absl::StatusOr<MatchProgress> MatchProgress::Start(const Game& game, const Match
 MatchProgress::NextHand MatchProgress::Next() const {
   NextHand h;
   h.hand_index = hand_index_;
-  h.seed = HandSeed(options_.seed, static_cast<uint64_t>(hand_index_));
-  if (attempt_ > 0) h.seed = HandSeed(h.seed, static_cast<uint64_t>(attempt_));
+  h.seed = DealSeed(options_.seed, options_.salt, hand_index_, attempt_);
   h.setup.dealer = (options_.first_dealer + hand_index_) % num_seats_;
   h.setup.forced_klop = forced_klop_next_;
   bool any = false;

@@ -13,8 +13,9 @@
 //    same hand index. After MatchOptions::max_redeals such deals in a row the
 //    match ends early, normally, with the totals so far (ended_early()).
 //
-// Seeds: attempt k of hand i is dealt from HandSeed(seed, i) when k = 0, and
-// from HandSeed(HandSeed(seed, i), k) after k void deals. The dealer of hand i
+// Seeds: attempt k of hand i (k void deals before it) is dealt from
+// DealSeed(seed, salt, i, k) (deal_seed.h: a keyed PRF of the match's secret,
+// so one hand's seed or cards say nothing of another's). The dealer of hand i
 // is (first_dealer + i) mod the number of seats.
 //
 // Thread-safety: a plain value; not thread-safe.
@@ -34,6 +35,9 @@ namespace tarock {
 struct MatchOptions {
   int num_hands = 0;       // must be a positive multiple of the number of seats
   uint64_t seed = 0;
+  // With `seed`, the key of the deals (deal_seed.h); the arena's is 128
+  // random bits in 32 hex digits, local tools leave it empty.
+  std::string salt = {};
   int first_dealer = 0;
   // Void deals dealt again in a row after which the match ends early (with the
   // totals so far). By chance alone (no tarocks) this never happens; with bots

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "referee/engine/deal_seed.h"
 #include "referee/engine/random.h"
 #include "referee/engine/random_play.h"
 #include "referee/engine/registry.h"
@@ -103,7 +104,7 @@ TEST(MatchTest, RandomMatchesAddUp) {
 
 // Issue 18: three players who pass every bid in tapp-tarock-classic. Under
 // thrown_in=hand (the default) every deal is thrown in and counts as one of the
-// match's hands (scores 0, the deal passes on, hand i gets HandSeed(seed, i)):
+// match's hands (scores 0, the deal passes on, hand i gets DealSeed(seed, salt, i, 0)):
 // the match ends with exactly num_hands hands and totals 0. Under
 // thrown_in=redeal the first hand is dealt again and again until max_redeals
 // ends the match early, with the reason in ended_early().
@@ -136,7 +137,7 @@ TEST(MatchTest, AllPassClassicMatchEndsWithItsHandsOrEarlyUnderRedeal) {
       EXPECT_EQ(m.redeals(), 6);
       for (int i = 0; i < 6; ++i) {
         EXPECT_EQ(dealers[i], i % 3) << i;               // the deal passes on
-        EXPECT_EQ(seeds[i], HandSeed(11, i)) << i;        // the match's deal sequence
+        EXPECT_EQ(seeds[i], DealSeed(11, "", i, 0)) << i;  // the match's deal sequence
       }
     } else {
       EXPECT_EQ(played, 7);
@@ -145,6 +146,28 @@ TEST(MatchTest, AllPassClassicMatchEndsWithItsHandsOrEarlyUnderRedeal) {
       EXPECT_EQ(m.ended_early(), "7 void deals in a row (the limit is 7)");
     }
   }
+}
+
+// deal_seed.h: the definition pinned (the Python engine and the published
+// records depend on it; values from Python's hmac), the salt and every
+// coordinate change the seed, and the match deals attempt k of hand i from it.
+TEST(DealSeedTest, IsHmacSha256OfTheKeyAndTheHand) {
+  EXPECT_EQ(DealSeed(42, "", 0, 0), 15964215859783419059ULL);
+  EXPECT_EQ(DealSeed(42, "00112233445566778899aabbccddeeff", 3, 1), 7475915338060282057ULL);
+  EXPECT_EQ(FallbackSeed(42, "", 0, 5), 15207884193646862879ULL);
+  EXPECT_NE(DealSeed(42, "a", 0, 0), DealSeed(42, "b", 0, 0));
+  EXPECT_NE(DealSeed(42, "", 0, 1), DealSeed(42, "", 1, 0));
+  EXPECT_NE(DealSeed(42, "", 1, 0), DealSeed(43, "", 1, 0));
+  auto game = *Registry::Global().Create("slovenian-4p");
+  MatchOptions o;
+  o.num_hands = 4;
+  o.seed = 42;
+  o.salt = "00112233445566778899aabbccddeeff";
+  MatchProgress m = *MatchProgress::Start(*game, o);
+  const MatchProgress::NextHand h = m.Next();
+  EXPECT_EQ(h.seed, DealSeed(42, o.salt, 0, 0));
+  EXPECT_EQ(h.deal.hands, game->DealCards(DealSeed(42, o.salt, 0, 0), h.setup.dealer).hands);
+  EXPECT_EQ(h.deal.hands, MatchDeal(*game, 42, o.salt, 0, 0, h.setup.dealer).hands);
 }
 
 }  // namespace

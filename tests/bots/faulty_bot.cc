@@ -17,6 +17,12 @@
 //   spy       plays uniformly random legal actions (seeded by --seed and the
 //             seat), and exits with status 3 (writing --leak_file) if a request
 //             ever names a card of another seat that is still hidden
+//   predict   plays legally and attacks the deals: after every HandResult it
+//             appends the hand record it got to --records_file (one line) and,
+//             if the record names a seed, inverts the old HandSeed (a bijection
+//             of the match seed) and predicts the next hand's cards; it exits
+//             with status 3 (writing --leak_file) when its next hand is the
+//             one predicted
 //   good      plays legally (first legal action)
 //   pass      passes whenever pass is legal, else the first legal action (the
 //             first bot a student writes; in tapp-tarock-classic every deal is
@@ -40,7 +46,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "referee/engine/deal_seed.h"
 #include "referee/engine/random.h"
+#include "nlohmann/json.hpp"
 #include "referee/engine/registry.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
@@ -50,7 +58,9 @@ ABSL_FLAG(int, after, 0, "first decision (0-based) where the mode applies");
 ABSL_FLAG(int, every, 0, "repeat the fault every N decisions after that (0: every one)");
 ABSL_FLAG(int, delay_ms, 1000, "late: how long to sleep");
 ABSL_FLAG(uint64_t, seed, 0, "spy: the match seed");
-ABSL_FLAG(std::string, leak_file, "", "spy: file written when a leak is seen");
+ABSL_FLAG(std::string, leak_file, "", "spy, predict: file written when a leak is seen");
+ABSL_FLAG(std::string, records_file, "", "predict: every hand record received, one a line");
+ABSL_FLAG(std::string, salt, "", "spy: the match's seed salt (MatchSpec.seed_salt)");
 
 namespace tarock {
 namespace {
@@ -72,9 +82,8 @@ class Spy {
     if (!game_) return;
     CardSet mine;
     for (const std::string& c : h.hand()) mine.Add(*ParseCard(c));
-    uint64_t seed = HandSeed(absl::GetFlag(FLAGS_seed), h.hand_index());
     for (int attempt = 0; attempt < 50; ++attempt) {
-      uint64_t s = attempt == 0 ? seed : HandSeed(seed, attempt);
+      const uint64_t s = DealSeed(absl::GetFlag(FLAGS_seed), absl::GetFlag(FLAGS_salt), h.hand_index(), attempt);
       Deal deal = game_->DealCards(s, h.dealer());
       if (deal.hands[seat_] == mine) {
         for (int t = 0; t < static_cast<int>(deal.hands.size()); ++t)
@@ -126,6 +135,74 @@ class Spy {
   CardSet public_;
 };
 
+// The inverse of x -> x * a mod 2^64 for odd a (Newton's iteration).
+uint64_t InverseOdd(uint64_t a) {
+  uint64_t x = a;
+  for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+  return x;
+}
+
+// The inverse of SplitMix64's output mixer: the state it was given.
+uint64_t UnSplitMix64(uint64_t z) {
+  z ^= z >> 31 ^ z >> 62;
+  z *= InverseOdd(0x94D049BB133111EBULL);
+  z ^= z >> 27 ^ z >> 54;
+  z *= InverseOdd(0xBF58476D1CE4E5B9ULL);
+  z ^= z >> 30 ^ z >> 60;
+  return z - 0x9E3779B97F4A7C15ULL;
+}
+
+// The listening bot of issue 44: what can a seat compute from a finished hand?
+class Predictor {
+ public:
+  void StartMatch(const v1::MatchStart& m) {
+    Options options(m.options().begin(), m.options().end());
+    auto game = Registry::Global().Create(m.variant(), options);
+    if (game.ok()) game_ = std::move(*game);
+    seat_ = m.seat();
+    num_seats_ = m.num_seats();
+  }
+  void HandResult(const v1::HandResult& r) {
+    if (!absl::GetFlag(FLAGS_records_file).empty())
+      std::ofstream(absl::GetFlag(FLAGS_records_file), std::ios::app) << r.record_json() << "\n";
+    predicted_.clear();
+    if (!game_ || r.record_json().empty()) return;
+    nlohmann::json j = nlohmann::json::parse(r.record_json(), nullptr, false);
+    if (!j.is_object() || !j.contains("seed") || !j["seed"].is_number()) return;
+    // The published attack: the hand seed is HandSeed(M, i) = SplitMix64 of
+    // M ^ (C * (i + 1)); invert it for M, then deal hand i + 1 from M, by the
+    // old derivation and by the keyed one with an empty salt.
+    const uint64_t seed = j["seed"].get<uint64_t>();
+    const uint64_t i = static_cast<uint64_t>(r.hand_index());
+    const uint64_t m = UnSplitMix64(seed) ^ (0xD1B54A32D192ED03ULL * (i + 1));
+    next_hand_ = r.hand_index() + 1;
+    for (uint64_t s : {HandSeed(m, i + 1), DealSeed(m, "", next_hand_, 0)}) {
+      for (int dealer = 0; dealer < num_seats_; ++dealer)
+        predicted_.push_back(game_->DealCards(s, dealer).hands[seat_]);
+    }
+  }
+  void HandStart(const v1::HandStart& h) {
+    if (predicted_.empty() || h.hand_index() != next_hand_) return;
+    CardSet mine;
+    for (const std::string& c : h.hand()) mine.Add(*ParseCard(c));
+    for (const CardSet& p : predicted_) {
+      if (p == mine) {
+        const std::string what = absl::StrCat("predicted hand ", h.hand_index(), " from the last record");
+        std::fprintf(stderr, "faulty_bot predict: LEAK: %s\n", what.c_str());
+        if (!absl::GetFlag(FLAGS_leak_file).empty()) std::ofstream(absl::GetFlag(FLAGS_leak_file)) << what << "\n";
+        _exit(3);
+      }
+    }
+  }
+
+ private:
+  std::unique_ptr<Game> game_;
+  int seat_ = 0;
+  int num_seats_ = 0;
+  int next_hand_ = -1;
+  std::vector<CardSet> predicted_;
+};
+
 class FaultyBot final : public v1::Bot::Service {
  public:
   grpc::Status Play(grpc::ServerContext* context,
@@ -134,15 +211,19 @@ class FaultyBot final : public v1::Bot::Service {
     const int after = absl::GetFlag(FLAGS_after);
     const int every = absl::GetFlag(FLAGS_every);
     Spy spy;
+    Predictor predictor;
     Rng rng(absl::GetFlag(FLAGS_seed) + 1);
     int decisions = 0;
     v1::RefereeMessage m;
     while (stream->Read(&m)) {
       if (m.has_match_start()) {
         spy.StartMatch(m.match_start());
+        predictor.StartMatch(m.match_start());
         rng = Rng(HandSeed(absl::GetFlag(FLAGS_seed), 1000 + m.match_start().seat()));
       }
       if (m.has_hand_start() && mode == "spy") spy.StartHand(m.hand_start());
+      if (m.has_hand_result() && mode == "predict") predictor.HandResult(m.hand_result());
+      if (m.has_hand_start() && mode == "predict") predictor.HandStart(m.hand_start());
       if (!m.has_decision_request()) continue;
       const v1::DecisionRequest& r = m.decision_request();
       const int k = decisions++;

@@ -4,6 +4,7 @@ Usage: check.py BUILD_PYTHON_DIR, with TAROCK_TEST_TMP, TAROCK_BIN,
 TAROCK_HTTP and TAROCK_GRPC set. Prints what failed and exits non-zero.
 """
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -124,6 +125,11 @@ def hand_seed(match_seed, k):  # referee/engine/random.h HandSeed
     return split_mix(match_seed ^ ((0xD1B54A32D192ED03 * (k + 1)) & M64))
 
 
+def deal_seed(match_seed, salt, hand, attempt):  # referee/engine/deal_seed.h DealSeed
+    key = f"tarock-deal:v2:{match_seed}:{salt}".encode()
+    return int.from_bytes(hmac.new(key, f"{hand}:{attempt}".encode(), hashlib.sha256).digest()[:8], "big")
+
+
 channel = grpc.insecure_channel(GRPC)
 get_match = channel.unary_unary("/tarock.v1.Arena/GetMatch",
                                 request_serializer=arena_pb2.GetMatchRequest.SerializeToString,
@@ -156,7 +162,9 @@ def opened(m, where):
     record = m["record"]
     check(record["seed"] == seed, f"{where}: record seed {record['seed']} != published {seed}")
     d = record["deals"][0]
-    check(d["seed"] == hand_seed(seed, d["hand_index"]), f"{where}: hand 0's seed is not derived from the published one")
+    check(record.get("seed_salt") == m["seed_salt"], f"{where}: the record's salt is not the published one")
+    check(d["seed"] == deal_seed(seed, m["seed_salt"], d["hand_index"], 0),
+          f"{where}: hand 0's seed is not DealSeed of the published seed and salt")
     out = subprocess.run([BIN + "/tarock", "deal", "--variant", m["variant"], "--seed", str(d["seed"]),
                           "--dealer", str(d["dealer"])], capture_output=True, text=True, check=True)
     dealt = json.loads(out.stdout)
@@ -201,8 +209,160 @@ check(not any(str(r.get("match_id", "")).startswith(f"T{tid}-") for r in exporte
       "ExportRecords gave a table's record while another still plays its deal")
 seen_public.extend(json.dumps(r) for r in exported)
 
+
+# --- 1b. Every public route while one table's deal is still played at
+# another (issues 44 item 7 and 48 item 3): the finished table's cards, fault
+# details, totals, places, faults and hands played are sealed with its deal.
+# The spy's first tournament table holds a fault whose detail is its hand.
+done_id = next(m["id"] for m in tournament_matches() if m["status"] == "done")
+SRC = os.environ["TAROCK_SRC"]
+
+
+def no_result(m, where):
+    seen_public.append(json.dumps(m))
+    check(int(m.get("hands") or 0) == 0, f"{where}: hands played shown before the deal is public")
+    for s in m.get("seats", []):
+        for field in ("total", "rank", "faults", "forfeited"):
+            check(s.get(field) in (None, 0, "0", False),
+                  f"{where}: seat {s.get('seat')} {field}={s.get(field)} before the deal is public")
+
+
+def no_marker(text, where):
+    seen_public.append(text)
+    check("LEAK-MARKER" not in text, f"{where}: a sealed table's fault detail (the spy's hand) is served")
+
+
+# The HTTP routes (GET), each with its URLs; a route added to the server and
+# not here fails the coverage check below.
+http_routes = {
+    "/api/matches": ["/api/matches", f"/api/matches?tournament={tid}", "/api/matches?bot=spy",
+                     "/api/matches?status=done", "/api/matches?kind=tournament&limit=1000"],
+    "/api/matches/([A-Za-z0-9_.-]+)": [f"/api/matches/{done_id}"],
+    "/api/matches/([A-Za-z0-9_.-]+)/hands/([0-9]+)/replay": [f"/api/matches/{done_id}/hands/0/replay"],
+    "/api/matches/([A-Za-z0-9_.-]+)/stderr": [f"/api/matches/{done_id}/stderr?bot=spy"],
+    "/api/tournaments": ["/api/tournaments"],
+    "/api/tournaments/([0-9]+)": [f"/api/tournaments/{tid}"],
+    "/api/tests": ["/api/tests"],
+    "/api/tests/([0-9]+)": ["/api/tests/1?path=1"],
+    "/api/ladders": ["/api/ladders"],
+    "/api/leaderboard": ["/api/leaderboard?variant=slovenian-4p"],
+    "/api/bots": ["/api/bots"],
+    "/api/bots/([A-Za-z0-9_.-]+)": ["/api/bots/spy"],
+    "/api/bots/([A-Za-z0-9_.-]+)/stats": ["/api/bots/spy/stats", "/api/bots/r1/stats"],
+    "/api/bots/([A-Za-z0-9_.-]+)/faults": ["/api/bots/spy/faults"],
+    "/api/bots/([A-Za-z0-9_.-]+)/versions": ["/api/bots/spy/versions"],
+    "/api/events": ["/api/events"],
+    "/api/events/([a-z0-9-]+)": ["/api/events/open"],
+    "/api/events/([a-z0-9-]+)/roster": ["/api/events/open/roster"],
+    "/api/events/([a-z0-9-]+)/export": ["/api/events/open/export"],
+    "/api/status": ["/api/status"],
+    "/metrics": ["/metrics"],  # ServeMetrics
+    "/api/play/variants": ["/api/play/variants"],
+    "/api/play/([^/]+)": ["/api/play/nosuch"],
+    "/static/(.+)": [], "/play": [], "/play/": [], "/play/([^/]+)": [],  # files and page shells
+    "/bots/([^/]+)": ["/bots/spy"], "/events/([^/]+)": [], "/ladders/([0-9]+)": [],
+    "/matches/([^/]+)": [f"/matches/{done_id}"],
+    # event streams (live_hub.h): a duplicate table runs with public_events off, so
+    # its stream carries no play (not read here: a stream does not end)
+    "/api/live/matches/([A-Za-z0-9_.-]+)": [], "/api/live": [],
+}
+registered = set()
+sources = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(SRC, "arena")) for f in fs
+           if f.endswith(".cc") and not f.endswith("_test.cc")]
+for full in sources:
+    text = open(full).read()
+    for raw, plain in re.findall(r'server->Get(?:Stream)?\(\s*(?:R"\((.*?)\)"|"([^"]*)")', text):
+        registered.add(raw or plain)
+    for block in re.findall(r'for \(const char\* path : \{([^}]*)\}', text):
+        registered |= set(re.findall(r'"([^"]+)"', block))
+shells = {"/", "/index.html", "/leaderboard", "/leaderboard/([A-Za-z0-9_.-]+)", "/matches", "/bots",
+          "/tournaments", "/tournaments/([0-9]+)", "/tests", "/tests/([0-9]+)", "/ladders", "/events",
+          "/join", "/join/([A-Za-z0-9]+)"}
+registered.add("/metrics")
+check(len(registered) > 20, f"found only {len(registered)} routes in the sources")
+for route in sorted(registered - set(http_routes) - shells):
+    check(False, f"the public route {route} is not in the sealed-deal check (add it to http_routes)")
+for route, urls in http_routes.items():
+    for url in urls:
+        try:
+            with urllib.request.urlopen(HTTP + url, timeout=10) as r:
+                body = r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            body = e.read().decode("utf-8", "replace")
+        no_marker(body, url)
+        try:
+            j = json.loads(body)
+        except ValueError:
+            continue
+        if route == "/api/matches":
+            for m in j.get("matches", []):
+                if m["id"] == done_id:
+                    no_result(m, url)
+        if route == "/api/matches/([A-Za-z0-9_.-]+)":
+            no_result(j, url)
+        if route == "/api/tournaments/([0-9]+)":
+            check(not j.get("standings"), f"{url}: standings from a table whose deal is still played")
+        if route == "/api/bots/([A-Za-z0-9_.-]+)/stats":
+            check(not any(int(v.get("matches", 0)) for v in j.get("variants", [])),
+                  f"{url}: statistics count a table whose deal is still played")
+        if route == "/api/bots/([A-Za-z0-9_.-]+)/faults":
+            check(not j.get("faults"), f"{url}: faults of a table whose deal is still played")
+# gRPC: every read of the Arena service (the others need a token or write).
+grpc_reads = {"GetMatch", "ListMatches", "ExportRecords", "GetTournament", "Leaderboard",
+              "ListBots", "GetBot", "ListLadders", "Status", "GetTest", "ListTests", "ListEvents", "GetEvent"}
+proto = open(os.path.join(SRC, "proto/tarock/v1/arena.proto")).read()
+service = proto[proto.index("service Arena "):]
+service = service[:service.index("\n}")]
+rpcs = set(re.findall(r"rpc (\w+)\(", service))
+writes = {"AddBot", "UpdateBot", "RetireBot", "StartLadder", "StopLadder", "RunTournament", "StartTest",
+          "StopTest", "ListAudit", "CreateEvent", "JoinEvent", "EventRoster", "RegisterRoster",
+          "ReissueEntrantToken", "EnterHouseBot", "WithdrawBot", "ExportEvent", "CloseEvent"}
+for rpc in sorted(rpcs - grpc_reads - writes):
+    check(False, f"the Arena rpc {rpc} is not in the sealed-deal check")
+
+
+def unary(name, req, resp):
+    return channel.unary_unary(f"/tarock.v1.Arena/{name}", request_serializer=req.SerializeToString,
+                               response_deserializer=resp.FromString)
+
+
+def grpc_read(name, request, response_type):
+    try:
+        return unary(name, request, response_type)(request, timeout=10)
+    except grpc.RpcError as e:
+        return None
+
+
+g = grpc_read("GetMatch", arena_pb2.GetMatchRequest(id=done_id, with_record=True), arena_pb2.ArenaMatch)
+check(g is not None and g.hands == 0 and not any(s.total or s.rank or s.faults or s.forfeited for s in g.seats),
+      "gRPC GetMatch gave a sealed table's result")
+lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(tournament_id=int(tid)), arena_pb2.ListMatchesResponse)
+check(lm is not None and not any(s.total or s.rank or s.faults for m in lm.matches for s in m.seats),
+      "gRPC ListMatches gave a sealed table's result")
+gt = grpc_read("GetTournament", arena_pb2.GetTournamentRequest(id=int(tid)), arena_pb2.TournamentInfo)
+check(gt is not None and not gt.standings, "gRPC GetTournament gave standings of a sealed table")
+for name, req, resp in (("GetTest", arena_pb2.GetTestRequest(id=1), arena_pb2.TestInfo),
+                        ("ListBots", arena_pb2.ListBotsRequest(), arena_pb2.ListBotsResponse),
+                        ("GetBot", arena_pb2.GetBotRequest(name="spy"), arena_pb2.BotInfo),
+                        ("ListLadders", arena_pb2.ListLaddersRequest(), arena_pb2.ListLaddersResponse),
+                        ("Status", arena_pb2.StatusRequest(), arena_pb2.StatusResponse),
+                        ("ListTests", arena_pb2.ListTestsRequest(), arena_pb2.ListTestsResponse),
+                        ("ListEvents", arena_pb2.ListEventsRequest(), arena_pb2.ListEventsResponse),
+                        ("GetEvent", arena_pb2.GetEventRequest(slug="open"), arena_pb2.EventInfo),
+                        ("Leaderboard", arena_pb2.LeaderboardRequest(variant="slovenian-4p"),
+                         arena_pb2.LeaderboardResponse)):
+    r = grpc_read(name, req, resp)
+    if r is not None:
+        no_marker(str(r), f"gRPC {name}")
+
 open(os.path.join(TMP, "gate"), "w").close()
 wait(lambda: all(m["status"] == "done" for m in tournament_matches()), 120, "the tournament")
+# Once the deal is public the result and the fault are served.
+m1 = get(f"/api/matches/{done_id}")[1]
+check(any(s.get("faults") for s in m1.get("seats", [])), f"{done_id}: the spy's fault not shown once public")
+check(any("LEAK-MARKER" in f.get("detail", "") for f in get("/api/bots/spy/faults")[1].get("faults", [])),
+      "the faults page does not show the spy's fault once the deal is public")
+check(get(f"/api/tournaments/{tid}")[1].get("standings"), "no standings once every table finished")
 seeds = set()
 records = {}
 for m in tournament_matches():
@@ -271,6 +431,11 @@ for line in spy:
                   f"{line['match']}: a duplicate table's HandResult carried the hand record")
 check(any(l["kind"] == "hand_result" and l["match"].startswith("L") and "record_json" in l["text"]
           for l in spy), "a ladder HandResult lost its record (only duplicate tables withhold it)")
+# Issue 44 item 2: a seat's hand record holds no seed of any kind.
+for line in spy:
+    if line["kind"] == "hand_result":
+        check(not re.search(r"seed\W{0,3}:\s*\d", line["text"]),
+              f"{line['match']}: a HandResult's hand record names a seed")
 
 # --- 4. A person's play match: a stranger cannot open the relayed seat.
 play = post("/api/play", {"variant": "slovenian-4p", "opponents": ["spy", "r1", "r2"]})

@@ -6,6 +6,10 @@ cards it names), so the test can look for anything the seat should not know.
 In the tournament it waits at its first decision of the second match it plays
 until the file $SPY_GATE exists (at most 60 s), so the test can look at the
 arena while one table of a duplicate set has finished and another has not.
+At its first decision of the first tournament match it plays, it answers its
+whole hand as an "action" ("LEAK-MARKER T1 ..."): the fault's detail then holds
+its cards, and the test checks that no public route shows it while the deal
+is still played at another table.
 With $SPY_HOLD_FIRST set it waits so at the first decision of the first match
 it plays instead (tests/redeal_test.sh: the referee is killed meanwhile).
 """
@@ -31,6 +35,8 @@ class Spy(Bot):
     def start_match(self, match) -> None:
         self.match = match
         _matches.append(match.match_id)
+        self.leak_once = match.match_id.startswith("T") and \
+            sum(m.startswith("T") for m in _matches) == 1
         if os.environ.get("SPY_HOLD_FIRST"):
             self.blocked = GATE and len(_matches) == 1
         else:
@@ -50,6 +56,9 @@ class Spy(Bot):
             while not os.path.exists(GATE) and time.time() < deadline:
                 time.sleep(0.05)
             self.blocked = False
+        if self.leak_once:
+            self.leak_once = False
+            return "LEAK-MARKER " + " ".join(str(c) for c in s.hand)
         return s.legal[0]
 
     def end_hand(self, result) -> None:

@@ -31,7 +31,7 @@
   function seatsCell(m) {
     const seats = (m.seats || []).slice().sort((a, b) => a.seat - b.seat);
     return el('span', { class: 'seats-cell' }, seats.map((s, i) => [i ? ', ' : '', el('span', { class: 'seat-chip' },
-      botLink(s.bot), m.status === 'done' ? el('span', { class: 'muted' }, ' ' + signed(s.total)) : null,
+      botLink(s.bot), m.status === 'done' && m.deal_public ? el('span', { class: 'muted' }, ' ' + signed(s.total)) : null,
       s.faults ? el('span', { class: 'bad', title: s.faults + ' faults' }, ' \u26a0' + s.faults) : null)]));
   }
   function kindCell(m) {
@@ -515,8 +515,9 @@
       (recent.matches || []).map((m) => {
         const me = (m.seats || []).find((s) => s.bot === bot.name) || {};
         return { data: m, cells: [matchLink(m.id), el('span', null, m.variant, m.kind === 'play' ? el('span', { class: 'muted' }, ' (play, unrated)') : null),
-          m.status === 'done' ? String(me.rank + 1) + ' / ' + m.seats.length : badge(m.status),
-          m.status === 'done' ? signed(me.total) : '', finishedAgo(m)] };
+          m.status === 'done' && !m.deal_public ? el('span', { class: 'muted', title: 'its deal is still played at another table' }, 'sealed')
+            : m.status === 'done' ? String(me.rank + 1) + ' / ' + m.seats.length : badge(m.status),
+          m.status === 'done' && m.deal_public ? signed(me.total) : '', finishedAgo(m)] };
       }), { empty: 'No match yet.', reflow: true })), el('p', null, el('a', { href: '/matches?bot=' + encodeURIComponent(bot.name) }, 'All matches of ' + bot.name + ' \u2192')))));
     await faultPanel(bot);
     if (bot.dial_in) await hostedPanel(bot);

@@ -141,7 +141,7 @@
       }
       main.append(el('div', { class: 'notice' }, match.status === 'failed' ? 'This match failed: ' + match.error
         : match.status === 'done' && !match.deal_public
-          ? 'This deal is still being played at another table of its duplicate set; its record is shown when every table has finished.'
+          ? 'This deal is still being played at another table of its duplicate set; its record and its result (totals, places, faults) are shown when every table has finished.'
           : 'This match has no record yet (status ' + match.status + ').'), stderrPanel(match, seats, keptStderr));
       // A finished table of a duplicate set turns into its record once the
       // set's last table has finished (asked again every 3 s while shown).
