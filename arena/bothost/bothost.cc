@@ -412,6 +412,15 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
                               std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) return absl::UnavailableError(absl::StrCat("cannot copy the Python SDK from ",
                                                        options_.python_sdk, ": ", ec.message()));
+    // The engine module (docs/python.md) beside it, when the build made it: a
+    // hosted Python bot imports tarock_engine as it imports tarock_bot.
+    if (std::filesystem::is_directory(options_.python_sdk + "/tarock_engine")) {
+      std::filesystem::copy(options_.python_sdk + "/tarock_engine", copy + "/tarock_engine",
+                            std::filesystem::copy_options::recursive |
+                                std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) return absl::UnavailableError(absl::StrCat("cannot copy the engine module from ",
+                                                         options_.python_sdk, ": ", ec.message()));
+    }
     for (auto& e : std::filesystem::recursive_directory_iterator(options_.work_dir + "/sdk"))
       chmod(e.path().c_str(), e.is_directory() ? 0755 : 0644);
     chmod((options_.work_dir + "/sdk").c_str(), 0755);

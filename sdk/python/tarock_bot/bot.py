@@ -84,6 +84,9 @@ class Situation:
         self.legal: list[str] = list(request.legal_actions)
         """The legal actions in text form ("pass", "bid three", "play T22", ...).
         Answer exactly one of them."""
+        self.forced_klop: Optional[bool] = None
+        """The HandStart's forced_klop flag of this hand when the session saw
+        it (None: unknown; samplers then infer it)."""
 
     @staticmethod
     def from_json(line: str, match: Optional[MatchInfo] = None) -> "Situation":
@@ -255,6 +258,26 @@ class Situation:
         """Left in the match's time bank (0: no bank)."""
         return self.request.bank_left_ms
 
+    # --- sampled worlds (the engine module, tarock_engine) ---------------------
+    def sample(self, rng: object = None) -> "object":
+        """One complete hand (a ``tarock_engine.State`` at this decision)
+        consistent with everything this seat has seen: the C++ SDK's
+        determinizer over the referee's own engine. ``rng``: an int seed, a
+        ``random.Random``, a numpy Generator or None. Needs the engine module
+        (``tarock_engine``, docs/python.md); raises NotImplementedError where
+        the determinizer does not work (the Austrian variants and westfest
+        before the announcements)."""
+        import tarock_engine
+
+        return tarock_engine.sample(self, rng)
+
+    def samples(self, n: int, rng: object = None) -> list:
+        """``n`` sampled hands, as :meth:`sample` (one sampler, no GIL while
+        sampling)."""
+        import tarock_engine
+
+        return tarock_engine.samples(self, n, rng)
+
     def _next_seat(self, seat: int) -> int:
         n = self.num_seats
         nxt = (seat + 1) % n
@@ -342,6 +365,7 @@ class BotSession:
         self.bot = bot
         self.match = MatchInfo()
         self.log_illegal = log_illegal
+        self.forced_klop: Optional[bool] = None  # of the current hand (HandStart)
 
     def handle(self, message: "pb.RefereeMessage") -> Optional["pb.BotMessage"]:
         kind = message.WhichOneof("message")
@@ -350,6 +374,7 @@ class BotSession:
                 self.match = MatchInfo.from_proto(message.match_start)
                 self.bot.start_match(self.match)
             elif kind == "hand_start":
+                self.forced_klop = message.hand_start.forced_klop
                 self.bot.start_hand(message.hand_start)
             elif kind == "decision_request":
                 return self._decide(message.decision_request)
@@ -364,6 +389,7 @@ class BotSession:
     def _decide(self, request: "pb.DecisionRequest") -> "pb.BotMessage":
         action = ""
         situation = Situation(self.match, request)
+        situation.forced_klop = self.forced_klop
         try:
             answer = self.bot.decide(situation)
             if isinstance(answer, str):
