@@ -9,15 +9,6 @@
 namespace tarock::python {
 namespace {
 
-// Parses "discard HK" / "play T21" etc. with the game's codec; false when the
-// text does not parse (a hidden "discard ?", or a plugin's own text).
-bool ParseHistoryAction(const ActionCodec& codec, const std::string& text, Action* out) {
-  absl::StatusOr<Action> a = codec.Parse(text);
-  if (!a.ok()) return false;
-  *out = *a;
-  return true;
-}
-
 int IndexOf(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<int>(i);
@@ -98,6 +89,7 @@ Encoder::Encoder(const Game& game)
   // auction, the talon and the announcements that no hand of the built-in
   // variants exceeds (encoding_test.cc plays random hands, which bid and
   // announce far more than bots do, and checks the bound).
+  for (int i = 0; i < space_.size(); ++i) actions_by_text_[space_.Text(i)] = space_.ActionAt(i);
   max_history_ = hand_size_ * S + 48 + talon_size_ + 8 * S + 4 * U;
 }
 
@@ -118,7 +110,7 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
     Action a;
     if (who < 0 || who >= S) continue;
     const int r = Rel(obs, who);
-    if (!ParseHistoryAction(c, text, &a)) {
+    if (!Lookup(text, &a)) {
       if (text.rfind("discard", 0) == 0) out[f_discards_ + r] += inv_hand;
       continue;
     }
@@ -166,7 +158,7 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
     int left = in_trick;
     for (auto it = obs.history.rbegin(); it != obs.history.rend() && left > 0; ++it) {
       Action a;
-      if (it->first < 0 || it->first >= S || !ParseHistoryAction(c, it->second, &a) ||
+      if (it->first < 0 || it->first >= S || !Lookup(it->second, &a) ||
           VerbOf(a) != Verb::kPlay || ArgOf(a) >= C)
         continue;
       out[f_trick_ + Rel(obs, it->first) * C + ArgOf(a)] = 1;
@@ -219,14 +211,13 @@ absl::Status Encoder::EncodeInfoState(const Observation& obs, float* out) const 
   float* h = out + obs_size_;
   const int E = history_entry_size();
   std::memset(h, 0, sizeof(float) * max_history_ * E);
-  const ActionCodec& c = game_->codec();
   for (size_t i = 0; i < obs.history.size(); ++i) {
     const auto& [who, text] = obs.history[i];
     float* e = h + i * E;
     if (who >= 0 && who < seats_) e[Rel(obs, who)] = 1;
     Action a;
     int index = -1;
-    if (ParseHistoryAction(c, text, &a)) index = space_.Index(a);
+    if (Lookup(text, &a)) index = space_.Index(a);
     e[seats_ + (index >= 0 ? index : space_.size())] = 1;
   }
   return absl::OkStatus();
@@ -236,13 +227,12 @@ absl::Status Encoder::EncodeHistory(const Observation& obs, int16_t* out) const 
   if (static_cast<int>(obs.history.size()) > max_history_)
     return absl::FailedPreconditionError(absl::StrCat(
         "the history has ", obs.history.size(), " entries, more than ", max_history_));
-  const ActionCodec& c = game_->codec();
   for (int i = 0; i < max_history_; ++i) {
     if (i < static_cast<int>(obs.history.size())) {
       const auto& [who, text] = obs.history[i];
       Action a;
       int index = -1;
-      if (ParseHistoryAction(c, text, &a)) index = space_.Index(a);
+      if (Lookup(text, &a)) index = space_.Index(a);
       out[2 * i] = static_cast<int16_t>(who);
       out[2 * i + 1] = static_cast<int16_t>(index >= 0 ? index : space_.size());
     } else {
@@ -254,10 +244,9 @@ absl::Status Encoder::EncodeHistory(const Observation& obs, int16_t* out) const 
 
 void Encoder::EncodeMask(const Observation& obs, uint8_t* out) const {
   std::memset(out, 0, space_.size());
-  const ActionCodec& c = game_->codec();
   for (const std::string& text : obs.legal) {
     Action a;
-    if (!ParseHistoryAction(c, text, &a)) continue;
+    if (!Lookup(text, &a)) continue;
     const int i = space_.Index(a);
     if (i >= 0) out[i] = 1;
   }

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "referee/engine/game.h"
 #include "sdk/python/engine/action_space.h"
@@ -107,6 +108,14 @@ class Encoder {
     return ((seat - obs.seat) % seats_ + seats_) % seats_;
   }
   int Add(const std::string& name, int size, const std::string& doc);
+  // The action of a history or legal text; false for text outside the action
+  // space ("discard ?", a plugin's own). A table lookup (the codec's texts).
+  bool Lookup(const std::string& text, Action* out) const {
+    auto it = actions_by_text_.find(text);
+    if (it == actions_by_text_.end()) return false;
+    *out = it->second;
+    return true;
+  }
 
   const Game* game_;
   ActionSpace space_;
@@ -116,6 +125,7 @@ class Encoder {
   int obs_size_ = 0;
   int max_history_ = 0;
   std::vector<Field> fields_;
+  absl::flat_hash_map<std::string, Action> actions_by_text_;
   // Offsets of the fields.
   int f_hand_, f_played_, f_trick_, f_leader_, f_talon_, f_talon_hidden_, f_shown_,
       f_own_discards_, f_discards_, f_dealer_, f_to_act_, f_declarer_, f_partner_, f_phase_,

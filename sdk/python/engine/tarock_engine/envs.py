@@ -52,7 +52,9 @@ def evaluate(policy: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
     """The duplicate-adjusted score per hand of `policy` (obs, mask, phase ->
     action indices) in one seat against `opponent` bots in the others, on
     duplicate deals (each deal played with the policy in every seat). Returns
-    {"mean", "ci95" (half-width), "hands"}."""
+    {"mean", "ci95" (half-width), "hands"}: the policy's score minus the mean
+    score of the opponent bots that held the same cards at the other tables
+    of its duplicate group (points per hand)."""
     seats = _core.Game(variant, options or {}).num_seats
     if n is None:
         n = seats * 16
@@ -67,7 +69,7 @@ def evaluate(policy: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
         # The agent sits at seat (table % seats) of table i (rotation): its cards'
         # adjusted score is dup_reward[i, i % seats].
         for i in np.nonzero(env.dup_done)[0]:
-            got.append(float(dup[i, i % seats]))
+            got.append(float(dup[i, i % seats]) * seats / (seats - 1))
         guard += 1
         if guard > 200000:
             raise RuntimeError("evaluate: no hands finish")
