@@ -3,7 +3,8 @@
 tarock_engine (encoding version in the weights file) to one logit per action
 of the variant's fixed action space, masked to the legal actions.
 
-Weights are one .npz file: W1, b1, W2, b2, W3, b3 (float32), and the metadata
+Weights are one .npz file: W1, b1, W2, b2, W3, b3 (stored as float16, computed in
+float32: half the upload), and the metadata
 variant, encoding_version, observation_size, num_actions. load() checks them
 all and raises ValueError naming what does not fit: a model file that does not
 load is one clear error, never a bot that plays garbage."""
@@ -59,7 +60,7 @@ class Model:
         return [gW1, gb1, gW2, gb2, gW3, gb3]
 
     def save(self, path: str) -> None:
-        np.savez_compressed(path, **{k: getattr(self, k) for k in KEYS},
+        np.savez_compressed(path, **{k: getattr(self, k).astype(np.float16) for k in KEYS},
                             variant=np.array(self.variant),
                             encoding_version=np.array(self.encoding_version),
                             observation_size=np.array(self.W1.shape[0]),
