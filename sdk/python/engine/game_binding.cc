@@ -174,7 +174,7 @@ py::dict InfoToDict(const VariantInfo& info) {
 // The action `a` (int index or text) as an engine Action of `g`'s space;
 // ValueError/TypeError when it names nothing of the space.
 Action ToAction(const PyGame& g, py::handle a) {
-  if (PyLong_Check(a.ptr())) {
+  if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
     int overflow = 0;
     const long long i = PyLong_AsLongLongAndOverflow(a.ptr(), &overflow);
     if (overflow != 0 || i < 0 || i >= g.space.size())
@@ -383,6 +383,12 @@ void RegisterGame(py::module_& m) {
            [](std::shared_ptr<PyGame> g, const std::string& json, std::optional<int> upto) {
              absl::StatusOr<HandRecord> rec = ParseHandRecord(json);
              ThrowIfError(rec.status());
+             absl::StatusOr<Options> opts = Registry::Global().CompleteOptions(rec->variant, rec->options);
+             ThrowIfError(opts.status());
+             if (rec->variant != g->game->info().name || *opts != g->game->options())
+               throw py::value_error(absl::StrCat(
+                   "the record is of ", rec->variant, " with other options than this game (",
+                   g->game->info().name, "): use tarock_engine.replay, or the record's Game"));
              auto state = WrapState(g, NewHandOrThrow(*g, rec->deal, rec->setup));
              const int n = static_cast<int>(rec->actions.size());
              const int stop = upto ? std::min(*upto, n) : n;
@@ -434,14 +440,27 @@ void RegisterGame(py::module_& m) {
         for (Action a : legal) out.push_back(s.game->game->ActionToString(a));
         return out;
       }, "The legal actions in the protocol's text.")
-      .def("legal_mask", [](const PyState& s) {
+      .def("legal_mask", [](const PyState& s, std::optional<py::array> out) {
         CheckNotBusy(s);
-        py::array_t<bool> mask(s.game->space.size());
+        py::array_t<bool> mask;
+        if (out) {
+          // Written in place: no allocation per decision.
+          if (!py::isinstance<py::array_t<bool>>(*out) || out->ndim() != 1 ||
+              out->shape(0) != s.game->space.size() || !(out->flags() & py::array::c_style) ||
+              !out->writeable())
+            throw py::value_error(absl::StrCat("legal_mask: out must be a writable contiguous 1-d "
+                                               "bool array of ", s.game->space.size(), " entries"));
+          mask = py::reinterpret_borrow<py::array_t<bool>>(*out);
+        } else {
+          mask = py::array_t<bool>(s.game->space.size());
+        }
         ActionList legal;
         s.state->LegalActions(&legal);
         s.game->space.Mask(legal, reinterpret_cast<uint8_t*>(mask.mutable_data()));
         return mask;
-      }, "A numpy bool array over the action space: True where legal.")
+      }, py::arg("out") = py::none(),
+      "A numpy bool array over the action space: True where legal. With `out` (a bool array "
+      "of num_actions entries) it is written there and returned.")
       .def("apply", [](PyState& s, py::handle action) {
         CheckNotBusy(s);
         ApplyChecked(s, ToAction(*s.game, action));
@@ -515,7 +534,7 @@ void RegisterGame(py::module_& m) {
         return py::module_::import("json").attr("loads")(ObservationToJson(s.state->Observe(seat)));
       }, py::arg("seat"),
       "What `seat` may know now, as a dict: the fields of the protocol's Observation (the "
-      "JSON a stdio bot reads), with `legal` when the seat is to act.")
+      "engine's JSON of it), with `legal` when the seat is to act.")
       .def("observation_proto", [](const PyState& s, int seat) {
         CheckNotBusy(s);
         CheckSeat(s, seat);
@@ -552,7 +571,10 @@ void RegisterGame(py::module_& m) {
         CheckNotBusy(s);
         return DealToDict(s.state->GetDeal());
       }, "The deal this hand started from: hands, talon, deck (westfest).")
-      .def_property_readonly("dealer", [](const PyState& s) { return s.state->Setup().dealer; })
+      .def_property_readonly("dealer", [](const PyState& s) {
+        CheckNotBusy(s);
+        return s.state->Setup().dealer;
+      })
       .def_property_readonly("setup", [](const PyState& s) {
         CheckNotBusy(s);
         const HandSetup setup = s.state->Setup();

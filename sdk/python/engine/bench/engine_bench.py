@@ -58,12 +58,14 @@ def main() -> int:
             n += 1
         return n
 
-    def py_mask() -> int:  # the learning loop's shape: a numpy mask per decision
-        import numpy as np
+    import numpy as np
+    mask = np.zeros(game.num_actions, dtype=bool)
+
+    def py_mask() -> int:  # the learning loop's shape: a numpy mask per decision (reused)
         s = game.new_hand(seed=next(seeds))
         n = 0
         while not s.is_terminal:
-            legal = np.flatnonzero(s.legal_mask())
+            legal = np.flatnonzero(s.legal_mask(out=mask))
             s.apply(int(legal[int(rnd() * len(legal))]))
             n += 1
         return n
@@ -101,7 +103,7 @@ def main() -> int:
     cases = [
         ("decisions/s, Python loop, int actions (legal_actions + apply)", py_int),
         ("decisions/s, Python loop, text actions (legal_actions_text + apply)", py_text),
-        ("decisions/s, Python loop, numpy mask (legal_mask + apply)", py_mask),
+        ("decisions/s, Python loop, numpy mask (legal_mask(out=) + flatnonzero + apply)", py_mask),
         ("decisions/s, random_playout (one call per hand, loop in C++)", playout),
         ("clone()/s", clones),
         ("sample()/s, one call each (mid-play, seat 0)", samples_one),

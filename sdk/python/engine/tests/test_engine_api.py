@@ -7,6 +7,7 @@ import json
 import random
 import threading
 
+import numpy as np
 import pytest
 
 from engine_testlib import SEATS, VARIANTS
@@ -25,6 +26,8 @@ def play_random(state: te.State, rng: random.Random) -> int:
         assert [game.action_index(t) for t in text] == legal
         mask = state.legal_mask()
         assert mask.dtype == bool and mask.shape == (game.num_actions,)
+        out = np.ones(game.num_actions, dtype=bool)
+        assert state.legal_mask(out=out) is out and (out == mask).all()
         assert sorted(mask.nonzero()[0].tolist()) == sorted(legal)
         k = rng.randrange(len(legal))
         state.apply(legal[k] if n % 2 else text[k])
@@ -102,8 +105,14 @@ def test_bad_input_is_one_exception_and_changes_nothing() -> None:
         state.apply(2**80)
     with pytest.raises(TypeError, match="not float"):
         state.apply(1.0)
+    with pytest.raises(TypeError, match="not bool"):
+        state.apply(True)
+    with pytest.raises(ValueError, match="other options"):
+        te.Game("slovenian-4p", {"imperator": "off"}).from_record(before)
     with pytest.raises(ValueError, match="apply_many: action 1"):
         state.apply_many([game.action_index("pass"), game.action_index("play T21")])
+    with pytest.raises(ValueError, match="legal_mask: out"):
+        state.legal_mask(out=np.zeros(game.num_actions, dtype=np.int8))
     with pytest.raises(RuntimeError, match="not over"):
         state.scores
     with pytest.raises(ValueError, match="seat 4 is not a seat"):
@@ -169,3 +178,46 @@ def test_states_from_threads() -> None:
         assert s.is_terminal
         again = game.from_record(s.record())
         assert again.scores == s.scores
+
+
+def test_objects_keep_what_they_use_alive() -> None:
+    import gc
+    state = te.Game("slovenian-3p").new_hand(seed=3)
+    sampler = te.Sampler(te.Game("slovenian-3p"), state.decision_request_proto(state.current_seat))
+    gc.collect()
+    assert state.game.variant == "slovenian-3p" and state.random_playout(1) > 0
+    assert sampler.sample(1).current_seat == sampler.seat
+
+
+def test_a_sample_from_a_corrupted_observation_is_refused() -> None:
+    from tarock_bot._proto import pb
+    game = te.Game("slovenian-4p")
+    rng = random.Random(6)
+    for seed in range(100):  # a hand with six cards played, seen from the seat to act
+        state = game.new_hand(seed=seed)
+        while not state.is_terminal and (
+                state.phase != "play" or sum(a.startswith("play ") for _, a in state.history) < 6):
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if not state.is_terminal:
+            break
+    seat = state.current_seat
+    good = pb.DecisionRequest.FromString(state.decision_request_proto(seat))
+    assert te.Sampler(game, good.SerializeToString()).samples(5, 1)
+    # The seat claims a card another seat already played: no deal fits.
+    bad = pb.DecisionRequest()
+    bad.CopyFrom(good)
+    played = next(e.action.split()[1] for e in good.observation.history
+                  if e.action.startswith("play ") and e.seat != seat)
+    bad.observation.hand.append(played)
+    with pytest.raises(ValueError):
+        te.Sampler(game, bad.SerializeToString()).sample(1)
+    with pytest.raises(ValueError, match="not a serialized"):
+        te.Sampler(game, b"\xff\xff\xff")
+    with pytest.raises(ValueError, match="variant"):
+        te.Sampler(te.Game("slovenian-3p"), good.SerializeToString())
+    # Before the announcements the Austrian and Czech samplers do not work: said so.
+    wf = te.Game("westfest")
+    early = wf.new_hand(seed=1)
+    with pytest.raises(NotImplementedError, match="announcements"):
+        te.Sampler(wf, early.decision_request_proto(early.current_seat))
