@@ -443,5 +443,32 @@ TEST(SandboxV2Test, TheV2HierarchyAloneLimitsOrIsRefusedWithOneLine) {
   rmdir((root + "/" + options.cgroup_name).c_str());
 }
 
+// The engine module (tarock_engine, docs/python.md) works inside, copied with
+// the SDK as the bot host copies them: a hosted Python bot can search.
+TEST_F(SandboxTest, TheEngineModuleWorksInside) {
+  namespace fs = std::filesystem;
+  const std::string built = std::string(TAROCK_BINARY_DIR) + "/python";
+  if (!fs::exists(built + "/tarock_engine/__init__.py")) GTEST_SKIP() << "tarock_engine is not built";
+  const std::string sdk = dir_ + "/sdk";
+  fs::create_directories(sdk);
+  for (const char* package : {"tarock_bot", "tarock_engine"})
+    fs::copy(built + "/" + package, sdk + "/" + package, fs::copy_options::recursive);
+  for (auto& e : fs::recursive_directory_iterator(dir_))
+    chmod(e.path().c_str(), e.is_directory() ? 0755 : 0644);
+  chmod(dir_.c_str(), 0755);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import tarock_engine as te\n"
+               "g = te.Game('slovenian-4p'); s = g.new_hand(seed=1)\n"
+               "w = te.situation(s, s.current_seat).sample(1)\n"
+               "print('engine ok', int(s.legal_mask().sum()), w.random_playout(2) > 0)\n"};
+  spec.ro_binds = {{sdk, "/sdk/python"}};
+  spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1"};
+  std::string out;
+  absl::StatusOr<SandboxOutcome> o = sandbox_->Run(spec, absl::Seconds(60), &out);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(out, "engine ok 11 True\n");
+}
+
 }  // namespace
 }  // namespace tarock::bothost
