@@ -6,6 +6,9 @@ heuristic bot in the other seats. numpy only; two cores, minutes.
 
     PYTHONPATH=build/python python3 bots/learned/train.py \
         --variant slovenian-4p --out bots/learned/slovenian-4p.npz
+    # then imitate the search bot (its play; it bids with the heuristic):
+    TAROCK_SEARCH_OPTIONS=iterations=100 PYTHONPATH=build/python python3 bots/learned/train.py \
+        --teacher search --init bots/learned/slovenian-4p.npz --out ...
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tarock_engine as te  # noqa: E402
 from tarock_engine import envs  # noqa: E402
-from model import Model  # noqa: E402
+from model import Model, load  # noqa: E402
 
 
 def collect(env, model, teacher: str, steps: int, beta: float, rng) -> tuple:
@@ -92,16 +95,20 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--eval_hands", type=int, default=800)
     p.add_argument("--out", default="")
+    p.add_argument("--init", default="", help="start from these weights (a .npz of model.py)")
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     env = te.VecEnv(a.variant, a.tables, seed=a.seed * 1000003)
     model = Model(env.observation_size, env.num_actions, a.hidden, a.seed, a.variant,
                   te.ENCODING_VERSION)
+    if a.init:
+        model = load(a.init, a.variant, te.ENCODING_VERSION, env.observation_size,
+                     env.num_actions)
     data = None
     opt = None
     for r in range(a.rounds):
-        beta = 1.0 if r == 0 else 0.5 ** r
+        beta = 1.0 if r == 0 and not a.init else 0.5 ** max(r, 1)
         X, M, Y = collect(env, None if r == 0 else model, a.teacher, a.steps, beta, rng)
         if data is None:
             data = (X, M, Y)
