@@ -26,9 +26,14 @@ const std::vector<std::string>& PhaseNames() {
 }
 
 int PhaseId(const std::string& phase) {
-  const std::vector<std::string>& names = PhaseNames();
-  const int i = IndexOf(names, phase);
-  return i >= 0 ? i : static_cast<int>(names.size()) - 1;
+  // A hash lookup: VecEnv asks once per decision.
+  static const absl::flat_hash_map<std::string, int>* const kIds = [] {
+    auto* m = new absl::flat_hash_map<std::string, int>;
+    for (size_t i = 0; i < PhaseNames().size(); ++i) (*m)[PhaseNames()[i]] = static_cast<int>(i);
+    return m;
+  }();
+  auto it = kIds->find(phase);
+  return it != kIds->end() ? it->second : static_cast<int>(PhaseNames().size()) - 1;
 }
 
 int Encoder::Add(const std::string& name, int size, const std::string& doc) {

@@ -247,7 +247,7 @@ void VecEnv::Fill(int i) {
   int16_t* l = &legal_[size_t(i) * kMaxLegal];
   int k = 0;
   for (Action a : legal) l[k++] = static_cast<int16_t>(space().Index(a));
-  for (int j = k; j < kMaxLegal; ++j) l[j] = -1;
+  std::memset(l + k, 0xFF, sizeof(int16_t) * (kMaxLegal - k));  // -1
   num_legal_[i] = k;
   if (options_.observation_tensor || options_.info_state) {
     const Observation obs = t.state->Observe(seat);
