@@ -166,3 +166,19 @@ def test_records_from_a_match(variant: str, tmp_path: Path) -> None:
     bad.write_text(json.dumps(rec) + "\n{not json\n")
     with pytest.raises(ValueError, match="line 2"):
         list(records.hand_records(bad))
+
+
+def test_vec_env_information_state_and_history() -> None:
+    env = te.VecEnv("westfest", 4, seed=2, info_state=True)
+    enc = te.Encoder(te.Game("westfest"))
+    assert env.info_state.shape == (4, enc.info_state_size)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        assert (env.info_state[:, :env.observation_size] == env.obs).all()
+        # Perfect recall: one history row per action so far, each one-hot seat and action.
+        rows = env.info_state[:, env.observation_size:].reshape(4, enc.max_history, -1)
+        filled = rows.sum(axis=2)
+        assert set(np.unique(filled).tolist()) <= {0.0, 2.0}
+        env.step(envs.random_actions(env, rng))
+    no_tensor = te.VecEnv("westfest", 2, observation_tensor=False)
+    assert no_tensor.obs is None and no_tensor.info_state is None
