@@ -4,6 +4,8 @@
 
 #include <zip.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -102,6 +104,29 @@ TEST(Package, Refusals) {
   std::string elf32 = elf;
   elf32[4] = 1;
   ExpectRefused(ParsePackage("bot", elf32), "32-bit");
+}
+
+
+// A learned bot ships its weights (a binary .npz) beside its Python sources
+// (bots/learned): the package keeps them byte for byte under the default limits.
+TEST(Package, LearnedBotWithBinaryWeights) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(std::string(TAROCK_SOURCE_DIR) + "/" + path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string weights = read("bots/learned/slovenian-4p.npz");
+  ASSERT_GT(weights.size(), 100000u);
+  absl::StatusOr<Package> p = ParsePackage(
+      "learned.zip", Zip({{"tarock.json", R"({"kind": "python", "entry": "learned_bot.py"})"},
+                          {"learned_bot.py", read("bots/learned/learned_bot.py")},
+                          {"model.py", read("bots/learned/model.py")},
+                          {"slovenian-4p.npz", weights}}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->kind, "python");
+  EXPECT_EQ(p->entry, "learned_bot.py");
+  EXPECT_EQ(p->files.at("slovenian-4p.npz"), weights);
 }
 
 }  // namespace

@@ -626,5 +626,35 @@ TEST_F(SandboxTest, TheEngineModuleWorksInside) {
   EXPECT_EQ(out, "engine ok 11 True\n");
 }
 
+// The learning part (issue 46) too: numpy (the host's python3-numpy under /usr),
+// VecEnv with a bundled bot in process, the Encoder.
+TEST_F(SandboxTest, NumpyAndTheLearningPartWorkInside) {
+  namespace fs = std::filesystem;
+  const std::string built = std::string(TAROCK_BINARY_DIR) + "/python";
+  if (!fs::exists(built + "/tarock_engine/envs.py")) GTEST_SKIP() << "tarock_engine is not built";
+  const std::string sdk = dir_ + "/sdk";
+  fs::create_directories(sdk);
+  for (const char* package : {"tarock_bot", "tarock_engine"})
+    fs::copy(built + "/" + package, sdk + "/" + package, fs::copy_options::recursive);
+  for (auto& e : fs::recursive_directory_iterator(dir_))
+    chmod(e.path().c_str(), e.is_directory() ? 0755 : 0644);
+  chmod(dir_.c_str(), 0755);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import numpy as np, tarock_engine as te\n"
+               "from tarock_engine import envs\n"
+               "env = te.VecEnv('slovenian-4p', 8, seed=1, seat_bots=['agent', 'heuristic', "
+               "'heuristic', 'heuristic'])\n"
+               "rng = np.random.default_rng(0)\n"
+               "for _ in range(50): env.step(envs.random_actions(env, rng))\n"
+               "print('learning ok', env.obs.shape, env.agent_decisions)\n"};
+  spec.ro_binds = {{sdk, "/sdk/python"}};
+  spec.env = {"PYTHONPATH=/sdk/python", "PYTHONDONTWRITEBYTECODE=1"};
+  std::string out;
+  absl::StatusOr<SandboxOutcome> o = sandbox_->Run(spec, absl::Seconds(60), &out);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(out, "learning ok (8, 985) 400\n");
+}
+
 }  // namespace
 }  // namespace tarock::bothost

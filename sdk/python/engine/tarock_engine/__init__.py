@@ -119,3 +119,4 @@ def replay(record: Union[str, Mapping[str, Any]], upto: Optional[int] = None) ->
         g = game(hand["variant"], hand["options"])
         out.append(g.from_record(json.dumps(hand), upto))
     return out
+from tarock_engine._core import ENCODING_VERSION, PHASES, Encoder, VecEnv  # noqa: F401,E402  (learning: docs/python.md)

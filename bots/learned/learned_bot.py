@@ -1,0 +1,98 @@
+"""The learned bot: a numpy network trained by bots/learned/train.py, served
+through the Python SDK (bots/learned/README.md).
+
+    tarock match --variant slovenian-4p me=py:bots/learned/learned_bot.py \
+        h1=build/bin/tarock-bot-heuristic h2=... h3=...
+
+The weights (VARIANT.npz beside this file, or $TAROCK_LEARNED_MODEL) are loaded
+once when the module is imported, before the first match starts, so the load
+time is part of the bot's start (what a bot host measures as its start cost).
+A file that does not load stops the bot at start with one error line.
+
+Inference is batched across the seats this process plays: every seat's
+decide() puts its observation in one queue, and whichever seat finds the
+model idle runs one forward pass for all the observations waiting (one matrix
+product for many seats, when a process serves several matches at once).
+Phases the model was not trained for (any variant without a weights file) fall
+back to the first legal action; that never happens for a variant it ships for.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import tarock_engine as te  # noqa: E402
+from tarock_bot import Bot, Situation  # noqa: E402
+from model import load  # noqa: E402
+
+
+class BatchedPolicy:
+    """One model for one variant; act() may be called from many threads."""
+
+    def __init__(self, variant: str, path: str) -> None:
+        self.game = te.Game(variant)
+        self.enc = te.Encoder(self.game)
+        self.names = self.game.action_names
+        self.model = load(path, variant, te.ENCODING_VERSION, self.enc.observation_size,
+                          self.enc.num_actions)
+        self._lock = threading.Lock()
+        self._queue: list = []
+        self._running = False
+        self.batches = 0
+
+    def act(self, request_bytes: bytes) -> str:
+        obs, mask, _ = self.enc.encode_request(request_bytes)
+        slot = {"obs": obs, "mask": mask, "done": threading.Event(), "action": None}
+        with self._lock:
+            self._queue.append(slot)
+            lead = not self._running
+            if lead:
+                self._running = True
+        if lead:
+            while True:
+                with self._lock:
+                    batch, self._queue = self._queue, []
+                    if not batch:
+                        self._running = False
+                        break
+                x = np.stack([s["obs"] for s in batch])
+                m = np.stack([s["mask"] for s in batch])
+                acts = self.model.act(x, m)
+                self.batches += 1
+                for s, a in zip(batch, acts):
+                    s["action"] = int(a)
+                    s["done"].set()
+        slot["done"].wait()
+        return self.names[slot["action"]]
+
+
+def _model_path(variant: str) -> str:
+    return os.environ.get("TAROCK_LEARNED_MODEL") or str(HERE / f"{variant}.npz")
+
+
+# Loaded at import, before any match: the start cost includes the model's load.
+_POLICIES: dict = {}
+for _path in sorted(HERE.glob("*.npz")):
+    _POLICIES[_path.stem] = BatchedPolicy(_path.stem, str(_path))
+if os.environ.get("TAROCK_LEARNED_MODEL"):
+    _v = os.environ.get("TAROCK_LEARNED_VARIANT", "slovenian-4p")
+    _POLICIES[_v] = BatchedPolicy(_v, os.environ["TAROCK_LEARNED_MODEL"])
+
+
+class LearnedBot(Bot):
+    name = "learned"
+
+    def decide(self, s: Situation) -> str:
+        policy = _POLICIES.get(s.variant)
+        if policy is None:
+            return s.legal[0]
+        action = policy.act(s.request.SerializeToString())
+        return action if s.is_legal(action) else s.legal[0]
