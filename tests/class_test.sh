@@ -42,7 +42,7 @@ TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "$arena" --name
   --work_dir "$tmp/host" --switch_wait_s 2 --check_timeout_s 15 >>"$tmp/host.log" 2>&1 &
 host_pid=$!
 
-deadline=$(date -u -d '+40 seconds' '+%Y-%m-%d %H:%M:%S')
+deadline=$(date -u -d '+45 seconds' '+%Y-%m-%d %H:%M:%S')
 $cli events create class1a --name "Class 1a" --kind class --variants slovenian-4p \
   --deadline "$deadline" --hands 4 --final_deals 8 --per_decision_ms 1500 >"$tmp/create.txt" ||
   bad "events create: $(cat "$tmp/create.txt")"
@@ -74,17 +74,21 @@ grep -q "^export TAROCK_ENTRANT_TOKEN=" "$tmp/join-ziga.txt" && ok || bad "pytho
 cat "$tmp/join-ziga.txt" >>"$tmp/lines.txt"
 
 # --- Each student pastes their lines (the token, then the register line).
-bots=()
+bots=() reg_pids=()
 while IFS= read -r line; do
   case "$line" in
     "export TAROCK_ENTRANT_TOKEN="*) etok=${line#export TAROCK_ENTRANT_TOKEN=} ;;
     "python3 -m tarock_bot register "*)
       b=$(echo "$line" | awk '{print $5}')
-      (export TAROCK_ENTRANT_TOKEN=$etok; eval "$line") >"$tmp/reg-$b.txt" 2>&1 ||
-        bad "pasted line failed: $line: $(cat "$tmp/reg-$b.txt")"
+      # Each student at their own machine: at once (Python starts slowly on a busy one).
+      (export TAROCK_ENTRANT_TOKEN=$etok; eval "$line") >"$tmp/reg-$b.txt" 2>&1 &
+      reg_pids+=($!)
       bots+=("$b") ;;
   esac
 done <"$tmp/lines.txt"
+for i in "${!reg_pids[@]}"; do
+  wait "${reg_pids[$i]}" || bad "pasted line failed for ${bots[$i]}: $(cat "$tmp/reg-${bots[$i]}.txt")"
+done
 [ "${#bots[@]}" -eq 12 ] && ok || bad "${#bots[@]} bots registered, want 12"
 btok() { awk -F'[= ]' '/^export TAROCK_BOT_TOKEN=/{print $3}' "$tmp/reg-$1.txt"; }
 ghost=class1a-bor dropper=class1a-cene eve=class1a-eva
@@ -105,7 +109,8 @@ done
 TAROCK_BOT_TOKEN=$(btok $eve) py versions $eve --arena "$arena" | grep -q "^v[0-9]* *ready" && ok ||
   bad "eve's version is not ready: $(TAROCK_BOT_TOKEN=$(btok $eve) py versions $eve --arena "$arena" 2>&1)"
 # Before the deadline the organiser sees who will not be in the final.
-for _ in $(seq 100); do $cli events show class1a | grep -q "offline, not in the final: $ghost" && break; sleep 0.2; done
+offline() { $cli events show class1a | grep -c "offline, not in the final"; }
+for _ in $(seq 150); do [ "$(offline)" -eq 1 ] && break; sleep 0.2; done
 $cli events show class1a >"$tmp/show-before.txt"
 grep -q "offline, not in the final: $ghost (Bor): not connected" "$tmp/show-before.txt" && ok ||
   bad "events show does not say the absent bot is offline: $(cat "$tmp/show-before.txt")"
@@ -124,9 +129,10 @@ took=$(( $(date +%s) - frozen_at ))
 $cli events show class1a >"$tmp/show.txt"
 head -1 "$tmp/show.txt" | grep -q "(class, finished)" && ok || bad "the final did not finish: $(cat "$tmp/show.txt")"
 # 11 bots, 8 deals each (2 tables of 4 hands): 6 tables in 4 seatings, a
-# few seconds; an absent bot in the design made each of its tables wait 60 s
-# and fail.
-[ "$took" -le 60 ] && ok || bad "the final took $took s"
+# few seconds (the dropper's first decision of each match waits 1.5 s); an
+# absent bot in the design made each of its tables wait 60 s and fail, at
+# least two waves of them.
+[ "$took" -le 100 ] && ok || bad "the final took $took s"
 echo "the final took $took s"
 grep -q "left out of the final: $ghost (Bor): not connected" "$tmp/show.txt" && ok ||
   bad "the absent bot is not listed: $(cat "$tmp/show.txt")"

@@ -52,6 +52,9 @@ ABSL_FLAG(int, bots_per_entrant, 0, "events create: bots an entrant may enter (0
 ABSL_FLAG(int, final_deals, 0, "events create: distinct deals each bot plays in the final (0: 64)");
 ABSL_FLAG(int, final_budget, 0, "events create: matches the final may take at most (0: 2000)");
 ABSL_FLAG(int, weight, 0, "events create: the event's share of the referees (0: 1)");
+ABSL_FLAG(int, final_presence_minutes, 0,
+          "events create: a bot not online within this many minutes before the deadline is left "
+          "out of the final (0: 10)");
 ABSL_FLAG(std::string, entrant, "", "events reissue: the entrant's name");
 ABSL_FLAG(std::string, roster, "",
           "events register: a class list: one name a line, or a CSV (a spreadsheet's; quotes, "
@@ -126,6 +129,7 @@ std::vector<std::string> EventsCommandFlags() {
   return {"name", "kind", "variants", "description", "opens", "closes", "deadline", "unlisted",
           "hosted_only",
           "max_entrants", "bots_per_entrant", "final_deals", "final_budget", "weight", "hands",
+          "final_presence_minutes",
           "per_decision_ms", "max_faults", "admin_token", "organiser_token", "entrant_token",
           "entrant", "bot", "roster", "roster_column", "skip_existing", "as"};
 }
@@ -165,6 +169,7 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
     c->set_final_deals_per_bot(absl::GetFlag(FLAGS_final_deals));
     c->set_final_match_budget(absl::GetFlag(FLAGS_final_budget));
     c->set_weight(absl::GetFlag(FLAGS_weight));
+    c->set_final_presence_minutes(absl::GetFlag(FLAGS_final_presence_minutes));
     c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
     if (absl::GetFlag(FLAGS_per_decision_ms) > 0)
       c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
