@@ -174,8 +174,9 @@ void PrintMatch(const v1::ArenaMatch& m) {
   if (!m.error().empty()) std::cout << "  error: " << m.error();
   std::cout << "\n";
   for (const v1::ArenaSeat& s : m.seats()) {
-    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  rank %d  faults %d%s%s\n", s.seat(),
-                                 s.bot(), s.total(), s.rank(), s.faults(),
+    // Places from 1, as the leaderboard's (the record's rank is 0-based).
+    std::cout << absl::StrFormat("    seat %d  %-20s total %7d  place %d  faults %d%s%s\n", s.seat(),
+                                 s.bot(), s.total(), s.rank() + 1, s.faults(),
                                  s.forfeited() ? "  forfeited" : "",
                                  s.version_id() ? absl::StrCat("  version ", s.version_id()) : "");
   }
@@ -373,7 +374,7 @@ int main(int argc, char** argv) {
         std::cout << "added " << out.bot().name() << "\ntoken " << out.token() << "\n";
         // A dial-in bot never serves a referee's call, so the secret that
         // authenticates those calls means nothing to it: not printed.
-        if (!out.referee_secret().empty() && !r.dial_in())
+        if (!out.referee_secret().empty() && !r.dial_in() && !r.hosted())
           std::cout << "referee_secret " << out.referee_secret()
                     << "   (the bot's --referee_secret: it then refuses referees this arena did "
                        "not send)\n";

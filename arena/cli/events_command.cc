@@ -9,6 +9,7 @@
 
 #include "absl/flags/declare.h"
 #include "arena/cli/cli_output.h"
+#include "arena/cli/roster_csv.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -51,8 +52,19 @@ ABSL_FLAG(int, bots_per_entrant, 0, "events create: bots an entrant may enter (0
 ABSL_FLAG(int, final_deals, 0, "events create: distinct deals each bot plays in the final (0: 64)");
 ABSL_FLAG(int, final_budget, 0, "events create: matches the final may take at most (0: 2000)");
 ABSL_FLAG(int, weight, 0, "events create: the event's share of the referees (0: 1)");
+ABSL_FLAG(int, final_presence_minutes, 0,
+          "events create: a bot not online within this many minutes before the deadline is left "
+          "out of the final (0: 10)");
 ABSL_FLAG(std::string, entrant, "", "events reissue: the entrant's name");
-ABSL_FLAG(std::string, roster, "", "events register: a file of names, one a line (a CSV's first column)");
+ABSL_FLAG(std::string, roster, "",
+          "events register: a class list: one name a line, or a CSV (a spreadsheet's; quotes, "
+          "a byte-order mark and CRLF are read; the column headed \"name\", else the first)");
+ABSL_FLAG(std::string, roster_column, "",
+          "events register: the header of the roster's column of names (default: \"name\" when "
+          "the first row has it, else no header and the first column)");
+ABSL_FLAG(bool, skip_existing, false,
+          "events register: skip the names that joined already (late students) instead of "
+          "refusing the whole list");
 ABSL_FLAG(std::string, as, "csv", "events export: csv or json");
 
 namespace tarock::arena {
@@ -71,7 +83,11 @@ void PrintEvent(const v1::EventInfo& e) {
   std::cout << ForTerminal(c.slug()) << "  " << ForTerminal(c.name()) << "  (" << c.kind() << ", "
             << e.status() << ")  variants " << absl::StrJoin(c.variants(), ",")
             << (c.hosted_only() ? "  hosted bots only" : "") << "\n";
-  if (!c.schedule().deadline().empty() || !c.schedule().registration_opens().empty())
+  const bool over = e.status() == "frozen" || e.status() == "finished" || e.status() == "closed";
+  if (over && !c.schedule().deadline().empty())
+    std::cout << "  registration closed; deadline " << c.schedule().deadline() << " UTC"
+              << (e.frozen_at().empty() ? "" : ", frozen at " + e.frozen_at() + " UTC") << "\n";
+  else if (!c.schedule().deadline().empty() || !c.schedule().registration_opens().empty())
     std::cout << "  registration " << (c.schedule().registration_opens().empty() ? "open" : "opens " + c.schedule().registration_opens())
               << (c.schedule().registration_closes().empty() ? "" : ", closes " + c.schedule().registration_closes())
               << (c.schedule().deadline().empty() ? "" : "; deadline " + c.schedule().deadline()) << " UTC\n";
@@ -81,17 +97,25 @@ void PrintEvent(const v1::EventInfo& e) {
   if (e.final_tournament_id()) std::cout << "; final: tournament " << e.final_tournament_id();
   std::cout << "\n";
   if (!e.note().empty()) std::cout << "  " << ForTerminal(e.note()) << "\n";
+  for (const v1::EventLeftOut& x : e.left_out())
+    std::cout << "  " << (over ? "left out of the final: " : "offline, not in the final: ")
+              << ForTerminal(x.bot()) << (x.entrant().empty() ? "" : " (" + ForTerminal(x.entrant()) + ")")
+              << ": " << ForTerminal(x.reason()) << "\n";
   if (!e.invite_code().empty()) std::cout << "  invite code " << e.invite_code() << "\n";
   for (const v1::EventLadder& l : e.ladders())
     std::cout << "  ladder " << l.variant() << ": " << ForTerminal(l.note()) << "\n";
   if (e.results_size())
     std::cout << "  final standings: points a deal [95% interval], deals; margin: points a deal "
                  "against the final's field [95% interval]\n";
+  if (e.results_size() && e.status() != "finished")
+    std::cout << "  (the final is still running: these standings are not final)\n";
   for (const v1::EventStanding& s : e.results())
-    std::cout << absl::StrFormat("  %2d. %-24s %-20s %+8.2f [%+.2f, %+.2f] deals %d  margin %+.2f [%+.2f, %+.2f]%s\n",
-                                 s.place(), ForTerminal(s.bot()), ForTerminal(s.entrant()), s.mean(),
-                                 s.mean() - s.ci95(), s.mean() + s.ci95(), s.hands(), s.margin().mu(),
-                                 s.margin().low(), s.margin().high(), s.frozen() ? "" : "  unfrozen");
+    std::cout << absl::StrFormat(
+        "  %2d. %-24s %-20s %+8.2f [%+.2f, %+.2f] deals %d  margin %+.2f [%+.2f, %+.2f]%s  faults %d%s%s%s\n",
+        s.place(), ForTerminal(s.bot()), ForTerminal(s.entrant()), s.mean(), s.mean() - s.ci95(),
+        s.mean() + s.ci95(), s.deals(), s.margin().mu(), s.margin().low(), s.margin().high(),
+        s.unseparated_from_next() ? " ~" : "", s.faults(), s.frozen() ? "" : "  unfrozen",
+        s.note().empty() ? "" : "  ", ForTerminal(s.note()));
 }
 
 void PrintJoin(const v1::JoinEventResponse& j) {
@@ -105,8 +129,9 @@ std::vector<std::string> EventsCommandFlags() {
   return {"name", "kind", "variants", "description", "opens", "closes", "deadline", "unlisted",
           "hosted_only",
           "max_entrants", "bots_per_entrant", "final_deals", "final_budget", "weight", "hands",
+          "final_presence_minutes",
           "per_decision_ms", "max_faults", "admin_token", "organiser_token", "entrant_token",
-          "entrant", "bot", "roster", "as"};
+          "entrant", "bot", "roster", "roster_column", "skip_existing", "as"};
 }
 
 std::string EventFlag() { return absl::GetFlag(FLAGS_event); }
@@ -144,6 +169,7 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
     c->set_final_deals_per_bot(absl::GetFlag(FLAGS_final_deals));
     c->set_final_match_budget(absl::GetFlag(FLAGS_final_budget));
     c->set_weight(absl::GetFlag(FLAGS_weight));
+    c->set_final_presence_minutes(absl::GetFlag(FLAGS_final_presence_minutes));
     c->set_hands_per_match(absl::GetFlag(FLAGS_hands));
     if (absl::GetFlag(FLAGS_per_decision_ms) > 0)
       c->mutable_time_control()->set_per_decision_ms(absl::GetFlag(FLAGS_per_decision_ms));
@@ -216,25 +242,26 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
   }
   if (sub == "register") {
     if (!need_arg("events register SLUG --roster=FILE")) return 1;
-    std::ifstream in(absl::GetFlag(FLAGS_roster));
+    std::ifstream in(absl::GetFlag(FLAGS_roster), std::ios::binary);
     if (!in) return Fail(absl::StrCat("cannot read --roster '", absl::GetFlag(FLAGS_roster), "'"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    absl::StatusOr<std::vector<std::string>> names = RosterNames(text, absl::GetFlag(FLAGS_roster_column));
+    if (!names.ok())
+      return Fail(absl::StrCat("--roster '", absl::GetFlag(FLAGS_roster), "': ", names.status().message()));
     v1::RegisterRosterRequest r;
     r.set_slug(arg);
     r.set_organiser_token(OrganiserToken());
-    for (std::string line; std::getline(in, line);) {
-      // A CSV's first column (a header line "name" is skipped); quotes stripped.
-      std::string name(absl::StripAsciiWhitespace(std::vector<std::string>(absl::StrSplit(line, ','))[0]));
-      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-      if (name.empty() || absl::AsciiStrToLower(name) == "name") continue;
-      r.add_names(name);
-    }
+    r.set_skip_existing(absl::GetFlag(FLAGS_skip_existing));
+    for (const std::string& name : *names) r.add_names(name);
     v1::RegisterRosterResponse out;
     if (grpc::Status s = stub->RegisterRoster(Context().get(), r, &out); !s.ok()) return Fail(s);
     if (json) {
       PrintJson(out);
       return 0;
     }
-    std::cout << "# one line per entrant: hand each their own (it holds their token)\n";
+    for (const std::string& name : out.skipped())
+      std::cout << "# skipped " << ForTerminal(name) << ": joined already\n";
+    std::cout << "# the lines of each entrant: hand each their own (they hold their token)\n";
     for (const v1::JoinEventResponse& j : out.entrants())
       std::cout << "# " << ForTerminal(j.entrant()) << "\n" << j.connect_line() << "\n";
     return 0;

@@ -11,9 +11,12 @@ namespace tarock::arena::gateway {
 // DialInSeat.
 
 DialInSeat::DialInSeat(int64_t seat_id, int64_t bot_id, std::shared_ptr<BotLink> bot_link,
-                       std::optional<v1::Hello> hello, std::function<void()> on_join_fallback)
+                       std::optional<v1::Hello> hello, std::function<void()> on_join_fallback,
+                       bool hosted)
     : seat_id_(seat_id), bot_id_(bot_id), on_join_fallback_(std::move(on_join_fallback)),
-      bot_link_(std::move(bot_link)), hello_(std::move(hello)) {}
+      bot_link_(std::move(bot_link)), hello_(std::move(hello)) {
+  if (bot_link_ && !hosted) unhosted_.store(true);
+}
 
 void DialInSeat::OnAttach(std::shared_ptr<play::RefereeLink> link) {
   bool fell_back = false;
@@ -78,9 +81,11 @@ void DialInSeat::OnDetach(const play::RefereeLink* link) {
   pending_.reset();
 }
 
-bool DialInSeat::SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello) {
+bool DialInSeat::SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello,
+                            bool hosted) {
   absl::MutexLock lock(&mu_);
   if (closed_) return false;
+  if (link && !hosted) unhosted_.store(true);
   bot_link_ = std::move(link);
   if (hello) hello_ = std::move(hello);
   if (!bot_link_) return false;
@@ -226,6 +231,23 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
   std::vector<std::shared_ptr<DialInSeat>> seats;
   uint64_t connection = 0;
   std::optional<v1::Hello> hello;
+  // A bot held at its frozen version: its own token cannot take the seats
+  // from the host that plays the frozen upload.
+  std::function<bool(int64_t)> frozen;
+  if (!hosted) {
+    absl::MutexLock lock(&mu_);
+    auto it = bots_.find(bot_id);
+    if (it != bots_.end() && it->second.link && it->second.hosted) frozen = frozen_;
+  }
+  if (frozen && frozen(bot_id)) {
+    absl::MutexLock lock(&mu_);
+    auto it = bots_.find(bot_id);
+    if (it != bots_.end() && it->second.link && it->second.hosted)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "bot '", bot_name, "' is frozen: its event's final runs and a bot host plays the "
+          "version uploaded before the deadline; a connection with its own token cannot "
+          "replace it until the final is over"));
+  }
   {
     absl::MutexLock lock(&mu_);
     Bot& bot = bots_[bot_id];
@@ -255,7 +277,7 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
   welcome.mutable_welcome()->set_max_seats(options_.max_seats);
   welcome.mutable_welcome()->set_seats_held(static_cast<int>(seats.size()));
   link->Send(welcome);
-  for (auto& seat : seats) seat->SetBotLink(link, std::nullopt);
+  for (auto& seat : seats) seat->SetBotLink(link, std::nullopt, hosted);
   return connection;
 }
 
@@ -266,6 +288,7 @@ void DialInHub::Disconnect(int64_t bot_id, uint64_t connection) {
     auto it = bots_.find(bot_id);
     if (it == bots_.end() || it->second.connection != connection || !it->second.link) return;
     it->second.link.reset();
+    it->second.offline_since = absl::Now();
     for (auto& [id, seat] : it->second.seats) {
       if (it->second.hosted) seat->MarkHostLost();
       seats.push_back(seat);
@@ -357,6 +380,24 @@ bool DialInHub::Online(int64_t bot_id) {
   return OnlineLocked(bot_id);
 }
 
+absl::Time DialInHub::LastOnline(int64_t bot_id) {
+  absl::MutexLock lock(&mu_);
+  if (OnlineLocked(bot_id)) return absl::InfiniteFuture();
+  auto it = bots_.find(bot_id);
+  if (it == bots_.end()) return absl::InfinitePast();
+  // A host's connection up but not syncing: offline since now, as far as
+  // the hub knows (it is not told when the syncing stopped).
+  return it->second.link ? absl::Now() : it->second.offline_since;
+}
+
+bool DialInHub::PlayedUnhosted(const std::string& match_id, int seat) {
+  absl::MutexLock lock(&mu_);
+  auto id = seat_ids_.find({match_id, seat});
+  if (id == seat_ids_.end()) return false;
+  auto it = seats_.find(id->second);
+  return it != seats_.end() && it->second->played_unhosted();
+}
+
 bool DialInHub::AwaitOnline(int64_t bot_id, absl::Time deadline) {
   absl::MutexLock lock(&mu_);
   auto online = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -385,7 +426,8 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
     const int64_t id = ++next_seat_id_;
     consumer = std::make_shared<DialInSeat>(
         id, bot_id, bot.link, bot.hello,
-        [this, bot_id, connection = bot.connection] { JoinFellBack(bot_id, connection); });
+        [this, bot_id, connection = bot.connection] { JoinFellBack(bot_id, connection); },
+        bot.hosted);
     if (absl::Status s = relay_->Register(match_id, seat, consumer); !s.ok()) return s;
     bot.seats[id] = consumer;
     seats_[id] = consumer;

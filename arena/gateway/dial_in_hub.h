@@ -16,6 +16,11 @@
 //  - One connection per bot: a new one replaces the old (closed with
 //    ABORTED), and every seat in progress is sent again on it (MatchStart,
 //    the current HandStart, the request waiting for an answer).
+//  - A bot held at a frozen version (SetFrozen: its event's final runs and
+//    a bot host plays its upload) keeps its host's connection: a connection
+//    with the bot's own token cannot replace it (FAILED_PRECONDITION), and a
+//    seat ever attached to a connection that is not a host's says so
+//    (PlayedUnhosted), so the results mark frozen only what a host played.
 //  - A seat whose bot is offline holds its request until the decision's time
 //    runs out; if the bot comes back meanwhile it answers as usual, else the
 //    referee gets an Absent (a disconnect fault, the fallback plays). Once a
@@ -118,8 +123,20 @@ class DialInHub final : public DialInSeats {
     host_syncing_ = std::move(syncing);
   }
 
+  // Whether bot `bot_id` is held at a frozen version now (its event's final
+  // runs and it has uploaded versions, events.cc): then a connection with
+  // its own token is refused while a host's connection for it is up. Unset:
+  // never. Same rules as SetHostSyncing (thread-safe, no calls into the hub;
+  // it is called outside the hub's lock, once per own-token connection).
+  void SetFrozen(std::function<bool(int64_t bot_id)> frozen) {
+    absl::MutexLock lock(&mu_);
+    frozen_ = std::move(frozen);
+  }
+
   // DialInSeats.
   bool Online(int64_t bot_id) override;
+  absl::Time LastOnline(int64_t bot_id) override;
+  bool PlayedUnhosted(const std::string& match_id, int seat) override;
   bool AwaitOnline(int64_t bot_id, absl::Time deadline) override;
   absl::Status Prepare(const std::string& match_id, int seat, int64_t bot_id,
                        const std::string& bot_name) override;
@@ -135,6 +152,7 @@ class DialInHub final : public DialInSeats {
     uint64_t connection = 0;
     bool hosted = false;  // the current (or last) connection is a bot host's
     std::vector<absl::Time> connects;  // within the last minute
+    absl::Time offline_since = absl::InfinitePast();  // when its last connection ended
     std::optional<v1::Hello> hello;
     std::map<int64_t, std::shared_ptr<DialInSeat>> seats;  // by seat id
     // A seat routed to a referee was dialed there instead (--dial_in_route=
@@ -157,6 +175,7 @@ class DialInHub final : public DialInSeats {
   uint64_t next_connection_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::function<bool(int64_t)> host_syncing_ ABSL_GUARDED_BY(mu_);
+  std::function<bool(int64_t)> frozen_ ABSL_GUARDED_BY(mu_);
   std::thread ticker_;
 };
 
@@ -165,8 +184,11 @@ class DialInSeat final : public play::SeatConsumer {
  public:
   // `on_join_fallback` is called when a referee dials the relay for a seat
   // routed to that referee (the bot did not join it in time).
+  // `hosted`: `bot_link` is a bot host's connection (else the bot's own, or
+  // none).
   DialInSeat(int64_t seat_id, int64_t bot_id, std::shared_ptr<BotLink> bot_link,
-             std::optional<v1::Hello> hello, std::function<void()> on_join_fallback = nullptr);
+             std::optional<v1::Hello> hello, std::function<void()> on_join_fallback = nullptr,
+             bool hosted = false);
 
   int64_t seat_id() const { return seat_id_; }
   int64_t bot_id() const { return bot_id_; }
@@ -179,7 +201,11 @@ class DialInSeat final : public play::SeatConsumer {
   // The bot's connection changed (null: offline). A new one gets the seat's
   // state again (MatchStart, HandStart, the waiting request). Returns true
   // when the seat is in progress (and was resent).
-  bool SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello);
+  // `hosted`: the link is a bot host's connection.
+  bool SetBotLink(std::shared_ptr<BotLink> link, std::optional<v1::Hello> hello,
+                  bool hosted = false);
+  // Whether a connection that was not a bot host's was ever the seat's link.
+  bool played_unhosted() const { return unhosted_.load(); }
   // The bot's Hello for a seat prepared before it arrived (a bot that
   // connected a moment before the seat was made, or came back while the
   // seat was held): kept and sent to the referee, so the seat knows the
@@ -222,6 +248,7 @@ class DialInSeat final : public play::SeatConsumer {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<v1::JoinReferee> join_ ABSL_GUARDED_BY(mu_);  // on the direct route
   std::atomic<bool> host_lost_{false};
+  std::atomic<bool> unhosted_{false};
 };
 
 }  // namespace tarock::arena::gateway

@@ -388,5 +388,51 @@ TEST(DialInHubTest, AHostedBotIsOnlineOnlyWhileItsHostSyncs) {
   f.hub.SetHostSyncing(nullptr);
 }
 
+// A bot held at its frozen version (issue 47): while a host's connection
+// plays it, a connection with the bot's own token is refused; before the
+// freeze (or with no host connected) it replaces as always. A seat that an
+// own connection played, even for a while, says so.
+TEST(DialInHubTest, AFrozenBotsOwnTokenCannotReplaceItsHostAndTheSeatSaysWhoPlayed) {
+  Fixture f;
+  std::atomic<bool> frozen{false};
+  f.hub.SetFrozen([&frozen](int64_t) { return frozen.load(); });
+  auto host = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(1, "eve", host, /*hosted=*/true).ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "eve").ok());
+  EXPECT_FALSE(f.hub.PlayedUnhosted("M", 0));  // only the host so far
+  frozen = true;
+  auto own = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> refused = f.hub.Connect(1, "eve", own);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("frozen"), std::string::npos);
+  EXPECT_FALSE(host->closed);  // the host keeps the bot
+  EXPECT_FALSE(f.hub.PlayedUnhosted("M", 0));
+  // Not frozen: the own connection replaces the host's, and the seat says so.
+  frozen = false;
+  ASSERT_TRUE(f.hub.Connect(1, "eve", own).ok());
+  EXPECT_TRUE(host->closed);
+  EXPECT_TRUE(f.hub.PlayedUnhosted("M", 0));
+  // A seat prepared on an own connection is unhosted from the start.
+  ASSERT_TRUE(f.hub.Prepare("M", 1, 1, "eve").ok());
+  EXPECT_TRUE(f.hub.PlayedUnhosted("M", 1));
+  EXPECT_FALSE(f.hub.PlayedUnhosted("N", 0));  // never prepared
+  f.hub.SetFrozen(nullptr);
+}
+
+// When a bot was last online (the final leaves out who was not, events.cc).
+TEST(DialInHubTest, LastOnlineIsNowWhileConnectedAndTheDisconnectAfter) {
+  Fixture f;
+  EXPECT_EQ(f.hub.LastOnline(1), absl::InfinitePast());  // never connected
+  auto own = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c = f.hub.Connect(1, "ann", own);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(f.hub.LastOnline(1), absl::InfiniteFuture());
+  const absl::Time before = absl::Now();
+  f.hub.Disconnect(1, *c);
+  const absl::Time last = f.hub.LastOnline(1);
+  EXPECT_GE(last, before);
+  EXPECT_LE(last, absl::Now());
+}
+
 }  // namespace
 }  // namespace tarock::arena::gateway

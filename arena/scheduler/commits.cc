@@ -74,7 +74,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
   {
     commits.push_back(
         {f.job.match.id, MatchResultOf(f.result, f.job.match.bot_ids, f.referee, f.attempts)});
-    RecordHostedVersions(f.result, &commits.back().result);
+    RecordHostedVersions(f.result, f.unhosted_seats, &commits.back().result);
   }
   // Each seat's health (bot_health.h): a seat that forfeited or stopped
   // answering benches its bot; a clean one makes it online again.

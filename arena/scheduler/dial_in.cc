@@ -28,7 +28,12 @@ absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
     if (dial_in_ == nullptr)
       return absl::FailedPreconditionError("this arena has no gateway for dial-in bots");
     const int64_t bot = s < static_cast<int>(job.match.bot_ids.size()) ? job.match.bot_ids[s] : 0;
-    if (!dial_in_->Online(bot)) {
+    // An event's final does not wait for a bot that dropped out of it: its
+    // seat is prepared all the same and played by the fallback while it is
+    // away (the hub answers Absent), so the others keep every deal the
+    // design gives them; a bot that comes back plays on (docs/events.md).
+    const bool final_seat = job.match.kind == "tournament" && job.match.event_id != 0;
+    if (!final_seat && !dial_in_->Online(bot)) {
       {
         absl::MutexLock lock(&mu_);
         waiting_[job.match.id] = seat->name();
@@ -44,7 +49,7 @@ absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
       waiting_.erase(job.match.id);
     }
     if (cancel_.load()) return absl::CancelledError("the arena is stopping");
-    if (!dial_in_->Online(bot))
+    if (!final_seat && !dial_in_->Online(bot))
       return absl::FailedPreconditionError(absl::StrCat(
           "dial-in bot '", seat->name(), "' did not connect within ",
           absl::ToInt64Seconds(dial_in_wait_), " s"));

@@ -38,6 +38,16 @@ class DialInSeats {
   virtual ~DialInSeats() = default;
   // True while the bot has a live gateway connection.
   virtual bool Online(int64_t bot_id) = 0;
+  // When the bot was last online: InfiniteFuture while it is, InfinitePast
+  // when it never was (since the arena started).
+  virtual absl::Time LastOnline(int64_t bot_id) {
+    return Online(bot_id) ? absl::InfiniteFuture() : absl::InfinitePast();
+  }
+  // Whether seat `seat` of `match_id` (prepared, not yet released) was ever
+  // played on a connection that was not a bot host's: then its Hello's
+  // version is the bot's word only, and the seat is not counted as played
+  // by a hosted (frozen) version.
+  virtual bool PlayedUnhosted(const std::string& match_id, int seat) { return false; }
   // Waits until the bot is online or `deadline` passes; returns Online().
   virtual bool AwaitOnline(int64_t bot_id, absl::Time deadline) = 0;
   // Prepares seat `seat` of `match_id` for the bot (the relay hands the

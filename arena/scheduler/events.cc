@@ -24,6 +24,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "arena/scheduler/bot_health.h"
 #include "arena/scheduler/bot_rules.h"
 #include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/duplicate_design.h"
@@ -33,6 +34,7 @@
 #include "arena/store/rating_pool.h"
 #include "nlohmann/json.hpp"
 #include "referee/engine/registry.h"
+#include "referee/logging/log.h"
 #include "referee/net/secure_random.h"
 #include "tarock/transport/referee_proof.h"
 
@@ -48,6 +50,12 @@ constexpr int kDefaultMaxEntrants = 200;
 constexpr int kDefaultSignupsPerHour = 120;
 constexpr int kDefaultFinalDeals = 64;
 constexpr int kDefaultFinalBudget = 2000;
+constexpr int kDefaultPresenceMinutes = 10;
+
+absl::Duration PresenceWindow(const v1::EventConfig& c) {
+  return absl::Minutes(c.final_presence_minutes() > 0 ? c.final_presence_minutes()
+                                                      : kDefaultPresenceMinutes);
+}
 
 bool ValidSlug(const std::string& slug) {
   if (slug.size() < 2 || slug.size() > 40 || slug.front() == '-' || slug.back() == '-') return false;
@@ -99,17 +107,46 @@ int AppearancesFor(const v1::EventConfig& c, int hands_per_match) {
   return std::max(1, (deals + hands_per_match - 1) / std::max(1, hands_per_match));
 }
 
-std::string ConnectLine(const std::string& slug, const std::string& token,
-                        const std::string& entrant, const v1::EventConfig& c) {
+// A bot name from a person's name: letters and digits, accented Latin
+// letters transliterated ("Filip Kovač" -> "filipkovac", "Žiga" -> "ziga").
+std::string BotNameOf(const std::string& entrant) {
+  static const std::pair<const char*, const char*> kLatin[] = {
+      {"č", "c"}, {"Č", "c"}, {"ć", "c"}, {"Ć", "c"}, {"ž", "z"}, {"Ž", "z"}, {"š", "s"},
+      {"Š", "s"}, {"đ", "dj"}, {"Đ", "dj"}, {"á", "a"}, {"à", "a"}, {"â", "a"}, {"ä", "a"},
+      {"ã", "a"}, {"å", "a"}, {"Á", "a"}, {"À", "a"}, {"Ä", "a"}, {"é", "e"}, {"è", "e"},
+      {"ê", "e"}, {"ë", "e"}, {"ě", "e"}, {"É", "e"}, {"È", "e"}, {"í", "i"}, {"ì", "i"},
+      {"î", "i"}, {"ï", "i"}, {"Í", "i"}, {"ó", "o"}, {"ò", "o"}, {"ô", "o"}, {"ö", "o"},
+      {"õ", "o"}, {"ő", "o"}, {"ø", "o"}, {"Ó", "o"}, {"Ö", "o"}, {"Ø", "o"}, {"ú", "u"},
+      {"ù", "u"}, {"û", "u"}, {"ü", "u"}, {"ű", "u"}, {"ů", "u"}, {"Ú", "u"}, {"Ü", "u"},
+      {"ý", "y"}, {"Ý", "y"}, {"ñ", "n"}, {"ň", "n"}, {"Ñ", "n"}, {"ř", "r"}, {"Ř", "r"},
+      {"ť", "t"}, {"ď", "d"}, {"ľ", "l"}, {"ł", "l"}, {"Ł", "l"}, {"ß", "ss"}, {"ç", "c"},
+      {"Ç", "c"}, {"ś", "s"}, {"ź", "z"}, {"ż", "z"}, {"ń", "n"}, {"ą", "a"}, {"ę", "e"}};
+  std::string text = entrant;
+  for (const auto& [from, to] : kLatin) absl::StrReplaceAll({{from, to}}, &text);
   std::string name;
-  for (char ch : entrant)
-    if (absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') name += ch;
-  if (name.empty()) name = "bot";
-  return absl::StrCat("tarock-arena-cli bots add ", slug, "-", absl::AsciiStrToLower(name),
-                      c.hosted_only() ? " --hosted" : " --dial_in", " --variants ",
-                      absl::StrJoin(c.variants(), ","), " --event ", slug,
-                      " --entrant_token ", token);
+  for (char ch : text)
+    if (absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_')
+      name += absl::ascii_tolower(static_cast<unsigned char>(ch));
+  return name.empty() ? "bot" : name.substr(0, 40);
 }
+
+}  // namespace
+
+// The lines an entrant pastes (docs/events.md, "Sign-up"): the token in the
+// environment (kept out of the command line and `ps`), then the command that
+// registers their bot, naming the arena it was made for.
+std::string EntrantConnectLine(const std::string& slug, const std::string& token,
+                               const std::string& entrant, const v1::EventConfig& c,
+                               const std::string& arena, bool tls) {
+  const std::string where =
+      absl::StrCat(arena.empty() ? "" : absl::StrCat(" --arena ", arena), tls ? " --tls_ca ca.pem" : "");
+  return absl::StrCat("export TAROCK_ENTRANT_TOKEN=", token, "\n",
+                      "python3 -m tarock_bot register ", slug, "-", BotNameOf(entrant),
+                      c.hosted_only() ? " --hosted" : " --dial_in", " --variants ",
+                      absl::StrJoin(c.variants(), ","), " --event ", slug, where);
+}
+
+namespace {
 
 std::string CsvField(const std::string& v) {
   if (v.find_first_of(",\"\n") == std::string::npos) return v;
@@ -117,6 +154,14 @@ std::string CsvField(const std::string& v) {
 }
 
 }  // namespace
+
+const std::vector<std::string> kEventExportColumns = {
+    "entrant", "bot", "health", "final_status", "final_place", "final_margin_place",
+    "final_margin", "final_margin_ci95", "final_unseparated_from_next", "final_mean",
+    "final_mean_ci95", "final_deals", "final_faults", "final_absent_matches", "frozen",
+    "version_played", "last_upload", "last_upload_status", "ladder_model", "ladder_rank",
+    "ladder_score", "ladder_ci95_or_sigma", "ladder_deals_or_matches", "ladder_faults", "joined",
+    "last_changed", "note"};
 
 // ---------------------------------------------------------------------------
 // Look-ups.
@@ -226,21 +271,55 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
   info.set_frozen_at(row.frozen_at);
   info.set_created_at(row.created_at);
   const v1::EventConfig& c = info.config();
+  std::string absent_note;
   if (row.status == "upcoming" || row.status == "open") {
-    // What the final would cost with today's field.
+    // What the final would cost with today's field: the bots that would
+    // play it if the deadline were now (AbsentFromFinal), the others listed.
     absl::StatusOr<VariantInfo> v = Registry::Global().Info(c.variants(0));
-    if (v.ok() && !field.empty()) {
+    std::map<int64_t, std::string> entrant_names;
+    for (const EntrantRow& e : store_->ListEntrants(row.id)) entrant_names[e.id] = e.name;
+    std::vector<int64_t> present;
+    const absl::Time now = absl::Now();
+    std::vector<std::string> absent;
+    for (size_t i = 0; i < field.size(); ++i) {
+      if (std::find(field[i].variants.begin(), field[i].variants.end(), c.variants(0)) ==
+          field[i].variants.end())
+        continue;
+      const std::string why = AbsentFromFinal(field[i], now, PresenceWindow(c));
+      if (why.empty()) {
+        present.push_back(entrant_of[i]);
+        continue;
+      }
+      v1::EventLeftOut* x = info.add_left_out();
+      x->set_bot(field[i].name);
+      x->set_entrant(entrant_of[i] ? entrant_names[entrant_of[i]] : "");
+      x->set_reason(why);
+      absent.push_back(field[i].name);
+    }
+    if (!absent.empty())
+      absent_note = absl::StrCat(absent.size(), absent.size() == 1 ? " bot" : " bots",
+                                 " offline: not in the final unless online within ",
+                                 absl::ToInt64Minutes(PresenceWindow(c)),
+                                 " min before the deadline (", absl::StrJoin(absent, ", "), ")");
+    if (v.ok() && !present.empty()) {
       const int hands = c.hands_per_match() ? c.hands_per_match() : 2 * v->num_seats;
       FinalDesignOptions o;
       o.seats = v->num_seats;
       o.appearances_per_bot = AppearancesFor(c, hands);
       o.max_groups = (c.final_match_budget() ? c.final_match_budget() : kDefaultFinalBudget) /
                      v->num_seats;
-      absl::StatusOr<FinalDesign> d = MakeFinalDesign(entrant_of, o);
-      if (d.ok()) info.set_final_matches_planned(static_cast<int>(d->groups.size()) * v->num_seats);
+      absl::StatusOr<FinalDesign> d = MakeFinalDesign(present, o);
+      if (d.ok()) {
+        info.set_final_matches_planned(static_cast<int>(d->groups.size()) * v->num_seats);
+        info.set_final_deals_per_bot(d->appearances_per_bot * hands);
+      }
     }
+  } else {
+    for (const v1::EventLeftOut& x : c.final_left_out()) *info.add_left_out() = x;
   }
-  info.set_note(c.note());
+  info.set_note(absent_note.empty() ? c.note()
+                : c.note().empty()  ? absent_note
+                                    : absl::StrCat(c.note(), "; ", absent_note));
   // Each variant's ladder: the running (else the newest stored) ladder's
   // format and model; the plan from today's field while none was stored.
   {
@@ -281,6 +360,48 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         if (!b.ok()) continue;
         entrant_of_bot[b->name] = e.entrant_id ? entrant_names[e.entrant_id] : "";
         if (!store_->ListVersions(b->id).empty()) hosted.insert(b->name);
+      }
+      // Who played each bot's seats, its faults, the distinct deals
+      // (docs/events.md "Export for grading"): frozen only when a bot host
+      // played every seat of it with a version ready by the freeze.
+      struct SeatFacts {
+        int matches = 0, faults = 0, absent = 0;
+        std::map<uint64_t, int> deals;  // seed -> hands of that deal set
+        std::set<int64_t> versions;
+        bool own = false;        // a seat without a hosted version
+        bool after_freeze = false;  // a version not ready at the freeze
+      };
+      std::map<std::string, SeatFacts> facts;
+      std::map<int64_t, std::string> ready_at;  // version -> when it was ready
+      for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
+        if (m.status != "done") continue;
+        for (const SeatRow& seat : store_->SeatsOf(m.id)) {
+          SeatFacts& f = facts[seat.bot];
+          ++f.matches;
+          f.faults += seat.faults;
+          if (absl::StrContains(seat.fault_kinds, "disconnect")) ++f.absent;
+          f.deals[m.seed] = seat.hand_scores ? static_cast<int>(seat.hand_scores->size()) : m.hands;
+          if (seat.version_id == 0) {
+            f.own = true;
+            continue;
+          }
+          f.versions.insert(seat.version_id);
+          if (!ready_at.count(seat.version_id)) {
+            absl::StatusOr<VersionRow> v = store_->GetVersion(seat.version_id);
+            ready_at[seat.version_id] = v.ok() ? v->ready_at : "";
+          }
+          const std::string& ready = ready_at[seat.version_id];
+          if (ready.empty() || row.frozen_at.empty() || ready > row.frozen_at) f.after_freeze = true;
+        }
+      }
+      std::map<std::string, std::string> last_upload;
+      for (const EventBotRow& e : store_->EventBots(row.id)) {
+        absl::StatusOr<BotRow> b = store_->BotById(e.bot_id);
+        if (!b.ok()) continue;
+        for (const VersionRow& v : store_->ListVersions(b->id)) {  // newest first
+          last_upload[b->name] = v.uploaded_at;
+          break;
+        }
       }
       // The pairs: per match, each bot's points a hand (over its seats).
       struct Played {
@@ -390,8 +511,41 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
         r->set_ci95(s.ci95());
         r->set_hands(s.hands());
         r->set_total(s.total());
-        r->set_frozen(hosted.count(s.bot()) > 0);
+        const SeatFacts& f = facts[s.bot()];
+        r->set_frozen(hosted.count(s.bot()) > 0 && f.matches > 0 && !f.own && !f.after_freeze);
+        r->set_faults(f.faults);
+        r->set_matches(f.matches);
+        r->set_absent_matches(f.absent);
+        int deals = 0;
+        for (const auto& [seed, n] : f.deals) deals += n;
+        r->set_deals(deals);
+        if (f.own) {
+          r->set_version("own program");
+        } else if (!f.versions.empty()) {
+          std::vector<std::string> vs;
+          for (int64_t v : f.versions) vs.push_back(absl::StrCat("v", v));
+          r->set_version(absl::StrJoin(vs, ","));
+        }
+        r->set_last_upload(last_upload[s.bot()]);
+        if (f.absent > 0)
+          r->set_note(absl::StrCat("dropped out: not connected in ", f.absent, " of its ", f.matches,
+                                   " matches (the fallback played its seat there)"));
         if (auto m = final_margin.find(s.bot()); m != final_margin.end()) *r->mutable_margin() = m->second;
+      }
+      // The margin's order: its place, and whether its interval overlaps the
+      // next one's (the final does not separate the two).
+      std::vector<v1::EventStanding*> by_margin;
+      for (v1::EventStanding& r : *info.mutable_results())
+        if (r.margin().deals() > 0) by_margin.push_back(&r);
+      std::stable_sort(by_margin.begin(), by_margin.end(),
+                       [](const v1::EventStanding* a, const v1::EventStanding* b) {
+                         return a->margin().mu() > b->margin().mu();
+                       });
+      for (size_t i = 0; i < by_margin.size(); ++i) {
+        by_margin[i]->set_margin_place(static_cast<int>(i) + 1);
+        if (i + 1 < by_margin.size())
+          by_margin[i]->set_unseparated_from_next(by_margin[i]->margin().low() <=
+                                                  by_margin[i + 1]->margin().high());
       }
     }
   }
@@ -444,6 +598,11 @@ absl::StatusOr<v1::CreateEventResponse> Scheduler::CreateEvent(const v1::CreateE
   c.set_final_deals_per_bot(bound(c.final_deals_per_bot(), kDefaultFinalDeals));
   c.set_final_match_budget(bound(c.final_match_budget(), kDefaultFinalBudget));
   c.set_weight(bound(c.weight(), 1));
+  c.set_final_presence_minutes(bound(c.final_presence_minutes(), kDefaultPresenceMinutes));
+  c.clear_note();  // the arena's to set
+  c.clear_final_left_out();
+  if (c.final_presence_minutes() < 1 || c.final_presence_minutes() > 1440)
+    return absl::InvalidArgumentError("final_presence_minutes is 1-1440");
   if (c.max_entrants() < 1 || c.max_entrants() > 10000 || c.bots_per_entrant() < 1 ||
       c.bots_per_entrant() > 10 || c.signups_per_hour() < 1 || c.final_deals_per_bot() < 1 ||
       c.final_deals_per_bot() > 10000 || c.final_match_budget() < 1 ||
@@ -560,7 +719,7 @@ absl::StatusOr<v1::JoinEventResponse> Scheduler::JoinEvent(const v1::JoinEventRe
   out.set_event(event->slug);
   out.set_entrant(added->name);
   out.set_token(*token);
-  out.set_connect_line(ConnectLine(event->slug, *token, added->name, c));
+  out.set_connect_line(EntrantConnectLine(event->slug, *token, added->name, c, options_.public_address, options_.public_tls));
   return out;
 }
 
@@ -583,6 +742,12 @@ absl::StatusOr<v1::EventRosterResponse> Scheduler::EventRoster(const v1::EventRo
     v1::BotInfo info = BotInfoOf(*bot, false);
     if (e.withdrawn) info.set_health("withdrawn");
     auto it = by_id.find(e.entrant_id);
+    // An upload is a change of the entrant's too (the newest first).
+    if (it != by_id.end())
+      for (const VersionRow& v : store_->ListVersions(bot->id)) {
+        if (v.uploaded_at > it->second->updated_at()) it->second->set_updated_at(v.uploaded_at);
+        break;
+      }
     if (e.entrant_id == 0 || it == by_id.end())
       *out.add_house_bots() = info;
     else
@@ -600,26 +765,40 @@ absl::StatusOr<v1::RegisterRosterResponse> Scheduler::RegisterRoster(
   const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
   std::vector<EntrantRow> entrants = store_->ListEntrants(event->id);
   if (r.names().empty()) return absl::InvalidArgumentError("give at least one name");
-  if (static_cast<int>(entrants.size() + r.names().size()) > c.max_entrants())
+  v1::RegisterRosterResponse out;
+  // With skip_existing, the names that joined already are left out (and
+  // listed); every other name is checked as before.
+  std::vector<std::string> names;
+  for (const std::string& name : r.names()) {
+    const bool joined = std::any_of(entrants.begin(), entrants.end(), [&](const EntrantRow& e) {
+      return absl::EqualsIgnoreCase(e.name, name);
+    });
+    if (joined && r.skip_existing()) {
+      out.add_skipped(name);
+      continue;
+    }
+    names.push_back(name);
+  }
+  if (static_cast<int>(entrants.size() + names.size()) > c.max_entrants())
     return absl::ResourceExhaustedError(absl::StrCat(
         "the event takes ", c.max_entrants(), " entrants; it has ", entrants.size(), " and ",
-        r.names().size(), " more would not fit"));
+        names.size(), " more would not fit"));
   // All or nothing: every name checked before any is stored.
   std::vector<std::string> seen;
-  for (const std::string& name : r.names()) {
+  for (const std::string& name : names) {
     if (absl::Status s = CheckText(absl::StrCat("the name '", ForTerminal(name, 40), "'"), name, 64);
         !s.ok())
       return s;
     for (const EntrantRow& e : entrants)
       if (absl::EqualsIgnoreCase(e.name, name))
-        return absl::AlreadyExistsError(absl::StrCat("'", e.name, "' has joined already"));
+        return absl::AlreadyExistsError(absl::StrCat(
+            "'", e.name, "' has joined already (--skip_existing registers the others)"));
     for (const std::string& other : seen)
       if (absl::EqualsIgnoreCase(other, name))
         return absl::InvalidArgumentError(absl::StrCat("'", name, "' is on the list twice"));
     seen.push_back(name);
   }
-  v1::RegisterRosterResponse out;
-  for (const std::string& name : r.names()) {
+  for (const std::string& name : names) {
     absl::StatusOr<std::string> token = NewToken();
     if (!token.ok()) return token.status();
     EntrantRow row;
@@ -632,7 +811,7 @@ absl::StatusOr<v1::RegisterRosterResponse> Scheduler::RegisterRoster(
     x->set_event(event->slug);
     x->set_entrant(name);
     x->set_token(*token);
-    x->set_connect_line(ConnectLine(event->slug, *token, name, c));
+    x->set_connect_line(EntrantConnectLine(event->slug, *token, name, c, options_.public_address, options_.public_tls));
   }
   return out;
 }
@@ -651,7 +830,8 @@ absl::StatusOr<v1::JoinEventResponse> Scheduler::ReissueEntrantToken(
     out.set_event(event->slug);
     out.set_entrant(e.name);
     out.set_token(*token);
-    out.set_connect_line(ConnectLine(event->slug, *token, e.name, FromJson<v1::EventConfig>(event->config)));
+    out.set_connect_line(EntrantConnectLine(event->slug, *token, e.name, FromJson<v1::EventConfig>(event->config),
+                                         options_.public_address, options_.public_tls));
     return out;
   }
   return absl::NotFoundError(absl::StrCat("no entrant named '", r.entrant(), "' in '", r.slug(), "'"));
@@ -730,9 +910,20 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
       j["final"].push_back({{"place", s.place()}, {"bot", s.bot()}, {"entrant", s.entrant()},
                             {"mean_per_hand", s.mean()}, {"ci95", s.ci95()}, {"hands", s.hands()},
                             {"total", s.total()}, {"frozen", s.frozen()},
+                            {"deals", s.deals()}, {"faults", s.faults()},
+                            {"matches", s.matches()}, {"absent_matches", s.absent_matches()},
+                            {"version_played", s.version()}, {"last_upload", s.last_upload()},
+                            {"note", s.note()}, {"margin_place", s.margin_place()},
+                            {"unseparated_from_next", s.unseparated_from_next()},
                             {"margin", {{"mu", s.margin().mu()}, {"sigma", s.margin().sigma()},
                                         {"low", s.margin().low()}, {"high", s.margin().high()},
                                         {"deals", s.margin().deals()}}}});
+    j["final_status"] = info.status() == "finished" ? "final"
+                        : info.final_tournament_id() ? "provisional: the final is running"
+                                                     : "no final yet";
+    j["left_out"] = json::array();
+    for (const v1::EventLeftOut& x : info.left_out())
+      j["left_out"].push_back({{"bot", x.bot()}, {"entrant", x.entrant()}, {"reason", x.reason()}});
     j["pairs"] = json::array();
     for (const v1::EventPair& p : info.pairs())
       j["pairs"].push_back({{"a", p.a()}, {"b", p.b()}, {"matches_together", p.matches_together()},
@@ -772,39 +963,97 @@ absl::StatusOr<v1::ExportEventResponse> Scheduler::ExportEvent(const v1::ExportE
     out.set_body(j.dump(2) + "\n");
     return out;
   }
-  std::string csv =
-      "section,variant,place,bot,entrant,score,ci95_or_sigma,deals_or_matches,detail,margin,margin_ci95\n";
+  // One table, one row per bot of the event (and per entrant with none):
+  // its final, its ladder in the final's variant, its entrant. The columns
+  // are kEventExportColumns, documented in docs/events.md.
   const std::string final_variant = info.config().variants(0);
-  for (const v1::EventStanding& s : info.results())
-    absl::StrAppend(&csv, "final,", final_variant, ",", s.place(), ",", CsvField(s.bot()), ",",
-                    CsvField(s.entrant()), ",", absl::StrFormat("%.3f", s.mean()), ",",
-                    absl::StrFormat("%.3f", s.ci95()), ",", s.hands(), ",",
-                    s.frozen() ? "frozen" : "unfrozen", ",", absl::StrFormat("%.3f", s.margin().mu()),
-                    ",", absl::StrFormat("%.3f", (s.margin().high() - s.margin().low()) / 2), "\n");
-  // A margin ladder's rows: points a deal, the 95% half-width, the deals,
-  // and "margin: UNIT" as the detail; a place ladder's: rating, sigma, matches.
+  const std::string final_status =
+      info.status() == "finished" ? "final"
+      : info.final_tournament_id() ? "provisional: the final is running"
+                                   : "no final yet";
+  std::map<std::string, const v1::EventStanding*> standing_of;
+  for (const v1::EventStanding& s : info.results()) standing_of[s.bot()] = &s;
+  std::map<std::string, const v1::EventLeftOut*> left_out_of;
+  for (const v1::EventLeftOut& x : info.left_out()) left_out_of[x.bot()] = &x;
+  const v1::LeaderboardResponse* board = nullptr;
   for (const auto& [v, b] : boards)
-    for (const v1::LeaderboardEntry& e : b.entries()) {
-      if (b.rating_model() == "margin") {
-        const v1::MarginRatingInfo& m = e.margin();
-        absl::StrAppend(&csv, "ladder,", v, ",", e.rank(), ",", CsvField(e.bot()), ",",
-                        CsvField(entrant_of_bot[e.bot()]), ",", absl::StrFormat("%.3f", m.mu()), ",",
-                        absl::StrFormat("%.3f", (m.high() - m.low()) / 2), ",", m.deals(),
-                        ",margin: ", b.unit(), "\n");
-        continue;
+    if (v == final_variant) board = &b;
+  std::string csv = absl::StrCat(absl::StrJoin(kEventExportColumns, ","), "\n");
+  auto f3 = [](double x) { return absl::StrFormat("%.3f", x); };
+  auto row_of = [&](const std::string& entrant, const std::string& joined, const std::string& changed,
+                    const v1::BotInfo* bot) {
+    std::vector<std::string> cells(kEventExportColumns.size());
+    auto set = [&](absl::string_view column, const std::string& value) {
+      for (size_t i = 0; i < kEventExportColumns.size(); ++i)
+        if (kEventExportColumns[i] == column) cells[i] = CsvField(value);
+    };
+    set("entrant", entrant);
+    set("joined", joined);
+    std::string last_change = changed;
+    if (bot) {
+      set("bot", bot->name());
+      set("health", bot->health());
+      set("final_status", final_status);
+      if (auto x = left_out_of.find(bot->name()); x != left_out_of.end())
+        set("final_status", absl::StrCat("left out: ", x->second->reason()));
+      int final_faults = 0;
+      if (auto it = standing_of.find(bot->name()); it != standing_of.end()) {
+        const v1::EventStanding& s = *it->second;
+        set("final_place", absl::StrCat(s.place()));
+        if (s.margin_place()) {
+          set("final_margin_place", absl::StrCat(s.margin_place()));
+          set("final_margin", f3(s.margin().mu()));
+          set("final_margin_ci95", f3((s.margin().high() - s.margin().low()) / 2));
+          set("final_unseparated_from_next", s.unseparated_from_next() ? "yes" : "no");
+        }
+        set("final_mean", f3(s.mean()));
+        set("final_mean_ci95", f3(s.ci95()));
+        set("final_deals", absl::StrCat(s.deals()));
+        set("final_faults", absl::StrCat(s.faults()));
+        set("final_absent_matches", absl::StrCat(s.absent_matches()));
+        set("frozen", s.frozen() ? "frozen" : "unfrozen");
+        set("version_played", s.version());
+        set("note", s.note());
+        final_faults = s.faults();
       }
-      absl::StrAppend(&csv, "ladder,", v, ",", e.rank(), ",", CsvField(e.bot()), ",",
-                      CsvField(entrant_of_bot[e.bot()]), ",",
-                      absl::StrFormat("%.3f", e.rating().display()), ",",
-                      absl::StrFormat("%.3f", e.rating().sigma()), ",", e.rating().matches(), ",\n");
+      if (board)
+        for (const v1::LeaderboardEntry& e : board->entries()) {
+          if (e.bot() != bot->name()) continue;
+          set("ladder_rank", absl::StrCat(e.rank()));
+          set("ladder_model", board->rating_model());
+          if (board->rating_model() == "margin") {
+            set("ladder_score", f3(e.margin().mu()));
+            set("ladder_ci95_or_sigma", f3((e.margin().high() - e.margin().low()) / 2));
+            set("ladder_deals_or_matches", absl::StrCat(e.margin().deals()));
+          } else {
+            set("ladder_score", f3(e.rating().display()));
+            set("ladder_ci95_or_sigma", f3(e.rating().sigma()));
+            set("ladder_deals_or_matches", absl::StrCat(e.rating().matches()));
+          }
+        }
+      // Faults in the final's variant outside the final: its ladder's (a
+      // house bot's also counts its other matches in the variant).
+      absl::StatusOr<BotRow> row = store_->FindBot(bot->name());
+      if (row.ok()) {
+        for (const BotVariantStatsRow& st : store_->BotStats(row->id))
+          if (st.variant == final_variant)
+            set("ladder_faults", absl::StrCat(std::max(0, st.sums.faults - final_faults)));
+        for (const VersionRow& v : store_->ListVersions(row->id)) {  // newest first
+          set("last_upload", v.uploaded_at);
+          set("last_upload_status", v.status);
+          last_change = std::max(last_change, v.uploaded_at);
+          break;
+        }
+      }
     }
+    set("last_changed", last_change);
+    absl::StrAppend(&csv, absl::StrJoin(cells, ","), "\n");
+  };
   for (const v1::EventEntrant& e : roster->entrants()) {
-    std::vector<std::string> bots;
-    for (const v1::BotInfo& b : e.bots()) bots.push_back(absl::StrCat(b.name(), ":", b.health()));
-    absl::StrAppend(&csv, "roster,,,", CsvField(absl::StrJoin(bots, " ")), ",", CsvField(e.name()),
-                    ",,,,", CsvField(absl::StrCat("joined ", e.joined_at(), "; changed ", e.updated_at())),
-                    "\n");
+    if (e.bots().empty()) row_of(e.name(), e.joined_at(), e.updated_at(), nullptr);
+    for (const v1::BotInfo& b : e.bots()) row_of(e.name(), e.joined_at(), e.updated_at(), &b);
   }
+  for (const v1::BotInfo& b : roster->house_bots()) row_of("", "", "", &b);
   out.set_content_type("text/csv; charset=utf-8");
   out.set_body(csv);
   return out;
@@ -832,6 +1081,36 @@ absl::StatusOr<v1::EventInfo> Scheduler::CloseEvent(const v1::CloseEventRequest&
 // ---------------------------------------------------------------------------
 // The schedule.
 
+std::string Scheduler::AbsentFromFinal(const BotRow& bot, absl::Time now, absl::Duration window) {
+  const std::string minutes = absl::StrCat(absl::ToInt64Minutes(window), " min");
+  if (ThroughGateway(bot.endpoint)) {
+    const absl::Time last = dial_in_ ? dial_in_->LastOnline(bot.id) : absl::InfinitePast();
+    if (last == absl::InfiniteFuture() || last >= now - window) return "";
+    if (last == absl::InfinitePast())
+      return bot.endpoint == kHostedEndpoint
+                 ? "no bot host has played it since the arena started (no version ready, or no host)"
+                 : "not connected since the arena started";
+    return absl::StrCat("offline since ", absl::FormatTime("%H:%M:%S UTC", last, absl::UTCTimeZone()),
+                        " (more than ", minutes, ")");
+  }
+  if (!health_.Benched(bot.id)) return "";
+  const BotHealthState h = health_.Of(bot.id);
+  if (h.since >= now - window) return "";
+  return absl::StrCat(h.state, " since ", absl::FormatTime("%H:%M:%S UTC", h.since, absl::UTCTimeZone()),
+                      " (more than ", minutes, ")", h.last_error.empty() ? "" : ": ",
+                      h.last_error.substr(0, 120));
+}
+
+bool Scheduler::HeldAtFreeze(int64_t bot_id) {
+  bool frozen = false;
+  for (const EventBotRow& e : store_->EventsOfBot(bot_id)) {
+    if (e.withdrawn) continue;
+    absl::StatusOr<EventRow> event = store_->EventById(e.event_id);
+    if (event.ok() && event->status == "frozen") frozen = true;
+  }
+  return frozen && !store_->ListVersions(bot_id).empty();
+}
+
 void Scheduler::StartFinal(EventRow& event) {
   v1::EventConfig c = FromJson<v1::EventConfig>(event.config);
   auto note = [&](const std::string& text) {
@@ -855,6 +1134,38 @@ void Scheduler::StartFinal(EventRow& event) {
     event.status = "finished";
     return;
   }
+  // Bots not online within the presence window sit the final out: the
+  // design is made for the bots that will play, the others are listed.
+  {
+    std::map<int64_t, std::string> entrant_names;
+    for (const EntrantRow& e : store_->ListEntrants(event.id)) entrant_names[e.id] = e.name;
+    const absl::Time now = absl::Now();
+    c.clear_final_left_out();
+    std::vector<BotRow> present;
+    std::vector<int64_t> present_entrant;
+    for (size_t i = 0; i < playing.size(); ++i) {
+      const std::string why = AbsentFromFinal(playing[i], now, PresenceWindow(c));
+      if (why.empty()) {
+        present.push_back(playing[i]);
+        present_entrant.push_back(playing_entrant[i]);
+        continue;
+      }
+      v1::EventLeftOut* x = c.add_final_left_out();
+      x->set_bot(playing[i].name);
+      x->set_entrant(playing_entrant[i] ? entrant_names[playing_entrant[i]] : "");
+      x->set_reason(why);
+      logging::Warning("events", "bot left out of the final",
+                       {{"event", event.slug}, {"bot", playing[i].name}, {"reason", why}});
+    }
+    playing = std::move(present);
+    playing_entrant = std::move(present_entrant);
+    event.config = ToJson(c);
+  }
+  const std::string left_out =
+      c.final_left_out_size() == 0
+          ? std::string()
+          : absl::StrCat("; ", c.final_left_out_size(),
+                         c.final_left_out_size() == 1 ? " bot" : " bots", " left out (offline)");
   const int hands = c.hands_per_match() ? c.hands_per_match() : 2 * info->num_seats;
   FinalDesignOptions o;
   o.seats = info->num_seats;
@@ -864,7 +1175,7 @@ void Scheduler::StartFinal(EventRow& event) {
   o.seed = seed.ok() ? *seed : 0;
   absl::StatusOr<FinalDesign> design = MakeFinalDesign(playing_entrant, o);
   if (!design.ok()) {
-    note(absl::StrCat("no final: ", design.status().message()));
+    note(absl::StrCat("no final: ", design.status().message(), left_out));
     event.status = "finished";
     return;
   }
@@ -886,7 +1197,7 @@ void Scheduler::StartFinal(EventRow& event) {
   event.final_tournament_id = t->id();
   note(absl::StrCat("final: ", design->groups.size(), " tables of ", info->num_seats, " in every seating (",
                     t->matches_total(), " matches), ", design->appearances_per_bot * hands,
-                    " deals a bot"));
+                    " deals a bot", left_out));
 }
 
 void Scheduler::EventTick(absl::Time now) {

@@ -23,10 +23,14 @@ int64_t HostedVersionOfHello(const std::string& hello_version) {
   return absl::SimpleAtoi(v, &id) && id > 0 ? id : 0;
 }
 
-void Scheduler::RecordHostedVersions(const v1::MatchFinished& finished, MatchResultRow* result) {
+void Scheduler::RecordHostedVersions(const v1::MatchFinished& finished,
+                                     const std::vector<int>& unhosted, MatchResultRow* result) {
   if (!hosted_versions_) return;
   for (SeatRow& seat : result->seats) {
     if (seat.seat < 0 || seat.seat >= finished.seats_size()) continue;
+    // A seat its owner's own connection played (some of): the Hello's
+    // version is the owner's word, not a host's.
+    if (std::find(unhosted.begin(), unhosted.end(), seat.seat) != unhosted.end()) continue;
     const int64_t id = HostedVersionOfHello(finished.seats(seat.seat).hello_version());
     if (id > 0 && hosted_versions_(id, seat.bot_id)) seat.version_id = id;
   }

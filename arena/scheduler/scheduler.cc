@@ -761,7 +761,10 @@ bool Scheduler::RunOnReferees(Job job) {
                           {"bot", seat.name()}, {"faults", seat.faults()},
                           {"forfeited", seat.forfeited()}});
       }
-      EnqueueCommit(Finished{std::move(job), std::move(*finished), referee, attempts});
+      std::vector<int> unhosted;
+      for (int s : dial_in)
+        if (dial_in_->PlayedUnhosted(job.match.id, s)) unhosted.push_back(s);
+      EnqueueCommit(Finished{std::move(job), std::move(*finished), referee, attempts, std::move(unhosted)});
       return true;
     }
     if (cancel_.load()) return false;  // stopping: the match runs again after a restart

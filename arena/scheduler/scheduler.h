@@ -133,6 +133,11 @@ struct SchedulerOptions {
   // not minutes, before it is benched.
   absl::Duration ladder_connect_timeout = absl::Seconds(3);
   int ladder_timeouts_in_row = 3;
+  // The arena's address as entrants reach it (--public_address, else the
+  // listen address): the lines handed out to them name it (events.cc).
+  // public_tls: its listener speaks TLS (the lines add --tls_ca).
+  std::string public_address;
+  bool public_tls = false;
 };
 
 // A match with one seat played through the arena's seat relay
@@ -166,6 +171,16 @@ class BotProber {
   // OK when the bot at `endpoint` answers SERVING before `deadline`.
   virtual absl::Status Probe(const std::string& endpoint, absl::Time deadline) = 0;
 };
+
+// The columns of `events export` as CSV (docs/events.md, "Export for
+// grading"), in order.
+extern const std::vector<std::string> kEventExportColumns;
+
+// The lines handed to an entrant (events.cc): the token as an environment
+// variable, then `python3 -m tarock_bot register ...` naming `arena`.
+std::string EntrantConnectLine(const std::string& slug, const std::string& token,
+                               const std::string& entrant, const v1::EventConfig& config,
+                               const std::string& arena, bool tls);
 
 class Scheduler {
  public:
@@ -238,6 +253,11 @@ class Scheduler {
   void EventTick(absl::Time now);
   // The event id of a slug ("" and "open": 0, the open event).
   absl::StatusOr<int64_t> EventIdOf(const std::string& slug);
+  // Whether the bot is held at a frozen version now: entered (not
+  // withdrawn) in an event whose final runs, with uploaded versions (a bot
+  // host plays the one ready at the freeze). The gateway refuses its own
+  // token then (DialInHub::SetFrozen).
+  bool HeldAtFreeze(int64_t bot_id);
   // The slug of an event id ("" for 0).
   std::string EventSlugOf(int64_t id);
   // Secret deals (deal_seal.h): whether `match`'s deal may be shown (seed,
@@ -370,6 +390,9 @@ class Scheduler {
     v1::MatchFinished result;
     std::string referee;
     int attempts = 0;
+    // Seats played (at some point) on a connection that was not a bot
+    // host's (DialInSeats::PlayedUnhosted): no hosted version is recorded.
+    std::vector<int> unhosted_seats;
   };
   // A match taken by a worker and not yet committed or failed.
   struct InFlight {
@@ -440,7 +463,8 @@ class Scheduler {
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
   // The hosted version of each seat of a result (hosted.cc).
-  void RecordHostedVersions(const v1::MatchFinished& finished, MatchResultRow* result);
+  void RecordHostedVersions(const v1::MatchFinished& finished, const std::vector<int>& unhosted,
+                            MatchResultRow* result);
   // The hosted seats of a finished attempt that lost their host (hosted.cc):
   // the seat's host connection ended during the attempt (TakeHostLost) and
   // the seat got a fault of being away (a timeout, or a disconnect the
@@ -501,6 +525,10 @@ class Scheduler {
   // rated on places. Fills format, rating_model, bots, set_bots and note.
   v1::EventLadder PlanEventLadder(const std::vector<BotRow>& field, const std::string& variant);
   void StartFinal(EventRow& event);
+  // Why `bot` would sit out a final frozen at `now` (docs/events.md): a
+  // dial-in or hosted bot offline for longer than `window` (or never
+  // connected), a listening bot the arena cannot reach now; "" when it plays.
+  std::string AbsentFromFinal(const BotRow& bot, absl::Time now, absl::Duration window);
   // The next match of `ladder` among `candidates` (advances ladder.created;
   // not stored yet): one table for format match, every table of a duplicate
   // set (one sealed seed) for duplicate; FAILED_PRECONDITION when too few

@@ -194,7 +194,11 @@ absl::Status Scheduler::AwaitBenchedBots(const Job& job) {
   const int64_t tid = job.match.tournament_id;
   for (size_t s = 0; s < job.match.bot_ids.size() && static_cast<int>(s) < job.spec.seats_size(); ++s) {
     const int64_t bot = job.match.bot_ids[s];
-    if (!health_.Benched(bot)) {
+    // A dial-in or hosted bot that dropped out of an event's final does not
+    // hold its tables up: the fallback plays its seat (PrepareDialIn).
+    const bool dropped_out = job.match.event_id != 0 &&
+                             ThroughGateway(job.spec.seats(static_cast<int>(s)).endpoint());
+    if (dropped_out || !health_.Benched(bot)) {
       absl::MutexLock lock(&mu_);
       bench_wait_started_.erase({tid, bot});
       continue;

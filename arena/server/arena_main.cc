@@ -315,6 +315,9 @@ int main(int argc, char** argv) {
   options.ladder_timeouts_in_row = std::max(0, absl::GetFlag(FLAGS_ladder_timeouts_in_row));
   options.admin_token =
       tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_admin_token), "TAROCK_ADMIN_TOKEN");
+  options.public_address = absl::GetFlag(FLAGS_public_address).empty() ? absl::GetFlag(FLAGS_listen)
+                                                                        : absl::GetFlag(FLAGS_public_address);
+  options.public_tls = !tls.cert_file.empty();
   const bool public_listener = !tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_listen)) ||
                                (!absl::GetFlag(FLAGS_http_listen).empty() &&
                                 !tarock::transport::IsLoopbackAddress(absl::GetFlag(FLAGS_http_listen)));
@@ -407,6 +410,14 @@ int main(int argc, char** argv) {
     tarock::arena::gateway::DialInHub* hub;
     ~ClearHostSyncing() { hub->SetHostSyncing(nullptr); }
   } clear_host_syncing{&hub};
+  // A bot held at its frozen version (its event's final runs): its own
+  // token cannot replace the host that plays it (cleared before `scheduler`
+  // goes away).
+  hub.SetFrozen([&scheduler](int64_t bot) { return scheduler.HeldAtFreeze(bot); });
+  struct ClearFrozen {
+    tarock::arena::gateway::DialInHub* hub;
+    ~ClearFrozen() { hub->SetFrozen(nullptr); }
+  } clear_frozen{&hub};
   tarock::arena::HostingService hosting_service(&hosted, &scheduler, store->get(),
                                                 admission->get());
   builder.RegisterService(&hosting_service);

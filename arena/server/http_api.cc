@@ -225,6 +225,32 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
     res.headers.emplace_back("Cache-Control", "no-store");
     return res;
   });
+  // An entrant registers a bot from the join page (issue 47): the entrant
+  // token as "Authorization: Bearer TOKEN", {name, variants: [...], hosted}
+  // -> the bot's token, once (AddBot's rules: the event's limits, its
+  // hosted-only rule, bots_per_entrant).
+  server->Post(R"(/api/events/([a-z0-9-]+)/bots)", [scheduler, bearer](const HttpRequest& req) {
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("name") || !body["name"].is_string())
+      return JsonError(400, "send {\"name\": \"...\", \"variants\": [\"...\"], \"hosted\": false}");
+    const std::string token = bearer(req);
+    if (token.empty()) return JsonError(401, "send your entrant token: Authorization: Bearer TOKEN");
+    v1::AddBotRequest r;
+    r.set_name(body["name"].get<std::string>());
+    if (body.contains("variants") && body["variants"].is_array())
+      for (const json& v : body["variants"])
+        if (v.is_string() && r.variants_size() < 16) r.add_variants(v.get<std::string>());
+    const bool hosted = body.value("hosted", false);
+    r.set_hosted(hosted);
+    r.set_dial_in(!hosted);
+    r.set_event(req.matches[1]);
+    r.set_entrant_token(token);
+    absl::StatusOr<v1::AddBotResponse> out = scheduler->AddBot(r);
+    if (out.ok()) out->clear_referee_secret();  // a dial-in or hosted bot never uses it
+    HttpResponse res = Json(out);
+    res.headers.emplace_back("Cache-Control", "no-store");
+    return res;
+  });
   server->Get("/api/status", [scheduler](const HttpRequest&) {
     return Json(absl::StatusOr<v1::StatusResponse>(scheduler->GetStatus()));
   });

@@ -851,7 +851,7 @@ std::vector<SeatRow> SqlStore::SeatsOf(const std::string& id) {
 std::vector<SeatRow> SqlStore::SeatsOfLocked(const std::string& id) {
   Stmt s(db_.get(),
          "SELECT s.seat, s.bot_id, b.name, s.total, s.faults, s.forfeited, s.rank, "
-         "s.hand_scores, s.version_id FROM match_seats s JOIN bots b ON b.id = s.bot_id "
+         "s.hand_scores, s.version_id, s.fault_kinds FROM match_seats s JOIN bots b ON b.id = s.bot_id "
          "WHERE s.match_id = ? ORDER BY s.seat");
   s.Bind(1, id);
   std::vector<SeatRow> out;
@@ -866,6 +866,7 @@ std::vector<SeatRow> SqlStore::SeatsOfLocked(const std::string& id) {
     r.rank = static_cast<int>(s.Int(6));
     r.hand_scores = ParseScores(s.Text(7));
     r.version_id = s.Int(8);
+    r.fault_kinds = s.Text(9);  // the faults by kind (an event's final reads "disconnect")
     out.push_back(r);
   }
   return out;

@@ -122,14 +122,22 @@
           ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
         wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'A deal', cls: 'num' },
           { label: '95% interval', cls: 'num' }, { label: 'Deals', cls: 'num' }, { label: 'Margin', cls: 'num' },
-          { label: 'Margin 95%', cls: 'num' }, { label: '' }],
+          { label: 'Margin 95%', cls: 'num' }, { label: 'Faults', cls: 'num' }, { label: '' }],
         e.results.map((r) => {
           const m = r.margin || {};
           return { data: r, cells: [int(r.place), botLink(r.bot), r.entrant || 'house bot', signed(r.mean, 2),
-            el('span', { class: 'interval' }, '[' + signed(r.mean - r.ci95, 2) + ', ' + signed(r.mean + r.ci95, 2) + ']'), int(r.hands),
-            signed(m.mu || 0, 2), el('span', { class: 'interval' }, '[' + signed(m.low || 0, 2) + ', ' + signed(m.high || 0, 2) + ']'),
-            r.frozen ? '' : el('span', { class: 'muted' }, 'unfrozen')] };
-        }), { reflow: true }))));
+            el('span', { class: 'interval' }, '[' + signed(r.mean - r.ci95, 2) + ', ' + signed(r.mean + r.ci95, 2) + ']'), int(r.deals || r.hands),
+            [signed(m.mu || 0, 2), r.unseparated_from_next ? el('span', { class: 'muted', title: 'its interval overlaps the next margin\u2019s: not separated' }, ' \u2248') : null],
+            el('span', { class: 'interval' }, '[' + signed(m.low || 0, 2) + ', ' + signed(m.high || 0, 2) + ']'), int(r.faults || 0),
+            el('span', { class: 'muted' }, [r.frozen ? '' : 'unfrozen', r.note || ''].filter(Boolean).join('; '))] };
+        }), { reflow: true })),
+        e.status !== 'finished' ? el('p', { class: 'notice' }, 'The final is still running: these standings are not final.') : null));
+    }
+    if ((e.left_out || []).length) {
+      const over = e.status === 'frozen' || e.status === 'finished' || e.status === 'closed';
+      main.append(el('div', { class: 'panel', id: 'left-out' },
+        el('h2', null, over ? 'Left out of the final' : 'Offline: not in the final unless back before the deadline'),
+        el('ul', null, e.left_out.map((x) => el('li', null, botLink(x.bot), x.entrant ? ' (' + x.entrant + ')' : '', ': ' + x.reason)))));
     }
     if ((e.pairs || []).length) {
       main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
@@ -224,6 +232,65 @@
         input, ' ', el('button', { class: 'button', type: 'submit' }, 'Show the roster')), box);
   }
 
+  // Register a bot with the entrant token, and upload a hosted bot's file
+  // (POST /api/events/SLUG/bots, POST /api/bots/NAME/versions): a student
+  // needs a browser and nothing else (issue 47). Tokens stay in this page.
+  function registerBot(slug, entrantToken, line, hostedOnly) {
+    const m = / register (\S+) .*--variants (\S+)/.exec(line || '');
+    const nameInput = el('input', { id: 'bot-name', name: 'bot', value: m ? m[1] : '', maxlength: '64', required: true });
+    const variants = m ? m[2].split(',') : [];
+    const kind = el('select', { id: 'bot-kind', name: 'kind' },
+      hostedOnly ? null : el('option', { value: 'dial_in' }, 'dial-in: my program connects to the arena'),
+      el('option', { value: 'hosted' }, 'hosted: I upload my code, the arena runs it'));
+    const out = el('div', { id: 'bot-result' });
+    const form = el('form', { class: 'stack-form', onsubmit: async (ev) => {
+      ev.preventDefault();
+      clear(out);
+      let res, body = null;
+      try {
+        res = await fetch('/api/events/' + encodeURIComponent(slug) + '/bots', { method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Authorization': 'Bearer ' + entrantToken },
+          body: JSON.stringify({ name: nameInput.value.trim(), variants, hosted: kind.value === 'hosted' }) });
+        body = await res.json();
+      } catch (err) { out.append(T.errorBox('The arena does not answer: ' + err.message)); return; }
+      if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
+      form.remove();
+      const bot = body.bot.name, botToken = body.token;
+      const where = ' --arena ' + (/--arena (\S+)/.exec(line || '') || [, location.hostname + ':7700'])[1];
+      out.append(el('div', { class: 'notice' },
+        el('p', null, 'Bot ', el('a', { href: '/bots/' + encodeURIComponent(bot) }, bot), ' is registered. Its token (shown once: copy it now):'),
+        el('pre', { id: 'bot-token' }, botToken),
+        kind.value === 'hosted'
+          ? el('p', null, 'Upload its code here (a .py file, or a .zip with tarock.json), or: TAROCK_BOT_TOKEN=... python3 -m tarock_bot upload ' + bot + ' my_bot.py' + where)
+          : el('p', null, 'Connect it from your machine:'),
+        kind.value === 'hosted' ? uploadForm(bot, botToken)
+          : el('pre', { class: 'wrap-pre' }, 'export TAROCK_BOT_TOKEN=' + botToken + '\npython3 -m tarock_bot connect my_bot.py' + where)));
+    } },
+    el('label', null, 'Bot name', nameInput), el('label', null, 'How it plays', kind),
+    el('button', { class: 'button', type: 'submit' }, 'Register the bot'));
+    return el('div', { class: 'panel', id: 'register-bot' }, el('h2', null, 'Register your bot'), form, out);
+  }
+  function uploadForm(bot, botToken) {
+    const file = el('input', { type: 'file', id: 'bot-file', name: 'file', required: true });
+    const out = el('div', { id: 'upload-result' });
+    return el('form', { class: 'stack-form', onsubmit: async (ev) => {
+      ev.preventDefault();
+      clear(out);
+      const f = file.files[0];
+      if (!f) return;
+      let res, body = null;
+      try {
+        res = await fetch('/api/bots/' + encodeURIComponent(bot) + '/versions?filename=' + encodeURIComponent(f.name),
+          { method: 'POST', headers: { 'Authorization': 'Bearer ' + botToken }, body: await f.arrayBuffer() });
+        body = await res.json();
+      } catch (err) { out.append(T.errorBox('The arena does not answer: ' + err.message)); return; }
+      if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
+      out.append(el('p', { class: 'notice' }, 'Version ' + body.id + ' uploaded: ' + body.status +
+        (body.status === 'building' ? ' (a bot host builds it; it stays building while the arena has no bot host connected). ' : '. '),
+        el('a', { href: '/bots/' + encodeURIComponent(bot) }, 'Its page'), ' shows its versions and builds.'));
+    } }, el('label', null, 'Code', file), el('button', { class: 'button', type: 'submit' }, 'Upload'), out);
+  }
+
   // ---- /join, /join/CODE ----------------------------------------------------------------------------
   function join(main, code) {
     T.nav('events');
@@ -245,14 +312,14 @@
       }
       if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
       form.remove();
+      const hostedOnly = / --hosted\b/.test(body.connect_line);
       out.append(el('div', { class: 'notice' },
         el('p', null, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, body.event), '.'),
         el('p', null, 'Your entrant token (shown once: copy it now; your organiser can issue a new one):'),
         el('pre', { id: 'entrant-token' }, body.token),
-        / --hosted /.test(body.connect_line)
-          ? el('p', null, 'This event plays hosted bots only: register your bot with this line, then upload its code with the bot token it prints (tarock-arena-cli bots upload NAME --token BOT_TOKEN PATH, or the form on the bot\'s page):')
-          : el('p', null, 'Register your bot with it (a dial-in bot, as written; or give --endpoint HOST:PORT instead of --dial_in for a bot that listens):'),
-        el('pre', { class: 'wrap-pre' }, body.connect_line)));
+        el('p', null, 'Register your bot below, or on your machine with only the Python SDK (pip install tarock_bot-*.whl) by pasting these lines; they name this arena and keep the token out of the command line:'),
+        el('pre', { class: 'wrap-pre', id: 'connect-line' }, body.connect_line)),
+        registerBot(body.event, body.token, body.connect_line, hostedOnly));
     } },
     el('label', null, 'Invite code', codeInput), el('label', null, 'Your name (as your organiser should see it)', nameInput),
     el('button', { class: 'button', type: 'submit' }, 'Join'));

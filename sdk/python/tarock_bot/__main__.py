@@ -12,6 +12,11 @@ of: a function ``make_bot()``, the one Bot subclass defined in the file, a
 function ``decide(s)``. The file's directory is put on ``sys.path`` so the bot
 can import its own helper modules.
 
+``python3 -m tarock_bot join CODE --name NAME``, ``register BOT --event SLUG
+--variants V [--hosted]``, ``upload BOT FILE``, ``versions BOT``, ``log MATCH
+--bot BOT`` (each with ``--arena``): a student's side of an event, with the
+tokens in TAROCK_ENTRANT_TOKEN and TAROCK_BOT_TOKEN (tarock_bot/account.py).
+
 Options: ``--name`` (the name sent in Hello; default: the class's ``name``
 attribute or the file name), ``--log FILE`` (append standard error, e.g. the
 tracebacks of a bot that raises, to FILE).
@@ -135,7 +140,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     c.add_argument("--version", default="", help="the version sent in Hello")
     c.add_argument("--log", default=None, help="append standard error to this file")
     add_transport_arguments(c)
+    from .account import ACCOUNT_COMMANDS, add_account_commands, run_account_command
+
+    add_account_commands(sub, add_transport_arguments)
     args = parser.parse_args(argv)
+    if args.command in ACCOUNT_COMMANDS:
+        try:
+            transport = transport_from_arguments(args)
+        except ValueError as e:
+            print(f"tarock_bot: {e}", file=sys.stderr)
+            return 1
+        return run_account_command(args, transport)
 
     if args.log:
         fd = os.open(args.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
