@@ -77,6 +77,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     dup2(from_child[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);
     if (setup.pass_fd >= 0 && dup2(setup.pass_fd, setup.pass_fd_as) < 0) _exit(127);
+    if (setup.pass_fd2 >= 0 && dup2(setup.pass_fd2, setup.pass_fd2_as) < 0) _exit(127);
     if (setup.in_child && !setup.in_child()) {
       int e = errno;
       (void)!write(exec_err[1], &e, sizeof e);
@@ -84,7 +85,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     }
     // Leave nothing else of the bridge open in the child (gRPC sockets).
     for (int fd = 3; fd < 1024; ++fd)
-      if (fd != exec_err[1] && (setup.pass_fd < 0 || fd != setup.pass_fd_as)) close(fd);
+      if (fd != exec_err[1] && (setup.pass_fd < 0 || fd != setup.pass_fd_as) &&
+          (setup.pass_fd2 < 0 || fd != setup.pass_fd2_as))
+        close(fd);
     signal(SIGPIPE, SIG_DFL);
     execvp(args[0], args.data());
     int e = errno;

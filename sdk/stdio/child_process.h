@@ -33,6 +33,9 @@ struct ChildSetup {
   // A descriptor the child inherits as `pass_fd_as` (all others are closed).
   int pass_fd = -1;
   int pass_fd_as = 1000;
+  // A second such descriptor (e.g. bwrap's --block-fd), inherited as `pass_fd2_as`.
+  int pass_fd2 = -1;
+  int pass_fd2_as = 1001;
   // Replaces ExitDescription's wording once the child is reaped (wait status).
   std::function<std::string(int status)> describe_exit;
   // Every thread of the child and of whatever it started (the sandbox lists
