@@ -25,8 +25,9 @@ if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
   echo "SKIP: needs root and bwrap"; exit 77
 fi
 
-start_referee || bad "referee never listened"
-start_arena --host_lease_s 4 || bad "arena never listened"
+start_referee || { bad "referee never listened"; exit 1; }
+hp=$(free_port)
+start_arena --http_listen "127.0.0.1:$hp" --host_lease_s 4 || { bad "arena never listened"; exit 1; }
 $cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
 $cli bots add good --hosted --variants slovenian-4p --owner owner-good >"$tmp/good.txt" || bad "bots add good"
 $cli bots add boom --hosted --variants slovenian-4p --owner owner-boom >"$tmp/boom.txt" || bad "bots add boom"
@@ -75,9 +76,9 @@ host_pid=$!
 pids+=("$host_pid")
 $cli bots upload good --token "$(token_of good)" "$src/sdk/templates/python/my_bot.py" >/dev/null || bad "upload good"
 marker=spin_$$_$RANDOM
-{
-  printf 'import sys\nif sys.argv[0] != "-c":  # not the build check: spin at import\n    while True:\n        pass\n'
+{  # (at the end: the template opens with a __future__ import)
   cat "$src/sdk/templates/python/my_bot.py"
+  printf '\nimport sys\nif sys.argv[0] != "-c":  # not the build check: spin at import\n    while True:\n        pass\n'
 } >"$tmp/$marker.py"
 $cli bots upload spin --token "$(token_of spin)" "$tmp/$marker.py" >/dev/null || bad "upload spin"
 status_of() { $cli bots versions "$1" | head -1; }
@@ -98,7 +99,7 @@ status_of spin | grep -q " ready " && ok || bad "the spinning bot is not ready: 
 cpu_of_marker() {  # clock ticks of every process whose command line names the marker
   local t=0 p f
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$marker" || continue
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "$marker" || continue
     f=$(sed 's/.*) //' "$p/stat" 2>/dev/null) || continue
     t=$((t + $(echo "$f" | awk '{print $12 + $13}')))
   done
@@ -118,15 +119,15 @@ $cli bots retire spin --token "$(token_of spin)" >/dev/null || bad "retire spin"
 # --- Six checks at once: queued to the caps.
 for q in q1 q2 q3 q4 q5 q6; do
   {
-    printf 'import sys, time\nif sys.argv[0] == "-c":  # the build check: slow\n    time.sleep(3)\n'
     cat "$src/sdk/templates/python/my_bot.py"
+    printf '\nimport sys, time\nif sys.argv[0] == "-c":  # the build check: slow\n    time.sleep(3)\n'
   } >"$tmp/slow_$q.py"
 done
 sampler() {  # the most checks at once, and of owner-q's (q1-q3) at once
   local most=0 most_q=0 n nq
   while [ -e "$tmp/sampling" ]; do
-    n=$(pgrep -fc "load_module.*/bot/slow_q")
-    nq=$(pgrep -fc "load_module.*/bot/slow_q[123]")
+    n=$(pgrep -fc "^/usr/bin/python3 -c .*load_module.*/bot/slow_q")
+    nq=$(pgrep -fc "^/usr/bin/python3 -c .*load_module.*/bot/slow_q[123]")
     [ "$n" -gt "$most" ] && most=$n
     [ "$nq" -gt "$most_q" ] && most_q=$nq
     sleep 0.05
@@ -159,7 +160,7 @@ $cli bots add r1 --endpoint "$(awk '{print $4}' "$tmp/r1.log")" --variants slove
 $cli bots add r2 --endpoint "$(awk '{print $4}' "$tmp/r2.log")" --variants slovenian-4p --owner ref >/dev/null
 $cli bots add h --endpoint "$(awk '{print $4}' "$tmp/h.log")" --variants slovenian-4p --owner ref >/dev/null
 for _ in $(seq 100); do $cli bots list | grep "^good" | grep -q online && break; sleep 0.1; done
-$cli ladder start --variant slovenian-4p --format match --max_matches 2 --hands 2 >/dev/null || bad "ladder start"
+$cli ladder start --variant slovenian-4p --format match --max_matches 2 --hands 4 >/dev/null || bad "ladder start"
 for _ in $(seq 900); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 $cli ladder stop --variant slovenian-4p >/dev/null 2>&1
 good_seats=$($cli matches --limit 100 | awk '$1 == "seat" && $3 == "good"' | wc -l)

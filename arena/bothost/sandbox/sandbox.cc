@@ -467,7 +467,12 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
       return absl::UnavailableError(absl::StrCat("cannot create the cgroup ", dir, ": ",
                                                  std::strerror(errno)));
   auto state = std::make_shared<RunState>(dirs, v2, l);
-  const int64_t quota = static_cast<int64_t>(l.cpus * 100000);
+  // No run's quota above the ceiling of all runs (v1 refuses a child's quota
+  // above its parent's).
+  const double cpus = options_.runs_cpus > 0 && (l.cpus <= 0 || l.cpus > options_.runs_cpus)
+                          ? options_.runs_cpus
+                          : l.cpus;
+  const int64_t quota = static_cast<int64_t>(cpus * 100000);
   bool ok = true;
   if (v2) {
     ok &= WriteFile(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
