@@ -112,7 +112,7 @@ used=$((after - before))
 hz=$(getconf CLK_TCK)
 [ "$used" -lt $((hz / 5)) ] && ok ||
   bad "the spinning bot's spares used $used clock ticks ($hz a second) in 3 s without a seat"
-spin_id=$(status_of spin | awk '{print $1}' | tr -dc 0-9)
+spin_id=$(status_of spin | awk '{print $2}' | tr -dc 0-9)
 [ -d "$tmp/host/versions/$spin_id" ] && ok || bad "no versions/$spin_id on the host"
 $cli bots retire spin --token "$(token_of spin)" >/dev/null || bad "retire spin"
 
@@ -168,11 +168,13 @@ good_faults=$($cli matches --limit 100 | awk '$1 == "seat" && $3 == "good" {f +=
 [ "$good_seats" -ge 2 ] && ok || bad "the good bot played $good_seats seats: $($cli matches --limit 10)"
 [ "$good_faults" -eq 0 ] && ok || bad "the good bot has $good_faults faults"
 kill -0 "$host_pid" 2>/dev/null && ok || bad "the host died"
-good_id=$(status_of good | awk '{print $1}' | tr -dc 0-9)
+good_id=$(status_of good | awk '{print $2}' | tr -dc 0-9)
 ls "$tmp/host/logs/good" >"$tmp/good-logs.txt"
 grep -qv "^v$good_id-" "$tmp/good-logs.txt" && bad "seat logs not named vID-...: $(head -3 "$tmp/good-logs.txt")" || ok
-nonempty=$(find "$tmp/host/logs/good" -name "v$good_id-*.log" -size +0 | wc -l)
-[ "$nonempty" -ge "$good_seats" ] && ok || bad "$nonempty seat log files with a run's lines for $good_seats seats"
+# One file per process run: the seats' runs and the spares made since.
+runs=$(find "$tmp/host/logs/good" -name "v$good_id-*.log" | wc -l)
+[ "$runs" -ge $((good_seats + 2)) ] && ok ||
+  bad "$runs run log files for $good_seats seats and 2 spares: $(ls -l "$tmp/host/logs/good")"
 # A retired bot's version and logs leave the host (at a sync, every 2 s).
 for _ in $(seq 100); do [ ! -e "$tmp/host/versions/$spin_id" ] && [ ! -e "$tmp/host/logs/spin" ] && break; sleep 0.1; done
 [ ! -e "$tmp/host/versions/$spin_id" ] && ok || bad "the retired bot's version is still on the host"
