@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -77,7 +78,9 @@ class BotHost::Player {
       : options_(options), sandbox_(sandbox), stall_clock_(stall_clock), bot_(std::move(bot)),
         version_(std::move(version)), report_log_(std::move(report_log)) {
     logs_ = absl::StrCat(options_.work_dir, "/logs/", bot_);
-    std::filesystem::create_directories(logs_);
+    std::error_code ec;
+    std::filesystem::create_directories(logs_, ec);
+    if (ec) Log(absl::StrCat(bot_, ": cannot create ", logs_, ": ", ec.message()));
     refiller_ = std::thread([this] { Refill(); });
     thread_ = std::thread([this] { Play(); });
   }
@@ -89,6 +92,14 @@ class BotHost::Player {
       stopping_ = true;
     }
     if (refiller_.joinable()) refiller_.join();
+    // Spares never seated: stopped unreleased (their program never ran), and
+    // their empty logs go.
+    absl::MutexLock lock(&spare_mu_);
+    for (Spare& spare : spare_) {
+      std::error_code ec;
+      if (std::filesystem::file_size(spare.log, ec) == 0 && !ec) std::filesystem::remove(spare.log, ec);
+    }
+    spare_.clear();
   }
   int64_t version_id() const { return version_->id; }
   int seats() const { return seats_.load(); }
@@ -131,9 +142,12 @@ class BotHost::Player {
           while (!spare_.empty()) {
             Spare ready = std::move(spare_.front());
             spare_.pop_front();
-            if (!ready.child->exited()) {
+            if (ready.run.child().exited()) continue;
+            // Its program starts now, with a seat.
+            absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = ready.run.Release();
+            if (child.ok()) {
               *log_path = ready.log;
-              return std::move(ready.child);
+              return child;
             }
           }
         }
@@ -239,7 +253,9 @@ class BotHost::Player {
     ended_.store(true);
   }
 
-  // A fresh sandbox for one run of the version; its stderr goes to run-N.log.
+  // A fresh sandbox for one run of the version; its stderr goes to a file of
+  // its own, logs/BOT/vID-TIME-PID-N.log (the version, the host's start in
+  // ms since 1970 and process, and the run's number in this host's life).
   SandboxSpec Spec() {
     SandboxSpec spec;
     spec.argv = PackageCommand(version_->package, "/bot");
@@ -252,7 +268,11 @@ class BotHost::Player {
     // ahead, off the decision's path), not at the first call of each function
     // during the seat's first decisions (docs/benchmarks.md, "Hosted bots").
     spec.env.push_back("LD_BIND_NOW=1");
-    spec.stderr_path = absl::StrCat(logs_, "/run-", ++run_counter_, ".log");
+    static const std::string host_run = absl::StrCat(absl::ToUnixMillis(absl::Now()), "-", getpid());
+    static std::atomic<int64_t> runs{0};
+    spec.stderr_path = absl::StrCat(logs_, "/v", version_->id, "-", host_run, "-", ++runs, ".log");
+    std::error_code ec;
+    std::filesystem::remove(spec.stderr_path, ec);  // one run, one file: never appended to
     spec.limits = options_.bot_limits;
     return spec;
   }
@@ -269,7 +289,8 @@ class BotHost::Player {
       spare_mu_.Unlock();
       if (stopping) return;
       SandboxSpec spec = Spec();
-      absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
+      // Held before the program: uploaded code runs only with a seat.
+      absl::StatusOr<Sandbox::HeldRun> child = sandbox_->StartHeld(spec);
       absl::MutexLock lock(&spare_mu_);
       if (child.ok() && !stopping_) {
         spare_.push_back(Spare{*std::move(child), spec.stderr_path});
@@ -290,12 +311,11 @@ class BotHost::Player {
   std::atomic<bool> ended_{false};
   std::atomic<int> seats_{0};
   std::atomic<int> seat_counter_{0};
-  std::atomic<int> run_counter_{0};
   std::string logs_;
   absl::Mutex spare_mu_;
   struct Spare {
-    std::unique_ptr<stdio::ChildProcess> child;
-    std::string log;  // its standard error's file
+    Sandbox::HeldRun run;  // held at its program's exec until seated
+    std::string log;       // its standard error's file
   };
   std::deque<Spare> spare_ ABSL_GUARDED_BY(spare_mu_);
   bool stopping_ ABSL_GUARDED_BY(spare_mu_) = false;
@@ -329,7 +349,16 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
       return;
     }
     build_dir = v->dir + "/.build";
-    std::filesystem::create_directories(build_dir);
+    // The package never holds .build (ParsePackage refuses it); whatever is
+    // there goes, and the folder is made new.
+    std::error_code ec;
+    std::filesystem::remove_all(build_dir, ec);
+    if (!ec) std::filesystem::create_directory(build_dir, ec);
+    if (ec) {
+      v->ok = false;
+      v->log = absl::StrCat("the build failed: cannot make the build folder: ", ec.message());
+      return;
+    }
     // The project: every .cc/.cpp at the top of the upload, on the installed
     // SDK; the upload's root is on the include path, so headers may sit in
     // folders (`#include "mybot/eval.h"`, as the repository's bots include theirs).
@@ -378,9 +407,144 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
   }
   v->ok = o->cause == SandboxCause::kExited && o->code == 0;
   v->log = absl::StrCat(log, v->ok ? "" : absl::StrCat("\nbuild failed: ", o->text));
-  if (v->ok && p.kind == "cpp" && !std::filesystem::exists(build_dir + "/bot")) {
+  std::error_code ec;
+  if (v->ok && p.kind == "cpp" && !std::filesystem::is_regular_file(build_dir + "/bot", ec)) {
     v->ok = false;
     v->log += "\nthe build made no /bot/.build/bot";
+  }
+}
+
+// Builds and checks waiting for a slot: at most `per_host` at once on this
+// host and `per_owner` of one owner's bots. Thread-safe.
+class BuildSlots {
+ public:
+  BuildSlots(int per_host, int per_owner)
+      : per_host_(std::max(1, per_host)), per_owner_(std::max(1, per_owner)) {}
+  // Waits for a slot; false when `stop` was set first. Logs the start.
+  bool Acquire(const std::string& owner, const std::string& what, const std::atomic<bool>& stop) {
+    absl::MutexLock lock(&mu_);
+    auto free = [this, &owner]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+      auto it = by_owner_.find(owner);
+      return running_ < per_host_ && (it == by_owner_.end() || it->second < per_owner_);
+    };
+    while (!free()) {
+      if (stop.load()) return false;
+      mu_.AwaitWithTimeout(absl::Condition(&free), absl::Milliseconds(200));
+    }
+    ++running_;
+    const int mine = ++by_owner_[owner];
+    Log(absl::StrCat("build starts: ", what, " (", running_, " of ", per_host_,
+                     " running on this host, ", mine, " of ", per_owner_, " for its owner)"));
+    return true;
+  }
+  void Release(const std::string& owner, const std::string& what) {
+    absl::MutexLock lock(&mu_);
+    --running_;
+    if (--by_owner_[owner] <= 0) by_owner_.erase(owner);
+    Log(absl::StrCat("build ends: ", what, " (", running_, " running on this host)"));
+  }
+
+ private:
+  const int per_host_;
+  const int per_owner_;
+  absl::Mutex mu_;
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, int> by_owner_ ABSL_GUARDED_BY(mu_);
+};
+
+// Fetches, unpacks and builds (in a build slot) one version. Every path the
+// upload names is checked (ParsePackage, UnpackPackage), every file system
+// call on them takes an error_code: a bad upload fails its version, with the
+// reason in `v->log`, and nothing else.
+void BuildVersion(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* v,
+                  const v1::VersionInfo& info, const std::string& owner, v1::Hosting::Stub* stub,
+                  const std::function<void(grpc::ClientContext*)>& call, BuildSlots* slots,
+                  const std::atomic<bool>& stop) {
+  grpc::ClientContext c;
+  call(&c);
+  v1::FetchVersionRequest r;
+  r.set_id(info.id());
+  v1::VersionContent content;
+  grpc::Status s = stub->FetchVersion(&c, r, &content);
+  if (!s.ok()) {
+    v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
+    v->fetch_failed = true;
+    return;
+  }
+  absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
+                                           info.entry());
+  // Built before this host restarted: the same upload, built, is kept.
+  const std::string marker = v->dir + ".built";
+  std::error_code ec;
+  if (p.ok() && ReadAll(marker) == p->sha256 && std::filesystem::is_directory(v->dir, ec)) {
+    v->package = *std::move(p);
+    v->ok = true;
+    v->log = "built before (kept in the work dir)";
+    return;
+  }
+  if (!p.ok()) {
+    v->log = absl::StrCat("the host refuses this upload: ", p.status().message());
+    return;
+  }
+  v->package = *std::move(p);
+  std::filesystem::remove_all(v->dir, ec);
+  std::filesystem::remove(marker, ec);
+  if (absl::Status u = UnpackPackage(v->package, v->dir); !u.ok()) {
+    v->log = absl::StrCat("the host cannot unpack this upload: ", u.message());
+    return;
+  }
+  const std::string what = absl::StrCat("version ", info.id(), " of ", info.bot(), " (",
+                                        v->package.kind, ")");
+  const std::string owner_key = owner.empty() ? "bot:" + info.bot() : owner;
+  if (!slots->Acquire(owner_key, what, stop)) {
+    v->log = "the host stopped before the build";
+    v->fetch_failed = true;  // not reported: the next host builds it
+    return;
+  }
+  struct Slot {
+    BuildSlots* slots;
+    const std::string& owner;
+    const std::string& what;
+    ~Slot() { slots->Release(owner, what); }
+  } slot{slots, owner_key, what};
+  Build(options, sandbox, v);
+  if (v->ok) std::ofstream(marker, std::ios::trunc) << v->package.sha256;
+}
+
+// Deletes from the work dir the versions not in `needed` (folders ID,
+// ID.build.log, ID.built) and the seat logs of bots not in `held` or of
+// versions not in `needed` (logs/BOT/vID-...).
+void RemoveUnneeded(const std::string& work_dir, const std::set<int64_t>& needed,
+                    const std::set<std::string>& held) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto version_of = [](const std::string& name, size_t from) -> int64_t {
+    size_t end = from;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    int64_t id = -1;
+    if (end == from || !absl::SimpleAtoi(name.substr(from, end - from), &id)) return -1;
+    return id;
+  };
+  std::vector<fs::path> gone;
+  for (const fs::directory_entry& e : fs::directory_iterator(work_dir + "/versions", ec)) {
+    const int64_t id = version_of(e.path().filename().string(), 0);
+    if (id >= 0 && !needed.count(id)) gone.push_back(e.path());
+  }
+  for (const fs::directory_entry& bot : fs::directory_iterator(work_dir + "/logs", ec)) {
+    if (!held.count(bot.path().filename().string())) {
+      gone.push_back(bot.path());
+      continue;
+    }
+    std::error_code ec2;
+    for (const fs::directory_entry& e : fs::directory_iterator(bot.path(), ec2)) {
+      const std::string name = e.path().filename().string();
+      const int64_t id = name.size() > 1 && name[0] == 'v' ? version_of(name, 1) : -1;
+      if (id < 0 || !needed.count(id)) gone.push_back(e.path());
+    }
+  }
+  for (const fs::path& p : gone) {
+    std::error_code ec2;
+    fs::remove_all(p, ec2);
   }
 }
 
@@ -399,7 +563,12 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = transport->Channel(options_.arena, args);
   if (!channel.ok()) return channel.status();
   auto stub = v1::Hosting::NewStub(*channel);
-  std::filesystem::create_directories(options_.work_dir + "/versions");
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.work_dir + "/versions", ec);
+    if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", options_.work_dir,
+                                                       "/versions: ", ec.message()));
+  }
   // The Python SDK is copied into the work dir (links followed): the sandbox
   // sees only what is bound, and a build tree's files are links into the source.
   if (!options_.python_sdk.empty()) {
@@ -438,56 +607,32 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
   // may take minutes; the syncs go on meanwhile, so the host keeps its bots).
   // Returns the version once it is built, null while it is not.
   std::vector<std::thread> builders;
-  auto prepare = [&](const v1::VersionInfo& info) -> std::shared_ptr<LocalVersion> {
+  BuildSlots slots(options_.max_builds, options_.max_builds_per_owner);
+  auto prepare = [&](const v1::VersionInfo& info,
+                     const std::string& owner) -> std::shared_ptr<LocalVersion> {
     auto found = versions.find(info.id());
     if (found != versions.end()) return found->second->done.load() ? found->second : nullptr;
     auto v = std::make_shared<LocalVersion>();
     v->id = info.id();
     v->dir = absl::StrCat(options_.work_dir, "/versions/", info.id());
     versions[info.id()] = v;
-    builders.emplace_back([this, v, info, &stub, call] {
-      grpc::ClientContext c;
-      call(&c);
-      v1::FetchVersionRequest r;
-      r.set_id(info.id());
-      v1::VersionContent content;
-      grpc::Status s = stub->FetchVersion(&c, r, &content);
-      if (!s.ok()) {
-        v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
-        v->fetch_failed = true;
-        v->done.store(true);
-        return;
-      }
-      absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
-                                               info.entry());
-      // Built before this host restarted: the same upload, built, is kept.
-      const std::string marker = v->dir + ".built";
-      if (p.ok() && ReadAll(marker) == p->sha256 && std::filesystem::exists(v->dir)) {
-        v->package = *std::move(p);
-        v->ok = true;
-        v->log = "built before (kept in the work dir)";
-        v->done.store(true);
-        return;
-      }
-      if (!p.ok()) {
-        v->log = std::string(p.status().message());
-      } else {
-        v->package = *std::move(p);
-        std::filesystem::remove_all(v->dir);
-        std::filesystem::remove(marker);
-        if (absl::Status u = UnpackPackage(v->package, v->dir); !u.ok()) {
-          v->log = std::string(u.message());
-        } else {
-          Log(absl::StrCat("building version ", info.id(), " of ", info.bot(), " (",
-                           v->package.kind, ")"));
-          Build(options_, *sandbox_, v.get());
-          if (v->ok) std::ofstream(marker, std::ios::trunc) << v->package.sha256;
-        }
+    builders.emplace_back([this, v, info, owner, &stub, call, &slots, &stop] {
+      // The last line: nothing an upload does may end the host. Whatever
+      // throws fails this version alone, with the reason in its log.
+      try {
+        BuildVersion(options_, *sandbox_, v.get(), info, owner, stub.get(), call, &slots, stop);
+      } catch (const std::exception& e) {
+        v->ok = false;
+        v->log += absl::StrCat("\nthe build failed on the host: ", e.what());
+      } catch (...) {
+        v->ok = false;
+        v->log += "\nthe build failed on the host";
       }
       v->done.store(true);
     });
     return nullptr;
   };
+
   // Reports a finished build (again at the next sync when the report fails).
   auto report = [&](const v1::VersionInfo& info, LocalVersion* v) {
     if (v->reported || v->fetch_failed) return;
@@ -574,11 +719,11 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
       for (const v1::HostedBot& b : sync.bots()) {
         held.insert(b.bot());
         if (b.has_version() && b.version().status() == "building") {
-          std::shared_ptr<LocalVersion> built = prepare(b.version());
+          std::shared_ptr<LocalVersion> built = prepare(b.version(), b.owner());
           if (built != nullptr) report(b.version(), built.get());
         }
         if (!b.has_ready()) continue;
-        std::shared_ptr<LocalVersion> v = prepare(b.ready());
+        std::shared_ptr<LocalVersion> v = prepare(b.ready(), b.owner());
         if (v == nullptr || !v->ok) continue;
         auto it = players_.find(b.bot());
         if (it != players_.end() && it->second->version_id() == v->id && !it->second->ended()) {
@@ -604,6 +749,21 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
           ++it;
         }
       }
+      // What the arena no longer needs here goes: versions it names for no
+      // bot this host holds (retired, replaced, the bot gone), with their
+      // seat logs (each seat's log went to the arena when the seat ended).
+      std::set<int64_t> needed;
+      for (const v1::HostedBot& b : sync.bots()) {
+        if (b.has_version()) needed.insert(b.version().id());
+        if (b.has_ready()) needed.insert(b.ready().id());
+      }
+      for (const auto& [name, player] : players_)
+        if (player != nullptr) needed.insert(player->version_id());
+      for (auto it = versions.begin(); it != versions.end();) {
+        if (!it->second->done.load()) needed.insert(it->first);  // its builder still runs
+        it = needed.count(it->first) ? std::next(it) : versions.erase(it);
+      }
+      RemoveUnneeded(options_.work_dir, needed, held);
     }
     const absl::Time until = absl::Now() + (pending_switch.empty() ? every : absl::Milliseconds(200));
     while (!stop.load() && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));

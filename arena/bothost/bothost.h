@@ -9,7 +9,9 @@
 //
 // A new ready version plays from the bot's next match: the host reconnects
 // the bot with the new version's Hello once the bot holds no seat (at most
-// `switch_wait` later). The Hello names the version ("hosted:vID sha256:...")
+// `switch_wait` later). A version the arena no longer names for a bot this
+// host holds (retired, replaced, or its bot gone) is deleted from the work
+// dir with its seat logs. The Hello names the version ("hosted:vID sha256:...")
 // and the arena records it on every seat.
 //
 // Thread-safety: Run() on one thread; each held bot plays on threads of its own.
@@ -38,7 +40,14 @@ struct BotHostOptions {
   std::string python_sdk;     // a folder with tarock_bot (bound read-only at /sdk/python)
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
   int capacity = 0;           // bots held at most (0: any)
-  int spares = 2;             // processes per held bot started ahead of time (none has seen a card)
+  // Processes per held bot started ahead of time (none has seen a card), each
+  // held at its program's exec (Sandbox::StartHeld): the sandbox is made
+  // ahead, the uploaded program runs only once the process has a seat.
+  int spares = 2;
+  // Builds and checks at once (each waits for a slot): on this host, and of
+  // one owner's bots (docs/hosting.md).
+  int max_builds = 2;
+  int max_builds_per_owner = 1;
   SandboxLimits bot_limits;   // per seat's process
   SandboxLimits build_limits; // per build
   absl::Duration build_timeout = absl::Minutes(5);   // a C++ build

@@ -53,8 +53,9 @@ ABSL_FLAG(std::string, cpp_sdk, "",
           "\"\": this host builds no C++ bots");
 ABSL_FLAG(int, capacity, 0, "bots this host holds at most (0: any)");
 ABSL_FLAG(int, spares, 2,
-          "processes of each held bot started ahead of time, so a seat starts without waiting "
-          "(each plays one seat only; 0: start each when its seat comes)");
+          "sandboxes of each held bot made ahead of time, each held just before its program "
+          "starts (no uploaded code runs before a seat); a seat releases one (each plays one "
+          "seat only; 0: make each when its seat comes)");
 ABSL_FLAG(int, bot_memory_mb, 512, "memory of one bot process (cgroup)");
 ABSL_FLAG(double, bot_cpus, 1.0, "CPU of one bot process in cores (CFS quota)");
 ABSL_FLAG(int, bot_pids, 64, "processes and threads of one bot process");
@@ -65,6 +66,16 @@ ABSL_FLAG(double, build_cpus, 1.0, "CPU of one build in cores");
 ABSL_FLAG(int, build_pids, 256, "processes and threads of one build");
 ABSL_FLAG(int, build_timeout_s, 300, "wall time of one C++ build");
 ABSL_FLAG(int, check_timeout_s, 60, "wall time of checking one Python bot or script");
+ABSL_FLAG(int, max_builds, 2,
+          "builds and checks of uploads at once on this host; more wait in a queue");
+ABSL_FLAG(int, max_builds_per_owner, 1,
+          "builds and checks at once of one owner's bots on this host; more wait in a queue");
+ABSL_FLAG(int, runs_memory_mb, 0,
+          "memory of all sandboxed runs together, bots and builds (their parent cgroup); "
+          "0: three quarters of this machine's memory");
+ABSL_FLAG(double, runs_cpus, 0,
+          "CPU of all sandboxed runs together in cores (their parent cgroup's quota); "
+          "0: three quarters of this machine's CPUs, at least 1");
 ABSL_FLAG(int, switch_wait_s, 30,
           "a new version waits for its bot to hold no seat at most this long, then switches");
 ABSL_FLAG(int, seat_log_kb, 64,
@@ -199,6 +210,13 @@ int main(int argc, char** argv) {
   sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);
   sandbox_options.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
   sandbox_options.cgroup_own = absl::GetFlag(FLAGS_cgroup_own);
+  sandbox_options.runs_memory_bytes = int64_t{absl::GetFlag(FLAGS_runs_memory_mb)} << 20;
+  if (sandbox_options.runs_memory_bytes <= 0)
+    sandbox_options.runs_memory_bytes =
+        static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 4 * 3;
+  sandbox_options.runs_cpus = absl::GetFlag(FLAGS_runs_cpus);
+  if (sandbox_options.runs_cpus <= 0)
+    sandbox_options.runs_cpus = std::max(1.0, 0.75 * std::thread::hardware_concurrency());
   if (absl::GetFlag(FLAGS_check)) return CheckSandbox(sandbox_options);
 
   tarock::bothost::BotHostOptions o;
@@ -230,6 +248,8 @@ int main(int argc, char** argv) {
   o.cpp_sdk = absl::GetFlag(FLAGS_cpp_sdk);
   o.capacity = absl::GetFlag(FLAGS_capacity);
   o.spares = std::max(0, absl::GetFlag(FLAGS_spares));
+  o.max_builds = std::max(1, absl::GetFlag(FLAGS_max_builds));
+  o.max_builds_per_owner = std::max(1, absl::GetFlag(FLAGS_max_builds_per_owner));
   o.bot_limits.memory_bytes = int64_t{absl::GetFlag(FLAGS_bot_memory_mb)} << 20;
   o.bot_limits.cpus = absl::GetFlag(FLAGS_bot_cpus);
   o.bot_limits.pids = absl::GetFlag(FLAGS_bot_pids);

@@ -1,6 +1,7 @@
 #include "arena/bothost/package.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,15 +72,31 @@ bool IsText(const std::string& path) {
   return false;
 }
 
-// A relative path that stays inside the package.
+// A relative path that stays inside the package, and that the host can lay
+// out: no absolute path, no '..', '.' or empty part, no control character, at
+// most 8 folders deep and 200 bytes long, and nothing under `.build` (where
+// the host builds a C++ bot: an upload's `.build`, a file or a folder, once
+// made the host's build throw).
 absl::Status CheckPath(const std::string& path) {
   if (path.empty()) return Refuse("the zip has an entry with an empty name");
-  if (path[0] == '/' || absl::StrContains(path, "\\"))
-    return Refuse(absl::StrCat("the zip has an absolute path: ", path.substr(0, 100)));
-  for (absl::string_view part : absl::StrSplit(path, '/'))
-    if (part == "..") return Refuse(absl::StrCat("the zip has a path with '..': ", path.substr(0, 100)));
   for (unsigned char ch : path)
     if (ch < 0x20 || ch == 0x7f) return Refuse("the zip has a file name with control characters");
+  if (path[0] == '/' || absl::StrContains(path, "\\"))
+    return Refuse(absl::StrCat("the zip has an absolute path: ", path.substr(0, 100)));
+  if (path.size() > 200) return Refuse(absl::StrCat("the zip has a path longer than 200 bytes: ",
+                                                    path.substr(0, 100)));
+  absl::string_view rest = path;
+  if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);  // a folder's entry
+  int depth = 0;
+  for (absl::string_view part : absl::StrSplit(rest, '/')) {
+    if (part == "..") return Refuse(absl::StrCat("the zip has a path with '..': ", path.substr(0, 100)));
+    if (part.empty() || part == ".")
+      return Refuse(absl::StrCat("the zip has a path with an empty or '.' part: ", path.substr(0, 100)));
+    if (depth == 0 && part == ".build")
+      return Refuse("the zip has .build, the name the host builds in: rename it");
+    if (++depth > 9) return Refuse(absl::StrCat("the zip has a path more than 8 folders deep: ",
+                                                path.substr(0, 100)));
+  }
   return absl::OkStatus();
 }
 
@@ -129,6 +146,12 @@ absl::Status ReadZip(const std::string& content, const PackageLimits& limits,
     if (files->count(name)) return Refuse(absl::StrCat("the zip names ", name.substr(0, 100), " twice"));
     (*files)[name] = std::move(data);
   }
+  // A name that is both a file and a folder ("a" and "a/b"): it cannot be laid out.
+  for (const auto& [name, _] : *files)
+    for (size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
+      if (files->count(name.substr(0, slash)))
+        return Refuse(absl::StrCat("the zip has ", name.substr(0, slash).substr(0, 100),
+                                   " as a file and as a folder"));
   return absl::OkStatus();
 }
 
@@ -277,22 +300,32 @@ std::vector<std::string> PackageCommand(const Package& p, const std::string& roo
 }
 
 absl::Status UnpackPackage(const Package& p, const std::string& dir) {
+  // Every call takes an error_code: what an upload names must never throw.
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  fs::create_directories(dir, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
   chmod(dir.c_str(), 0755);
   for (const auto& [path, data] : p.files) {
     if (absl::Status s = CheckPath(path); !s.ok()) return s;
-    const std::filesystem::path target = std::filesystem::path(dir) / path;
-    std::filesystem::create_directories(target.parent_path(), ec);
-    for (std::filesystem::path d = target.parent_path(); d.string().size() > dir.size();
-         d = d.parent_path())
+    const fs::path target = fs::path(dir) / path;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) return Refuse(absl::StrCat("cannot lay out ", path.substr(0, 100), ": ", ec.message()));
+    for (fs::path d = target.parent_path(); d.string().size() > dir.size(); d = d.parent_path())
       chmod(d.c_str(), 0755);
-    std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), data.size());
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", target.string()));
-    out.close();
-    chmod(target.c_str(), p.kind == "stdio" && path == p.entry ? 0755 : 0644);
+    // A new regular file, never through a link or into a folder.
+    const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return Refuse(absl::StrCat("cannot write ", path.substr(0, 100), ": ", std::strerror(errno)));
+    size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = write(fd, data.data() + done, data.size() - done);
+      if (n <= 0) break;
+      done += n;
+    }
+    fchmod(fd, p.kind == "stdio" && path == p.entry ? 0755 : 0644);
+    close(fd);
+    if (done != data.size()) return absl::UnavailableError(absl::StrCat("cannot write ", target.string()));
   }
   return absl::OkStatus();
 }

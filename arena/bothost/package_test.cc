@@ -2,10 +2,14 @@
 
 #include "arena/bothost/package.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
 #include <string>
 #include <vector>
 
@@ -127,6 +131,77 @@ TEST(Package, LearnedBotWithBinaryWeights) {
   EXPECT_EQ(p->kind, "python");
   EXPECT_EQ(p->entry, "learned_bot.py");
   EXPECT_EQ(p->files.at("slovenian-4p.npz"), weights);
+}
+
+// Zips as an attacker would make them (issue 44): each refused with one line
+// at upload, before a host lays anything out.
+TEST(Package, HostileZipsAreRefused) {
+  const std::string cc = "int main() { return 0; }\n";
+  // A plain file named .build beside C++ sources: the host builds there (it
+  // once threw in create_directories and aborted the host).
+  ExpectRefused(ParsePackage("a.zip", Zip({{"my_bot.cc", cc}, {".build", "x"}})), ".build");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"my_bot.cc", cc}, {".build/bot", "x"}})), ".build");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {".build", "x"}})), ".build");
+  // A file where a folder is expected, and the other way round.
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"lib", "x"}, {"lib/m.py", "y"}})),
+                "as a file and as a folder");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"bot.py/m.py", "y"}})),
+                "as a file and as a folder");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"./m.py", "y"}})), "'.' part");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"a//m.py", "y"}})), "empty or '.'");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"a/../../m.py", "y"}})), "'..'");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"m\nprint.py", "y"}})),
+                "control characters");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"C:\\x.py", "y"}})), "absolute");
+  // Deep nesting and long names.
+  std::string deep;
+  for (int i = 0; i < 20; ++i) deep += "d/";
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {deep + "m.py", "y"}})), "deep");
+  ExpectRefused(ParsePackage("a.zip", Zip({{"bot.py", "x"}, {std::string(240, 'n') + ".py", "y"}})),
+                "longer than 200");
+  // Many files.
+  std::vector<std::pair<std::string, std::string>> many = {{"bot.py", "x"}};
+  for (int i = 0; i < 300; ++i) many.push_back({"f" + std::to_string(i) + ".txt", "x"});
+  ExpectRefused(ParsePackage("a.zip", Zip(many)), "more than 256 files");
+  // A zip bomb: 9 MiB of zeros (past the 8 MiB unpacked) in a few KiB.
+  const std::string bomb = Zip({{"bot.py", "x"}, {"zeros.txt", std::string(9 << 20, '\0')}});
+  EXPECT_LT(bomb.size(), size_t{960} << 10);
+  ExpectRefused(ParsePackage("a.zip", bomb), "unpacks to more than");
+  // What is accepted still unpacks: folders, nested a little.
+  absl::StatusOr<Package> fine =
+      ParsePackage("a.zip", Zip({{"bot.py", "x"}, {"lib/sub/m.py", "y"}, {"build/x.txt", "z"}}));
+  ASSERT_TRUE(fine.ok()) << fine.status();
+}
+
+// A package the host is handed (as an arena of an older release may have
+// accepted it) never makes UnpackPackage throw, write through a link or
+// outside its folder: each bad path is an error for that version alone.
+TEST(Package, UnpackRefusesWhatCannotBeLaidOut) {
+  char tmpl[] = "/tmp/package_test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  Package p;
+  p.kind = "cpp";
+  p.files = {{"my_bot.cc", "int main() {}\n"}, {".build", "x"}};
+  absl::Status s = UnpackPackage(p, root + "/v1");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(".build"), absl::string_view::npos) << s;
+  p.files = {{"a", "x"}, {"a/b", "y"}};
+  s = UnpackPackage(p, root + "/v2");
+  EXPECT_FALSE(s.ok()) << "a file and a folder of one name";
+  p.files = {{"../escape.txt", "x"}};
+  EXPECT_FALSE(UnpackPackage(p, root + "/v3").ok());
+  // A link already where a file goes: not followed.
+  ASSERT_EQ(mkdir((root + "/v4").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((root + "/outside.txt").c_str(), (root + "/v4/bot.py").c_str()), 0);
+  p.kind = "python";
+  p.files = {{"bot.py", "x"}};
+  EXPECT_FALSE(UnpackPackage(p, root + "/v4").ok());
+  struct stat st;
+  EXPECT_NE(lstat((root + "/outside.txt").c_str(), &st), 0) << "written through a link";
+  p.files = {{"bot.py", "x"}, {"lib/m.py", "y"}};
+  EXPECT_TRUE(UnpackPackage(p, root + "/v5").ok());
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

@@ -117,6 +117,7 @@ grpc::Status HostingService::HostSync(grpc::ServerContext* context, const v1::Ho
   for (const HostedBots::Held& h : hosted_->Sync(*host, std::max(0, r->capacity()))) {
     v1::HostedBot* b = out->add_bots();
     b->set_bot(h.bot.name);
+    b->set_owner(h.bot.owner);
     if (h.newest) *b->mutable_version() = ToProto(*h.newest, false);
     if (h.ready) *b->mutable_ready() = ToProto(*h.ready, false);
   }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -357,8 +358,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
   if (Exists(root + "/memory/memory.limit_in_bytes") && Exists(root + "/pids/cgroup.procs") &&
       Exists(root + "/cpu/cpu.cfs_quota_us")) {
     sandbox->cgroup_version_ = "v1";
-    // cpu has no parent: each run's cpu cgroup is at the hierarchy's root (StartRun).
-    for (const char* c : {"memory", "pids"}) {
+    for (const char* c : {"memory", "pids", "cpu"}) {
       std::string dir = absl::StrCat(root, "/", c, "/", o.cgroup_name);
       if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
         return absl::FailedPreconditionError(absl::StrCat(
@@ -408,6 +408,33 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
           " (cgroup v2 enables them only in a cgroup without processes of its own: run the "
           "host as root in the root cgroup, or give it a delegated subtree)"));
     sandbox->options_.cgroup_root = v2;
+  }
+  // The ceiling of all runs together, on the runs' parent.
+  {
+    const bool v2 = sandbox->cgroup_version_ == "v2";
+    const std::string parent = v2 ? absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name)
+                                  : absl::StrCat(root, "/memory/", o.cgroup_name);
+    const std::string cpu_parent = v2 ? parent : absl::StrCat(root, "/cpu/", o.cgroup_name);
+    const std::string memory = o.runs_memory_bytes > 0 ? absl::StrCat(o.runs_memory_bytes)
+                                                       : (v2 ? "max" : "-1");
+    const int64_t quota = static_cast<int64_t>(o.runs_cpus * 100000);
+    bool ok = WriteFile(parent + (v2 ? "/memory.max" : "/memory.limit_in_bytes"), memory);
+    if (v2) {
+      ok &= WriteFile(cpu_parent + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000") ||
+            o.runs_cpus <= 0;
+    } else {
+      WriteFile(cpu_parent + "/cpu.cfs_period_us", "100000");
+      ok &= WriteFile(cpu_parent + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
+      // The runs together weigh as many ordinary processes as the cores they
+      // may use (one cgroup at the root weighs one process: cpu.shares 1024).
+      const int cores = o.runs_cpus > 0 ? static_cast<int>(std::ceil(o.runs_cpus))
+                                        : static_cast<int>(std::thread::hardware_concurrency());
+      WriteFile(cpu_parent + "/cpu.shares", absl::StrCat(1024 * std::max(1, cores)));
+    }
+    if (!ok)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot set the ceiling of all runs (memory ", memory, ", CPU ", o.runs_cpus,
+          " cores) on ", parent, ": ", std::strerror(errno)));
   }
   // Runs left by a host that was killed (SIGKILL leaves no time to clean up):
   // their processes died with their bwrap; their cgroups are removed here.
@@ -486,7 +513,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
 Sandbox::~Sandbox() = default;
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
-    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out) const {
+    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out, int* release_fd) const {
   if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
   const SandboxLimits& l = spec.limits;
   // The run's cgroups.
@@ -498,21 +525,25 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   } else {
     for (const char* c : {"memory", "pids"})
       dirs.push_back(absl::StrCat(options_.cgroup_root, "/", c, "/", options_.cgroup_name, "/", run));
-    // The cpu cgroup at the hierarchy's root, beside the machine's processes
-    // (NAME-run-PID-N): its default weight is then that of one ordinary
-    // process, as a dialed-in bot's process has. Under a common parent every
-    // hosted bot of the machine together weighed one process, and a woken bot
-    // waited behind the referee's and the host's threads (docs/benchmarks.md,
-    // "Hosted bots": the hosted C++ template's decision took 1.9-2.2x a
-    // dialed-in one's; at the root, 1.6x).
-    dirs.push_back(absl::StrCat(options_.cgroup_root, "/cpu/", options_.cgroup_name, "-", run));
+    // The cpu cgroup under the runs' cpu parent, whose quota is the ceiling
+    // of all runs together and whose weight is that of as many ordinary
+    // processes as it has cores (Create). Under a parent of default weight
+    // every hosted bot of the machine together weighed one process, and a
+    // woken bot waited behind the referee's and the host's threads
+    // (docs/benchmarks.md, "Hosted bots").
+    dirs.push_back(absl::StrCat(options_.cgroup_root, "/cpu/", options_.cgroup_name, "/", run));
   }
   for (const std::string& dir : dirs)
     if (mkdir(dir.c_str(), 0755) != 0)
       return absl::UnavailableError(absl::StrCat("cannot create the cgroup ", dir, ": ",
                                                  std::strerror(errno)));
   auto state = std::make_shared<RunState>(dirs, v2, l);
-  const int64_t quota = static_cast<int64_t>(l.cpus * 100000);
+  // No run's quota above the ceiling of all runs (v1 refuses a child's quota
+  // above its parent's).
+  const double cpus = options_.runs_cpus > 0 && (l.cpus <= 0 || l.cpus > options_.runs_cpus)
+                          ? options_.runs_cpus
+                          : l.cpus;
+  const int64_t quota = static_cast<int64_t>(cpus * 100000);
   bool ok = true;
   if (v2) {
     ok &= WriteFile(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
@@ -587,18 +618,36 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     if (eq == std::string::npos) continue;
     argv.insert(argv.end(), {"--setenv", e.substr(0, eq), e.substr(eq + 1)});
   }
-  argv.insert(argv.end(), {"--chdir", spec.cwd, "--seccomp", "1000", "--"});
+  argv.insert(argv.end(), {"--chdir", spec.cwd, "--seccomp", "1000"});
+  // Held: bwrap waits on fd 999 just before it runs the program (1000 is the
+  // filter, 1001 on the data files above).
+  int hold[2] = {-1, -1};
+  if (release_fd != nullptr) {
+    // A socket pair, not a pipe: Release's send cannot raise SIGPIPE.
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hold) != 0) {
+      close_data();
+      return absl::InternalError("socketpair failed");
+    }
+    argv.insert(argv.end(), {"--block-fd", "999"});
+  }
+  argv.push_back("--");
   argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
 
   // The filter travels in a memfd of its own (bwrap reads it to the end).
   int filter_fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
+  auto close_hold = [&hold] {
+    for (int& f : hold)
+      if (f >= 0) close(std::exchange(f, -1));
+  };
   if (filter_fd < 0) {
     close_data();
+    close_hold();
     return absl::InternalError("memfd_create failed");
   }
   if (write(filter_fd, filter_.data(), filter_.size()) != static_cast<ssize_t>(filter_.size())) {
     close(filter_fd);
     close_data();
+    close_hold();
     return absl::InternalError("cannot write the seccomp program");
   }
   lseek(filter_fd, 0, SEEK_SET);
@@ -611,6 +660,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
       for (int f : procs_fds) close(f);
       close(filter_fd);
       close_data();
+      close_hold();
       return absl::UnavailableError(absl::StrCat("cannot open ", dir, "/cgroup.procs"));
     }
     procs_fds.push_back(fd);
@@ -622,6 +672,7 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   stdio::ChildSetup setup;
   setup.pass_fds = data_fds;
   setup.pass_fds.push_back({filter_fd, 1000});
+  if (hold[0] >= 0) setup.pass_fds.push_back({hold[0], 999});
   // bwrap starts with an empty environment: the host's (a token, whatever the
   // operator exported) reaches no process of the run, bwrap's own included.
   setup.env.emplace();
@@ -692,9 +743,36 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   for (int f : procs_fds) close(f);
   close(filter_fd);
   close_data();
-  if (!child.ok()) return child.status();
+  if (hold[0] >= 0) close(std::exchange(hold[0], -1));
+  if (!child.ok()) {
+    close_hold();
+    return child.status();
+  }
   if (state_out != nullptr) *state_out = state;
+  if (release_fd != nullptr) *release_fd = std::exchange(hold[1], -1);
   return child;
+}
+
+absl::StatusOr<Sandbox::HeldRun> Sandbox::StartHeld(const SandboxSpec& spec) const {
+  int release_fd = -1;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = StartRun(spec, nullptr, &release_fd);
+  if (!child.ok()) return child.status();
+  return HeldRun(*std::move(child), release_fd);
+}
+
+Sandbox::HeldRun::~HeldRun() {
+  child_.reset();  // stopped first: the program never runs
+  if (release_fd_ >= 0) close(release_fd_);
+}
+
+absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::HeldRun::Release() {
+  if (child_ == nullptr) return absl::FailedPreconditionError("released twice");
+  const char go = 'g';
+  const bool sent = release_fd_ >= 0 && send(release_fd_, &go, 1, MSG_NOSIGNAL) == 1;
+  if (release_fd_ >= 0) close(std::exchange(release_fd_, -1));
+  if (!sent || child_->exited())
+    return absl::UnavailableError("the run held ahead ended before it was released");
+  return std::move(child_);
 }
 
 absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::Start(const SandboxSpec& spec) const {

@@ -126,6 +126,14 @@ struct SandboxOptions {
   // /proc/self/cgroup), the subtree delegated to it (systemd's Delegate=yes),
   // instead of at the hierarchy's root. v1 ignores it.
   bool cgroup_own = false;
+  // The ceiling of all runs together, set on the runs' parent cgroup (v1: the
+  // memory hierarchy's `cgroup_name` and a cpu parent `cgroup_name`; v2:
+  // `cgroup_name`): whatever each run's own limits, the runs together get no
+  // more memory (bytes; their OOM kills are inside the parent) and CPU
+  // (cores, a CFS quota). 0 = no ceiling. Hosts on one machine with one
+  // cgroup_name share it (the last one started sets it).
+  int64_t runs_memory_bytes = 0;
+  double runs_cpus = 0;
 };
 
 class Sandbox {
@@ -140,6 +148,29 @@ class Sandbox {
   // classified cause ("out of memory (limit 512 MiB)", ...). Stopping the
   // child stops every process of the run and removes its cgroups.
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Start(const SandboxSpec& spec) const;
+
+  // A run started up to its program's exec and held there (bubblewrap's
+  // --block-fd): its namespaces, mounts and cgroups are made, and nothing of
+  // the program has run (no CPU, no memory of its own) until Release().
+  // Destroyed unreleased, the run is stopped without the program running.
+  class HeldRun {
+   public:
+    HeldRun(std::unique_ptr<stdio::ChildProcess> child, int release_fd)
+        : release_fd_(release_fd), child_(std::move(child)) {}
+    HeldRun(HeldRun&& other) noexcept
+        : release_fd_(std::exchange(other.release_fd_, -1)), child_(std::move(other.child_)) {}
+    HeldRun& operator=(HeldRun&&) = delete;
+    ~HeldRun();
+    // Lets the program start; the child is then the caller's. Errors:
+    // UNAVAILABLE when the run had ended meanwhile.
+    absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Release();
+    stdio::ChildProcess& child() { return *child_; }
+
+   private:
+    int release_fd_;  // our end of the socket pair bwrap blocks on
+    std::unique_ptr<stdio::ChildProcess> child_;
+  };
+  absl::StatusOr<HeldRun> StartHeld(const SandboxSpec& spec) const;
 
   // Runs the program to its end, or kills it after `wall_time`; standard input
   // is empty; up to `max_output` bytes of its standard output go to `output`
@@ -159,7 +190,7 @@ class Sandbox {
  private:
   explicit Sandbox(SandboxOptions options) : options_(std::move(options)) {}
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> StartRun(
-      const SandboxSpec& spec, std::shared_ptr<RunState>* state) const;
+      const SandboxSpec& spec, std::shared_ptr<RunState>* state, int* release_fd = nullptr) const;
 
   SandboxOptions options_;
   std::string filter_;                // the BPF program for bwrap --seccomp

@@ -450,9 +450,9 @@ TEST_F(SandboxTest, ManyRunsAtOnceLeaveNoCgroups) {
     EXPECT_EQ(o.cause, SandboxCause::kExited);
   }
   int left = 0;
-  // v1: memory/tarock-bothost/run-PID-N, pids/... and cpu/tarock-bothost-run-PID-N.
+  // v1: memory/tarock-bothost/run-PID-N, pids/... and cpu/tarock-bothost/run-PID-N.
   for (const auto& [c, prefix] : {std::pair<const char*, std::string>{"memory/tarock-bothost", ""},
-                                  {"pids/tarock-bothost", ""}, {"cpu", "tarock-bothost-"}}) {
+                                  {"pids/tarock-bothost", ""}, {"cpu/tarock-bothost", ""}}) {
     std::string dir = absl::StrCat("/sys/fs/cgroup/", c);
     if (!std::filesystem::exists(dir)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir))
@@ -463,10 +463,10 @@ TEST_F(SandboxTest, ManyRunsAtOnceLeaveNoCgroups) {
   EXPECT_EQ(left, 0);
 }
 
-// v1: a run's cpu cgroup is at the cpu hierarchy's root, beside the
-// machine's processes, with the default weight, so each sandboxed bot weighs
-// one ordinary process (under a common parent they all weighed one together).
-TEST_F(SandboxTest, EachRunWeighsOneProcessAtTheCpuRoot) {
+// v1: a run's cpu cgroup is under the runs' cpu parent (the host-wide CPU
+// ceiling), with the default weight within it; the parent weighs as many
+// ordinary processes as it has cores of ceiling (issue 44).
+TEST_F(SandboxTest, EachRunIsUnderTheRunsCpuParent) {
   if (sandbox_->cgroup_version() != "v1") GTEST_SKIP() << "v1 only (v2 runs share the parent)";
   SandboxSpec spec;
   spec.argv = {"/bin/cat"};
@@ -475,13 +475,13 @@ TEST_F(SandboxTest, EachRunWeighsOneProcessAtTheCpuRoot) {
   std::ifstream in(absl::StrCat("/proc/", (*child)->pid(), "/cgroup"));
   std::string line, cpu;
   while (std::getline(in, line)) {
-    // "N:cpu,cpuacct:/tarock-bothost-run-PID-K" (or "N:cpu:/...")
+    // "N:cpu,cpuacct:/tarock-bothost/run-PID-K" (or "N:cpu:/...")
     std::vector<std::string> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
     if (f.size() != 3) continue;
     for (absl::string_view c : absl::StrSplit(f[1], ','))
       if (c == "cpu") cpu = f[2];
   }
-  EXPECT_EQ(cpu.rfind(absl::StrCat("/tarock-bothost-run-", getpid(), "-"), 0), 0u) << cpu;
+  EXPECT_EQ(cpu.rfind(absl::StrCat("/tarock-bothost/run-", getpid(), "-"), 0), 0u) << cpu;
   const std::string dir = "/sys/fs/cgroup/cpu" + cpu;
   std::ifstream shares(dir + "/cpu.shares");
   int w = 0;
@@ -490,6 +490,102 @@ TEST_F(SandboxTest, EachRunWeighsOneProcessAtTheCpuRoot) {
   (*child)->Stop(absl::ZeroDuration());
   child->reset();
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// A held run (a bot host's spare) has its sandbox made and runs nothing of
+// its program until released: a program that spins from its first line uses
+// no CPU while held, and runs once released (issue 44).
+TEST_F(SandboxTest, AHeldRunRunsNothingUntilReleased) {
+  std::string path = dir_ + "/spin.py";
+  std::ofstream(path) << "import sys\nprint('started', flush=True)\nwhile True:\n    pass\n";
+  chmod(dir_.c_str(), 0755);
+  chmod(path.c_str(), 0644);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "/bot/spin.py"};
+  spec.ro_binds = {{dir_, "/bot"}};
+  absl::StatusOr<Sandbox::HeldRun> held = sandbox_->StartHeld(spec);
+  ASSERT_TRUE(held.ok()) << held.status();
+  const pid_t bwrap = held->child().pid();
+  // Every process of the run: bwrap and whatever it started.
+  const bool v1 = sandbox_->cgroup_version() == "v1";
+  auto run_cpu_ticks = [bwrap, v1] {
+    std::string cg;
+    std::ifstream in(absl::StrCat("/proc/", bwrap, "/cgroup"));
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
+      if (f.size() == 3 && f[1] == (v1 ? "pids" : "")) cg = f[2];
+    }
+    const std::string procs = (v1 ? "/sys/fs/cgroup/pids" : "/sys/fs/cgroup") + cg + "/cgroup.procs";
+    long ticks = 0;
+    int count = 0;
+    std::ifstream list(procs);
+    for (int pid; list >> pid; ++count) {
+      std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+      std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      std::vector<std::string> f = absl::StrSplit(s.substr(s.rfind(')') + 2), ' ');
+      if (f.size() > 12) ticks += std::stol(f[11]) + std::stol(f[12]);  // utime, stime
+    }
+    return std::make_pair(ticks, count);
+  };
+  absl::SleepFor(absl::Seconds(1.5));
+  auto [held_ticks, held_procs] = run_cpu_ticks();
+  EXPECT_GE(held_procs, 1);
+  EXPECT_LT(held_ticks, sysconf(_SC_CLK_TCK) / 5) << "a held run used CPU (clock ticks)";
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = held->Release();
+  ASSERT_TRUE(child.ok()) << child.status();
+  std::string line;
+  EXPECT_EQ((*child)->ReadLine(absl::Now() + absl::Seconds(20), 1024, &line),
+            stdio::ChildProcess::Io::kOk);
+  EXPECT_EQ(line, "started");
+  (*child)->Stop(absl::ZeroDuration());
+  // Destroyed unreleased: stopped, the program never ran.
+  std::string marker = dir_ + "/ran";
+  spec.argv = {"/bin/sh", "-c", "echo ran >&2"};
+  spec.stderr_path = marker;
+  {
+    absl::StatusOr<Sandbox::HeldRun> unreleased = sandbox_->StartHeld(spec);
+    ASSERT_TRUE(unreleased.ok()) << unreleased.status();
+    absl::SleepFor(absl::Milliseconds(300));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  std::ifstream ran(marker);
+  std::string said((std::istreambuf_iterator<char>(ran)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(said.find("ran"), std::string::npos) << "an unreleased run ran its program";
+}
+
+// The ceiling of all runs together (SandboxOptions::runs_memory_bytes): a run
+// allowed 512 MiB of its own is stopped at the parent's 96 MiB (issue 44).
+TEST(SandboxCeilingTest, AllRunsTogetherStayUnderTheParentsMemoryCeiling) {
+  SandboxOptions options;
+  options.cgroup_name = absl::StrCat("tarock-bothost-ceiling-", getpid());
+  options.runs_memory_bytes = int64_t{96} << 20;
+  options.runs_cpus = 0.5;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
+  if (!s.ok()) GTEST_SKIP() << "no sandbox here: " << s.status();
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", "b = bytearray(200 << 20); b[::4096] = b'x' * len(b[::4096]); print('allocated')"};
+  spec.limits.memory_bytes = int64_t{512} << 20;
+  std::string out;
+  absl::StatusOr<SandboxOutcome> o = (*s)->Run(spec, absl::Seconds(60), &out);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(out.find("allocated"), std::string::npos) << "200 MiB under a ceiling of 96 MiB";
+  EXPECT_NE(o->cause, SandboxCause::kExited) << o->text;
+  // The CPU ceiling: the parent's quota is half a core.
+  const std::string root = "/sys/fs/cgroup";
+  std::string quota;
+  if ((*s)->cgroup_version() == "v1") {
+    std::ifstream(absl::StrCat(root, "/cpu/", options.cgroup_name, "/cpu.cfs_quota_us")) >> quota;
+    EXPECT_EQ(quota, "50000");
+  } else {
+    std::ifstream in((*s)->runs_parent() + "/cpu.max");
+    std::getline(in, quota);
+    EXPECT_EQ(quota, "50000 100000");
+  }
+  s->reset();
+  for (const char* c : {"memory", "pids", "cpu"})
+    rmdir(absl::StrCat(root, "/", c, "/", options.cgroup_name).c_str());
+  rmdir(absl::StrCat(root, "/", options.cgroup_name).c_str());
 }
 
 // ChildProcess::BeginTurn on a sandboxed run: a quick answer comes from the
