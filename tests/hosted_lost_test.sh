@@ -50,7 +50,7 @@ start_host() {
 }
 start_host
 $cli bots upload awkb --token "$(token_of awkb)" "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload"
-online() { $cli bots list | grep -q "^awkb  dial-in (online"; }
+online() { $cli bots list | grep -q "^awkb  hosted (online"; }  # a hosted bot is listed as hosted (issue 44)
 for _ in $(seq 300); do online && break; sleep 0.1; done
 online && ok || bad "the hosted bot never came online: $($cli bots versions awkb --token "$(token_of awkb)")"
 for b in rnd1 rnd2; do

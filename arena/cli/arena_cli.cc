@@ -108,7 +108,7 @@ using tarock::arena::cli::PrintJson;
 // Stored text is printed through ForTerminal (bot_rules.h): rows stored
 // before the arena checked owners may hold terminal control characters.
 void PrintBot(const v1::BotInfo& b) {
-  std::cout << tarock::arena::ForTerminal(b.name()) << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string("dial-in (online)") : "dial-in (online, " + tarock::arena::ForTerminal(b.dial_in_route()) + ")") : std::string("dial-in (offline)")) : tarock::arena::ForTerminal(b.endpoint())) << "  owner " << tarock::arena::ForTerminal(b.owner()) << "  variants "
+  std::cout << tarock::arena::ForTerminal(b.name()) << "  " << (b.dial_in() ? (b.online() ? (b.dial_in_route().empty() ? std::string(b.hosted() ? "hosted" : "dial-in") + " (online)" : std::string(b.hosted() ? "hosted" : "dial-in") + " (online, " + tarock::arena::ForTerminal(b.dial_in_route()) + ")") : std::string(b.hosted() ? "hosted" : "dial-in") + " (offline)") : tarock::arena::ForTerminal(b.endpoint())) << "  owner " << tarock::arena::ForTerminal(b.owner()) << "  variants "
             << tarock::arena::ForTerminal(absl::StrJoin(b.variants(), ",")) << (b.retired() ? "  (retired)" : "");
   if (b.health() == "unreachable" || b.health() == "unresponsive")
     std::cout << "  " << b.health() << " since " << b.health_since() << " UTC, sits out ladders (next probe "
@@ -218,7 +218,8 @@ constexpr char kUsage[] =
     "         [--opens=UTC] [--closes=UTC] [--max_entrants=N] [--bots_per_entrant=N] ...   (admin)\n"
     "  events list      events show SLUG      events join CODE --name=NAME\n"
     "  events roster SLUG      events register SLUG --roster=FILE      events reissue SLUG --entrant=N\n"
-    "  events enter SLUG --bot=B      events withdraw SLUG --bot=B      events export SLUG [--as=json]\n"
+    "  events enter SLUG --bot=B --token=BOT_TOKEN    events withdraw SLUG --bot=B [--token=BOT_TOKEN]\n"
+    "  events export SLUG [--as=json]\n"
     "  events close SLUG    (organiser: --organiser_token or $TAROCK_ORGANISER_TOKEN; docs/events.md)\n"
     "  help [COMMAND]               a command's usage and flags\n"
     "--json prints the response in protobuf's JSON mapping instead of a table.";

@@ -26,6 +26,7 @@ ABSL_DECLARE_FLAG(std::string, admin_token);
 ABSL_DECLARE_FLAG(std::vector<std::string>, variants);
 ABSL_DECLARE_FLAG(std::string, name);
 ABSL_DECLARE_FLAG(std::string, bot);
+ABSL_DECLARE_FLAG(std::string, token);
 ABSL_DECLARE_FLAG(std::string, kind);
 ABSL_DECLARE_FLAG(int, hands);
 ABSL_DECLARE_FLAG(int64_t, per_decision_ms);
@@ -287,11 +288,18 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
       r.set_slug(arg);
       r.set_organiser_token(OrganiserToken());
       r.set_bot(absl::GetFlag(FLAGS_bot));
+      // The bot's own token (the owner's agreement): --token or $TAROCK_BOT_TOKEN.
+      r.set_bot_token(transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN"));
       s = stub->EnterHouseBot(Context().get(), r, &out);
     } else {
       v1::WithdrawBotRequest r;
       r.set_slug(arg);
-      r.set_token(OrganiserToken().empty() ? EntrantToken() : OrganiserToken());
+      // The bot's owner (--token) withdraws it whatever the event's state.
+      const std::string bot_token =
+          transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_token), "TAROCK_BOT_TOKEN");
+      r.set_token(!absl::GetFlag(FLAGS_token).empty() ? bot_token
+                  : OrganiserToken().empty()          ? EntrantToken()
+                                                      : OrganiserToken());
       r.set_bot(absl::GetFlag(FLAGS_bot));
       s = stub->WithdrawBot(Context().get(), r, &out);
     }

@@ -209,6 +209,19 @@ DialInHub::~DialInHub() {
   ticker_.join();
 }
 
+void DialInHub::CloseAll() {
+  std::vector<std::shared_ptr<BotLink>> links;
+  {
+    absl::MutexLock lock(&mu_);
+    closing_ = true;
+    for (auto& [id, bot] : bots_)
+      if (bot.link) links.push_back(bot.link);
+  }
+  // Outside the lock: a link's end calls Disconnect.
+  for (const std::shared_ptr<BotLink>& link : links)
+    link->Close(absl::UnavailableError("the arena is stopping"));
+}
+
 void DialInHub::TickLoop() {
   for (;;) {
     std::vector<std::shared_ptr<DialInSeat>> offline;
@@ -250,6 +263,7 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
   }
   {
     absl::MutexLock lock(&mu_);
+    if (closing_) return absl::UnavailableError("the arena is stopping");
     Bot& bot = bots_[bot_id];
     const absl::Time now = absl::Now();
     bot.connects.erase(std::remove_if(bot.connects.begin(), bot.connects.end(),

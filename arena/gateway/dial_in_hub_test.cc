@@ -97,6 +97,24 @@ struct Fixture {
   }
 };
 
+// Issue 44: the arena stopping closes every bot's connection at once (its
+// gRPC shutdown then need not wait out a deadline) and takes no new ones.
+TEST(DialInHubTest, CloseAllEndsEveryConnectionAndRefusesNewOnes) {
+  Fixture f;
+  auto alice = std::make_shared<FakeBot>();
+  auto bob = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(1, "alice", alice).ok());
+  ASSERT_TRUE(f.hub.Connect(2, "bob", bob).ok());
+  f.hub.CloseAll();
+  for (const auto& bot : {alice, bob}) {
+    absl::MutexLock lock(&bot->mu);
+    EXPECT_TRUE(bot->closed);
+    EXPECT_EQ(bot->status.code(), absl::StatusCode::kUnavailable);
+  }
+  EXPECT_EQ(f.hub.Connect(3, "carol", std::make_shared<FakeBot>()).status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
 TEST(DialInHubTest, RelaysASeatBothWaysAndRefusesAnotherBotsSeat) {
   Fixture f;
   auto alice = std::make_shared<FakeBot>();

@@ -115,6 +115,7 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
   for (auto& [bot_id, h] : by_bot) {
     std::string cutoff;
     for (const EventBotRow& e : store_->EventsOfBot(bot_id)) {
+      if (e.withdrawn) continue;  // its owner took it out: not frozen there
       absl::StatusOr<EventRow> event = store_->EventById(e.event_id);
       if (event.ok() && event->status == "frozen" && !event->frozen_at.empty() &&
           (cutoff.empty() || event->frozen_at < cutoff))

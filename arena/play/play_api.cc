@@ -233,6 +233,10 @@ void RegisterPlayApi(PlayService* service, metrics::HttpServer* server) {
     json body = json::parse(req.body, nullptr, false);
     if (body.is_discarded()) return JsonError(400, "the body must be JSON");
     absl::StatusOr<json> created = service->Create(body, req.remote_addr, service->VisitorOf(req));
+    // A start over a limit (the visitor's, the network's, the arena's): 429,
+    // as docs/security.md says; the arena stopping stays 503.
+    if (absl::IsResourceExhausted(created.status()))
+      return JsonError(429, created.status().message());
     if (!created.ok()) return JsonFromStatus(created.status());
     return Json(*created);
   });

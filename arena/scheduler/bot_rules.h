@@ -32,6 +32,22 @@ bool SameBotName(absl::string_view a, absl::string_view b);
 absl::Status CheckText(absl::string_view what, absl::string_view text, size_t max_bytes,
                        bool newlines = false);
 
+// A person's name in an event (an entrant's): CheckText, and no invisible
+// characters (zero-width spaces and joiners, bidi controls and marks, the
+// soft hyphen, word joiners, BOM, Hangul fillers, tag characters, variation
+// selectors): "Bea" with a zero-width space is refused, not a new name.
+absl::Status CheckPersonName(absl::string_view what, absl::string_view name, size_t max_bytes);
+
+// The skeleton two people's names are compared by (after UTS #39's
+// confusables, for Latin, Cyrillic and Greek look-alikes): Cyrillic and
+// Greek letters that look like Latin ones become those, fullwidth ASCII
+// becomes ASCII, case is folded ("I", "1" and "|" become "l", "0" becomes
+// "o", "m" becomes "rn"), and runs of spaces become one, none at the ends.
+// "Вea" (a Cyrillic В) and "BEA " have the skeleton of "Bea".
+std::string NameSkeleton(absl::string_view name);
+// Whether two people's names are the same name: their skeletons are equal.
+bool SamePersonName(absl::string_view a, absl::string_view b);
+
 // An owner field: 1-200 bytes of UTF-8 without control characters (C0, DEL,
 // C1) or invalid sequences. INVALID_ARGUMENT saying which.
 absl::Status CheckOwner(absl::string_view owner);

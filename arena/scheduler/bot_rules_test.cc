@@ -50,5 +50,30 @@ TEST(BotRulesTest, OlderRowsArePrintedWithoutControlCharacters) {
   EXPECT_LT(printed.size(), 1000u);
 }
 
+// Issue 44 (low): look-alike names are the same name; invisible characters
+// are refused.
+TEST(BotRulesTest, LookAlikeNamesAreOneNameAndInvisibleCharactersAreRefused) {
+  EXPECT_TRUE(SamePersonName("Bea", "\xd0\x92""ea"));          // Cyrillic Ve
+  EXPECT_TRUE(SamePersonName("Bea", "\xce\x92""e\xd0\xb0"));   // Greek Beta, Cyrillic a
+  EXPECT_TRUE(SamePersonName("Bea", " BEA  "));
+  EXPECT_TRUE(SamePersonName("Bill", "BiII"));                    // capital I for l
+  EXPECT_TRUE(SamePersonName("Tom", "T0rn"));
+  EXPECT_TRUE(SamePersonName("Ann Lee", "Ann\xc2\xa0 Lee"));     // no-break space
+  EXPECT_TRUE(SamePersonName("ann", "\xef\xbd\x81nn"));          // fullwidth a
+  EXPECT_FALSE(SamePersonName("Bea", "Ben"));
+  EXPECT_FALSE(SamePersonName("Bea", "B\xc3\xa9""a"));            // an accent is another name
+  EXPECT_TRUE(CheckPersonName("the name", "Bea", 64).ok());
+  EXPECT_TRUE(CheckPersonName("the name", "\xd0\x91\xd0\xbe\xd1\x80\xd0\xb8\xd1\x81", 64).ok());
+  for (const char* bad : {"B\xe2\x80\x8b""ea",   // zero-width space
+                          "Bea\xe2\x80\x8d",    // zero-width joiner
+                          "\xe2\x80\xae""aeB",  // right-to-left override
+                          "Be\xe2\x81\xa6""a",  // left-to-right isolate
+                          "\xef\xbb\xbf""Bea",  // BOM
+                          "Be\xc2\xad""a",       // soft hyphen
+                          "\xe3\x85\xa4"})      // Hangul filler alone
+    EXPECT_EQ(CheckPersonName("the name", bad, 64).code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+}
+
 }  // namespace
 }  // namespace tarock::arena

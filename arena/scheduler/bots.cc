@@ -2,6 +2,9 @@
 
 #include "arena/scheduler/scheduler.h"
 
+#include <algorithm>
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "arena/scheduler/bot_rules.h"
@@ -21,6 +24,23 @@ bool ValidBotName(const std::string& name) {
   return true;
 }
 
+namespace {
+
+// A bot's variants list: known variants, each once (a list of 20,000
+// duplicates would be stored and listed on every read otherwise).
+absl::Status CheckVariantList(const google::protobuf::RepeatedPtrField<std::string>& variants) {
+  std::set<std::string> seen;
+  for (const std::string& v : variants) {
+    if (!Registry::Global().Info(v).ok())
+      return absl::InvalidArgumentError(absl::StrCat("unknown variant '", ForTerminal(v, 64), "'"));
+    if (!seen.insert(v).second)
+      return absl::InvalidArgumentError(absl::StrCat("variant '", v, "' is named twice"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------
 // Bots.
 
@@ -39,9 +59,7 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
     if (auto checked = options_.endpoint_policy.Check(request.endpoint()); !checked.ok())
       return checked.status();
   if (request.variants().empty()) return absl::InvalidArgumentError("name at least one variant");
-  for (const std::string& v : request.variants())
-    if (!Registry::Global().Info(v).ok())
-      return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+  if (absl::Status s = CheckVariantList(request.variants()); !s.ok()) return s;
   // A bot of an event's entrant (events.cc): the entrant's token, within the
   // event's limits; the owner is the entrant.
   std::optional<EventRow> event;
@@ -131,9 +149,17 @@ absl::StatusOr<v1::BotInfo> Scheduler::UpdateBot(const v1::UpdateBotRequest& req
     bot->endpoint = request.endpoint();
   }
   if (!request.variants().empty()) {
-    for (const std::string& v : request.variants())
-      if (!Registry::Global().Info(v).ok())
-        return absl::InvalidArgumentError(absl::StrCat("unknown variant '", v, "'"));
+    if (absl::Status s = CheckVariantList(request.variants()); !s.ok()) return s;
+    // An entrant's bot plays only its event's variants (as at registration).
+    if (bot->event_id != 0) {
+      absl::StatusOr<EventRow> e = store_->EventById(bot->event_id);
+      if (!e.ok()) return e.status();
+      const v1::EventConfig c = scheduler_internal::FromJson<v1::EventConfig>(e->config);
+      for (const std::string& v : request.variants())
+        if (std::find(c.variants().begin(), c.variants().end(), v) == c.variants().end())
+          return absl::InvalidArgumentError(absl::StrCat("'", e->slug, "' plays ",
+                                                         absl::StrJoin(c.variants(), ", "), ", not ", v));
+    }
     bot->variants.assign(request.variants().begin(), request.variants().end());
   }
   if (absl::Status s = store_->UpdateBot(*bot); !s.ok()) return s;
@@ -159,14 +185,53 @@ std::map<int64_t, std::vector<std::string>> Scheduler::EventsByBot() {
   return out;
 }
 
+namespace {
+
+// The slugs of the unlisted events (EventConfig.unlisted): known only to
+// whoever has their link.
+std::set<std::string> UnlistedSlugs(Store* store) {
+  std::set<std::string> out;
+  for (const EventRow& e : store->ListEvents())
+    if (scheduler_internal::FromJson<v1::EventConfig>(e.config).unlisted()) out.insert(e.slug);
+  return out;
+}
+
+// A bot as the public sees it: no unlisted event's slug (its events, its
+// ratings there) and, for an entrant's bot of one, not its owner (the
+// entrant's name).
+void HideUnlisted(const std::set<std::string>& unlisted, v1::BotInfo* info) {
+  if (unlisted.empty()) return;
+  if (unlisted.count(info->event())) {
+    info->clear_event();
+    info->clear_owner();
+  }
+  auto* events = info->mutable_events();
+  events->erase(std::remove_if(events->begin(), events->end(),
+                               [&](const std::string& e) { return unlisted.count(e) > 0; }),
+                events->end());
+  auto* ratings = info->mutable_ratings();
+  ratings->erase(std::remove_if(ratings->begin(), ratings->end(),
+                                [&](const v1::RatingInfo& r) { return unlisted.count(r.event()) > 0; }),
+                 ratings->end());
+  auto* margins = info->mutable_margin_ratings();
+  margins->erase(
+      std::remove_if(margins->begin(), margins->end(),
+                     [&](const v1::BotMarginRating& r) { return unlisted.count(r.event()) > 0; }),
+      margins->end());
+}
+
+}  // namespace
+
 v1::ListBotsResponse Scheduler::ListBots(const v1::ListBotsRequest& request) {
   v1::ListBotsResponse out;
   const std::map<int64_t, std::vector<std::string>> events = EventsByBot();
+  const std::set<std::string> unlisted = UnlistedSlugs(store_);
   for (const BotRow& b : store_->ListBots(request.include_retired())) {
     v1::BotInfo* info = out.add_bots();
     *info = BotInfoOf(b, false);
     if (auto it = events.find(b.id); it != events.end())
       for (const std::string& slug : it->second) info->add_events(slug);
+    HideUnlisted(unlisted, info);
   }
   return out;
 }
@@ -178,6 +243,7 @@ absl::StatusOr<v1::BotInfo> Scheduler::GetBot(const std::string& name, bool with
   const std::map<int64_t, std::vector<std::string>> events = EventsByBot();
   if (auto it = events.find(bot->id); it != events.end())
     for (const std::string& slug : it->second) info.add_events(slug);
+  HideUnlisted(UnlistedSlugs(store_), &info);
   return info;
 }
 

@@ -28,6 +28,13 @@ inline constexpr char kDialInEndpoint[] = "dial-in";
 // bot host holding it may connect for it, never its own token (so a
 // hosted-only event knows the code that plays is the code handed in).
 inline constexpr char kHostedEndpoint[] = "hosted";
+// How many bot hosts (machines) can play seats of one hosted bot at the same
+// time: one. A hosted bot is held by one host (arena/hosting/hosted_bots.h)
+// over one gateway connection, so all its seats run on that host's kernel,
+// and a duplicate set with hosted bots is a bridge set (ChooseSetDesign,
+// duplicate_design.h; docs/security.md, "One kernel per deal"). Raising it
+// needs a bot held by several hosts and each table placed on its own host.
+inline constexpr int kHostsPerHostedBot = 1;
 // Whether a bot with this stored endpoint plays through the gateway.
 inline bool ThroughGateway(const std::string& endpoint) {
   return endpoint == kDialInEndpoint || endpoint == kHostedEndpoint;

@@ -30,6 +30,11 @@ std::string SetDesignName(SetDesign design) {
   return design == SetDesign::kRotated ? "rotated" : "bridge";
 }
 
+SetDesign ChooseSetDesign(bool every_bot_hosted, int machines_per_bot, int seats) {
+  return every_bot_hosted && seats >= 2 && machines_per_bot >= seats ? SetDesign::kRotated
+                                                                       : SetDesign::kBridge;
+}
+
 int BotsPerSet(SetDesign design, int seats) {
   return design == SetDesign::kBridge ? 2 * seats : seats;
 }

@@ -60,10 +60,20 @@ enum class LadderFormat {
 absl::StatusOr<LadderFormat> ParseLadderFormat(std::string_view name);
 std::string LadderFormatName(LadderFormat format);
 
-// The design of one duplicate set (see above): rotated when every bot of the
-// set runs in a fresh sandbox per match (hosted), bridge otherwise.
+// The design of one duplicate set (see above): ChooseSetDesign.
 enum class SetDesign { kBridge, kRotated };
 std::string SetDesignName(SetDesign design);
+
+// Which design a set may use (docs/security.md, "One kernel per deal"). A
+// rotated set seats each bot at every table, so no process of a bot may
+// remember a deal (only hosted bots, fresh per match) and, since processes on
+// one kernel can signal each other through machine-wide counters, CPU timing
+// and the page cache (which outlives a process), the bot's tables must run
+// on as many machines as the set has tables. `every_bot_hosted`: every bot
+// of the set is hosted; `machines_per_bot`: how many hosts (machines) can
+// each play one table of one bot at the same time. Rotated only when both
+// hold for `seats` tables; bridge otherwise (each bot at one table).
+SetDesign ChooseSetDesign(bool every_bot_hosted, int machines_per_bot, int seats);
 
 // A set: tables[t][s] is the index (into the caller's list of chosen bots) of
 // the bot at seat s of table t.

@@ -1,4 +1,5 @@
 #include "arena/scheduler/duplicate_design.h"
+#include "arena/scheduler/dial_in.h"
 
 #include <algorithm>
 #include <set>
@@ -133,6 +134,18 @@ TEST(DuplicateDesign, SetFromStoredTables) {
   EXPECT_EQ(set->tables[1].scores[1][2], 6.0);
   EXPECT_FALSE(SetFromTables({{1, 2}}, {{{1}}}, 1, [](int, int) { return false; }).ok());
   EXPECT_FALSE(SetFromTables({}, {}, 1, [](int, int) { return false; }).ok());
+}
+
+// Issue 44: a rotated set seats a bot at every table, so its tables must run
+// on machines of their own: with one host a bot (today's hosting) or a bot
+// not hosted, bridge; with as many hosts as tables and every bot hosted,
+// rotated.
+TEST(DuplicateDesign, RotatedOnlyWhenEveryBotsTablesRunOnMachinesOfTheirOwn) {
+  EXPECT_EQ(ChooseSetDesign(true, 1, 3), SetDesign::kBridge);
+  EXPECT_EQ(ChooseSetDesign(true, 2, 3), SetDesign::kBridge);
+  EXPECT_EQ(ChooseSetDesign(false, 4, 3), SetDesign::kBridge);
+  EXPECT_EQ(ChooseSetDesign(true, 3, 3), SetDesign::kRotated);
+  EXPECT_EQ(ChooseSetDesign(true, kHostsPerHostedBot, 4), SetDesign::kBridge);
 }
 
 }  // namespace

@@ -148,9 +148,14 @@ std::string EntrantConnectLine(const std::string& slug, const std::string& token
 
 namespace {
 
+// A text cell of the grading CSV. A cell a spreadsheet would read as a
+// formula (one starting with = + - @, a tab or a carriage return: an
+// entrant named "=HYPERLINK(...)") gets a leading ' and quotes, as OWASP's
+// "CSV Injection" advises, so it shows as the text it is.
 std::string CsvField(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  return absl::StrCat("\"", absl::StrReplaceAll(v, {{"\"", "\"\""}}), "\"");
+  const bool formula = !v.empty() && std::string_view("=+-@\t\r").find(v[0]) != std::string::npos;
+  if (!formula && v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  return absl::StrCat("\"", formula ? "'" : "", absl::StrReplaceAll(v, {{"\"", "\"\""}}), "\"");
 }
 
 }  // namespace
@@ -229,14 +234,15 @@ v1::EventLadder Scheduler::PlanEventLadder(const std::vector<BotRow>& field,
       playing.push_back(&b);
   const int bots = static_cast<int>(playing.size());
   out.set_bots(bots);
-  // Rotated (n bots) only when every bot is hosted fresh per match
-  // (ladders.cc, MakeLadderJobs); read only when it decides anything.
+  // Rotated (n bots) only when every bot is hosted fresh per match and its
+  // tables can run on machines of their own (ChooseSetDesign; ladders.cc,
+  // MakeLadderJobs); read only when it decides anything.
   SetDesign design = SetDesign::kBridge;
   if (n > 0 && bots >= n && bots < BotsPerSet(SetDesign::kBridge, n) &&
       std::all_of(playing.begin(), playing.end(), [&](const BotRow* b) {
         return b->endpoint == kHostedEndpoint && !store_->ListVersions(b->id).empty();
       }))
-    design = SetDesign::kRotated;
+    design = ChooseSetDesign(true, kHostsPerHostedBot, n);
   const int need = n > 0 ? BotsPerSet(design, n) : 0;
   out.set_set_bots(need);
   const bool duplicate = n > 0 && bots >= need;
@@ -675,7 +681,7 @@ absl::StatusOr<v1::JoinEventResponse> Scheduler::JoinEvent(const v1::JoinEventRe
   for (const EventRow& e : store_->ListEvents())
     if (transport::ConstantTimeEquals(e.invite_code, r.code())) event = e;
   if (!event) return absl::NotFoundError("no event has this invite code: check it with your organiser");
-  if (absl::Status s = CheckText("your name", r.name(), 64); !s.ok()) return s;
+  if (absl::Status s = CheckPersonName("your name", r.name(), 64); !s.ok()) return s;
   const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
   const Schedule sched = ScheduleOf(c);
   const absl::Time now = absl::Now();
@@ -690,7 +696,7 @@ absl::StatusOr<v1::JoinEventResponse> Scheduler::JoinEvent(const v1::JoinEventRe
                                                       Utc(sched.closes), " UTC"));
   std::vector<EntrantRow> entrants = store_->ListEntrants(event->id);
   for (const EntrantRow& e : entrants)
-    if (absl::EqualsIgnoreCase(e.name, r.name()))
+    if (SamePersonName(e.name, r.name()))  // look-alikes too (bot_rules.h)
       return absl::AlreadyExistsError(absl::StrCat("someone named '", e.name,
                                                    "' has joined: choose another name"));
   if (static_cast<int>(entrants.size()) >= c.max_entrants())
@@ -771,7 +777,7 @@ absl::StatusOr<v1::RegisterRosterResponse> Scheduler::RegisterRoster(
   std::vector<std::string> names;
   for (const std::string& name : r.names()) {
     const bool joined = std::any_of(entrants.begin(), entrants.end(), [&](const EntrantRow& e) {
-      return absl::EqualsIgnoreCase(e.name, name);
+      return SamePersonName(e.name, name);
     });
     if (joined && r.skip_existing()) {
       out.add_skipped(name);
@@ -786,15 +792,15 @@ absl::StatusOr<v1::RegisterRosterResponse> Scheduler::RegisterRoster(
   // All or nothing: every name checked before any is stored.
   std::vector<std::string> seen;
   for (const std::string& name : names) {
-    if (absl::Status s = CheckText(absl::StrCat("the name '", ForTerminal(name, 40), "'"), name, 64);
+    if (absl::Status s = CheckPersonName(absl::StrCat("the name '", ForTerminal(name, 40), "'"), name, 64);
         !s.ok())
       return s;
     for (const EntrantRow& e : entrants)
-      if (absl::EqualsIgnoreCase(e.name, name))
+      if (SamePersonName(e.name, name))
         return absl::AlreadyExistsError(absl::StrCat(
             "'", e.name, "' has joined already (--skip_existing registers the others)"));
     for (const std::string& other : seen)
-      if (absl::EqualsIgnoreCase(other, name))
+      if (SamePersonName(other, name))
         return absl::InvalidArgumentError(absl::StrCat("'", name, "' is on the list twice"));
     seen.push_back(name);
   }
@@ -846,7 +852,22 @@ absl::StatusOr<v1::EventInfo> Scheduler::EnterHouseBot(const v1::EnterHouseBotRe
   absl::StatusOr<BotRow> bot = store_->FindBot(r.bot());
   if (!bot.ok()) return bot.status();
   if (bot->retired) return absl::FailedPreconditionError(absl::StrCat("bot '", r.bot(), "' is retired"));
+  // Only a bot registered directly (an entrant's bot belongs to its own
+  // event), and only with its owner's agreement: the bot's token (the
+  // organiser registered it, or its owner gave it), or the arena's admin
+  // token (the arena's own reference bots).
+  if (bot->event_id != 0)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "bot '", r.bot(), "' is an entrant's bot of another event: it plays only there"));
+  if (!IsAdminToken(r.organiser_token()) &&
+      (r.bot_token().empty() ||
+       !transport::ConstantTimeEquals(HashToken(r.bot_token()), bot->token_hash)))
+    return absl::PermissionDeniedError(absl::StrCat(
+        "entering bot '", r.bot(), "' needs its token (your own bot's, or one its owner gave you)"));
   const v1::EventConfig c = FromJson<v1::EventConfig>(event->config);
+  if (c.hosted_only() && bot->endpoint != kHostedEndpoint)
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", r.slug(), "' takes hosted bots only; bot '", r.bot(), "' is not hosted"));
   if (std::none_of(c.variants().begin(), c.variants().end(), [&](const std::string& v) {
         return std::find(bot->variants.begin(), bot->variants.end(), v) != bot->variants.end();
       }))
@@ -865,15 +886,19 @@ absl::StatusOr<v1::EventInfo> Scheduler::WithdrawBot(const v1::WithdrawBotReques
   for (const EventBotRow& e : store_->EventBots(event->id))
     if (e.bot_id == bot->id) entry = e;
   if (!entry) return absl::NotFoundError(absl::StrCat("bot '", r.bot(), "' is not in '", r.slug(), "'"));
-  bool allowed = EventForOrganiser(r.slug(), r.token()).ok();
+  // The bot's owner (its token) may always withdraw it, frozen or not: it was
+  // entered by another's door (EnterHouseBot) or by the owner's own.
+  const bool owner = !r.token().empty() &&
+                     transport::ConstantTimeEquals(HashToken(r.token()), bot->token_hash);
+  bool allowed = owner || EventForOrganiser(r.slug(), r.token()).ok();
   if (!allowed && entry->entrant_id != 0 && !r.token().empty())
     for (const EntrantRow& e : store_->ListEntrants(event->id))
       if (e.id == entry->entrant_id && transport::ConstantTimeEquals(HashToken(r.token()), e.token_hash))
         allowed = true;
   if (!allowed)
     return absl::PermissionDeniedError(
-        "withdrawing a bot needs the organiser's token or its entrant's");
-  if (event->status == "frozen" || event->status == "finished")
+        "withdrawing a bot needs its own token, the organiser's, or its entrant's");
+  if (!owner && (event->status == "frozen" || event->status == "finished"))
     return absl::FailedPreconditionError(absl::StrCat("the entries of '", r.slug(), "' are frozen"));
   entry->withdrawn = true;
   if (absl::Status s = store_->EnterBot(*entry); !s.ok()) return s;

@@ -2,6 +2,7 @@
 // fields, ladders and ratings; sign-ups and their refusals; the deadline, the
 // final and a restart in the middle of it; who may change what; fair shares.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,6 +76,7 @@ class EventsTest : public SchedulerTest {
       e.set_slug(slug);
       e.set_organiser_token(token);
       e.set_bot(bot);
+      e.set_bot_token(bot_tokens_[bot]);
       ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok()) << bot;
     }
   }
@@ -245,6 +247,181 @@ TEST_F(EventsTest, OrganisersAndEntrantsChangeOnlyWhatIsTheirs) {
   EXPECT_EQ(scheduler_->WithdrawBot(w).status().code(), absl::StatusCode::kPermissionDenied);
   w.set_token(fresh->token());
   EXPECT_TRUE(scheduler_->WithdrawBot(w).ok());
+}
+
+// Issue 44 (medium 6): an organiser enters only bots whose owner agreed (the
+// bot's token: their own bot, or one its owner gave them) and never an
+// entrant's bot of another event; a hosted-only event takes no listening or
+// dial-in bot by this door; the owner withdraws their bot whenever they like,
+// frozen or not, and is then no longer held by that event.
+TEST_F(EventsTest, AnOrganiserEntersOnlyBotsWhoseOwnerAgreedAndTheOwnerAlwaysWithdraws) {
+  StartScheduler();
+  AddBot("someone", "random");
+  v1::CreateEventResponse a = Create("ev-a");
+  v1::CreateEventResponse b = Create("ev-b");
+  Enter("ev-a", a.invite_code(), "ann", "random");
+  v1::EnterHouseBotRequest e;
+  e.set_slug("ev-b");
+  e.set_organiser_token(b.organiser_token());
+  e.set_bot("ev-a-ann");  // another event's entrant's bot
+  EXPECT_EQ(scheduler_->EnterHouseBot(e).status().code(), absl::StatusCode::kFailedPrecondition);
+  e.set_bot("someone");  // somebody else's bot, without its token
+  EXPECT_EQ(scheduler_->EnterHouseBot(e).status().code(), absl::StatusCode::kPermissionDenied);
+  e.set_bot_token(a.organiser_token());
+  EXPECT_EQ(scheduler_->EnterHouseBot(e).status().code(), absl::StatusCode::kPermissionDenied);
+  for (const EventBotRow& x : store_->EventBots(store_->GetEvent("ev-b")->id))
+    EXPECT_TRUE(x.withdrawn) << "bot " << x.bot_id << " entered without its owner";
+  e.set_bot_token(bot_tokens_["someone"]);  // the owner agreed
+  ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
+  // The final runs: the organiser can no longer withdraw it, its owner can.
+  absl::StatusOr<EventRow> ev = store_->GetEvent("ev-b");
+  ASSERT_TRUE(ev.ok());
+  ev->status = "frozen";
+  ASSERT_TRUE(store_->UpdateEvent(*ev).ok());
+  v1::WithdrawBotRequest w;
+  w.set_slug("ev-b");
+  w.set_bot("someone");
+  w.set_token(b.organiser_token());
+  EXPECT_EQ(scheduler_->WithdrawBot(w).status().code(), absl::StatusCode::kFailedPrecondition);
+  w.set_token(bot_tokens_["someone"]);
+  ASSERT_TRUE(scheduler_->WithdrawBot(w).ok());
+  for (const EventBotRow& x : store_->EventBots(ev->id)) EXPECT_TRUE(x.withdrawn);
+  // A hosted-only event: a dial-in bot is refused even with its token; the
+  // admin's token enters a hosted reference bot without one.
+  v1::CreateEventRequest c;
+  c.set_admin_token("admin");
+  c.mutable_config()->set_slug("hosted-cup");
+  c.mutable_config()->set_name("Hosted cup");
+  c.mutable_config()->set_kind("competition");
+  c.mutable_config()->add_variants("slovenian-3p");
+  c.mutable_config()->set_hands_per_match(3);
+  c.mutable_config()->set_hosted_only(true);
+  absl::StatusOr<v1::CreateEventResponse> h = scheduler_->CreateEvent(c);
+  ASSERT_TRUE(h.ok()) << h.status();
+  for (const bool hosted : {false, true}) {
+    v1::AddBotRequest r;
+    r.set_name(hosted ? "ref-hosted" : "ref-dial-in");
+    r.set_owner("arena");
+    (hosted ? r.set_hosted(true) : r.set_dial_in(true));
+    r.add_variants("slovenian-3p");
+    absl::StatusOr<v1::AddBotResponse> added = scheduler_->AddBot(r);
+    ASSERT_TRUE(added.ok()) << added.status();
+    v1::EnterHouseBotRequest x;
+    x.set_slug("hosted-cup");
+    x.set_organiser_token(hosted ? "admin" : h->organiser_token());
+    x.set_bot(r.name());
+    x.set_bot_token(hosted ? "" : added->token());
+    absl::StatusOr<v1::EventInfo> entered = scheduler_->EnterHouseBot(x);
+    if (hosted) EXPECT_TRUE(entered.ok()) << entered.status();
+    else EXPECT_EQ(entered.status().code(), absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+// Issue 44 (low): an entrant's name in the grading CSV is never a formula a
+// spreadsheet would run: cells starting with = + - @ are quoted text with a
+// leading ' (OWASP, "CSV Injection").
+TEST_F(EventsTest, TheGradingCsvNeutralisesFormulas) {
+  StartScheduler();
+  v1::CreateEventResponse a = Create("ev-csv");
+  for (const char* name : {"=HYPERLINK(\"http://evil\",\"x\")", "+1+2", "-3+4", "@SUM(A1)"}) {
+    v1::JoinEventRequest j;
+    j.set_code(a.invite_code());
+    j.set_name(name);
+    ASSERT_TRUE(scheduler_->JoinEvent(j).ok()) << name;
+  }
+  v1::ExportEventRequest x;
+  x.set_slug("ev-csv");
+  x.set_organiser_token(a.organiser_token());
+  x.set_format("csv");
+  absl::StatusOr<v1::ExportEventResponse> csv = scheduler_->ExportEvent(x);
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'+1+2\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'-3+4\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'@SUM(A1)\","));
+  for (const char* bad : {",=", ",+", ",-", ",@"})
+    EXPECT_THAT(csv->body(), ::testing::Not(::testing::HasSubstr(bad))) << csv->body();
+}
+
+// Issue 44 (low): an unlisted event's slug and its entrants' names are not
+// public through the bot listings (the HTTP API's /api/bots, gRPC ListBots
+// and GetBot): no `event`, `events`, `owner` or ratings naming it.
+TEST_F(EventsTest, AnUnlistedEventIsNotNamedByThePublicBotListings) {
+  StartScheduler();
+  AddBot("house", "random");
+  v1::CreateEventRequest c;
+  c.set_admin_token("admin");
+  c.mutable_config()->set_slug("secret-cup");
+  c.mutable_config()->set_name("Secret cup");
+  c.mutable_config()->set_kind("class");
+  c.mutable_config()->add_variants("slovenian-3p");
+  c.mutable_config()->set_hands_per_match(3);
+  c.mutable_config()->set_unlisted(true);
+  absl::StatusOr<v1::CreateEventResponse> ev = scheduler_->CreateEvent(c);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  v1::JoinEventRequest j;
+  j.set_code(ev->invite_code());
+  j.set_name("Zoe Quill");
+  absl::StatusOr<v1::JoinEventResponse> joined = scheduler_->JoinEvent(j);
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  v1::AddBotRequest bot;
+  bot.set_name("quiet-bot");
+  bot.set_endpoint("inproc:random");
+  bot.add_variants("slovenian-3p");
+  bot.set_event("secret-cup");
+  bot.set_entrant_token(joined->token());
+  ASSERT_TRUE(scheduler_->AddBot(bot).ok());
+  v1::EnterHouseBotRequest e;
+  e.set_slug("secret-cup");
+  e.set_organiser_token(ev->organiser_token());
+  e.set_bot("house");
+  e.set_bot_token(bot_tokens_["house"]);
+  ASSERT_TRUE(scheduler_->EnterHouseBot(e).ok());
+  const v1::ListBotsResponse list = scheduler_->ListBots({});
+  ASSERT_EQ(list.bots_size(), 2);
+  for (const v1::BotInfo& b : list.bots()) {
+    EXPECT_EQ(b.DebugString().find("secret-cup\""), std::string::npos) << b.DebugString();
+    EXPECT_EQ(b.DebugString().find("Zoe"), std::string::npos) << b.DebugString();
+    absl::StatusOr<v1::BotInfo> one = scheduler_->GetBot(b.name(), true);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->DebugString().find("secret-cup\""), std::string::npos) << one->DebugString();
+    EXPECT_EQ(one->DebugString().find("Zoe"), std::string::npos) << one->DebugString();
+  }
+}
+
+// Issue 44 (low): an entrant's bot cannot be given variants outside its
+// event by `bots update`; no bot's variants list names a variant twice.
+TEST_F(EventsTest, AnEventsBotKeepsToItsVariantsAndNoListHoldsDuplicates) {
+  StartScheduler();
+  v1::CreateEventResponse a = Create("ev-u");
+  v1::JoinEventRequest j;
+  j.set_code(a.invite_code());
+  j.set_name("ann");
+  absl::StatusOr<v1::JoinEventResponse> joined = scheduler_->JoinEvent(j);
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  v1::AddBotRequest b;
+  b.set_name("ev-u-ann");
+  b.set_endpoint("inproc:random");
+  b.add_variants("slovenian-3p");
+  b.add_variants("slovenian-3p");
+  b.set_event("ev-u");
+  b.set_entrant_token(joined->token());
+  EXPECT_EQ(scheduler_->AddBot(b).status().code(), absl::StatusCode::kInvalidArgument);
+  b.clear_variants();
+  b.add_variants("slovenian-3p");
+  absl::StatusOr<v1::AddBotResponse> added = scheduler_->AddBot(b);
+  ASSERT_TRUE(added.ok()) << added.status();
+  v1::UpdateBotRequest u;
+  u.set_name("ev-u-ann");
+  u.set_token(added->token());
+  u.add_variants("slovenian-4p");  // not the event's
+  EXPECT_EQ(scheduler_->UpdateBot(u).status().code(), absl::StatusCode::kInvalidArgument);
+  u.clear_variants();
+  for (int i = 0; i < 1000; ++i) u.add_variants("slovenian-3p");
+  EXPECT_EQ(scheduler_->UpdateBot(u).status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<BotRow> row = store_->FindBot("ev-u-ann");
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->variants, std::vector<std::string>{"slovenian-3p"});
 }
 
 // A competition whose deadline passes while its ladder runs: the entries

@@ -208,14 +208,14 @@ absl::StatusOr<std::vector<Scheduler::Job>> Scheduler::MakeLadderJobs(
   if (config.max_matches() > 0 && ladder.created >= config.max_matches())
     return absl::FailedPreconditionError("the ladder has made its max_matches");
   const bool duplicate = ladder.format == LadderFormat::kDuplicate;
-  // A duplicate set: rotated when every bot that plays is hosted fresh per
-  // match (it may see a deal at every table), else bridge (2n bots, each at
-  // one table: no bot process sees a deal twice).
-  SetDesign design = SetDesign::kBridge;
-  if (duplicate && !candidates.empty() &&
-      std::all_of(candidates.begin(), candidates.end(),
-                  [](const LadderCandidate& c) { return c.hosted; }))
-    design = SetDesign::kRotated;
+  // A duplicate set: rotated only when every bot is hosted fresh per match
+  // and each bot's tables can run on machines of their own; else bridge (2n
+  // bots, each at one table: no bot sees a deal twice, no kernel holds two
+  // processes of one bot with cards of one deal). ChooseSetDesign.
+  const bool every_bot_hosted =
+      !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
+                                         [](const LadderCandidate& c) { return c.hosted; });
+  const SetDesign design = ChooseSetDesign(every_bot_hosted, kHostsPerHostedBot, n);
   const int want = duplicate ? BotsPerSet(design, n) : n;
   if (candidates.empty() ||
       (!config.allow_self_play() && static_cast<int>(candidates.size()) < want))

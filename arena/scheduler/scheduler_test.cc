@@ -880,6 +880,66 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
   EXPECT_EQ(scheduler_->GetBot("db", false)->health(), "unreachable");
 }
 
+// Issue 44 (high 4): processes of one bot that may hold cards of one deal
+// never share a kernel. A hosted bot is held by one host, so all its seats
+// run on one machine: a duplicate ladder of hosted bots plays bridge sets
+// (each bot at one table of a seed), never a rotated set with every bot at
+// every table; with only 3 hosted bots (one rotated set's worth) no set is
+// made at all. Without the rule the three would play a rotated set.
+TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
+  options_.max_attempts = 1;
+  NeverJoinedSeats seats;
+  OpenRelayGate gate;
+  StartScheduler();
+  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
+  scheduler_->SetRelayGate(&gate);
+  auto add_hosted = [&](const std::string& name) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_owner(name);
+    r.set_hosted(true);
+    r.add_variants("slovenian-3p");
+    ASSERT_TRUE(scheduler_->AddBot(r).ok());
+    absl::StatusOr<BotRow> b = store_->FindBot(name);
+    ASSERT_TRUE(b.ok());
+    VersionRow v;
+    v.bot_id = b->id;
+    v.kind = "python";
+    v.entry = "bot.py";
+    v.filename = "bot.zip";
+    v.sha256 = std::string(64, '0');
+    v.status = "ready";
+    ASSERT_TRUE(store_->AddVersion(v, 5).ok());
+  };
+  for (const char* name : {"a1", "a2", "a3"}) add_hosted(name);
+  v1::StartLadderRequest request;
+  request.mutable_config()->set_variant("slovenian-3p");
+  request.mutable_config()->set_hands_per_match(3);
+  request.mutable_config()->set_max_matches(6);
+  absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  EXPECT_EQ(ladder->config().format(), "duplicate");
+  absl::SleepFor(absl::Milliseconds(500));  // the dispatcher's rounds
+  EXPECT_TRUE(store_->ListMatches("slovenian-3p", 0, 100).empty())
+      << "three hosted bots on one host played a rotated set";
+  // Three more: a bridge set of six, each bot at one table of each seed.
+  for (const char* name : {"a4", "a5", "a6"}) add_hosted(name);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (store_->ListMatches("slovenian-3p", 0, 100).size() < 6 && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
+  std::map<uint64_t, std::vector<MatchRow>> sets;
+  for (const MatchRow& m : store_->ListMatches("slovenian-3p", 0, 100)) sets[m.seed].push_back(m);
+  ASSERT_EQ(sets.size(), 3u);
+  for (const auto& [seed, tables] : sets) {
+    ASSERT_EQ(tables.size(), 2u);
+    std::map<int64_t, int> tables_of_bot;
+    for (const MatchRow& t : tables)
+      for (int64_t b : std::set<int64_t>(t.bot_ids.begin(), t.bot_ids.end())) ++tables_of_bot[b];
+    EXPECT_EQ(tables_of_bot.size(), 6u);
+    for (const auto& [bot, n] : tables_of_bot) EXPECT_EQ(n, 1) << "bot " << bot;
+  }
+}
+
 // Which faults of a record say the player was away (its host lost, when the
 // hub saw the host's connection end), and which name a bot's own cause.
 TEST(HostLostTest, AwayFaultsAreTheRefereesAndTheRelaysNotAHostsCause) {

@@ -143,7 +143,9 @@ class SchedulerTest : public ::testing::Test {
     r.set_endpoint(absl::StrCat("inproc:", kind));
     r.set_owner(name);
     r.add_variants(variant);
-    ASSERT_TRUE(scheduler_->AddBot(r).ok());
+    absl::StatusOr<v1::AddBotResponse> added = scheduler_->AddBot(r);
+    ASSERT_TRUE(added.ok()) << added.status();
+    bot_tokens_[name] = added->token();
   }
   // Waits (bounded) until the tournament has no match left to run.
   v1::TournamentInfo WaitForTournament(int64_t id) {
@@ -208,6 +210,7 @@ class SchedulerTest : public ::testing::Test {
   InProcessReferees referees_;
   prometheus::Registry registry_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::map<std::string, std::string> bot_tokens_;  // AddBot's, by bot name
 };
 
 }  // namespace testing_internal

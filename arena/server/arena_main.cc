@@ -562,6 +562,9 @@ int main(int argc, char** argv) {
   }
   tarock::logging::Info("arena", "stopping");
   if (watchdog) watchdog->Stop();
+  // The bots' gateway streams end now, not at the shutdown's deadline
+  // (SIGTERM ends the arena within 2 s; tests/doors_test.sh).
+  hub.CloseAll();
   scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   http.Stop();

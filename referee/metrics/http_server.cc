@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "referee/net/rate_limiter.h"
 #include "referee/metrics/exposition.h"
 #include "referee/net/endpoint_policy.h"
 
@@ -519,15 +520,19 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void StartStream() {
     {
       std::lock_guard<std::mutex> lock(core_->mu);
-      int& mine = core_->streams_by_address[request_.remote_addr];
+      // Counted per client network (/24, /64: net::PrefixKey), as the
+      // arena's other limits are: one network's many addresses share it.
+      std::string network = net::PrefixKey(request_.remote_addr);
+      if (network.empty()) network = request_.remote_addr;
+      int& mine = core_->streams_by_address[network];
       if (core_->streams < core_->options.max_streams &&
           mine < core_->options.max_streams_per_address) {
         ++mine;
         ++core_->streams;
         stream_slot_ = true;
-        client_ = request_.remote_addr;
+        client_ = network;
       } else if (mine == 0) {
-        core_->streams_by_address.erase(request_.remote_addr);
+        core_->streams_by_address.erase(network);
       }
     }
     if (!stream_slot_) return Refuse(503, "too many event streams");
@@ -658,7 +663,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   const Route* route_ = nullptr;
   // Streams.
   bool stream_slot_ = false;  // counted in Core::streams (under core_->mu)
-  std::string client_;        // remote_addr, the key of streams_by_address
+  std::string client_;        // remote_addr's network, the key of streams_by_address
   std::shared_ptr<Sink> sink_;
   bool writing_ = false;
   std::string out_;

@@ -131,7 +131,8 @@ struct HttpServerOptions {
   std::string content_security_policy = kDefaultContentSecurityPolicy;
 
   // Server-sent event streams (GetStream): open streams in total and per
-  // client address (remote_addr; beyond them: 503); a comment line this
+  // client network (remote_addr's /24 IPv4 or /64 IPv6, net::PrefixKey;
+  // beyond them: 503); a comment line this
   // often so proxies and clients see the stream alive; a client that lets
   // more than this many bytes queue up unsent is dropped.
   int max_streams = 512;

@@ -642,7 +642,9 @@ TEST(HttpServerTest, EventStreamDropsASlowReader) {
   close(fd);
 }
 
-TEST(HttpServerTest, EventStreamsAreCappedPerAddress) {
+// Per client network (/24 IPv4, /64 IPv6; issue 44): another address of the
+// same /24 gets no more streams, one of another /24 does.
+TEST(HttpServerTest, EventStreamsAreCappedPerNetwork) {
   HttpServerOptions o;
   o.max_streams_per_address = 2;
   Sinks sinks;  // outlives the server, whose handlers use it
@@ -663,7 +665,13 @@ TEST(HttpServerTest, EventStreamsAreCappedPerAddress) {
   std::optional<Reply> third = Fetch(*port, Get("/events"));
   ASSERT_TRUE(third);
   EXPECT_EQ(third->status, 503);
-  int other = Connect(*port, "127.0.0.3");
+  int neighbour = Connect(*port, "127.0.0.3");  // the same /24
+  ASSERT_TRUE(SendAll(neighbour, Get("/events")));
+  std::optional<Reply> refused = ReadReply(neighbour, false);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  close(neighbour);
+  int other = Connect(*port, "127.0.1.3");  // another /24
   ASSERT_TRUE(SendAll(other, Get("/events")));
   std::optional<Reply> head = ReadReply(other, true);
   ASSERT_TRUE(head);

@@ -65,7 +65,8 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
     code = next(l.split()[1] for l in out.splitlines() if l.startswith("invite_code "))
     for bot in ("heuristic", "random-a", "random-b"):
-        arena.cli("events", "enter", "cup-3p", "--bot", bot, "--organiser_token", token)
+        arena.cli("events", "enter", "cup-3p", "--bot", bot, "--organiser_token", token,
+                  "--token", arena.tokens[bot])
 
     # The event page: overview, countdown, ladder, the organiser's roster.
     browser.set_window_size(1280, 900)
@@ -225,7 +226,8 @@ def test_an_event_ladder_of_six_is_rated_in_points_a_deal(start_stack, browser):
                     "--variants", "slovenian-3p", "--hands", "3")
     token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
     for bot, _, _, _ in SIX:
-        stack.cli("events", "enter", "class-6", "--bot", bot, "--organiser_token", token)
+        stack.cli("events", "enter", "class-6", "--bot", bot, "--organiser_token", token,
+                  "--token", stack.tokens[bot])
     lb = stack.wait_for(
         lambda: (b := stack.api("/api/leaderboard?variant=slovenian-3p&event=class-6")) and
         b.get("rating_model") == "margin" and len(b.get("entries", [])) == 6 and

@@ -222,7 +222,7 @@ def test_match_page_shows_a_hosted_seats_stderr_to_its_owner(start_stack, browse
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         arena.cli("bots", "upload", "hosted-err", "--token", token, path)
-        arena.wait_for(lambda: "hosted-err  dial-in (online" in arena.cli("bots", "list"), timeout=60,
+        arena.wait_for(lambda: "hosted-err  hosted (online" in arena.cli("bots", "list"), timeout=60,
                        what="the hosted bot online")
         # Held (above) until the page has shown the 409: a match of 40 ms
         # decisions once ended before a slowly started browser asked.
