@@ -346,7 +346,8 @@ void RegisterGame(py::module_& m) {
            "for westfest). The engine checks the deal and the setup.")
       .def("match_hand",
            [](std::shared_ptr<PyGame> g, uint64_t match_seed, int hand_index, int attempt,
-              int first_dealer, std::optional<std::vector<int>> radli, bool forced_klop) {
+              int first_dealer, std::optional<std::vector<int>> radli, bool forced_klop,
+              const std::string& salt) {
              const int n = g->game->num_seats();
              if (hand_index < 0 || attempt < 0)
                throw py::value_error("hand_index and attempt must be >= 0");
@@ -359,6 +360,7 @@ void RegisterGame(py::module_& m) {
              MatchOptions mo;
              mo.num_hands = (hand_index / n + 1) * n;
              mo.seed = match_seed;
+             mo.salt = salt;
              mo.first_dealer = first_dealer;
              absl::StatusOr<MatchProgress> progress = MatchProgress::Start(*g->game, mo);
              ThrowIfError(progress.status());
@@ -375,9 +377,9 @@ void RegisterGame(py::module_& m) {
            },
            py::arg("match_seed"), py::arg("hand_index"), py::arg("attempt") = 0,
            py::arg("first_dealer") = 0, py::arg("radli") = py::none(),
-           py::arg("forced_klop") = false,
-           "Hand `hand_index` of a match played from `match_seed` (an arena match's published "
-           "seed), as the referee deals it (its dealer, and `attempt` void deals before it). "
+           py::arg("forced_klop") = false, py::arg("salt") = "",
+           "Hand `hand_index` of a match played from `match_seed` and `salt` (an arena match's "
+           "published seed and seed salt; \"\" for `tarock match --seed`), as the referee deals it (its dealer, and `attempt` void deals before it). "
            "radli and forced_klop carry from the hands before, which only the match knows.")
       .def("from_record",
            [](std::shared_ptr<PyGame> g, const std::string& json, std::optional<int> upto) {

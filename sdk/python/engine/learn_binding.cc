@@ -216,11 +216,12 @@ void RegisterLearn(py::module_& m) {
       .def(py::init([](const std::string& variant, int n, uint64_t seed, const Options& options,
                        std::optional<std::vector<std::string>> seat_bots, bool duplicate,
                        int hands_per_match, int first_dealer, bool observation_tensor,
-                       bool info_state) {
+                       bool info_state, const std::string& salt) {
              VecEnvOptions o;
              o.variant = variant;
              o.num_envs = n;
              o.seed = seed;
+             o.salt = salt;
              o.options = options;
              if (seat_bots) {
                o.seat_bots = *seat_bots;
@@ -245,7 +246,8 @@ void RegisterLearn(py::module_& m) {
            py::arg("variant"), py::arg("n"), py::arg("seed") = 0, py::arg("options") = Options{},
            py::arg("seat_bots") = py::none(), py::arg("duplicate") = false,
            py::arg("hands_per_match") = 0, py::arg("first_dealer") = 0,
-           py::arg("observation_tensor") = true, py::arg("info_state") = false)
+           py::arg("observation_tensor") = true, py::arg("info_state") = false,
+           py::arg("salt") = "")
       .def_property_readonly("num_envs", [](const PyVecEnv& e) { return e.env->num_envs(); })
       .def_property_readonly("num_seats", [](const PyVecEnv& e) { return e.env->num_seats(); })
       .def_property_readonly("num_actions", [](const PyVecEnv& e) { return e.env->space().size(); })

@@ -109,6 +109,7 @@ absl::Status VecEnv::StartMatch(int i) {
   MatchOptions mo;
   mo.num_hands = options_.hands_per_match;
   mo.seed = t.seed;
+  mo.salt = options_.salt;
   mo.first_dealer = options_.first_dealer;
   ASSIGN_OR_RETURN(MatchProgress progress, MatchProgress::Start(*game_, mo));
   t.progress.emplace(std::move(progress));

@@ -52,6 +52,9 @@ struct VecEnvOptions {
   Options options;                // the variant's options (defaults filled in)
   int num_envs = 1;               // tables; a multiple of num_seats with duplicate
   uint64_t seed = 0;              // see the file comment
+  // The key of the deals with each match seed (MatchOptions::salt): "" as
+  // `tarock match --seed`; an arena match's published "seed_salt" to play its deals.
+  std::string salt;
   int hands_per_match = 0;        // 0: num_seats hands (one round); else a multiple of it
   int first_dealer = 0;           // the dealer of each match's first hand, as MatchOptions
   // Per seat: "" (an agent seat, the caller acts), or "random", "heuristic",

@@ -221,3 +221,36 @@ def test_a_sample_from_a_corrupted_observation_is_refused() -> None:
     early = wf.new_hand(seed=1)
     with pytest.raises(NotImplementedError, match="announcements"):
         te.Sampler(wf, early.decision_request_proto(early.current_seat))
+
+
+def _deal_seed(match_seed: int, salt: str, hand: int, attempt: int) -> int:
+    """referee/engine/deal_seed.h, written again here from its documentation."""
+    import hashlib
+    import hmac
+    key = f"tarock-deal:v2:{match_seed}:{salt}".encode()
+    digest = hmac.new(key, f"{hand}:{attempt}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def test_an_arena_matchs_deals_from_its_seed_and_salt() -> None:
+    """match_hand and VecEnv deal an arena match's hands from its published seed and salt
+    (the record's "seed" and "seed_salt"); without the salt, other cards."""
+    game = te.Game("slovenian-4p")
+    seed, salt = 123456789, "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    for hand in range(4):
+        dealer = hand % 4  # first_dealer 0, no void deals
+        expected = game.new_hand(seed=_deal_seed(seed, salt, hand, 0), dealer=dealer).deal
+        assert game.match_hand(seed, hand, salt=salt).deal == expected
+        assert game.match_hand(seed, hand).deal != expected
+        assert game.match_hand(seed, hand).deal == game.new_hand(
+            seed=_deal_seed(seed, "", hand, 0), dealer=dealer).deal
+    assert game.match_hand(seed, 1, attempt=2, salt=salt).deal == game.new_hand(
+        seed=_deal_seed(seed, salt, 1, 2), dealer=1).deal
+    def as_dict(o):
+        return json.loads(o) if isinstance(o, str) else o
+    state = game.match_hand(seed, 0, salt=salt)
+    for s, deals_as in ((salt, state), ("", game.match_hand(seed, 0))):
+        env = te.VecEnv("slovenian-4p", 1, seed=seed, salt=s, observation_tensor=False)
+        env.reset()
+        assert int(env.match_seed[0]) == seed
+        assert as_dict(env.observation(0)) == as_dict(deals_as.observation(deals_as.current_seat))
