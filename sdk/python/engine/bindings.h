@@ -74,6 +74,7 @@ void ThrowIfError(const absl::Status& status);
 void RegisterGame(pybind11::module_& m);
 void RegisterSample(pybind11::module_& m);
 void RegisterLearn(pybind11::module_& m);
+void RegisterBots(pybind11::module_& m);  // bots_binding.cc: the heuristic bot
 
 }  // namespace tarock::python
 

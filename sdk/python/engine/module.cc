@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
   tarock::python::RegisterGame(m);
   tarock::python::RegisterSample(m);
   tarock::python::RegisterLearn(m);
+  tarock::python::RegisterBots(m);
 }

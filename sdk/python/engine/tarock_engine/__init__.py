@@ -38,6 +38,8 @@ __all__ = [
     "sampler",
     "situation",
     "replay",
+    "heuristic_action",
+    "heuristic_playout",
 ]
 
 _games: dict = {}
@@ -88,6 +90,25 @@ def sample(situation: Any, rng: Any = None) -> State:
 def samples(situation: Any, n: int, rng: Any = None) -> list:
     """n States consistent with the situation (sampled without the GIL)."""
     return sampler(situation).samples(n, _seed(rng))
+
+
+def heuristic_action(where: Any, seat: Optional[int] = None) -> str:
+    """The bundled heuristic bot's action (text) for a tarock_bot.Situation, or
+    for `seat` of a State (it must be that seat's turn). The bot decides from
+    the seat's own request (what the referee sends that seat), never from the
+    other hands."""
+    if isinstance(where, State):
+        if seat is None:
+            seat = where.current_seat
+        return _core.heuristic_action(where.game, where.decision_request_proto(seat))
+    return _core.heuristic_action(game(where.variant, where.options), where.request.SerializeToString())
+
+
+def heuristic_playout(state: State, rng: Any = None, epsilon: float = 0.0) -> int:
+    """Plays `state` to the end of the hand in C++, every seat deciding as the
+    heuristic bot from its own observation (a random legal action with
+    probability epsilon); returns how many actions were applied."""
+    return _core.heuristic_playout(state, _seed(rng), epsilon)
 
 
 def situation(state: State, seat: int, hand_index: int = 0, match: Any = None) -> Any:
