@@ -335,11 +335,12 @@ TEST_F(EventsTest, TheGradingCsvNeutralisesFormulas) {
   x.set_format("csv");
   absl::StatusOr<v1::ExportEventResponse> csv = scheduler_->ExportEvent(x);
   ASSERT_TRUE(csv.ok()) << csv.status();
-  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\","));
-  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'+1+2\","));
-  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'-3+4\","));
-  EXPECT_THAT(csv->body(), ::testing::HasSubstr(",\"'@SUM(A1)\","));
-  for (const char* bad : {",=", ",+", ",-", ",@"})
+  // The entrant is each row's first cell (docs/events.md, "Export").
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr("\n\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr("\n\"'+1+2\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr("\n\"'-3+4\","));
+  EXPECT_THAT(csv->body(), ::testing::HasSubstr("\n\"'@SUM(A1)\","));
+  for (const char* bad : {",=", ",+", ",-", ",@", "\n=", "\n+", "\n-", "\n@"})
     EXPECT_THAT(csv->body(), ::testing::Not(::testing::HasSubstr(bad))) << csv->body();
 }
 
