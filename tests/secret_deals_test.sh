@@ -51,5 +51,12 @@ if timeout 240 /usr/bin/python3 "$src/tests/secret_deals/check.py" "$build/pytho
   bad "secret deals (see above)"
   echo "--- arena log"; tail -20 "$tmp/arena.log"
 fi
+# The ratings rebuilt from the stored results after a restart are the live
+# ones, with every duplicate table rated where its deal became public.
+arena_pid=${pids[1]}
+kill_tree "$arena_pid"; wait "$arena_pid" 2>/dev/null
+if out=$(timeout 60 "$bin/tarock-arena" --data_dir "$tmp/arena" --verify_ratings 2>&1); then ok; else
+  bad "the ratings rebuilt from the results differ from the live ones: $out"
+fi
 echo "$pass passed, $fail failed"
 exit "$fail"

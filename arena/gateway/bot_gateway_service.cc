@@ -64,9 +64,10 @@ class Connection final : public Reactor {
     std::string hosted_bot;
     if (auto h = metadata.find("x-tarock-hosted-bot"); h != metadata.end())
       hosted_bot.assign(h->second.data(), std::min<size_t>(h->second.size(), 256));
+    int64_t host_id = 0;
     absl::StatusOr<std::pair<int64_t, std::string>> bot =
         hosted_bot.empty() ? service_->authenticate()(token)
-        : service_->hosted() ? service_->hosted()(token, hosted_bot)
+        : service_->hosted() ? service_->hosted()(token, hosted_bot, &host_id)
                              : absl::StatusOr<std::pair<int64_t, std::string>>(
                                    absl::FailedPreconditionError("this arena hosts no bots"));
     if (!bot.ok()) {
@@ -77,7 +78,7 @@ class Connection final : public Reactor {
     }
     bot_id_ = bot->first;
     absl::StatusOr<uint64_t> connection = service_->hub()->Connect(bot_id_, bot->second, link_,
-                                                                          /*hosted=*/!hosted_bot.empty());
+                                                                          /*hosted=*/!hosted_bot.empty(), host_id);
     if (!connection.ok()) {
       link_->Close(connection.status());
       return;

@@ -53,8 +53,10 @@ Authenticator StoreAuthenticator(Store* store);
 
 // A bot host's connection for one hosted bot (docs/hosting.md): the host's
 // token and the bot's name (metadata `x-tarock-hosted-bot: NAME`).
+// `host_id` gets the host's id (its seats are its to report on:
+// DialInHub::ClaimSeatReport).
 using HostedAuthenticator = std::function<absl::StatusOr<std::pair<int64_t, std::string>>(
-    const std::string& token, const std::string& bot)>;
+    const std::string& token, const std::string& bot, int64_t* host_id)>;
 
 class BotGatewayService final : public v1::BotGateway::CallbackService {
  public:

@@ -239,7 +239,8 @@ void DialInHub::TickLoop() {
 }
 
 absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& bot_name,
-                                            std::shared_ptr<BotLink> link, bool hosted) {
+                                            std::shared_ptr<BotLink> link, bool hosted,
+                                            int64_t host_id) {
   std::shared_ptr<BotLink> old;
   std::vector<std::shared_ptr<DialInSeat>> seats;
   uint64_t connection = 0;
@@ -278,6 +279,8 @@ absl::StatusOr<uint64_t> DialInHub::Connect(int64_t bot_id, const std::string& b
     bot.link = link;
     bot.connection = connection = ++next_connection_;
     bot.hosted = hosted;
+    bot.host_id = hosted ? host_id : 0;
+    GiveSeatsToHost(bot);
     bot.hello.reset();  // the new process says who it is again
     bot.relayed_until = absl::InfinitePast();  // it may be somewhere else now
     for (auto& [id, seat] : bot.seats) seats.push_back(seat);
@@ -446,7 +449,39 @@ absl::Status DialInHub::Prepare(const std::string& match_id, int seat, int64_t b
     bot.seats[id] = consumer;
     seats_[id] = consumer;
     seat_ids_[{match_id, seat}] = id;
+    // A new attempt of the seat: given to the host of the bot's connection
+    // now (or to the one that connects while it is prepared), unreported.
+    const auto key = std::make_pair(match_id, seat);
+    if (!seat_hosts_.count(key)) {
+      seat_host_order_.push_back(key);
+      if (seat_host_order_.size() > kMaxSeatHosts) {
+        seat_hosts_.erase(seat_host_order_.front());
+        seat_host_order_.pop_front();
+      }
+    }
+    seat_hosts_[key] = SeatHost{bot.link && bot.hosted ? bot.host_id : 0, false};
   }
+  return absl::OkStatus();
+}
+
+void DialInHub::GiveSeatsToHost(const Bot& bot) {
+  if (!bot.hosted || bot.host_id == 0) return;
+  for (const auto& [key, id] : seat_ids_) {
+    if (!bot.seats.count(id)) continue;
+    SeatHost& h = seat_hosts_[key];
+    if (h.host_id != bot.host_id) h = SeatHost{bot.host_id, false};
+  }
+}
+
+absl::Status DialInHub::ClaimSeatReport(const std::string& match_id, int seat, int64_t host_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = seat_hosts_.find({match_id, seat});
+  if (it == seat_hosts_.end() || host_id == 0 || it->second.host_id != host_id)
+    return absl::PermissionDeniedError(
+        "the arena did not give that seat to a connection of this host");
+  if (it->second.reported)
+    return absl::AlreadyExistsError("this host has reported that seat already");
+  it->second.reported = true;
   return absl::OkStatus();
 }
 

@@ -39,6 +39,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -93,9 +94,20 @@ class DialInHub final : public DialInSeats {
   // progress. Returns the connection's id. Errors: RESOURCE_EXHAUSTED when the
   // bot connects more often than max_connects_per_minute (nothing changes).
   // `hosted`: a bot host opened it for a hosted bot (its end is a host lost:
-  // TakeHostLost).
+  // TakeHostLost); `host_id` that host (the seats it gets are its to report
+  // on: ClaimSeatReport).
   absl::StatusOr<uint64_t> Connect(int64_t bot_id, const std::string& bot_name,
-                                   std::shared_ptr<BotLink> link, bool hosted = false);
+                                   std::shared_ptr<BotLink> link, bool hosted = false,
+                                   int64_t host_id = 0);
+  // A bot host's account of a seat (HostedBots::ReportSeatLog) is taken only
+  // from the host whose connection the arena gave that seat in its current
+  // (or last) attempt, and once an attempt: OK (the report is now claimed),
+  // PERMISSION_DENIED when the seat was never given to a connection of
+  // `host_id` (another host's seat, a seat not prepared, or played by the
+  // bot's own token), ALREADY_EXISTS when that host reported it already.
+  // The newest kMaxSeatHosts seats are remembered.
+  absl::Status ClaimSeatReport(const std::string& match_id, int seat, int64_t host_id);
+  static constexpr size_t kMaxSeatHosts = 65536;
   // Connection `connection` of the bot ended (a no-op when it was replaced).
   // A hosted connection's end marks every seat of the bot host-lost.
   void Disconnect(int64_t bot_id, uint64_t connection);
@@ -157,6 +169,7 @@ class DialInHub final : public DialInSeats {
     std::shared_ptr<BotLink> link;  // null while offline
     uint64_t connection = 0;
     bool hosted = false;  // the current (or last) connection is a bot host's
+    int64_t host_id = 0;  // that host (0: not hosted)
     std::vector<absl::Time> connects;  // within the last minute
     absl::Time offline_since = absl::InfinitePast();  // when its last connection ended
     std::optional<v1::Hello> hello;
@@ -177,6 +190,17 @@ class DialInHub final : public DialInSeats {
   std::map<int64_t, Bot> bots_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::shared_ptr<DialInSeat>> seats_ ABSL_GUARDED_BY(mu_);  // by seat id
   std::map<std::pair<std::string, int>, int64_t> seat_ids_ ABSL_GUARDED_BY(mu_);
+  // The host whose connection each seat's attempt was given to (0: none
+  // yet, or the bot's own connection), and whether it reported the seat;
+  // `seat_host_order_` drops the oldest beyond kMaxSeatHosts.
+  struct SeatHost {
+    int64_t host_id = 0;
+    bool reported = false;
+  };
+  std::map<std::pair<std::string, int>, SeatHost> seat_hosts_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<std::string, int>> seat_host_order_ ABSL_GUARDED_BY(mu_);
+  // Gives the bot's prepared seats to its current connection's host.
+  void GiveSeatsToHost(const Bot& bot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t next_seat_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_connection_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -377,6 +377,44 @@ TEST(DialInHubTest, AHostedConnectionThatEndsMarksItsSeatsHostLost) {
   EXPECT_FALSE(f.hub.TakeHostLost("M", 0));
 }
 
+// A host's account of a seat (issue 44's follow-up): only the host whose
+// connection the arena gave the seat, once an attempt. Another host's token
+// that holds the bot later, a host that never had the seat, and a seat the
+// bot's own connection played are refused; a new attempt may be reported.
+TEST(DialInHubTest, ASeatIsReportedOnlyByTheHostItWasGivenToAndOnce) {
+  Fixture f;
+  auto h1 = std::make_shared<FakeBot>();
+  absl::StatusOr<uint64_t> c1 = f.hub.Connect(1, "hosted", h1, /*hosted=*/true, /*host_id=*/11);
+  ASSERT_TRUE(c1.ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "hosted").ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 0, 22).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 1, 11).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(f.hub.ClaimSeatReport("N", 0, 11).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(f.hub.ClaimSeatReport("M", 0, 11).ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 0, 11).code(), absl::StatusCode::kAlreadyExists);
+  f.hub.Disconnect(1, *c1);
+  f.hub.Release("M", 0);
+  // Host 22 takes the bot over: the old seat stays host 11's.
+  auto h2 = std::make_shared<FakeBot>();
+  ASSERT_TRUE(f.hub.Connect(1, "hosted", h2, /*hosted=*/true, /*host_id=*/22).ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 0, 22).code(), absl::StatusCode::kPermissionDenied);
+  // The next attempt of that seat is host 22's, reported once.
+  ASSERT_TRUE(f.hub.Prepare("M", 0, 1, "hosted").ok());
+  EXPECT_TRUE(f.hub.ClaimSeatReport("M", 0, 22).ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 0, 22).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 0, 11).code(), absl::StatusCode::kPermissionDenied);
+  // A seat prepared while the bot is offline goes to the host that connects.
+  ASSERT_TRUE(f.hub.Prepare("P", 2, 3, "later").ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("P", 2, 11).code(), absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(f.hub.Connect(3, "later", std::make_shared<FakeBot>(), true, 11).ok());
+  EXPECT_TRUE(f.hub.ClaimSeatReport("P", 2, 11).ok());
+  // The bot's own connection: no host may report its seat.
+  ASSERT_TRUE(f.hub.Connect(4, "own", std::make_shared<FakeBot>()).ok());
+  ASSERT_TRUE(f.hub.Prepare("M", 3, 4, "own").ok());
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 3, 0).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(f.hub.ClaimSeatReport("M", 3, 11).code(), absl::StatusCode::kPermissionDenied);
+}
+
 // A hosted bot is online only while its host syncs (SetHostSyncing): a host
 // that stalls with its connection up gets no new seats. A bot's own dial-in
 // connection does not depend on it.

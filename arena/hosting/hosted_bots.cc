@@ -20,6 +20,10 @@ absl::StatusOr<BotRow> HostedBots::OwnedBot(const std::string& bot, const std::s
   return row;
 }
 
+absl::Status HostedBots::CheckUploadStorage(const BotRow& bot, int64_t bytes) {
+  return CheckStorage(*store_, options_.storage, bot.owner, bot.client_net, 0, 1, bytes);
+}
+
 absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std::string& token,
                                               const std::string& filename,
                                               const std::string& content, const std::string& kind,
@@ -34,6 +38,8 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   if (store_->CountVersionsSince(row->id, 3600) >= options_.uploads_per_hour)
     return absl::ResourceExhaustedError(absl::StrCat(
         "more than ", options_.uploads_per_hour, " uploads of this bot in the last hour: wait"));
+  if (absl::Status s = CheckUploadStorage(*row, static_cast<int64_t>(content.size())); !s.ok())
+    return s;
   absl::StatusOr<bothost::Package> package =
       bothost::ParsePackage(filename, content, kind, entry, options_.package);
   if (!package.ok()) return package.status();
@@ -188,6 +194,8 @@ absl::Status HostedBots::ReportSeatLog(const HostRow& host, const std::string& b
   if (seat < 0 || seat >= static_cast<int>(match->bot_ids.size()) ||
       match->bot_ids[seat] != row->id)
     return absl::PermissionDeniedError("the bot does not play that seat");
+  if (claim_)
+    if (absl::Status s = claim_(match_id, seat, host.id); !s.ok()) return s;
   if (slow && slow->size() <= 4096) {  // a seat has far fewer decisions
     absl::MutexLock lock(&mu_);
     const auto key = std::make_pair(match_id, seat);
@@ -259,7 +267,7 @@ absl::StatusOr<VersionRow> HostedBots::ReportBuild(const HostRow& host, int64_t 
 }
 
 absl::StatusOr<std::pair<int64_t, std::string>> HostedBots::AuthenticateHostedBot(
-    const std::string& token, const std::string& name) {
+    const std::string& token, const std::string& name, int64_t* host_id) {
   absl::StatusOr<HostRow> host = AuthenticateHost(token);
   if (!host.ok()) return host.status();
   absl::StatusOr<BotRow> bot = store_->FindBot(name);
@@ -268,6 +276,7 @@ absl::StatusOr<std::pair<int64_t, std::string>> HostedBots::AuthenticateHostedBo
   absl::MutexLock lock(&mu_);
   if (!HeldBy(bot->id, host->id, absl::Now()))
     return absl::FailedPreconditionError("this host does not hold the bot (sync first)");
+  if (host_id) *host_id = host->id;
   return std::make_pair(bot->id, bot->name);
 }
 

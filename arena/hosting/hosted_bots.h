@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "arena/bothost/package.h"
+#include "arena/store/storage_quota.h"
 #include "arena/store/store.h"
 
 namespace tarock::arena {
@@ -48,6 +49,9 @@ struct HostingOptions {
   size_t max_seat_log = 64 << 10;  // a seat's standard error kept (its end)
   size_t max_accounts = 4096;      // hosts' accounts of seats kept until the scheduler takes them
   size_t max_account_places = 1 << 18;  // their decisions in all (2 MiB): the oldest go first
+  // What one owner and one network may store (storage_quota.h; a version
+  // counts for its bot's owner and the network the bot was registered from).
+  StorageLimits storage;
 };
 
 class HostedBots {
@@ -58,7 +62,8 @@ class HostedBots {
   // The owner uploads a version. Errors: NOT_FOUND (no such bot),
   // PERMISSION_DENIED (wrong token), FAILED_PRECONDITION (retired, or a bot
   // with an endpoint: hosted bots are registered with --dial_in),
-  // RESOURCE_EXHAUSTED (uploads per hour), INVALID_ARGUMENT (the package's
+  // RESOURCE_EXHAUSTED (uploads per hour, storage bounds: CheckUploadStorage),
+  // INVALID_ARGUMENT (the package's
   // one line). Nothing is stored on an error.
   // With `reset_rating` the bot's ratings start again from the prior
   // (Store::ResetRatings) once the version is stored; by default they carry over.
@@ -66,6 +71,11 @@ class HostedBots {
                                     const std::string& filename, const std::string& content,
                                     const std::string& kind, const std::string& entry,
                                     bool reset_rating = false);
+  // Whether one more version of `bytes` of `bot` stays within the storage
+  // bounds of its owner and of the network it was registered from
+  // (CheckStorage): the upload path asks before storing anything.
+  // RESOURCE_EXHAUSTED in one line otherwise.
+  absl::Status CheckUploadStorage(const BotRow& bot, int64_t bytes);
   // A bot's versions, newest first; build logs only with the right token
   // (`*owner` says whether it was).
   absl::StatusOr<std::vector<VersionRow>> Versions(const std::string& bot, const std::string& token,
@@ -99,11 +109,17 @@ class HostedBots {
   // For the gateway: the bot `name` as played by the host with `token`
   // (id, name). UNAUTHENTICATED (no such host), FAILED_PRECONDITION (not
   // hosted, or held by another host).
+  // `host_id` (optional) gets the host's id.
   absl::StatusOr<std::pair<int64_t, std::string>> AuthenticateHostedBot(const std::string& token,
-                                                                         const std::string& name);
+                                                                         const std::string& name,
+                                                                         int64_t* host_id = nullptr);
   // The host that holds `bot` reports a seat's standard error (the end of
   // it: at most max_seat_log bytes are kept). PERMISSION_DENIED unless the
-  // host holds the bot and the bot plays that seat of that match.
+  // host holds the bot and the bot plays that seat of that match, and (with
+  // SetSeatReportClaim) the arena gave that seat's attempt to a connection
+  // of this host; ALREADY_EXISTS when this host reported that attempt of the
+  // seat already (a report never replaces an earlier one of the same
+  // attempt; a new attempt's report replaces the last attempt's log).
   // With `slow`, the host's account of the seat's decisions: those its bot
   // took more than half its time on or never answered, as (hand_index,
   // action_index); kept in memory for AwaitSeatAccount (the newest, within
@@ -112,6 +128,13 @@ class HostedBots {
   absl::Status ReportSeatLog(const HostRow& host, const std::string& bot,
                              const std::string& match_id, int seat, const std::string& log,
                              std::optional<std::vector<std::pair<int, int>>> slow = std::nullopt);
+  // Set before reports arrive (the arena: DialInHub::ClaimSeatReport):
+  // whether the host `host_id` may report seat `seat` of `match_id` now, and
+  // records that it did. Unset: every seat of a bot the host holds.
+  void SetSeatReportClaim(
+      std::function<absl::Status(const std::string& match_id, int seat, int64_t host_id)> claim) {
+    claim_ = std::move(claim);
+  }
   // The host's account of seat `seat` of `match_id` (ReportSeatLog's `slow`):
   // waits for it until `deadline`, and takes it (a second call waits for
   // another). nullopt when none came. For the scheduler, which voids a match
@@ -158,6 +181,7 @@ class HostedBots {
 
   Store* store_;
   const HostingOptions options_;
+  std::function<absl::Status(const std::string&, int, int64_t)> claim_;  // set before use
   absl::Mutex mu_;
   std::map<int64_t, Holder> holders_ ABSL_GUARDED_BY(mu_);  // by bot id
   std::map<int64_t, int64_t> version_bots_ ABSL_GUARDED_BY(mu_);  // version id -> bot id

@@ -44,7 +44,8 @@ absl::Status CheckVariantList(const google::protobuf::RepeatedPtrField<std::stri
 // ---------------------------------------------------------------------------
 // Bots.
 
-absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request) {
+absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& request,
+                                                     const std::string& client) {
   if (absl::Status s = CheckNewBotName(request.name()); !s.ok()) return s;  // bot_rules.h
   if (request.dial_in() && request.hosted())
     return absl::InvalidArgumentError("a bot dials in or is hosted: give one or the other");
@@ -102,7 +103,11 @@ absl::StatusOr<v1::AddBotResponse> Scheduler::AddBot(const v1::AddBotRequest& re
   for (const BotRow& b : store_->ListBots(true))  // names are unique whatever their case
     if (SameBotName(b.name, request.name()))
       return absl::AlreadyExistsError(absl::StrCat("a bot named '", b.name, "' exists"));
+  const std::string client_net = StorageNetworkOf(client);
+  if (absl::Status s = CheckStorage(*store_, options_.storage, owner, client_net, 1, 0, 0); !s.ok())
+    return s;
   BotRow row;
+  row.client_net = client_net;
   row.name = request.name();
   row.endpoint = request.hosted()    ? kHostedEndpoint
                  : request.dial_in() ? kDialInEndpoint

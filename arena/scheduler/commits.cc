@@ -97,13 +97,30 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     for (MatchCommit& c : commits) c.result.lease_owner = options_.lease_owner;
   // Play and test matches are never rated; a margin ladder's tables are
   // rated per set (BookSetOf, below). Decided here: the RateFn runs with the
-  // store's lock held and must not read the store.
-  std::set<std::string> place_rated;
-  for (const Finished& f : batch)
+  // store's lock held and must not read the store. The store may also ask it
+  // for earlier tables whose deal became public (MatchRow::rating_wait):
+  // those are decided from the ladder models cached when they were committed
+  // (a ladder missing from the cache rates on places, as PlaceRated does).
+  std::set<std::string> in_batch, place_rated;
+  for (const Finished& f : batch) {
+    in_batch.insert(f.job.match.id);
     if (PlaceRated(f.job.match)) place_rated.insert(f.job.match.id);
-  Store::RateFn rate = [this, &place_rated](const MatchRow& match, const MatchResultRow& result,
-                                            const std::vector<std::optional<RatingRow>>& current) {
-    if (!place_rated.count(match.id)) return std::vector<RatingRow>{};
+  }
+  std::map<int64_t, RatingModelKind> ladder_models;
+  {
+    absl::MutexLock lock(&models_mu_);
+    ladder_models = ladder_models_;
+  }
+  Store::RateFn rate = [&](const MatchRow& match, const MatchResultRow& result,
+                           const std::vector<std::optional<RatingRow>>& current) {
+    bool rated = place_rated.count(match.id) > 0;
+    if (!in_batch.count(match.id)) {
+      auto it = ladder_models.find(match.ladder_id);
+      rated = match.kind != "play" && match.kind != "test" &&
+              (match.kind != "ladder" || match.ladder_id == 0 || it == ladder_models.end() ||
+               it->second == RatingModelKind::kPlace);
+    }
+    if (!rated) return std::vector<RatingRow>{};
     return RateMatch(model_, RatingPool(match.variant, match.event_id), result.seats, current);
   };
   const absl::Time commit_start = absl::Now();
@@ -130,6 +147,11 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
         .Increment(batch[i].result.hands());
     metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
         .Observe(batch[i].result.duration_s());
+    // Earlier tables rated in this commit, now that their deal is public
+    // (before this match's own ratings, which come after them).
+    for (const RatingRow& r : o.late_ratings)
+      if (absl::StatusOr<BotRow> bot = store_->BotById(r.bot_id); bot.ok())
+        SetBotMetrics(bot->name, r);
     // The committed ratings, without reading them back: the seat names of the
     // spec are the bots' names.
     for (const RatingRow& r : o.ratings) {
@@ -255,8 +277,11 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model,
       for (auto it = rebuilt.begin(); it != rebuilt.end();)
         it = it->first.first == resets[next_reset].first ? rebuilt.erase(it) : std::next(it);
   };
-  store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
-    reset_until(m.seq);
+  // A match rated after its own commit (its deal was not public then:
+  // MatchRow::rating_wait) is replayed where the live commit rated it: in the
+  // commit of seq rating_wait, before that match, in seq order.
+  std::map<int64_t, std::vector<std::pair<MatchRow, std::vector<SeatRow>>>> late;
+  auto rate = [&](const MatchRow& m, const std::vector<SeatRow>& seats) {
     if (m.kind == "play" || m.kind == "test") return;  // never rated
     if (m.kind == "ladder" && margin_ladders.count(m.ladder_id)) return;  // rated per set
     std::vector<std::optional<RatingRow>> current;
@@ -266,6 +291,15 @@ absl::Status VerifyRatings(Store& store, const RatingModel& model,
     }
     for (const RatingRow& r : RateMatch(model, RatingPool(m.variant, m.event_id), seats, current))
       rebuilt[{r.bot_id, r.variant}] = r;
+  };
+  store.ForEachDoneMatch([&](const MatchRow& m, const std::vector<SeatRow>& seats) {
+    reset_until(m.seq);
+    if (auto it = late.find(m.seq); it != late.end()) {
+      for (const auto& [lm, ls] : it->second) rate(lm, ls);
+      late.erase(it);
+    }
+    if (m.rating_wait > 0) late[m.rating_wait].emplace_back(m, seats);
+    if (m.rating_wait == 0) rate(m, seats);  // -1: still waiting for its deal
   });
   reset_until(std::numeric_limits<int64_t>::max());
   size_t stored_count = 0;

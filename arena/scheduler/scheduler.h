@@ -50,7 +50,11 @@
 // deal's, which are secret until the deal is public: deal_seal.h).
 //
 // Ratings: per bot and variant (RatingModel, arena/rating), ranks from each
-// match's totals with forfeited bots last. A bot holding several seats (self-
+// match's totals with forfeited bots last. A table of a duplicate set (a
+// tournament's rotations, a ladder's set) is rated only once its deal is
+// public (DealPublic: no twin pending or running), in the store's commit that
+// finds it so (Store::CommitMatches), so no rating says how a table went
+// while its twin still plays the deal. A bot holding several seats (self-
 // play) is rated once, on the mean of its seats' totals.
 //
 // Thread-safety: thread-safe. Public methods may be called from any thread
@@ -85,6 +89,7 @@
 #include "arena/scheduler/referee_client.h"
 #include "arena/scheduler/relay_gate.h"
 #include "arena/scheduler/test_job.h"
+#include "arena/store/storage_quota.h"
 #include "arena/store/store.h"
 #include "prometheus/registry.h"
 #include "tarock/v1/arena.pb.h"
@@ -138,6 +143,9 @@ struct SchedulerOptions {
   // public_tls: its listener speaks TLS (the lines add --tls_ca).
   std::string public_address;
   bool public_tls = false;
+  // What one owner and one network may store (arena/store/storage_quota.h):
+  // AddBot counts a new bot against both.
+  StorageLimits storage;
 };
 
 // A match with one seat played through the arena's seat relay
@@ -203,8 +211,12 @@ class Scheduler {
   // after the next Start().
   void Stop();
 
-  // Bots. Errors: INVALID_ARGUMENT, ALREADY_EXISTS, NOT_FOUND, PERMISSION_DENIED.
-  absl::StatusOr<v1::AddBotResponse> AddBot(const v1::AddBotRequest& request);
+  // Bots. Errors: INVALID_ARGUMENT, ALREADY_EXISTS, NOT_FOUND, PERMISSION_DENIED;
+  // AddBot RESOURCE_EXHAUSTED beyond the storage bounds of the owner or of
+  // the network of `client` (the caller's address, "" unknown; the bot
+  // remembers that network).
+  absl::StatusOr<v1::AddBotResponse> AddBot(const v1::AddBotRequest& request,
+                                            const std::string& client = "");
   absl::StatusOr<v1::BotInfo> UpdateBot(const v1::UpdateBotRequest& request);
   absl::StatusOr<v1::BotInfo> RetireBot(const v1::RetireBotRequest& request);
   v1::ListBotsResponse ListBots(const v1::ListBotsRequest& request);
@@ -689,7 +701,8 @@ absl::StatusOr<Store::SetRating> RateSet(const MarginRatingModel& model,
 
 // Recomputes every rating from the stored results alone and compares with the
 // stored ratings: place ratings from the done matches in completion order
-// (the tables of margin ladders left out), margin ratings and each pool's
+// (the tables of margin ladders left out; a table whose deal was not public at
+// its commit where the live commit rated it: MatchRow::rating_wait), margin ratings and each pool's
 // noise from the booked duplicate sets in booking order, from the initial
 // ratings. OK when every bot and pool matches exactly, else an error naming
 // the first difference.

@@ -117,6 +117,21 @@ ABSL_FLAG(int, max_upload_bytes, 960 << 10,
           "hosted bots: largest upload of a version (bytes; docs/hosting.md); it travels in one "
           "gRPC message, so keep it below --max_request_bytes");
 ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content, per bot");
+// Storage bounds (arena/store/storage_quota.h, docs/security.md "Limits"):
+// registrations and uploads beyond them are refused before anything is stored.
+ABSL_FLAG(int64_t, max_bots_per_owner, 100,
+          "bots one owner may register (retired ones count; 0: no bound)");
+ABSL_FLAG(int64_t, max_bots_per_network, 500,
+          "bots that may be registered from one client network (/24 IPv4, /64 IPv6; 0: no bound)");
+ABSL_FLAG(int64_t, max_versions_per_owner, 200,
+          "hosted bots' versions stored with their content, over one owner's bots (0: no bound)");
+ABSL_FLAG(int64_t, max_versions_per_network, 1000,
+          "the same over the bots registered from one client network (0: no bound)");
+ABSL_FLAG(int64_t, max_stored_bytes_per_owner, int64_t{256} << 20,
+          "bytes of those versions, over one owner's bots (256 MiB; 0: no bound)");
+ABSL_FLAG(int64_t, max_stored_bytes_per_network, int64_t{1} << 30,
+          "bytes of those versions, over the bots registered from one client network (1 GiB; 0: no "
+          "bound)");
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
           "hosted bots: a bot host that has not synced for this long loses its bots to another");
@@ -307,6 +322,12 @@ int main(int argc, char** argv) {
       tarock::transport::SecretFromFlagOrEnv(absl::GetFlag(FLAGS_referee_token), "TAROCK_REFEREE_TOKEN"),
       &grpc_metrics);
   tarock::arena::SchedulerOptions options;
+  options.storage.bots_per_owner = absl::GetFlag(FLAGS_max_bots_per_owner);
+  options.storage.bots_per_network = absl::GetFlag(FLAGS_max_bots_per_network);
+  options.storage.versions_per_owner = absl::GetFlag(FLAGS_max_versions_per_owner);
+  options.storage.versions_per_network = absl::GetFlag(FLAGS_max_versions_per_network);
+  options.storage.bytes_per_owner = absl::GetFlag(FLAGS_max_stored_bytes_per_owner);
+  options.storage.bytes_per_network = absl::GetFlag(FLAGS_max_stored_bytes_per_network);
   options.referees = *std::move(referee_pool);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
@@ -398,6 +419,7 @@ int main(int argc, char** argv) {
   tarock::arena::HostingOptions hosting_options;
   hosting_options.package.max_upload_bytes = std::max(1, absl::GetFlag(FLAGS_max_upload_bytes));
   hosting_options.versions_kept = std::max(1, absl::GetFlag(FLAGS_versions_kept));
+  hosting_options.storage = options.storage;
   hosting_options.uploads_per_hour = std::max(0, absl::GetFlag(FLAGS_uploads_per_hour));
   hosting_options.host_lease = absl::Seconds(std::max(2, absl::GetFlag(FLAGS_host_lease_s)));
   hosting_options.host_stale =
@@ -421,8 +443,14 @@ int main(int argc, char** argv) {
   tarock::arena::HostingService hosting_service(&hosted, &scheduler, store->get(),
                                                 admission->get());
   builder.RegisterService(&hosting_service);
-  gateway.SetHostedAuthenticator([&hosted](const std::string& token, const std::string& bot) {
-    return hosted.AuthenticateHostedBot(token, bot);
+  gateway.SetHostedAuthenticator(
+      [&hosted](const std::string& token, const std::string& bot, int64_t* host_id) {
+        return hosted.AuthenticateHostedBot(token, bot, host_id);
+      });
+  // A host reports only on the seats the arena gave its connections, once an
+  // attempt (the hub outlives `hosted`).
+  hosted.SetSeatReportClaim([&hub](const std::string& match, int seat, int64_t host_id) {
+    return hub.ClaimSeatReport(match, seat, host_id);
   });
   scheduler.SetHostedVersions([&hosted](int64_t version, int64_t bot) {
     return hosted.VersionOfBot(version, bot);

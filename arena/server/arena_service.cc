@@ -56,7 +56,8 @@ std::string ArenaService::AdminActor(const std::string& token) const {
 grpc::Status ArenaService::AddBot(grpc::ServerContext* context, const v1::AddBotRequest* r,
                                   v1::AddBotResponse* out) {
   if (grpc::Status s = Admit(context, "", Admission::Kind::kRegistration); !s.ok()) return s;
-  absl::StatusOr<v1::AddBotResponse> result = scheduler_->AddBot(*r);
+  absl::StatusOr<v1::AddBotResponse> result =
+      scheduler_->AddBot(*r, Admission::AddressOfGrpcPeer(context->peer()));
   Audit(context, absl::StrCat("anyone (owner ", r->owner(), ")"), "AddBot",
         absl::StrCat("bot:", r->name()), result.status(),
         absl::StrCat(r->hosted() ? "hosted" : r->dial_in() ? "dial-in" : absl::StrCat("endpoint ", r->endpoint()),

@@ -245,7 +245,7 @@ void RegisterHttpApi(Scheduler* scheduler, const prometheus::Registry* registry,
     r.set_dial_in(!hosted);
     r.set_event(req.matches[1]);
     r.set_entrant_token(token);
-    absl::StatusOr<v1::AddBotResponse> out = scheduler->AddBot(r);
+    absl::StatusOr<v1::AddBotResponse> out = scheduler->AddBot(r, req.remote_addr);
     if (out.ok()) out->clear_referee_secret();  // a dial-in or hosted bot never uses it
     HttpResponse res = Json(out);
     res.headers.emplace_back("Cache-Control", "no-store");

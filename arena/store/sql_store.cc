@@ -316,6 +316,16 @@ CREATE TABLE seat_logs (
   PRIMARY KEY (match_id, seat)
 );
 )sql",
+    // 12 -> 13: a place rating waits for its deal (docs/security.md, "Secret
+    // deals"): 0 rated at its commit, -1 waiting, s rated in the commit of seq s;
+    // and the network each bot was registered from (storage bounds).
+    R"sql(
+ALTER TABLE matches ADD COLUMN rating_wait INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX matches_rating_wait ON matches(rating_wait);
+ALTER TABLE bots ADD COLUMN client_net TEXT NOT NULL DEFAULT '';
+CREATE INDEX bots_owner ON bots(owner);
+CREATE INDEX bots_client_net ON bots(client_net);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -381,14 +391,16 @@ BotRow ReadBot(const Stmt& s) {
   b.token_hash = s.Text(5);
   b.retired = s.Int(6) != 0;
   b.event_id = s.Int(7);
+  b.client_net = s.Text(8);
   return b;
 }
-constexpr char kBotColumns[] = "id, name, endpoint, owner, variants, token_hash, retired, event_id";
+constexpr char kBotColumns[] =
+    "id, name, endpoint, owner, variants, token_hash, retired, event_id, client_net";
 
 constexpr char kMatchColumns[] =
     "id, variant, kind, ladder_id, tournament_id, spec, status, attempts, referee, error, "
     "COALESCE(seq, 0), duration_s, hands, seed, bot_ids, COALESCE(finished_at, ''), test_id, "
-    "lease_owner, seed_salt, seed_commitment, event_id, set_tables";
+    "lease_owner, seed_salt, seed_commitment, event_id, set_tables, rating_wait";
 MatchRow ReadMatch(const Stmt& s) {
   MatchRow m;
   m.id = s.Text(0);
@@ -413,6 +425,7 @@ MatchRow ReadMatch(const Stmt& s) {
   m.seed_commitment = s.Text(19);
   m.event_id = s.Int(20);
   m.set_tables = static_cast<int>(s.Int(21));
+  m.rating_wait = s.Int(22);
   return m;
 }
 
@@ -486,13 +499,39 @@ int SqlStore::SchemaVersion() {
   return s.Step() == kRow ? static_cast<int>(s.Int(0)) : 0;
 }
 
+StoredRow SqlStore::StoredByOwner(const std::string& owner) { return StoredBy("owner", owner); }
+
+StoredRow SqlStore::StoredByNetwork(const std::string& client_net) {
+  return StoredBy("client_net", client_net);
+}
+
+StoredRow SqlStore::StoredBy(const char* column, const std::string& value) {
+  absl::MutexLock lock(&mu_);
+  StoredRow out;
+  {
+    Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM bots WHERE ", column, " = ?"));
+    s.Bind(1, value);
+    if (s.Step() == kRow) out.bots = s.Int(0);
+  }
+  Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*), COALESCE(SUM(v.size), 0) FROM bot_versions v "
+                                 "JOIN bots b ON b.id = v.bot_id WHERE b.",
+                                 column, " = ? AND v.status != 'removed'"));
+  s.Bind(1, value);
+  if (s.Step() == kRow) {
+    out.versions = s.Int(0);
+    out.bytes = s.Int(1);
+  }
+  return out;
+}
+
 absl::StatusOr<BotRow> SqlStore::AddBot(const BotRow& bot) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
-         "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired, event_id) "
-         "VALUES (?, ?, ?, ?, ?, 0, ?)");
+         "INSERT INTO bots (name, endpoint, owner, variants, token_hash, retired, event_id, "
+         "client_net) VALUES (?, ?, ?, ?, ?, 0, ?, ?)");
   s.Bind(1, bot.name).Bind(2, bot.endpoint).Bind(3, bot.owner)
-      .Bind(4, absl::StrJoin(bot.variants, ",")).Bind(5, bot.token_hash).Bind(6, bot.event_id);
+      .Bind(4, absl::StrJoin(bot.variants, ",")).Bind(5, bot.token_hash).Bind(6, bot.event_id)
+      .Bind(7, bot.client_net);
   int rc = s.Step();
   if (rc == kConstraint)
     return absl::AlreadyExistsError(absl::StrCat("a bot named '", bot.name, "' exists"));
@@ -808,6 +847,55 @@ CommitOutcome SqlStore::CommitLocked(const MatchCommit& commit, const RateFn& ra
     s.Bind(1, id).Bind(2, static_cast<int64_t>(i)).BindUncopied(3, result.hand_records[i]);
     if (s.Step() != kDone) return fail(SqlError(db_.get(), "insert hand record"));
   }
+  // Earlier tables whose deal is public now: rated first, in seq order.
+  std::vector<std::string> ripe;
+  {
+    Stmt s(db_.get(),
+           "SELECT id FROM matches m WHERE rating_wait = -1 AND NOT EXISTS (SELECT 1 FROM "
+           "matches u WHERE u.seed = m.seed AND u.status IN ('pending', 'running')) ORDER BY seq");
+    while (s.Step() == kRow) ripe.push_back(s.Text(0));
+  }
+  for (const std::string& late_id : ripe) {
+    MatchRow late;
+    {
+      Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = ?"));
+      s.Bind(1, late_id);
+      if (s.Step() != kRow) return fail(SqlError(db_.get(), "read a waiting match"));
+      late = ReadMatch(s);
+    }
+    MatchResultRow late_result;
+    late_result.seats = SeatsOfLocked(late_id);
+    absl::StatusOr<std::vector<RatingRow>> rated = RateLocked(late, late_result, rate);
+    if (!rated.ok()) return fail(rated.status());
+    out.late_ratings.insert(out.late_ratings.end(), rated->begin(), rated->end());
+    Stmt s(db_.get(), "UPDATE matches SET rating_wait = ? WHERE id = ?");
+    s.Bind(1, seq).Bind(2, late_id);
+    if (s.Step() != kDone) return fail(SqlError(db_.get(), "mark a waiting match rated"));
+  }
+  // This match: rated now when its deal is public, else it waits.
+  int64_t twins_unfinished = 0;
+  {
+    Stmt s(db_.get(),
+           "SELECT COUNT(*) FROM matches WHERE seed = ? AND status IN ('pending', 'running')");
+    s.Bind(1, static_cast<int64_t>(match.seed));
+    if (s.Step() == kRow) twins_unfinished = s.Int(0);
+  }
+  if (twins_unfinished > 0) {
+    Stmt s(db_.get(), "UPDATE matches SET rating_wait = -1 WHERE id = ?");
+    s.Bind(1, id);
+    if (s.Step() != kDone) return fail(SqlError(db_.get(), "mark a match waiting"));
+  } else {
+    absl::StatusOr<std::vector<RatingRow>> rated = RateLocked(match, result, rate);
+    if (!rated.ok()) return fail(rated.status());
+    out.ratings = *std::move(rated);
+  }
+  out.committed = true;
+  return out;
+}
+
+absl::StatusOr<std::vector<RatingRow>> SqlStore::RateLocked(const MatchRow& match,
+                                                            const MatchResultRow& result,
+                                                            const RateFn& rate) {
   std::vector<std::optional<RatingRow>> current;
   for (const SeatRow& seat : result.seats) {
     Stmt s(db_.get(),
@@ -816,23 +904,22 @@ CommitOutcome SqlStore::CommitLocked(const MatchCommit& commit, const RateFn& ra
     current.push_back(s.Step() == kRow ? std::optional<RatingRow>(ReadRating(s))
                                              : std::nullopt);
   }
-  out.ratings = rate(match, result, current);
-  for (const RatingRow& r : out.ratings) {
+  std::vector<RatingRow> ratings = rate(match, result, current);
+  for (const RatingRow& r : ratings) {
     Stmt up(db_.get(),
             "INSERT INTO ratings (bot_id, variant, mu, sigma, matches, faults) VALUES "
             "(?, ?, ?, ?, ?, ?) ON CONFLICT(bot_id, variant) DO UPDATE SET mu = excluded.mu, "
             "sigma = excluded.sigma, matches = excluded.matches, faults = excluded.faults");
     up.Bind(1, r.bot_id).Bind(2, r.variant).Bind(3, r.mu).Bind(4, r.sigma).Bind(5, r.matches)
         .Bind(6, r.faults);
-    if (up.Step() != kDone) return fail(SqlError(db_.get(), "update rating"));
+    if (up.Step() != kDone) return SqlError(db_.get(), "update rating");
     Stmt h(db_.get(),
            "INSERT INTO rating_history (match_seq, match_id, bot_id, variant, mu, sigma) "
            "VALUES (?, ?, ?, ?, ?, ?)");
-    h.Bind(1, seq).Bind(2, id).Bind(3, r.bot_id).Bind(4, r.variant).Bind(5, r.mu).Bind(6, r.sigma);
-    if (h.Step() != kDone) return fail(SqlError(db_.get(), "insert history"));
+    h.Bind(1, match.seq).Bind(2, match.id).Bind(3, r.bot_id).Bind(4, r.variant).Bind(5, r.mu).Bind(6, r.sigma);
+    if (h.Step() != kDone) return SqlError(db_.get(), "insert history");
   }
-  out.committed = true;
-  return out;
+  return ratings;
 }
 
 absl::StatusOr<MatchRow> SqlStore::GetMatch(const std::string& id) {

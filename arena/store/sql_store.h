@@ -186,6 +186,8 @@ class SqlStore : public Store {
   absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                 const std::string& build_log) override;
   int64_t CountVersionsSince(int64_t bot_id, int seconds) override;
+  StoredRow StoredByOwner(const std::string& owner) override;
+  StoredRow StoredByNetwork(const std::string& client_net) override;
   absl::StatusOr<int64_t> AddHost(const HostRow& host) override;
   std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) override;
 
@@ -196,9 +198,17 @@ class SqlStore : public Store {
   absl::Status Exec(const std::string& sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status BeginWrite() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One match of a commit, inside the caller's transaction.
+  // Rates one done match with `rate` (its seats' current ratings read) and
+  // writes the ratings and their history rows (under the match's seq).
+  absl::StatusOr<std::vector<RatingRow>> RateLocked(const MatchRow& match,
+                                                    const MatchResultRow& result,
+                                                    const RateFn& rate)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   CommitOutcome CommitLocked(const MatchCommit& commit, const RateFn& rate)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<SeatRow> SeatsOfLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // StoredByOwner/ByNetwork: the bots whose `column` is `value`.
+  StoredRow StoredBy(const char* column, const std::string& value);
   std::vector<SetTableRow> SetTablesLocked(int64_t ladder_id, uint64_t seed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

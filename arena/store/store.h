@@ -44,6 +44,18 @@ struct BotRow {
   // The event whose entrant registered it (schema version 9); 0: registered
   // directly, a bot of the standing open event.
   int64_t event_id = 0;
+  // The network (net::PrefixKey: /24 IPv4, /64 IPv6) it was registered from
+  // (schema version 13; "" unknown), for the storage bounds (storage_quota.h).
+  std::string client_net;
+};
+
+// What one owner or one network stores (Store::StoredByOwner/ByNetwork):
+// its bots (retired ones too), their versions whose content is kept (not
+// "removed"), and those versions' bytes.
+struct StoredRow {
+  int64_t bots = 0;
+  int64_t versions = 0;
+  int64_t bytes = 0;
 };
 
 struct RatingRow {
@@ -121,6 +133,12 @@ struct MatchRow {
   // the set has (every table of it shares ladder_id and seed); 0 for a
   // match that is not part of a set.
   int set_tables = 0;
+  // When its place rating was applied (schema version 13; docs/security.md,
+  // "Secret deals"): 0 at its own commit (or never rated), -1 waiting for its
+  // deal to become public (a twin table dealt from its seed was pending or
+  // running when it was committed), and s > 0 in the commit of the match with
+  // seq s, just before that match's own rating.
+  int64_t rating_wait = 0;
 };
 
 struct LadderRow {
@@ -334,11 +352,14 @@ struct CommitOutcome {
   absl::Status status;             // not OK: nothing of this match was written
   bool committed = false;          // OK and false: it was already done, nothing changed
   std::vector<RatingRow> ratings;  // the ratings it wrote
+  // The ratings its commit wrote for earlier tables whose deal became public
+  // (MatchRow::rating_wait), in the order written.
+  std::vector<RatingRow> late_ratings;
 };
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 12;
+  static constexpr int kSchemaVersion = 13;
 
   virtual ~Store() = default;
 
@@ -395,7 +416,14 @@ class Store {
   // bots (nullopt: never rated in this variant) and returns the new ones, one
   // per distinct bot; it runs inside the transaction so ratings update in
   // completion order, and may run more than once for a match (see
-  // CommitMatches), so it must have no side effects. Returns false (and
+  // CommitMatches), so it must have no side effects.
+  // A match's rating waits for its deal (docs/security.md, "Secret deals"):
+  // when another match dealt from its seed is pending or running, `rate` is
+  // not asked and the match waits (rating_wait -1). Each commit first rates
+  // every waiting match whose deal is public now (no match of its seed
+  // pending or running), in seq order, with `rate` (rating_wait becomes the
+  // commit's seq), then its own match: so a duplicate table is rated once its
+  // last twin finishes, or, when that one failed, with the next commit. Returns false (and
   // changes nothing) when the match is already done.
   using RateFn = std::function<std::vector<RatingRow>(
       const MatchRow& match, const MatchResultRow& result,
@@ -552,6 +580,10 @@ class Store {
   virtual absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                         const std::string& build_log) = 0;
   virtual int64_t CountVersionsSince(int64_t bot_id, int seconds) = 0;
+  // What the bots of `owner` (compared exactly), or the bots registered from
+  // network `client_net`, store (StoredRow).
+  virtual StoredRow StoredByOwner(const std::string& owner) = 0;
+  virtual StoredRow StoredByNetwork(const std::string& client_net) = 0;
   // Bot hosts. AddHost: ALREADY_EXISTS for a taken name.
   virtual absl::StatusOr<int64_t> AddHost(const HostRow& host) = 0;
   virtual std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) = 0;

@@ -123,6 +123,8 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     m.kind = "tournament";
     m.spec = "{}";
     m.bot_ids = bots_;
+    // Without a seed, a deal of its own (no twin whose rating it waits for).
+    m.seed = 1000000 + ++own_deals_;
     if (seed != 0) {
       m.seed = seed;
       m.seed_salt = "00112233445566778899aabbccddeeff";
@@ -167,6 +169,7 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   std::string url_;  // sqlite:DIR or the test's PostgreSQL database
   std::unique_ptr<Store> store_;
   std::vector<int64_t> bots_;
+  uint64_t own_deals_ = 0;
 };
 
 // Issue 33: a duplicate set is booked once, only when every table of it is
@@ -252,8 +255,10 @@ TEST_P(StoreTest, ADuplicateSetIsBookedOnceWhenEveryTableIsFinished) {
   EXPECT_EQ(tables[0].match.set_tables, 2);
   EXPECT_EQ(tables[0].seats.size(), 3u);
   EXPECT_TRUE(tables[1].seats.empty());
-  // Place ratings untouched by the booking (the commit's Rate wrote them).
-  EXPECT_TRUE(store_->GetRating(bots_[0], "slovenian-3p").has_value());
+  // Place ratings untouched by the booking (the commit's Rate waits for the
+  // deal: L7-2 was pending then, and no commit came after its failure).
+  EXPECT_FALSE(store_->GetRating(bots_[0], "slovenian-3p").has_value());
+  EXPECT_EQ(store_->GetMatch("L7-1")->rating_wait, -1);
 }
 
 TEST_P(StoreTest, TheAuditLogKeepsEntriesNewestFirstAndPages) {
@@ -333,6 +338,50 @@ TEST_P(StoreTest, ABatchCommitsInOrderAndAFailingMatchFailsAlone) {
   EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->mu, 28);
 }
 
+// A duplicate table's rating waits for its deal (docs/security.md, "Secret
+// deals"): while a twin dealt from the same seed is pending or running, its
+// commit writes no rating; the commit that makes the deal public rates the
+// waiting tables first, in seq order, then its own match. A twin that fails
+// leaves them to the next commit. Either way the order is kept (rating_wait).
+TEST_P(StoreTest, ADuplicateTablesRatingWaitsUntilItsDealIsPublic) {
+  Insert("T1", 77);
+  Insert("T2", 77);
+  Insert("T3", 77);
+  Insert("OWN");
+  CommitOutcome one = store_->CommitMatches({Result("T1")}, Rate)[0];
+  ASSERT_TRUE(one.status.ok() && one.committed) << one.status;
+  EXPECT_TRUE(one.ratings.empty());
+  EXPECT_FALSE(store_->GetRating(bots_[0], "slovenian-3p").has_value());
+  EXPECT_TRUE(store_->HistoryOfBot(bots_[0]).empty());
+  EXPECT_EQ(store_->GetMatch("T1")->rating_wait, -1);
+  // T2 finishes while T3 still plays: neither is rated.
+  CommitOutcome two = store_->CommitMatches({Result("T2")}, Rate)[0];
+  EXPECT_TRUE(two.ratings.empty() && two.late_ratings.empty());
+  EXPECT_FALSE(store_->GetRating(bots_[0], "slovenian-3p").has_value());
+  // T3 fails: the deal is public; the next commit (a match of its own) rates
+  // T1 and T2 first, then itself.
+  ASSERT_TRUE(store_->MarkFailed("T3", "referee gone").ok());
+  CommitOutcome own = store_->CommitMatches({Result("OWN")}, Rate)[0];
+  ASSERT_TRUE(own.status.ok() && own.committed);
+  EXPECT_EQ(own.late_ratings.size(), 6u);  // two tables of three bots
+  ASSERT_EQ(own.ratings.size(), 3u);
+  EXPECT_EQ(own.ratings[0].matches, 3);
+  EXPECT_EQ(store_->GetMatch("T1")->rating_wait, 3);
+  EXPECT_EQ(store_->GetMatch("T2")->rating_wait, 3);
+  EXPECT_EQ(store_->GetMatch("OWN")->rating_wait, 0);
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 3);
+  EXPECT_EQ(store_->HistoryOfBot(bots_[0]).size(), 3u);
+  // The last twin done rates the set in the same commit.
+  Insert("U1", 78);
+  Insert("U2", 78);
+  EXPECT_TRUE(store_->CommitMatches({Result("U1")}, Rate)[0].ratings.empty());
+  CommitOutcome last = store_->CommitMatches({Result("U2")}, Rate)[0];
+  EXPECT_EQ(last.late_ratings.size(), 3u);
+  EXPECT_EQ(last.ratings.size(), 3u);
+  EXPECT_EQ(store_->GetMatch("U1")->rating_wait, store_->GetMatch("U2")->seq);
+  EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 5);
+}
+
 TEST_P(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {
   Insert("P");
   ASSERT_TRUE(store_->RecordAttempt("P", "127.0.0.1:9", 2).ok());
@@ -401,11 +450,14 @@ TEST_P(StoreTest, SeatsKeepTheirScoresPerHand) {
   EXPECT_EQ(seats[1].bot, "bot1");
 }
 
-// What schema version 12 added (rating resets, seat logs), version 11 (margin ratings), version 10 (hosted bots), version 9 (events), version 8
+// What schema version 13 added (when a rating was applied), 12 (rating resets, seat logs), version 11 (margin ratings), version 10 (hosted bots), version 9 (events), version 8
 // (names unique whatever their case), version 7 (sealed seeds), version 6
 // (leases), version 5 (the audit log), version 4 (tests), then version 3
 // (the web pages' statistics and indexes).
-#define kDropVersion12 "DROP TABLE rating_resets; DROP TABLE seat_logs; "
+#define kDropVersion13 \
+  "DROP INDEX matches_rating_wait; ALTER TABLE matches DROP COLUMN rating_wait; "           \
+  "DROP INDEX bots_owner; DROP INDEX bots_client_net; ALTER TABLE bots DROP COLUMN client_net; "
+#define kDropVersion12 kDropVersion13 "DROP TABLE rating_resets; DROP TABLE seat_logs; "
 #define kDropVersion11                                                                       \
   kDropVersion12                                                                             \
   "DROP TABLE margin_noise; DROP TABLE margin_history; DROP TABLE margin_ratings; "         \

@@ -355,8 +355,53 @@ for name, req, resp in (("GetTest", arena_pb2.GetTestRequest(id=1), arena_pb2.Te
     if r is not None:
         no_marker(str(r), f"gRPC {name}")
 
+
+
+# Ratings are sealed with the deal too (issue 44, item 1 of the follow-up): the
+# tournament is the first thing rated here, so while its twin tables still play
+# no bot has a rating, a rating history or a rating gauge anywhere public.
+def rated_anywhere():
+    found = []
+    lb = get("/api/leaderboard?variant=slovenian-4p")[1]
+    if lb.get("entries"):
+        found.append(f"/api/leaderboard lists {len(lb['entries'])} bots")
+    for b in get("/api/bots")[1].get("bots", []):
+        if b.get("ratings"):
+            found.append(f"/api/bots: {b['name']} rated")
+    for name in ("spy", "r1", "r2", "r3"):
+        one = get(f"/api/bots/{name}")[1]
+        if one.get("ratings") or one.get("history"):
+            found.append(f"/api/bots/{name} rated")
+        gb = grpc_read("GetBot", arena_pb2.GetBotRequest(name=name), arena_pb2.BotInfo)
+        if gb is None or gb.ratings or gb.history:
+            found.append(f"gRPC GetBot {name} rated")
+    lb_g = grpc_read("ListBots", arena_pb2.ListBotsRequest(), arena_pb2.ListBotsResponse)
+    if lb_g is None or any(b.ratings for b in lb_g.bots):
+        found.append("gRPC ListBots rated")
+    lg = grpc_read("Leaderboard", arena_pb2.LeaderboardRequest(variant="slovenian-4p"),
+                   arena_pb2.LeaderboardResponse)
+    if lg is None or lg.entries:
+        found.append("gRPC Leaderboard lists bots")
+    with urllib.request.urlopen(HTTP + "/metrics", timeout=10) as r:
+        metrics = r.read().decode()
+    gauges = [l for l in metrics.splitlines()
+              if re.match(r"tarock_arena_(rating_mu|rating_sigma|bot_matches|bot_faults)\{", l)]
+    if gauges:
+        found.append(f"/metrics: {gauges[0]}")
+    return found
+
+
+leaks = rated_anywhere()
+check(not leaks, f"ratings moved while a twin table still plays the deal: {leaks}")
+
 open(os.path.join(TMP, "gate"), "w").close()
 wait(lambda: all(m["status"] == "done" for m in tournament_matches()), 120, "the tournament")
+# Once the last twin is committed the tables are rated (every bot, everywhere).
+wait(lambda: len(rated_anywhere()) == 16, 20, "the tournament's ratings once its deal is public")
+lb = get("/api/leaderboard?variant=slovenian-4p")[1]
+check(len(lb.get("entries", [])) == 4, f"{len(lb.get('entries', []))} bots rated after the tournament, not 4")
+check(all(int(e.get("rating", {}).get("matches", 0)) == 4 for e in lb.get("entries", [])),
+      f"not every table rated once the deal is public: {lb.get('entries')}")
 # Once the deal is public the result and the fault are served.
 m1 = get(f"/api/matches/{done_id}")[1]
 check(any(s.get("faults") for s in m1.get("seats", [])), f"{done_id}: the spy's fault not shown once public")
