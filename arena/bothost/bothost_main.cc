@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
       "       tarock-bothost --check [--cgroup_own]\n"
       "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md); --check tries "
       "the sandbox and its limits here and exits.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   // The token first, before any thread starts (setenv and the environment
   // are not thread-safe) and before any sandbox could look.
   std::string token_error;

@@ -256,7 +256,7 @@ int Help(const std::string& command) {
 
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = tarock::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
   if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, audit, test, events, help");
   if (a[0] == "help") {
