@@ -124,6 +124,12 @@ def main() -> int:
                 failures.append(f"{p} --help does not start with its own name: {first!r}")
             if len(helps[p].strip().splitlines()) < 2:
                 failures.append(f"{p} --help does not say what it does")
+    # 3. `help match` lists the flags of `match stderr` (issue 47).
+    out = subprocess.run([os.path.join(build, "bin", "tarock-arena-cli"), "help", "match"],
+                         capture_output=True, text=True, timeout=30)
+    for flag in ("--bot", "--token", "--record"):
+        if flag not in out.stdout:
+            failures.append(f"tarock-arena-cli help match does not list {flag}")
     for p, status in sorted(HELP_STATUS.items()):
         if status != 0:
             failures.append(f"{p} --help exits {status}, not 0")
