@@ -128,7 +128,7 @@ def main() -> int:
     out = subprocess.run([os.path.join(build, "bin", "tarock-arena-cli"), "help", "match"],
                          capture_output=True, text=True, timeout=30)
     for flag in ("--bot", "--token", "--record"):
-        if flag not in out.stdout:
+        if f"\n  {flag} (default" not in out.stdout:
             failures.append(f"tarock-arena-cli help match does not list {flag}")
     for p, status in sorted(HELP_STATUS.items()):
         if status != 0:
