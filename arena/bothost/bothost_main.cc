@@ -42,7 +42,9 @@ ABSL_FLAG(std::string, host_token_file, "",
           "a file holding the host token (its first line; default: "
           "$CREDENTIALS_DIRECTORY/tarock-host-token when there, as systemd's LoadCredential "
           "puts it)");
-ABSL_FLAG(std::string, name, "bothost", "this host's name (for the arena's logs)");
+ABSL_FLAG(std::string, name, "",
+          "optional: a label this host sends with its syncs; the arena knows the host by the name "
+          "given to `tarock-arena-cli hosts add NAME` for its token, and the log says that name");
 ABSL_FLAG(std::string, work_dir, "bothost-data",
           "versions unpacked and built here, and each seat's standard error (logs/BOT/)");
 ABSL_FLAG(std::string, python_sdk, "",
