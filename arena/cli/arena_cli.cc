@@ -458,7 +458,7 @@ int main(int argc, char** argv) {
       if (json) PrintJson(out);
       else std::cout << "ladder " << out.id() << " started for " << out.config().variant() << " ("
                      << out.config().format() << ", rated by " << out.config().rating_model()
-                     << ")\n";
+                     << ")\n" << (out.note().empty() ? "" : out.note() + "\n");
       return 0;
     }
     if (sub == "stop") {
