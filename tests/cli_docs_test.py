@@ -23,9 +23,20 @@ GENERATED = re.compile(r"(<!--\s*generated-flags:\s*([\w.-]+)\s*-->\n)(.*?)(<!--
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_]*)")
 
 
+# program -> exit status of its --help (every one must be 0: asking for help is no failure).
+HELP_STATUS: dict[str, int] = {}
+
+# Programs whose --help is checked although docs/cli.md does not list their flags:
+# each must exit 0 and name itself first in its usage (checked when it is built).
+OTHER_PROGRAMS = ["faulty_bot", "arena_bench", "referee_bench", "ladder_bench", "random_decisions",
+                  "sandbox_bench", "tarock-bot-random", "tarock-bot-heuristic", "tarock-bot-search",
+                  "tarock-health-probe"]
+
+
 def help_text(build: str, program: str) -> str:
     out = subprocess.run([os.path.join(build, "bin", program), "--help"], capture_output=True,
                          text=True, timeout=30)
+    HELP_STATUS[program] = out.returncode
     return out.stdout + out.stderr
 
 
@@ -104,6 +115,24 @@ def main() -> int:
                 checked += 1
                 if flag not in known:
                     failures.append(f"--{flag} is not in the --help of {', '.join(programs)}: {line.strip()}")
+    # 2. every program's --help exits 0 and names the program in its first line.
+    for p in OTHER_PROGRAMS:
+        if p not in helps and os.path.exists(os.path.join(build, "bin", p)):
+            helps[p] = help_text(build, p)
+            first = helps[p].lstrip().splitlines()[0] if helps[p].strip() else ""
+            if not first.startswith(p):
+                failures.append(f"{p} --help does not start with its own name: {first!r}")
+            if len(helps[p].strip().splitlines()) < 2:
+                failures.append(f"{p} --help does not say what it does")
+    # 3. `help match` lists the flags of `match stderr` (issue 47).
+    out = subprocess.run([os.path.join(build, "bin", "tarock-arena-cli"), "help", "match"],
+                         capture_output=True, text=True, timeout=30)
+    for flag in ("--bot", "--token", "--record"):
+        if f"\n  {flag} (default" not in out.stdout:
+            failures.append(f"tarock-arena-cli help match does not list {flag}")
+    for p, status in sorted(HELP_STATUS.items()):
+        if status != 0:
+            failures.append(f"{p} --help exits {status}, not 0")
     if checked == 0:
         failures.append("no flags checked: docs/cli.md has no <!-- flags-of: ... --> parts")
     for f in failures:

@@ -44,7 +44,7 @@ $cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
 $cli bots add awkb --hosted --variants slovenian-4p --owner me >"$tmp/awkb.txt" || bad "bots add"
 mkdir -p "$tmp/host"
 start_host() {
-  TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" --name host1 \
+  TAROCK_HOST_TOKEN=$(token_of host) "$bin/tarock-bothost" --arena "127.0.0.1:$ap" \
     --work_dir "$tmp/host" --check_timeout_s 15 >>"$tmp/host.log" 2>&1 &
   host_pid=$!
 }
@@ -53,6 +53,8 @@ $cli bots upload awkb --token "$(token_of awkb)" "$src/sdk/templates/stdio/my_bo
 online() { $cli bots list | grep -q "^awkb  hosted (online"; }  # a hosted bot is listed as hosted (issue 44)
 for _ in $(seq 300); do online && break; sleep 0.1; done
 online && ok || bad "the hosted bot never came online: $($cli bots versions awkb --token "$(token_of awkb)")"
+# Started without --name, the host reports the name given to `hosts add` (issue 47).
+grep -q "as host host1" "$tmp/host.log" && ok || bad "the host does not report its name host1: $(grep 'as host' "$tmp/host.log")"
 for b in rnd1 rnd2; do
   "$bin/tarock-bot-random" --listen 127.0.0.1:0 >"$tmp/$b.log" 2>&1 & pids+=($!)
 done

@@ -96,6 +96,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -1347,9 +1348,11 @@ int Main() {
 }  // namespace tarock
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "arena_bench [--matches=N] [--hands=H] [--referees=K] [--max_parallel=P] [--json]: the "
-      "arena's overhead over direct referee calls, and its rating and storage cost per match");
-  absl::ParseCommandLine(argc, argv);
+  tarock::SetProgramUsage(
+      "arena_bench [--matches=N] [--hands=H] [--referees=K] [--max_parallel=P] [--json]\n"
+      "Benchmark: plays N matches of tarock-bot-random processes through an in-process arena\n"
+      "and the same matches by direct referee calls, and prints the arena's overhead per match\n"
+      "and its rating and storage cost per match (docs/benchmarks.md).");
+  tarock::ParseCommandLine(argc, argv);
   return tarock::Main();
 }

@@ -459,6 +459,6 @@ int main(int argc, char** argv) {
       "Ladders of a field of known strengths (search, search-weak, heuristic, random) in\n"
       "process: after how many deals the place-rated and the margin-rated duplicate ladder\n"
       "order the field correctly in --need of --runs runs.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   return tarock::Run();
 }

@@ -710,7 +710,16 @@ absl::Status BotHost::Run(const std::atomic<bool>& stop) {
       }
       Log(absl::StrCat("sync failed: ", s.error_message(), "; again in 2 s"));
     } else {
-      if (first) Log(absl::StrCat("connected to ", options_.arena, " as host ", options_.name));
+      if (first) {
+        // The arena names this host by its token (`hosts add NAME`); --name
+        // only labels this host's requests.
+        const std::string known = sync.host().empty() ? options_.name : sync.host();
+        Log(absl::StrCat("connected to ", options_.arena, " as host ", known,
+                         !options_.name.empty() && options_.name != known
+                             ? absl::StrCat(" (the name its token was issued to; --name ", options_.name,
+                                            " is not what the arena calls it)")
+                             : ""));
+      }
       first = false;
       if (sync.sync_ms() > 0) every = absl::Milliseconds(sync.sync_ms());
       for (auto it = versions.begin(); it != versions.end();)

@@ -35,7 +35,7 @@ namespace tarock::bothost {
 struct BotHostOptions {
   std::string arena;          // HOST:PORT of the arena's --listen port
   std::string token;          // the host token (`tarock-arena-cli hosts add NAME`)
-  std::string name = "bothost";
+  std::string name;            // optional: the arena names a host by its token (`hosts add NAME`)
   std::string work_dir;       // versions unpacked and built, seat logs
   std::string python_sdk;     // a folder with tarock_bot (bound read-only at /sdk/python)
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds

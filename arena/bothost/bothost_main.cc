@@ -42,7 +42,9 @@ ABSL_FLAG(std::string, host_token_file, "",
           "a file holding the host token (its first line; default: "
           "$CREDENTIALS_DIRECTORY/tarock-host-token when there, as systemd's LoadCredential "
           "puts it)");
-ABSL_FLAG(std::string, name, "bothost", "this host's name (for the arena's logs)");
+ABSL_FLAG(std::string, name, "",
+          "optional: a label this host sends with its syncs; the arena knows the host by the name "
+          "given to `tarock-arena-cli hosts add NAME` for its token, and the log says that name");
 ABSL_FLAG(std::string, work_dir, "bothost-data",
           "versions unpacked and built here, and each seat's standard error (logs/BOT/)");
 ABSL_FLAG(std::string, python_sdk, "",
@@ -178,7 +180,7 @@ int main(int argc, char** argv) {
       "       tarock-bothost --check [--cgroup_own]\n"
       "Builds and runs an arena's hosted bots in a sandbox (docs/hosting.md); --check tries "
       "the sandbox and its limits here and exits.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   // The token first, before any thread starts (setenv and the environment
   // are not thread-safe) and before any sandbox could look.
   std::string token_error;

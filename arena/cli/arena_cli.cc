@@ -243,7 +243,7 @@ int Help(const std::string& command) {
       {"leaderboard", {"variant", "rating_model", "watch", "event"}},
       {"matches", {"variant", "bot", "status", "limit", "event"}},
       {"events", tarock::arena::EventsCommandFlags()},
-      {"match", {"record"}},
+      {"match", {"record", "bot", "token"}},
       {"export", {"variant"}},
       {"status", {}},
       {"audit", {"target", "limit", "before", "admin_token"}},
@@ -256,7 +256,7 @@ int Help(const std::string& command) {
 
 int main(int argc, char** argv) {
   tarock::SetProgramUsage(kUsage);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = tarock::ParseCommandLine(argc, argv);
   std::vector<std::string> a(args.begin() + 1, args.end());
   if (a.empty()) return Fail("give a command: bots, ladder, tournament, leaderboard, matches, match, export, status, audit, test, events, help");
   if (a[0] == "help") {
@@ -326,8 +326,9 @@ int main(int argc, char** argv) {
       if (json) PrintJson(out);
       else
         std::cout << "version " << out.id() << "  " << out.kind() << "  " << out.size()
-                  << " bytes  sha256 " << out.sha256() << "  " << out.status()
-                  << "\n(a bot host builds it; `tarock-arena-cli bots versions " << arg
+                  << " bytes  sha256 " << out.sha256() << "  " << out.status() << "\n"
+                  << (out.build_log().empty() ? "" : tarock::arena::ForTerminal(out.build_log(), 1000) + "\n")
+                  << "(a bot host builds it; `tarock-arena-cli bots versions " << arg
                   << "` shows when it is ready)\n";
       return 0;
     }
@@ -457,7 +458,7 @@ int main(int argc, char** argv) {
       if (json) PrintJson(out);
       else std::cout << "ladder " << out.id() << " started for " << out.config().variant() << " ("
                      << out.config().format() << ", rated by " << out.config().rating_model()
-                     << ")\n";
+                     << ")\n" << (out.note().empty() ? "" : out.note() + "\n");
       return 0;
     }
     if (sub == "stop") {
@@ -581,7 +582,10 @@ int main(int argc, char** argv) {
     grpc::Status s = hosting->GetSeatLog(context().get(), r, &out);
     if (!s.ok()) return Fail(s);
     if (json) PrintJson(out);
-    else std::cout << out.log() << (out.log().empty() || out.log().back() == '\n' ? "" : "\n");
+    else if (out.log().empty())  // said on stderr, so `> file` still gets the (empty) log
+      std::cerr << "(" << absl::GetFlag(FLAGS_bot) << " wrote nothing to its standard error in match "
+                << arg << ")\n";
+    else std::cout << out.log() << (out.log().back() == '\n' ? "" : "\n");
     return 0;
   }
   if (cmd == "match") {

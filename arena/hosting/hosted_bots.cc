@@ -58,7 +58,10 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   if (reset_rating) {
     if (absl::Status s = store_->ResetRatings(v.bot_id); !s.ok()) return s;
   }
-  return store_->GetVersion(*id).value_or(v);
+  VersionRow stored = store_->GetVersion(*id).value_or(v);
+  if (stored.status == "building" && stored.build_log.empty() && !AnyHostConnected())
+    stored.build_log = kNoHostNote;
+  return stored;
 }
 
 absl::StatusOr<std::vector<VersionRow>> HostedBots::Versions(const std::string& bot,
@@ -69,6 +72,9 @@ absl::StatusOr<std::vector<VersionRow>> HostedBots::Versions(const std::string& 
   std::vector<VersionRow> versions = store_->ListVersions(row->id);
   if (!*owner)
     for (VersionRow& v : versions) v.build_log.clear();
+  if (!AnyHostConnected())
+    for (VersionRow& v : versions)
+      if (v.status == "building" && v.build_log.empty()) v.build_log = kNoHostNote;
   return versions;
 }
 
@@ -107,8 +113,20 @@ bool HostedBots::Given(int64_t bot_id, int64_t id, int64_t host_id, absl::Time n
   return std::find(given.begin(), given.end(), id) != given.end();
 }
 
+bool HostedBots::AnyHostConnected() {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = absl::Now();
+  for (const auto& [id, seen] : host_seen_)
+    if (now - seen <= options_.host_lease) return true;
+  return false;
+}
+
 std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity) {
   const absl::Time now = absl::Now();
+  {
+    absl::MutexLock lock(&mu_);
+    host_seen_[host.id] = now;
+  }
   std::map<int64_t, Held> by_bot;
   for (VersionRow& v : store_->ListVersions(0)) {  // newest first
     Held& h = by_bot[v.bot_id];

@@ -77,9 +77,20 @@ class HostedBots {
   // RESOURCE_EXHAUSTED in one line otherwise.
   absl::Status CheckUploadStorage(const BotRow& bot, int64_t bytes);
   // A bot's versions, newest first; build logs only with the right token
-  // (`*owner` says whether it was).
+  // (`*owner` says whether it was). While no bot host is connected (none has
+  // synced within host_lease), a version still building carries
+  // kNoHostNote as its build log (for anyone: it is no secret), and so does
+  // the answer of Upload.
   absl::StatusOr<std::vector<VersionRow>> Versions(const std::string& bot, const std::string& token,
                                                    bool* owner);
+
+  // The note on a building version while no bot host is connected.
+  static constexpr char kNoHostNote[] =
+      "waiting: no bot host is connected to this arena, so nothing builds or plays this "
+      "version (its operator starts tarock-bothost with a token from `tarock-arena-cli hosts "
+      "add`; docs/hosting.md)";
+  // Has any host synced within host_lease?
+  bool AnyHostConnected();
 
   // Issues a host token (returned once). The caller checks the admin token.
   absl::StatusOr<std::string> AddHost(const std::string& name);
@@ -184,6 +195,7 @@ class HostedBots {
   std::function<absl::Status(const std::string&, int, int64_t)> claim_;  // set before use
   absl::Mutex mu_;
   std::map<int64_t, Holder> holders_ ABSL_GUARDED_BY(mu_);  // by bot id
+  std::map<int64_t, absl::Time> host_seen_ ABSL_GUARDED_BY(mu_);  // host id -> its last sync
   std::map<int64_t, int64_t> version_bots_ ABSL_GUARDED_BY(mu_);  // version id -> bot id
   // Hosts' accounts of seats (ReportSeatLog), by (match, seat); `account_order_`
   // drops the oldest beyond max_accounts.

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "arena/scheduler/dial_in.h"
 #include "arena/scheduler/scheduler.h"
@@ -161,6 +162,38 @@ TEST(HostedBotsTest, AnUploadWithResetRatingStartsTheRatingsAgain) {
   ASSERT_EQ((*store)->RatingResets().size(), 1u);
   EXPECT_EQ((*store)->RatingResets()[0].first, added->id);
   EXPECT_TRUE(VerifyRatings(**store, RatingModel()).ok());
+  store->reset();
+  fs::remove_all(dir);
+}
+
+// An upload to an arena no bot host has synced with says so (issue 47): in the
+// upload's answer and in the versions, to anyone; once a host syncs, the
+// version is only "building".
+TEST(HostedBotsTest, AnUploadWithNoBotHostSaysNoHostIsConnected) {
+  const fs::path dir = FreshDir("hosted_bots_nohost");
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->AddBot(HostedBot(kDialInEndpoint, "slovenian-4p")).ok());
+  HostedBots hosted(store->get());
+  const std::string py = "def decide(s):\n    return s.legal_actions[0]\n";
+  absl::StatusOr<VersionRow> v = hosted.Upload("hosted", "t", "bot.py", py, "", "");
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->status, "building");
+  EXPECT_TRUE(absl::StrContains(v->build_log, "no bot host is connected")) << v->build_log;
+  bool owner = true;
+  absl::StatusOr<std::vector<VersionRow>> versions = hosted.Versions("hosted", "", &owner);
+  ASSERT_TRUE(versions.ok());
+  ASSERT_EQ(versions->size(), 1u);
+  EXPECT_TRUE(absl::StrContains((*versions)[0].build_log, "no bot host is connected"));
+  // A host connects: the note goes.
+  absl::StatusOr<std::string> token = hosted.AddHost("h1");
+  ASSERT_TRUE(token.ok());
+  absl::StatusOr<HostRow> host = hosted.AuthenticateHost(*token);
+  ASSERT_TRUE(host.ok());
+  hosted.Sync(*host, 0);
+  versions = hosted.Versions("hosted", "t", &owner);
+  ASSERT_TRUE(versions.ok());
+  EXPECT_EQ((*versions)[0].build_log, "");
   store->reset();
   fs::remove_all(dir);
 }

@@ -53,6 +53,21 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadderLocked(v1::LadderConfig con
   // The format and rating model (docs/ratings.md): duplicate sets rated on
   // margins unless asked otherwise; stored by name, so a ladder keeps its
   // model whatever the default becomes.
+  // The open ladder with too few bots for a duplicate set plays matches rated
+  // on places until its field fills a set (OpenLadderTick), as an event's does.
+  std::string note;
+  if (event_id == 0 && config.format().empty() && config.rating_model().empty()) {
+    std::vector<BotRow> field;
+    for (BotRow& b : store_->ListBots(false))
+      if (b.event_id == 0) field.push_back(std::move(b));
+    const v1::EventLadder plan = PlanEventLadder(field, config.variant());
+    note = plan.note();
+    if (plan.format() == "match") {
+      config.set_format("match");
+      config.set_rating_model("place");
+      config.set_until_set(true);
+    }
+  }
   if (config.format().empty()) config.set_format("duplicate");
   absl::StatusOr<LadderFormat> format = ParseLadderFormat(config.format());
   if (!format.ok()) return format.status();
@@ -95,7 +110,28 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StartLadderLocked(v1::LadderConfig con
   out.set_id(*id);
   *out.mutable_config() = config;
   out.set_running(true);
+  out.set_note(note);
   return out;
+}
+
+void Scheduler::OpenLadderTick() {
+  std::vector<BotRow> field;
+  for (BotRow& b : store_->ListBots(false))
+    if (b.event_id == 0) field.push_back(std::move(b));
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::LadderConfig> grown;
+  for (const auto& [key, ladder] : ladders_)
+    if (ladder.event_id == 0 && ladder.config.until_set() &&
+        PlanEventLadder(field, ladder.config.variant()).format() == "duplicate")
+      grown.push_back(ladder.config);
+  for (v1::LadderConfig c : grown) {
+    // Both histories are kept; the new ladder rates duplicate sets on margins.
+    StopLadderLocked(RatingPool(c.variant(), 0)).IgnoreError();
+    c.clear_format();
+    c.clear_rating_model();
+    c.clear_until_set();
+    StartLadderLocked(c, 0, 1).IgnoreError();
+  }
 }
 
 absl::StatusOr<v1::LadderInfo> Scheduler::StopLadder(const v1::StopLadderRequest& request) {

@@ -335,6 +335,7 @@ void Scheduler::DispatcherLoop() {
     if (dispatcher && absl::Now() - events_ticked_ >= absl::Seconds(1)) {
       events_ticked_ = absl::Now();
       EventTick(events_ticked_);
+      OpenLadderTick();
     }
     std::vector<Job> test_jobs = Shared() ? std::vector<Job>{} : RunTests();
     for (Refill& r : refills) {

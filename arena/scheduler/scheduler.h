@@ -536,6 +536,10 @@ class Scheduler {
   // when every one of them is hosted with versions: rotated), else matches
   // rated on places. Fills format, rating_model, bots, set_bots and note.
   v1::EventLadder PlanEventLadder(const std::vector<BotRow>& field, const std::string& variant);
+  // An open ladder started with too few bots for a duplicate set
+  // (LadderConfig.until_set) is replaced by a duplicate ladder once the open
+  // field fills a set. Called by the dispatcher about once a second.
+  void OpenLadderTick() ABSL_LOCKS_EXCLUDED(mu_);
   void StartFinal(EventRow& event);
   // Why `bot` would sit out a final frozen at `now` (docs/events.md): a
   // dial-in or hosted bot offline for longer than `window` (or never

@@ -92,6 +92,55 @@ TEST_F(SchedulerTest, AnUnreachableBotIsBenchedFromTheLadderAndReturnsWhenItAnsw
   EXPECT_EQ(scheduler_->GetBot("ghost", false)->health(), "online");
 }
 
+// The open ladder started (without a format) with fewer bots than a duplicate
+// set needs plays matches rated on places and says so, and becomes a duplicate
+// ladder rated on margins once its field fills a set (issue 47: it used to wait
+// for ever, playing nothing).
+TEST_F(SchedulerTest, AnOpenLadderTooSmallForASetPlaysOnPlacesUntilItsFieldFillsOne) {
+  StartScheduler();
+  for (const char* b : {"r1", "r2", "r3", "r4"}) AddBot(b, "random", "slovenian-4p");
+  v1::StartLadderRequest request;
+  request.mutable_config()->set_variant("slovenian-4p");
+  request.mutable_config()->set_hands_per_match(4);
+  absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  EXPECT_EQ(ladder->config().format(), "match");
+  EXPECT_EQ(ladder->config().rating_model(), "place");
+  EXPECT_TRUE(ladder->config().until_set());
+  EXPECT_NE(ladder->note().find("until the field can fill a duplicate set: 8 bots needed, 4 play"),
+            std::string::npos)
+      << ladder->note();
+  auto done = [&] {
+    v1::ListMatchesRequest r;
+    r.set_kind("ladder");
+    r.set_status("done");
+    r.set_limit(100);
+    absl::StatusOr<v1::ListMatchesResponse> m = scheduler_->ListMatches(r);
+    return m.ok() ? m->total() : -1;
+  };
+  absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (done() < 2 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_GE(done(), 2) << "the small field plays nothing";
+  // The field fills a bridge set (2n = 8): a duplicate ladder on margins replaces it.
+  for (const char* b : {"r5", "r6", "r7", "r8"}) AddBot(b, "random", "slovenian-4p");
+  auto duplicate_running = [&] {
+    const v1::ListLaddersResponse ladders = scheduler_->ListLadders();
+    for (const v1::LadderInfo& l : ladders.ladders())
+      if (l.running() && l.config().variant() == "slovenian-4p")
+        return l.config().format() == "duplicate" && l.config().rating_model() == "margin" &&
+               !l.config().until_set();
+    return false;
+  };
+  deadline = absl::Now() + absl::Seconds(30);
+  while (!duplicate_running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_TRUE(duplicate_running());
+  ASSERT_TRUE(scheduler_->StopLadder([] {
+                v1::StopLadderRequest r;
+                r.set_variant("slovenian-4p");
+                return r;
+              }()).ok());
+}
+
 TEST_F(SchedulerTest, ADuplicateTournamentCommitsEveryMatchOnceAndRatesIt) {
   StartScheduler();
   AddBot("h1", "heuristic");

@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
       "Referees by DNS: --referees=dns:///NAME:PORT stands for every address of NAME, looked\n"
       "up again every --referee_resolve_interval (a Kubernetes headless Service).\n"
       "  tarock-arena --referees=127.0.0.1:7701 --data_dir=arena-data");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return Fail(std::string(s.message()));
   // Debian's Abseil is built with Mutex deadlock detection on, which builds a
   // lock graph on every acquisition: a real cost on the hot path of a server

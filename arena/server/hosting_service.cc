@@ -122,6 +122,7 @@ grpc::Status HostingService::HostSync(grpc::ServerContext* context, const v1::Ho
     if (h.ready) *b->mutable_ready() = ToProto(*h.ready, false);
   }
   out->set_sync_ms(absl::ToInt64Milliseconds(hosted_->options().sync_every));
+  out->set_host(host->name);
   return grpc::Status::OK;
 }
 

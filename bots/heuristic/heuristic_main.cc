@@ -9,6 +9,12 @@
 #include "tarock/sdk/serve.h"
 
 int main(int argc, char** argv) {
-  return tarock::sdk::BotMain(argc, argv, "heuristic",
-                              [] { return std::make_unique<tarock::bots::HeuristicBot>(); });
+  return tarock::sdk::BotMain(
+      argc, argv, "heuristic",
+      "The heuristic reference bot: rule-based, the way a sensible club player plays. It bids\n"
+      "from a point count of its hand, calls a king in a short suit, takes the talon group\n"
+      "worth most, discards towards voids, announces only sure bonuses, and plays each card by\n"
+      "how likely its side is to win the trick against what the card is worth later.\n"
+      "Deterministic, tens of microseconds a decision.",
+      [] { return std::make_unique<tarock::bots::HeuristicBot>(); });
 }

@@ -37,7 +37,11 @@ class RandomBot : public tarock::sdk::Bot {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tarock::sdk::BotMain(argc, argv, "random", [] {
+  return tarock::sdk::BotMain(
+      argc, argv, "random",
+      "The random reference bot: answers every decision with a uniformly random legal action\n"
+      "(the baseline of every strength measurement; --seed makes its choices repeatable).",
+      [] {
     return std::make_unique<RandomBot>(absl::GetFlag(FLAGS_seed));
   });
 }

@@ -25,7 +25,14 @@ ABSL_FLAG(std::string, utility, "relative",
 ABSL_FLAG(bool, search_talon, tarock::bots::SearchOptions().search_talon, "search the talon choice too");
 
 int main(int argc, char** argv) {
-  return tarock::sdk::BotMain(argc, argv, "search", [] {
+  return tarock::sdk::BotMain(
+      argc, argv, "search",
+      "The search reference bot: in the play it samples the hidden cards (--iterations\n"
+      "determinizations, or as many as --budget_ms allows), plays every legal card in each\n"
+      "sample to the end of the hand and plays the card with the best mean result (PIMC);\n"
+      "bidding, talon and discards follow the heuristic bot. The strongest bundled bot, and\n"
+      "the slowest (milliseconds a decision).",
+      [] {
     tarock::bots::SearchOptions o;
     o.iterations = absl::GetFlag(FLAGS_iterations);
     o.budget_ms = absl::GetFlag(FLAGS_budget_ms);

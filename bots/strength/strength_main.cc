@@ -284,6 +284,6 @@ int main(int argc, char** argv) {
       "Duplicate matches of bot A against bot B in process: every deal is played once per\n"
       "seating of the two bots, so the luck of the cards cancels; prints the mean score per hand\n"
       "of each and of the difference with 95% confidence intervals. BOT: random, heuristic, search.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   return tarock::Run();
 }

@@ -29,6 +29,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "referee/engine/random.h"
 #include "referee/engine/registry.h"
 #include "referee/variants/slovenian/slovenian.h"
@@ -52,11 +53,11 @@ ABSL_FLAG(bool, score, true,
 ABSL_FLAG(uint64_t, seed, 1, "seed of the random choices and of the deals");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Plays uniformly random legal actions through this engine (slovenian-3p or -4p) for a "
+  tarock::SetProgramUsage(
+      "random_decisions [FLAGS]\nBenchmark: plays uniformly random legal actions through this engine (slovenian-3p or -4p) for a "
       "number of decisions and prints one JSON line with decisions per second; this engine's "
       "half of referee/bench/openspiel_side_by_side.sh.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   const int players = absl::GetFlag(FLAGS_players);
   if (players != 3 && players != 4) {
     std::fprintf(stderr, "--players must be 3 or 4\n");

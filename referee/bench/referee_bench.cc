@@ -68,6 +68,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/tools/program_usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -1368,10 +1369,12 @@ int Main() {
 }  // namespace tarock
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "referee_bench [--matches=K --hands=H --concurrent_matches=M --json]: the referee's "
-      "end-to-end benchmark against tarock-bot-random processes");
-  absl::ParseCommandLine(argc, argv);
+  tarock::SetProgramUsage(
+      "referee_bench [--matches=K --hands=H --concurrent_matches=M --json]\n"
+      "Benchmark: the referee end to end: plays K matches of H hands (M at a time) against\n"
+      "tarock-bot-random processes and prints matches and decisions per second and the\n"
+      "latency of a decision (docs/benchmarks.md).");
+  tarock::ParseCommandLine(argc, argv);
   // Thousands of matches are four times as many bot streams, each its own TCP
   // connection at both ends: raise the open-file limit as far as allowed (the
   // referee and bot processes inherit it).

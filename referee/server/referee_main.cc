@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
       "accept only clients with certificates from that CA, or --referee_token), --tls_ca to\n"
       "dial bots over TLS, or --allow_plaintext on a trusted network.\n"
       "  tarock-referee --listen=127.0.0.1:7701 --metrics_listen=127.0.0.1:9701");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) {
     std::fprintf(stderr, "tarock-referee: %s\n", std::string(s.message()).c_str());
     return 1;

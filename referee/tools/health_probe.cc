@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       "tarock-health-probe --addr=HOST:PORT [--service=NAME] [--timeout_ms=N] [TLS flags]\n"
       "Asks a gRPC server for grpc.health.v1.Health/Check and exits 0 when it is SERVING,\n"
       "2 when it cannot be reached, 3 when the call fails, 4 for any other status.");
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   const std::string addr = absl::GetFlag(FLAGS_addr);
   if (addr.empty()) {
     std::fprintf(stderr, "tarock-health-probe: give --addr=HOST:PORT\n");

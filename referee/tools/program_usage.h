@@ -12,11 +12,15 @@
 #ifndef TAROCK_REFEREE_TOOLS_PROGRAM_USAGE_H_
 #define TAROCK_REFEREE_TOOLS_PROGRAM_USAGE_H_
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
+#include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -51,6 +55,23 @@ inline void SetProgramUsage(absl::string_view usage) {
   config.normalize_filename = [](absl::string_view file) { return SourceTreePath(file); };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+}
+
+// absl::ParseCommandLine, except that a usage flag (--help, --helpfull,
+// --helpshort, --helppackage, --helpmatch=S, --version, --only_check_flags)
+// prints what Abseil prints and exits 0: Abseil 20220623 exits 1 after --help,
+// and asking for help is no failure. A flag it does not know, or a bad value,
+// still exits 1 with Abseil's message. Call after SetProgramUsage.
+inline std::vector<char*> ParseCommandLine(int argc, char* argv[]) {
+  std::vector<char*> args = absl::flags_internal::ParseCommandLineImpl(
+      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
+      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
+      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
+  if (absl::flags_internal::HandleUsageFlags(std::cout, absl::ProgramUsageMessage()) != -1) {
+    std::cout.flush();
+    std::exit(0);
+  }
+  return args;
 }
 
 // `PROGRAM help COMMAND`: prints the lines of `usage` that belong to COMMAND (from

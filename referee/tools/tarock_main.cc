@@ -434,7 +434,7 @@ int main(int argc, char** argv) {
   // The tool's own results and progress are its output; the event log
   // (docs/logging.md) shows only errors unless --log_level asks for more.
   absl::SetFlag(&FLAGS_log_level, "error");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = tarock::ParseCommandLine(argc, argv);
   if (absl::Status s = tarock::logging::ApplyLogFlags(); !s.ok()) return tarock::Fail(s.message());
   if (absl::Status s = tarock::LoadPlugins(); !s.ok()) return tarock::Fail(s.message());
   if (args.size() < 2) {

@@ -148,15 +148,25 @@ absl::Status ServeStdio(BotFactory factory) {
 }
 
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory) {
+  return BotMain(argc, argv, name, "", std::move(factory));
+}
+
+int BotMain(int argc, char** argv, const std::string& name, const std::string& description,
+            BotFactory factory) {
+  // The usage names the program as it was started (tarock-bot-heuristic), not the
+  // bot's name in a match.
+  std::string program = argc > 0 && argv[0] != nullptr ? std::string(argv[0]) : name;
+  if (const size_t slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
   SetProgramUsage(absl::StrCat(
-      name, " --listen=HOST:PORT [FLAGS]\n", name, " --arena=HOST:PORT [--token=T] [FLAGS]\n",
+      program, " --listen=HOST:PORT [FLAGS]\n", program, " --arena=HOST:PORT [--token=T] [FLAGS]\n",
+      description.empty() ? "" : absl::StrCat(description, "\n"),
       "A Tarock Arena bot: serves the Bot gRPC service at HOST:PORT for a referee to dial\n"
       "(tarock match starts it with --listen 127.0.0.1:PORT; register it in an arena with\n"
       "tarock-arena-cli bots add NAME --endpoint=HOST:PORT). Port 0 picks a free port; the\n"
       "bound address is printed. Or, with --arena, it dials in: connects to the arena and\n"
       "plays the seats it is given (register it with tarock-arena-cli bots add NAME\n"
       "--dial_in; the token comes from --token or TAROCK_BOT_TOKEN). SIGINT or SIGTERM stop it."));
-  absl::ParseCommandLine(argc, argv);
+  tarock::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_stdio)) {
     absl::Status s = ServeStdio(std::move(factory));
     return s.ok() ? 0 : 1;

@@ -182,7 +182,7 @@ int Main(int argc, char** argv) {
       "Serves the Bot service for a program that reads one JSON request per line and writes\n"
       "one action per line (see sdk/stdio/README.md); with --connect, dials in to an arena\n"
       "instead (token from --token or TAROCK_BOT_TOKEN; docs/dial-in.md).");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = tarock::ParseCommandLine(argc, argv);
   StdioOptions options;
   for (size_t i = 1; i < args.size(); ++i) options.command.emplace_back(args[i]);
   if (options.command.empty()) {

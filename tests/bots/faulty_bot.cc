@@ -43,6 +43,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "referee/tools/program_usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -285,7 +286,14 @@ void OnSignal(int) { g_stop.store(true); }
 }  // namespace tarock
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  tarock::SetProgramUsage(
+      "faulty_bot --listen=HOST:PORT --mode=MODE [--after=K] [--every=N] [--delay_ms=D]\n"
+      "A test bot that misbehaves on purpose, for the referee's process-level tests: it plays\n"
+      "legally until decision K, then (every N decisions where that makes sense) breaks the\n"
+      "protocol as --mode says: late, illegal, garbage, wrong_id, oversized, silent, crash,\n"
+      "drop; spy and predict attack the deal's secrecy and exit 3 on a leak; good and pass\n"
+      "play legally (tests/bots/faulty_bot.cc lists what each mode does).");
+  tarock::ParseCommandLine(argc, argv);
   tarock::FaultyBot service;
   grpc::ServerBuilder builder;
   int port = 0;

@@ -116,8 +116,21 @@ double HeldThenReleased(const Sandbox& sandbox, const SandboxSpec& spec) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "sandbox_bench PYTHON_SDK_DIR CPP_BOT PYTHON_BOT\n"
+      "Benchmark: the start cost of a sandboxed process. Runs each program (a C++ bot, a Python\n"
+      "bot with the SDK at PYTHON_SDK_DIR) to its end with empty input, directly and in the\n"
+      "hosted-bot sandbox, 10 times each, and prints the median wall times. Needs root and\n"
+      "bwrap (docs/benchmarks.md, \"Hosted bots\").\n";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-help" || a == "-h" || a == "--helpfull") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
   if (argc < 4) {
-    std::fprintf(stderr, "usage: sandbox_bench PYTHON_SDK_DIR CPP_BOT PYTHON_BOT\n");
+    std::fprintf(stderr, "usage: %s", kUsage);
     return 2;
   }
   const std::string sdk = argv[1], cpp = argv[2], py = argv[3];

@@ -108,7 +108,12 @@ absl::Status ServeStdio(BotFactory factory);
 // variable TAROCK_BOT_TOKEN, which keeps the token out of `ps`) to dial in,
 // the TLS flags of transport.h, plus any flags the bot defines), then
 // Serve()s or Connect()s. Returns the process exit status.
+// The usage line names the program by its own file name (argv[0]); `name` is
+// the bot's name when it dials in.
 int BotMain(int argc, char** argv, const std::string& name, BotFactory factory);
+// The same, with `description` (how this bot plays) as the first lines of --help.
+int BotMain(int argc, char** argv, const std::string& name, const std::string& description,
+            BotFactory factory);
 
 }  // namespace tarock::sdk
 
