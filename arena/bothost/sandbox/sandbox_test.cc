@@ -768,7 +768,8 @@ TEST_F(SandboxTest, NumpyAndTheLearningPartWorkInside) {
 // in cgroup.controllers, and with EBUSY for a domain controller (memory) in
 // a non-root cgroup that holds processes ("no internal processes"); a
 // threaded one (pids, cpu) is enabled there, and makes the cgroup a thread
-// root whose children take no process (EOPNOTSUPP); a process written to a
+// root below which no cgroup takes a process or enables a controller
+// (EOPNOTSUPP: "domain invalid"); a process written to a
 // cgroup.procs moves there, but not into a cgroup with controllers enabled
 // for its children (EBUSY); a controller's interface files exist where it is
 // enabled, the root has none; rmdir fails with EBUSY while the cgroup holds
@@ -838,6 +839,7 @@ class FakeCgroupFsV2 : public CgroupFs {
         }
         if (w[0] != '+') return EINVAL;
         if (!available.count(c)) return ENOENT;
+        if (InvalidDomain(dir)) return EOPNOTSUPP;
         if (!n.subtree.count(c) && !n.procs.empty() && (dir != mount_ || !real_root_)) {
           if (!Threaded(c)) return EBUSY;  // no internal processes
           n.thread_root = true;
@@ -855,7 +857,7 @@ class FakeCgroupFsV2 : public CgroupFs {
         if (c.procs.count(pid)) from = &c;
       if (from == nullptr) return ESRCH;
       if ((dir != mount_ || !real_root_) && !n.subtree.empty()) return EBUSY;
-      if (dir != mount_ && cgroups_[Split(dir).first].thread_root) return EOPNOTSUPP;
+      if (InvalidDomain(dir)) return EOPNOTSUPP;
       from->procs.erase(pid);
       n.procs.insert(pid);
       return 0;
@@ -920,6 +922,14 @@ class FakeCgroupFsV2 : public CgroupFs {
     const size_t slash = path.rfind('/');
     if (slash == std::string::npos) return {"", path};
     return {path.substr(0, slash), path.substr(slash + 1)};
+  }
+  // Below a thread root ("domain invalid"): takes no process, enables nothing.
+  bool InvalidDomain(const std::string& dir) const {
+    for (std::string up = dir; up != mount_ && up.size() > mount_.size();) {
+      up = Split(up).first;
+      if (cgroups_.at(up).thread_root) return true;
+    }
+    return false;
   }
   static bool Threaded(const std::string& c) { return c == "cpu" || c == "pids" || c == "cpuset"; }
   static std::string List(const std::set<std::string>& s) {
