@@ -131,9 +131,9 @@ struct SandboxOptions {
   // kernel's file, or the fake's (read through cgroup_fs).
   std::string self_cgroup = "/proc/self/cgroup";
   // The cgroup files every cgroup step reads and writes through: nullptr =
-  // the kernel's (CgroupFs::Real()). Not owned; outlives the Sandbox. A fake
-  // serves CreateCgroupsOnly, MakeRunCgroups and ClassifyRun (the tests); a
-  // run's process joins its cgroups by the kernel's files.
+  // the kernel's (CgroupFs::Real()). Not owned; outlives the Sandbox and its
+  // runs. A fake serves CreateCgroupsOnly, MakeRunCgroups and ClassifyRun
+  // (the tests); a run's process joins its cgroups by the kernel's files.
   CgroupFs* cgroup_fs = nullptr;
   // The ceiling of all runs together, set on the runs' parent cgroup (v1: the
   // memory hierarchy's `cgroup_name` and a cpu parent `cgroup_name`; v2:
