@@ -44,7 +44,7 @@ mkdir "$tmp/out"
 # v2 checks cannot exist on this machine: the test says why on one line and is
 # skipped (exit 77, ctest's SKIP_RETURN_CODE; scripts/test.sh prints the
 # line), never passed. The v2 code that needs no v2 kernel is covered on every
-# machine by sandbox_test's SandboxFakeV2Test.
+# machine by sandbox_test's SandboxFakeV2* tests (over a fake cgroupfs tree).
 printf '#!/bin/sh\necho tarock-uml-probe-ran\n' >"$tmp/probe.sh"
 chmod 755 "$tmp/probe.sh"
 (TMPDIR=$tmp timeout 60 "$uml" mem=64M root=/dev/root rootfstype=hostfs rootflags=/ ro \

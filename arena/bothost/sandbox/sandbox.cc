@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "arena/bothost/sandbox/cgroup_fs.h"
 
 namespace tarock::bothost {
 namespace {
@@ -42,13 +43,6 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t n = write(fd, text.data(), text.size());
-  close(fd);
-  return n == static_cast<ssize_t>(text.size());
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -56,6 +50,33 @@ std::string ReadFile(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// The kernel's cgroup files.
+class RealCgroupFs : public CgroupFs {
+ public:
+  std::string Read(const std::string& path) const override { return ReadFile(path); }
+  int Write(const std::string& path, const std::string& text) override {
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return errno != 0 ? errno : EIO;
+    ssize_t n = write(fd, text.data(), text.size());
+    const int write_errno = errno;
+    close(fd);
+    if (n == static_cast<ssize_t>(text.size())) return 0;
+    return n < 0 && write_errno != 0 ? write_errno : EIO;
+  }
+  int Mkdir(const std::string& path) override {
+    return mkdir(path.c_str(), 0755) == 0 ? 0 : errno;
+  }
+  int Rmdir(const std::string& path) override { return rmdir(path.c_str()) == 0 ? 0 : errno; }
+  bool Exists(const std::string& path) const override { return tarock::bothost::Exists(path); }
+  std::vector<std::string> ListDirs(const std::string& path) const override {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec))
+      if (e.is_directory(ec)) names.push_back(e.path().filename().string());
+    return names;
+  }
+};
 
 // Turns on memory, pids and cpu for the children of the v2 cgroup `cgroup`,
 // one controller a write (a write naming one the kernel cannot enable fails
@@ -65,32 +86,32 @@ std::string ReadFile(const std::string& path) {
 // it fails: pids and cpu are threaded controllers, which the kernel enables
 // beside processes, and that would make the cgroup a thread root whose
 // children can hold no process (EOPNOTSUPP on the move to a leaf).
-int EnableControllers(const std::string& cgroup) {
-  if (!WriteFile(cgroup + "/cgroup.subtree_control", "+memory")) {
-    const int memory_errno = errno;
-    if (ReadFile(cgroup + "/cgroup.subtree_control").find("memory") == std::string::npos)
-      return memory_errno != 0 ? memory_errno : -1;
+int EnableControllers(CgroupFs& fs, const std::string& cgroup) {
+  if (const int memory_errno = fs.Write(cgroup + "/cgroup.subtree_control", "+memory");
+      memory_errno != 0) {
+    if (fs.Read(cgroup + "/cgroup.subtree_control").find("memory") == std::string::npos)
+      return memory_errno;
   }
-  for (const char* c : {"+pids", "+cpu"}) WriteFile(cgroup + "/cgroup.subtree_control", c);
-  const std::string on = ReadFile(cgroup + "/cgroup.subtree_control");
+  for (const char* c : {"+pids", "+cpu"}) fs.Write(cgroup + "/cgroup.subtree_control", c);
+  const std::string on = fs.Read(cgroup + "/cgroup.subtree_control");
   return on.find("memory") != std::string::npos && on.find("pids") != std::string::npos ? 0 : -1;
 }
 
 // Moves every process of the v2 cgroup `from` into the leaf cgroup `leaf`
 // (made if missing). A process that forks meanwhile is caught by the next
 // round; one that ends meanwhile (ESRCH) is skipped.
-absl::Status MoveProcesses(const std::string& from, const std::string& leaf) {
-  if (mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST)
+absl::Status MoveProcesses(CgroupFs& fs, const std::string& from, const std::string& leaf) {
+  if (const int e = fs.Mkdir(leaf); e != 0 && e != EEXIST)
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot create the cgroup ", leaf, ": ", std::strerror(errno)));
+        absl::StrCat("cannot create the cgroup ", leaf, ": ", std::strerror(e)));
   for (int round = 0; round < 10; ++round) {
-    const std::string procs = ReadFile(from + "/cgroup.procs");
+    const std::string procs = fs.Read(from + "/cgroup.procs");
     if (procs.empty()) return absl::OkStatus();
     for (absl::string_view pid : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
-      if (!WriteFile(leaf + "/cgroup.procs", std::string(pid)) && errno != ESRCH)
+      if (const int e = fs.Write(leaf + "/cgroup.procs", std::string(pid)); e != 0 && e != ESRCH)
         return absl::FailedPreconditionError(absl::StrCat(
             "cannot move process ", pid, " from ", from, " to the leaf cgroup ", leaf, ": ",
-            std::strerror(errno)));
+            std::strerror(e)));
     }
   }
   return absl::FailedPreconditionError(
@@ -99,9 +120,9 @@ absl::Status MoveProcesses(const std::string& from, const std::string& leaf) {
 
 // The process or thread IDs of a cgroup file that lists one a line
 // (cgroup.procs, tasks, cgroup.threads); none when it cannot be read.
-std::vector<pid_t> Ids(const std::string& path) {
+std::vector<pid_t> Ids(const CgroupFs& fs, const std::string& path) {
   std::vector<pid_t> ids;
-  for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty())) {
+  for (absl::string_view line : absl::StrSplit(fs.Read(path), '\n', absl::SkipEmpty())) {
     int id = 0;
     if (absl::SimpleAtoi(line, &id) && id > 0) ids.push_back(id);
   }
@@ -265,18 +286,20 @@ const char* CauseName(SandboxCause cause) {
 // before the start, emptied and removed when the run is over.
 class Sandbox::RunState {
  public:
-  RunState(std::vector<std::string> dirs, bool v2, SandboxLimits limits)
-      : dirs_(std::move(dirs)), v2_(v2), limits_(limits) {}
+  RunState(CgroupFs& fs, std::vector<std::string> dirs, bool v2, SandboxLimits limits)
+      : fs_(fs), dirs_(std::move(dirs)), v2_(v2), limits_(limits) {}
   ~RunState() { Remove(); }
 
   const std::vector<std::string>& dirs() const { return dirs_; }
+  // Hands the folders over: not removed by this one any more.
+  std::vector<std::string> Release() { return std::exchange(dirs_, {}); }
 
   // Kills whatever is left in the cgroups and removes them.
   void Remove() {
     for (int round = 0; round < 50; ++round) {
       bool any = false;
       for (const std::string& dir : dirs_) {
-        for (pid_t pid : Ids(dir + "/cgroup.procs")) {
+        for (pid_t pid : Ids(fs_, dir + "/cgroup.procs")) {
           kill(pid, SIGKILL);
           any = true;
         }
@@ -284,7 +307,7 @@ class Sandbox::RunState {
       if (!any) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    for (const std::string& dir : dirs_) rmdir(dir.c_str());
+    for (const std::string& dir : dirs_) fs_.Rmdir(dir);
   }
 
   SandboxOutcome Classify(int status, bool timed_out) const {
@@ -300,11 +323,11 @@ class Sandbox::RunState {
     int64_t ooms = 0, pid_max = 0;
     for (const std::string& dir : dirs_) {
       if (v2_) {
-        ooms += KeyValue(ReadFile(dir + "/memory.events"), "oom_kill");
-        pid_max += KeyValue(ReadFile(dir + "/pids.events"), "max");
+        ooms += KeyValue(fs_.Read(dir + "/memory.events"), "oom_kill");
+        pid_max += KeyValue(fs_.Read(dir + "/pids.events"), "max");
       } else {
-        ooms += KeyValue(ReadFile(dir + "/memory.oom_control"), "oom_kill");
-        pid_max += KeyValue(ReadFile(dir + "/pids.events"), "max");
+        ooms += KeyValue(fs_.Read(dir + "/memory.oom_control"), "oom_kill");
+        pid_max += KeyValue(fs_.Read(dir + "/pids.events"), "max");
       }
     }
     if (timed_out) {
@@ -336,41 +359,49 @@ class Sandbox::RunState {
   }
 
  private:
+  CgroupFs& fs_;
   std::vector<std::string> dirs_;
   bool v2_;
   SandboxLimits limits_;
 };
+
+CgroupFs& CgroupFs::Real() {
+  static RealCgroupFs* const real = new RealCgroupFs();
+  return *real;
+}
 
 std::string Sandbox::runs_parent() const {
   return cgroup_version_ == "v2" ? absl::StrCat(options_.cgroup_root, "/", options_.cgroup_name)
                                  : absl::StrCat(options_.cgroup_root, "/memory/", options_.cgroup_name);
 }
 
-absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options) {
+absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::CreateCgroupsOnly(SandboxOptions options) {
   auto sandbox = std::unique_ptr<Sandbox>(new Sandbox(std::move(options)));
-  const SandboxOptions& o = sandbox->options_;
-  // bwrap must run (and unprivileged user namespaces must work for `uid`):
-  // checked by running `true` in a sandbox of its own below.
-  absl::StatusOr<std::string> filter = BuildFilter();
-  if (!filter.ok()) return filter.status();
-  sandbox->filter_ = *std::move(filter);
-  const std::string& root = o.cgroup_root;
-  if (Exists(root + "/memory/memory.limit_in_bytes") && Exists(root + "/pids/cgroup.procs") &&
-      Exists(root + "/cpu/cpu.cfs_quota_us")) {
+  if (absl::Status cgroups = sandbox->SetUpCgroups(); !cgroups.ok()) return cgroups;
+  return sandbox;
+}
+
+absl::Status Sandbox::SetUpCgroups() {
+  Sandbox* sandbox = this;
+  const SandboxOptions& o = options_;
+  CgroupFs& fs = cgroup_fs();
+  const std::string root = o.cgroup_root;
+  if (fs.Exists(root + "/memory/memory.limit_in_bytes") && fs.Exists(root + "/pids/cgroup.procs") &&
+      fs.Exists(root + "/cpu/cpu.cfs_quota_us")) {
     sandbox->cgroup_version_ = "v1";
     for (const char* c : {"memory", "pids", "cpu"}) {
       std::string dir = absl::StrCat(root, "/", c, "/", o.cgroup_name);
-      if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+      if (const int e = fs.Mkdir(dir); e != 0 && e != EEXIST)
         return absl::FailedPreconditionError(absl::StrCat(
-            "cannot create the cgroup ", dir, ": ", std::strerror(errno),
+            "cannot create the cgroup ", dir, ": ", std::strerror(e),
             " (the host needs root or a delegated cgroup)"));
     }
   } else {
-    std::string v2 = Exists(root + "/cgroup.controllers") ? root : root + "/unified";
+    std::string v2 = fs.Exists(root + "/cgroup.controllers") ? root : root + "/unified";
     if (o.cgroup_own) {
       // "0::/system.slice/tarock-bothost.service": the v2 line of /proc/self/cgroup.
       std::string own;
-      for (absl::string_view line : absl::StrSplit(ReadFile("/proc/self/cgroup"), '\n'))
+      for (absl::string_view line : absl::StrSplit(fs.Read(o.self_cgroup), '\n'))
         if (absl::ConsumePrefix(&line, "0::")) own = std::string(line);
       if (own.empty() || own[0] != '/')
         return absl::FailedPreconditionError(
@@ -382,7 +413,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
       if (absl::EndsWith(own, leaf)) own.resize(own.size() - leaf.size());
       if (!own.empty() && own != "/") v2 += own;
     }
-    std::string controllers = ReadFile(v2 + "/cgroup.controllers");
+    std::string controllers = fs.Read(v2 + "/cgroup.controllers");
     if (controllers.find("memory") == std::string::npos ||
         controllers.find("pids") == std::string::npos)
       return absl::FailedPreconditionError(
@@ -390,19 +421,19 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
                        " (v1: memory, pids, cpu mounted; v2: controllers enabled)"));
     sandbox->cgroup_version_ = "v2";
     std::string dir = absl::StrCat(v2, "/", o.cgroup_name);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    if (const int e = fs.Mkdir(dir); e != 0 && e != EEXIST)
       return absl::FailedPreconditionError(
-          absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(errno)));
-    if (EnableControllers(v2) == EBUSY) {
+          absl::StrCat("cannot create the cgroup ", dir, ": ", std::strerror(e)));
+    if (EnableControllers(fs, v2) == EBUSY) {
       // v2 enables controllers only in a cgroup without processes of its own
       // (the root excepted). A delegated cgroup (a systemd service, a
       // container's private cgroup namespace) holds the host itself, and
       // what started it: all move to the leaf `NAME/host`, as container
       // runtimes do, and the controllers go on.
-      if (absl::Status moved = MoveProcesses(v2, dir + "/host"); !moved.ok()) return moved;
-      EnableControllers(v2);
+      if (absl::Status moved = MoveProcesses(fs, v2, dir + "/host"); !moved.ok()) return moved;
+      EnableControllers(fs, v2);
     }
-    if (EnableControllers(dir) != 0)
+    if (EnableControllers(fs, dir) != 0)
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot enable the memory and pids controllers for the runs under ", dir,
           " (cgroup v2 enables them only in a cgroup without processes of its own: run the "
@@ -418,23 +449,30 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     const std::string memory = o.runs_memory_bytes > 0 ? absl::StrCat(o.runs_memory_bytes)
                                                        : (v2 ? "max" : "-1");
     const int64_t quota = static_cast<int64_t>(o.runs_cpus * 100000);
-    bool ok = WriteFile(parent + (v2 ? "/memory.max" : "/memory.limit_in_bytes"), memory);
+    // The errno of the last write that failed, for the message.
+    int failed = 0;
+    auto write = [&](const std::string& path, const std::string& text) {
+      const int e = fs.Write(path, text);
+      if (e != 0) failed = e;
+      return e == 0;
+    };
+    bool ok = write(parent + (v2 ? "/memory.max" : "/memory.limit_in_bytes"), memory);
     if (v2) {
-      ok &= WriteFile(cpu_parent + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000") ||
+      ok &= write(cpu_parent + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000") ||
             o.runs_cpus <= 0;
     } else {
-      WriteFile(cpu_parent + "/cpu.cfs_period_us", "100000");
-      ok &= WriteFile(cpu_parent + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
+      write(cpu_parent + "/cpu.cfs_period_us", "100000");
+      ok &= write(cpu_parent + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
       // The runs together weigh as many ordinary processes as the cores they
       // may use (one cgroup at the root weighs one process: cpu.shares 1024).
       const int cores = o.runs_cpus > 0 ? static_cast<int>(std::ceil(o.runs_cpus))
                                         : static_cast<int>(std::thread::hardware_concurrency());
-      WriteFile(cpu_parent + "/cpu.shares", absl::StrCat(1024 * std::max(1, cores)));
+      write(cpu_parent + "/cpu.shares", absl::StrCat(1024 * std::max(1, cores)));
     }
     if (!ok)
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot set the ceiling of all runs (memory ", memory, ", CPU ", o.runs_cpus,
-          " cores) on ", parent, ": ", std::strerror(errno)));
+          " cores) on ", parent, ": ", std::strerror(failed)));
   }
   // Runs left by a host that was killed (SIGKILL leaves no time to clean up):
   // their processes died with their bwrap; their cgroups are removed here.
@@ -449,19 +487,30 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
       parents.push_back({absl::StrCat(sandbox->options_.cgroup_root, "/", o.cgroup_name), ""});
     }
     for (const auto& [parent, prefix] : parents) {
-      std::error_code ec;
-      for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
-        std::string name = e.path().filename().string();
+      for (std::string name : fs.ListDirs(parent)) {
+        const std::string path = absl::StrCat(parent, "/", name);
         if (name.rfind(prefix, 0) != 0) continue;
         name = name.substr(prefix.size());
         std::vector<std::string> parts = absl::StrSplit(name, '-');
         int pid = 0;
         if (parts.size() != 3 || parts[0] != "run" || !absl::SimpleAtoi(parts[1], &pid)) continue;
         if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH) continue;
-        RunState({e.path().string()}, sandbox->cgroup_version_ == "v2", {}).Remove();
+        RunState(fs, {path}, sandbox->cgroup_version_ == "v2", {}).Remove();
       }
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options) {
+  auto sandbox = std::unique_ptr<Sandbox>(new Sandbox(std::move(options)));
+  // bwrap must run (and unprivileged user namespaces must work for `uid`):
+  // checked by running `true` in a sandbox of its own below.
+  absl::StatusOr<std::string> filter = BuildFilter();
+  if (!filter.ok()) return filter.status();
+  sandbox->filter_ = *std::move(filter);
+  if (absl::Status cgroups = sandbox->SetUpCgroups(); !cgroups.ok()) return cgroups;
+  const SandboxOptions& o = sandbox->options_;
   // A host running as root makes each run's network namespace itself (in the
   // child, before bwrap): its loopback stays down, since bwrap brings up the
   // loopback of the namespaces it makes. Without root, bwrap's (loopback up,
@@ -512,10 +561,8 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
 
 Sandbox::~Sandbox() = default;
 
-absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
-    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out, int* release_fd) const {
-  if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
-  const SandboxLimits& l = spec.limits;
+absl::StatusOr<std::shared_ptr<Sandbox::RunState>> Sandbox::MakeRunState(
+    const SandboxLimits& l) const {
   // The run's cgroups.
   const std::string run = absl::StrCat("run-", getpid(), "-", ++g_run_counter);
   std::vector<std::string> dirs;
@@ -534,30 +581,60 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     dirs.push_back(absl::StrCat(options_.cgroup_root, "/cpu/", options_.cgroup_name, "/", run));
   }
   for (const std::string& dir : dirs)
-    if (mkdir(dir.c_str(), 0755) != 0)
+    if (const int e = cgroup_fs().Mkdir(dir); e != 0)
       return absl::UnavailableError(absl::StrCat("cannot create the cgroup ", dir, ": ",
-                                                 std::strerror(errno)));
-  auto state = std::make_shared<RunState>(dirs, v2, l);
+                                                 std::strerror(e)));
+  auto state = std::make_shared<RunState>(cgroup_fs(), dirs, v2, l);
   // No run's quota above the ceiling of all runs (v1 refuses a child's quota
   // above its parent's).
   const double cpus = options_.runs_cpus > 0 && (l.cpus <= 0 || l.cpus > options_.runs_cpus)
                           ? options_.runs_cpus
                           : l.cpus;
   const int64_t quota = static_cast<int64_t>(cpus * 100000);
+  auto write = [&fs = cgroup_fs()](const std::string& path, const std::string& text) {
+    return fs.Write(path, text) == 0;
+  };
   bool ok = true;
   if (v2) {
-    ok &= WriteFile(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
-    WriteFile(dirs[0] + "/memory.swap.max", "0");
-    ok &= WriteFile(dirs[0] + "/pids.max", absl::StrCat(l.pids));
-    WriteFile(dirs[0] + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000");
+    ok &= write(dirs[0] + "/memory.max", absl::StrCat(l.memory_bytes));
+    write(dirs[0] + "/memory.swap.max", "0");
+    ok &= write(dirs[0] + "/pids.max", absl::StrCat(l.pids));
+    write(dirs[0] + "/cpu.max", quota > 0 ? absl::StrCat(quota, " 100000") : "max 100000");
   } else {
-    ok &= WriteFile(dirs[0] + "/memory.limit_in_bytes", absl::StrCat(l.memory_bytes));
-    WriteFile(dirs[0] + "/memory.memsw.limit_in_bytes", absl::StrCat(l.memory_bytes));
-    ok &= WriteFile(dirs[1] + "/pids.max", absl::StrCat(l.pids));
-    WriteFile(dirs[2] + "/cpu.cfs_period_us", "100000");
-    ok &= WriteFile(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
+    ok &= write(dirs[0] + "/memory.limit_in_bytes", absl::StrCat(l.memory_bytes));
+    write(dirs[0] + "/memory.memsw.limit_in_bytes", absl::StrCat(l.memory_bytes));
+    ok &= write(dirs[1] + "/pids.max", absl::StrCat(l.pids));
+    write(dirs[2] + "/cpu.cfs_period_us", "100000");
+    ok &= write(dirs[2] + "/cpu.cfs_quota_us", quota > 0 ? absl::StrCat(quota) : "-1");
   }
   if (!ok) return absl::UnavailableError("cannot set the cgroup limits of a run");
+  return state;
+}
+
+absl::StatusOr<std::vector<std::string>> Sandbox::MakeRunCgroups(const SandboxLimits& limits) const {
+  absl::StatusOr<std::shared_ptr<RunState>> state = MakeRunState(limits);
+  if (!state.ok()) return state.status();
+  return (*state)->Release();
+}
+
+SandboxOutcome Sandbox::ClassifyRun(std::vector<std::string> dirs, const SandboxLimits& limits,
+                                    int status, bool timed_out) const {
+  RunState state(cgroup_fs(), std::move(dirs), cgroup_version_ == "v2", limits);
+  SandboxOutcome outcome = state.Classify(status, timed_out);
+  state.Release();  // the caller's still
+  return outcome;
+}
+
+absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
+    const SandboxSpec& spec, std::shared_ptr<RunState>* state_out, int* release_fd) const {
+  if (spec.argv.empty()) return absl::InvalidArgumentError("no command to run");
+  const SandboxLimits& l = spec.limits;
+  // The run's cgroups, with its limits.
+  absl::StatusOr<std::shared_ptr<RunState>> made = MakeRunState(l);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<RunState> state = *std::move(made);
+  const std::vector<std::string>& dirs = state->dirs();
+  const bool v2 = cgroup_version_ == "v2";
 
   // bwrap's command line.
   std::vector<std::string> argv = {options_.bwrap,
@@ -724,8 +801,9 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     return o.cause == SandboxCause::kExited ? o.text : "was stopped: " + o.text;
   };
   // Every thread of the run, bwrap's included, for ChildProcess::BeginTurn.
-  setup.threads = [list = v2 ? dirs[0] + "/cgroup.threads" : dirs[2] + "/tasks"]() {
-    return Ids(list);
+  setup.threads = [list = v2 ? dirs[0] + "/cgroup.threads" : dirs[2] + "/tasks",
+                   &fs = cgroup_fs()]() {
+    return Ids(fs, list);
   };
   std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
   // The log is the host's alone (0600): the program writes it through the

@@ -72,6 +72,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "arena/bothost/sandbox/cgroup_fs.h"
 #include "sdk/stdio/child_process.h"
 
 namespace tarock::bothost {
@@ -126,6 +127,14 @@ struct SandboxOptions {
   // /proc/self/cgroup), the subtree delegated to it (systemd's Delegate=yes),
   // instead of at the hierarchy's root. v1 ignores it.
   bool cgroup_own = false;
+  // Where cgroup_own reads the host's own cgroup (its "0::" line): the
+  // kernel's file, or the fake's (read through cgroup_fs).
+  std::string self_cgroup = "/proc/self/cgroup";
+  // The cgroup files every cgroup step reads and writes through: nullptr =
+  // the kernel's (CgroupFs::Real()). Not owned; outlives the Sandbox and its
+  // runs. A fake serves CreateCgroupsOnly, MakeRunCgroups and ClassifyRun
+  // (the tests); a run's process joins its cgroups by the kernel's files.
+  CgroupFs* cgroup_fs = nullptr;
   // The ceiling of all runs together, set on the runs' parent cgroup (v1: the
   // memory hierarchy's `cgroup_name` and a cpu parent `cgroup_name`; v2:
   // `cgroup_name`): whatever each run's own limits, the runs together get no
@@ -141,6 +150,14 @@ class Sandbox {
   // Checks bwrap, builds the filter, finds the cgroups. Fails with a line
   // that names what is missing.
   static absl::StatusOr<std::unique_ptr<Sandbox>> Create(SandboxOptions options = {});
+  // Create's cgroup steps alone, without bwrap or a probe run: the version
+  // (v1, or v2 at the root or under `unified`), the runs' parent (v2: under
+  // the host's own cgroup with cgroup_own, the host's processes moved to the
+  // leaf NAME/host when that cgroup holds them), its controllers, the ceiling
+  // of all runs, and the removal of runs a killed host left. For the tests
+  // over a fake CgroupFs (sandbox_test's SandboxFakeV2Test): the result can
+  // make and classify a run's cgroups, but not Start a run.
+  static absl::StatusOr<std::unique_ptr<Sandbox>> CreateCgroupsOnly(SandboxOptions options);
   ~Sandbox();
 
   // Starts the program with its standard input and output as pipes (for
@@ -185,10 +202,27 @@ class Sandbox {
   // run's cpu cgroup is at the cpu hierarchy's root).
   std::string runs_parent() const;
 
+  // The cgroup steps of one run, as Start takes them, without a process (the
+  // tests over a fake CgroupFs). MakeRunCgroups makes the run's cgroups
+  // (run-PID-N; v1: memory, pids, cpu) with `limits` written, and returns
+  // their folders, the caller's to remove; errors: UNAVAILABLE when one
+  // cannot be made or limited (those made are removed when a limit fails).
+  // ClassifyRun classifies
+  // a run of those folders that ended with wait status `status`, as a run's
+  // exit is (the OOM kills and the refused forks its cgroups counted first).
+  absl::StatusOr<std::vector<std::string>> MakeRunCgroups(const SandboxLimits& limits) const;
+  SandboxOutcome ClassifyRun(std::vector<std::string> dirs, const SandboxLimits& limits,
+                             int status, bool timed_out) const;
+
   class RunState;  // a run's cgroups and its classification (sandbox.cc)
 
  private:
   explicit Sandbox(SandboxOptions options) : options_(std::move(options)) {}
+  CgroupFs& cgroup_fs() const {
+    return options_.cgroup_fs != nullptr ? *options_.cgroup_fs : CgroupFs::Real();
+  }
+  absl::Status SetUpCgroups();  // Create's cgroup steps
+  absl::StatusOr<std::shared_ptr<RunState>> MakeRunState(const SandboxLimits& limits) const;
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> StartRun(
       const SandboxSpec& spec, std::shared_ptr<RunState>* state, int* release_fd = nullptr) const;
 

@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -25,7 +28,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 
 namespace tarock::bothost {
@@ -134,7 +139,7 @@ TEST_F(SandboxTest, ForkBombIsTooManyProcesses) {
 // was tried (tests/cgroup_v2_test.sh runs it on cgroup v2).
 TEST_F(SandboxTest, TheSelfCheckPassesEveryProbe) {
   std::vector<SelfCheckLine> lines = CheckSandbox(*sandbox_);
-  ASSERT_EQ(lines.size(), 7u);  // ... and what a run sees of the host (PID 1, environment)
+  ASSERT_EQ(lines.size(), 7u);  // start, memory, pids, files, the host (dfd16d8), CPU, network
   for (const SelfCheckLine& line : lines) {
     EXPECT_TRUE(line.ok) << line.text;
     EXPECT_EQ(line.text.find('\n'), std::string::npos) << line.text;
@@ -750,6 +755,475 @@ TEST_F(SandboxTest, NumpyAndTheLearningPartWorkInside) {
   absl::StatusOr<SandboxOutcome> o = sandbox_->Run(spec, absl::Seconds(60), &out);
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(out, "learning ok (8, 985) 400\n");
+}
+
+// cgroup v2 over a fake cgroup file system (FakeCgroupFsV2): every v2 step of
+// the sandbox that needs no v2 kernel, on every machine (ours mount v1; the
+// user-mode Linux of tests/cgroup_v2_test.sh cannot boot on every CPU).
+//
+// The fake keeps a tree of cgroups in memory with v2's rules as the kernel
+// documents them (Documentation/admin-guide/cgroup-v2.rst): a child's
+// cgroup.controllers is its parent's cgroup.subtree_control; "+c" writes to
+// cgroup.subtree_control accumulate, fail with ENOENT for a controller not
+// in cgroup.controllers, and with EBUSY for a domain controller (memory) in
+// a non-root cgroup that holds processes ("no internal processes"); a
+// threaded one (pids, cpu) is enabled there, and makes the cgroup a thread
+// root below which no cgroup takes a process or enables a controller
+// (EOPNOTSUPP: "domain invalid"); a process written to a
+// cgroup.procs moves there, but not into a cgroup with controllers enabled
+// for its children (EBUSY); a controller's interface files exist where it is
+// enabled, the root has none; rmdir fails with EBUSY while the cgroup holds
+// processes or children. A container's private cgroup namespace is a mount
+// whose root obeys the rules of a non-root cgroup.
+class FakeCgroupFsV2 : public CgroupFs {
+ public:
+  // The v2 hierarchy mounted at `mount`, its root offering `controllers`
+  // ("cpu memory pids"). `real_root`: false for a container's private
+  // namespace (the root is a cgroup like any other).
+  FakeCgroupFsV2(std::string mount, std::string controllers, bool real_root = true)
+      : mount_(std::move(mount)), real_root_(real_root) {
+    Node& root = cgroups_[mount_];
+    for (absl::string_view c : absl::StrSplit(controllers, ' ', absl::SkipEmpty()))
+      root_controllers_.insert(std::string(c));
+    (void)root;
+  }
+
+  // Test set-up: a plain file (/proc/self/cgroup), a cgroup with processes,
+  // a controller file's text (memory.events).
+  void SetFile(const std::string& path, const std::string& text) { files_[path] = text; }
+  void AddProcess(const std::string& cgroup, int pid) { cgroups_.at(cgroup).procs.insert(pid); }
+  void SetValue(const std::string& cgroup, const std::string& file, const std::string& text) {
+    cgroups_.at(cgroup).values[file] = text;
+  }
+  bool IsCgroup(const std::string& path) const { return cgroups_.count(path) > 0; }
+
+  std::string Read(const std::string& path) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto f = files_.find(path); f != files_.end()) return f->second;
+    auto [dir, file] = Split(path);
+    auto c = cgroups_.find(dir);
+    if (c == cgroups_.end() || !HasFile(dir, file)) return "";
+    const Node& n = c->second;
+    if (file == "cgroup.controllers") return List(Controllers(dir));
+    if (file == "cgroup.subtree_control") return List(n.subtree);
+    if (file == "cgroup.procs" || file == "cgroup.threads") {
+      std::string out;
+      for (int pid : n.procs) absl::StrAppend(&out, pid, "\n");
+      return out;
+    }
+    if (auto v = n.values.find(file); v != n.values.end()) return v->second;
+    if (file == "memory.events") return "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n";
+    if (file == "pids.events") return "max 0\n";
+    if (file == "cpu.max") return "max 100000\n";
+    return "max\n";  // memory.max, memory.swap.max, pids.max
+  }
+
+  int Write(const std::string& path, const std::string& text) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto f = files_.find(path); f != files_.end()) {
+      f->second = text;
+      return 0;
+    }
+    auto [dir, file] = Split(path);
+    if (!cgroups_.count(dir) || !HasFile(dir, file)) return ENOENT;
+    Node& n = cgroups_[dir];
+    writes_.push_back(path + "=" + text);
+    if (file == "cgroup.subtree_control") {
+      std::set<std::string> on = n.subtree;
+      const std::set<std::string> available = Controllers(dir);
+      for (absl::string_view w : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+        const std::string c(w.substr(1));
+        if (w[0] == '-') {
+          on.erase(c);
+          continue;
+        }
+        if (w[0] != '+') return EINVAL;
+        if (!available.count(c)) return ENOENT;
+        if (InvalidDomain(dir)) return EOPNOTSUPP;
+        if (!n.subtree.count(c) && !n.procs.empty() && (dir != mount_ || !real_root_)) {
+          if (!Threaded(c)) return EBUSY;  // no internal processes
+          n.thread_root = true;
+        }
+        on.insert(c);
+      }
+      n.subtree = on;
+      return 0;
+    }
+    if (file == "cgroup.procs") {
+      int pid = 0;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &pid) || pid <= 0) return EINVAL;
+      Node* from = nullptr;
+      for (auto& [p, c] : cgroups_)
+        if (c.procs.count(pid)) from = &c;
+      if (from == nullptr) return ESRCH;
+      if ((dir != mount_ || !real_root_) && !n.subtree.empty()) return EBUSY;
+      if (InvalidDomain(dir)) return EOPNOTSUPP;
+      from->procs.erase(pid);
+      n.procs.insert(pid);
+      return 0;
+    }
+    if (file == "memory.events" || file == "pids.events" || file == "cgroup.controllers")
+      return EACCES;
+    // A limit: "max" or a number (cpu.max: "max|QUOTA [PERIOD]").
+    std::vector<std::string> words = absl::StrSplit(text, ' ', absl::SkipEmpty());
+    int64_t v = 0;
+    const size_t most = file == "cpu.max" ? 2 : 1;
+    if (words.empty() || words.size() > most ||
+        (words[0] != "max" && !(absl::SimpleAtoi(words[0], &v) && v >= 0)) ||
+        (words.size() == 2 && !(absl::SimpleAtoi(words[1], &v) && v > 0)))
+      return EINVAL;
+    n.values[file] = text + "\n";
+    return 0;
+  }
+
+  int Mkdir(const std::string& path) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cgroups_.count(path) || files_.count(path)) return EEXIST;
+    if (!cgroups_.count(Split(path).first)) return ENOENT;
+    cgroups_[path];
+    return 0;
+  }
+
+  int Rmdir(const std::string& path) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto c = cgroups_.find(path);
+    if (c == cgroups_.end()) return ENOENT;
+    if (path == mount_ || !c->second.procs.empty() || !Children(path).empty()) return EBUSY;
+    cgroups_.erase(c);
+    return 0;
+  }
+
+  bool Exists(const std::string& path) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (files_.count(path) || cgroups_.count(path)) return true;
+    auto [dir, file] = Split(path);
+    return cgroups_.count(dir) && HasFile(dir, file);
+  }
+
+  std::vector<std::string> ListDirs(const std::string& path) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Children(path);
+  }
+
+  // Every write that reached a cgroup file, "path=text", in order.
+  std::vector<std::string> writes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return writes_;
+  }
+
+ private:
+  struct Node {
+    std::set<std::string> subtree;  // cgroup.subtree_control
+    std::set<int> procs;
+    std::map<std::string, std::string> values;  // limits and events set
+    bool thread_root = false;
+  };
+  static std::pair<std::string, std::string> Split(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return {"", path};
+    return {path.substr(0, slash), path.substr(slash + 1)};
+  }
+  // Below a thread root ("domain invalid"): takes no process, enables nothing.
+  bool InvalidDomain(const std::string& dir) const {
+    for (std::string up = dir; up != mount_ && up.size() > mount_.size();) {
+      up = Split(up).first;
+      if (cgroups_.at(up).thread_root) return true;
+    }
+    return false;
+  }
+  static bool Threaded(const std::string& c) { return c == "cpu" || c == "pids" || c == "cpuset"; }
+  static std::string List(const std::set<std::string>& s) {
+    // In the kernel's order of controllers.
+    std::string out;
+    for (const char* c : {"cpuset", "cpu", "io", "memory", "hugetlb", "pids", "rdma", "misc"})
+      if (s.count(c)) absl::StrAppend(&out, out.empty() ? "" : " ", c);
+    return out + "\n";
+  }
+  std::set<std::string> Controllers(const std::string& dir) const {
+    if (dir == mount_) return root_controllers_;
+    return cgroups_.at(Split(dir).first).subtree;
+  }
+  bool HasFile(const std::string& dir, const std::string& file) const {
+    if (file == "cgroup.controllers" || file == "cgroup.subtree_control" ||
+        file == "cgroup.procs" || file == "cgroup.threads")
+      return true;
+    if (dir == mount_) return false;  // the root has no controller files
+    const std::set<std::string> on = Controllers(dir);
+    if (file == "memory.max" || file == "memory.swap.max" || file == "memory.events")
+      return on.count("memory") > 0;
+    if (file == "pids.max" || file == "pids.events") return on.count("pids") > 0;
+    if (file == "cpu.max") return on.count("cpu") > 0;
+    return false;
+  }
+  std::vector<std::string> Children(const std::string& path) const {
+    std::vector<std::string> names;
+    for (const auto& [p, c] : cgroups_)
+      if (Split(p).first == path) names.push_back(Split(p).second);
+    return names;
+  }
+
+  mutable std::mutex mu_;
+  const std::string mount_;
+  const bool real_root_;
+  std::set<std::string> root_controllers_;
+  std::map<std::string, Node> cgroups_;       // by path
+  std::map<std::string, std::string> files_;  // plain files
+  std::vector<std::string> writes_;
+};
+
+class SandboxFakeV2Test : public ::testing::Test {
+ protected:
+  static constexpr const char* kMount = "/fake/cgroup";
+  FakeCgroupFsV2 fs_{kMount, "cpuset cpu io memory pids"};
+
+  SandboxOptions Options() {
+    SandboxOptions o;
+    o.cgroup_root = kMount;
+    o.cgroup_fs = &fs_;
+    o.self_cgroup = "/fake/self/cgroup";
+    return o;
+  }
+  std::string Read(const std::string& path) { return fs_.Read(path); }
+};
+
+// v2 at the hierarchy's root: the runs' parent is made there, memory, pids
+// and cpu are enabled for it and for its runs.
+TEST_F(SandboxFakeV2Test, V2AtTheRootIsFoundAndItsControllersEnabled) {
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->cgroup_version(), "v2");
+  EXPECT_EQ((*s)->runs_parent(), "/fake/cgroup/tarock-bothost");
+  EXPECT_EQ(Read("/fake/cgroup/cgroup.subtree_control"), "cpu memory pids\n");
+  EXPECT_EQ(Read("/fake/cgroup/tarock-bothost/cgroup.subtree_control"), "cpu memory pids\n");
+}
+
+// A hybrid machine's v2 hierarchy under `unified`.
+TEST(SandboxFakeV2HybridTest, V2UnderUnifiedIsFound) {
+  FakeCgroupFsV2 fs("/fake/cgroup/unified", "memory pids");
+  SandboxOptions o;
+  o.cgroup_root = "/fake/cgroup";
+  o.cgroup_fs = &fs;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->cgroup_version(), "v2");
+  EXPECT_EQ((*s)->runs_parent(), "/fake/cgroup/unified/tarock-bothost");
+  EXPECT_EQ(fs.Read("/fake/cgroup/unified/tarock-bothost/cgroup.subtree_control"), "memory pids\n");
+}
+
+// A systemd service with Delegate=yes: the host and what started it live in
+// the service's cgroup, where v2 enables no controller beside processes. They
+// move to the leaf NAME/host, the controllers go on, the runs' parent is
+// NAME; started again from that leaf, the host finds the same subtree.
+TEST_F(SandboxFakeV2Test, ADelegatedServiceCgroupMovesTheHostToTheLeaf) {
+  const std::string service = "/fake/cgroup/system.slice/tarock-bothost.service";
+  ASSERT_EQ(fs_.Write("/fake/cgroup/cgroup.subtree_control", "+memory +pids +cpu"), 0);
+  ASSERT_EQ(fs_.Mkdir("/fake/cgroup/system.slice"), 0);
+  ASSERT_EQ(fs_.Write("/fake/cgroup/system.slice/cgroup.subtree_control", "+memory +pids +cpu"), 0);
+  ASSERT_EQ(fs_.Mkdir(service), 0);
+  fs_.AddProcess(service, 4100);
+  fs_.AddProcess(service, 4101);
+  fs_.SetFile("/fake/self/cgroup", "0::/system.slice/tarock-bothost.service\n");
+  SandboxOptions o = Options();
+  o.cgroup_own = true;
+  {
+    absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ((*s)->runs_parent(), service + "/tarock-bothost");
+  }
+  EXPECT_EQ(Read(service + "/cgroup.procs"), "");
+  EXPECT_EQ(Read(service + "/tarock-bothost/host/cgroup.procs"), "4100\n4101\n");
+  EXPECT_EQ(Read(service + "/cgroup.subtree_control"), "cpu memory pids\n");
+  EXPECT_EQ(Read(service + "/tarock-bothost/cgroup.subtree_control"), "cpu memory pids\n");
+  // Restarted from the leaf (a supervisor that moved with it).
+  fs_.SetFile("/fake/self/cgroup", "0::/system.slice/tarock-bothost.service/tarock-bothost/host\n");
+  absl::StatusOr<std::unique_ptr<Sandbox>> again = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->runs_parent(), service + "/tarock-bothost");
+  EXPECT_EQ(Read(service + "/tarock-bothost/host/cgroup.procs"), "4100\n4101\n");
+  // A run is made under it, limited.
+  absl::StatusOr<std::vector<std::string>> run = (*again)->MakeRunCgroups(SandboxLimits{});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->size(), 1u);
+  EXPECT_EQ(Read((*run)[0] + "/pids.max"), absl::StrCat(SandboxLimits{}.pids, "\n"));
+}
+
+// A container with a private cgroup namespace: its cgroup is the root of its
+// mount ("0::/"), but not the machine's, so the rule of no internal
+// processes holds there too.
+TEST(SandboxFakeV2ContainerTest, AContainersRootCgroupMovesItsProcessesToTheLeaf) {
+  FakeCgroupFsV2 fs("/fake/cgroup", "cpu memory pids", /*real_root=*/false);
+  fs.AddProcess("/fake/cgroup", 1);
+  fs.AddProcess("/fake/cgroup", 57);
+  fs.SetFile("/fake/self/cgroup", "0::/\n");
+  SandboxOptions o;
+  o.cgroup_root = "/fake/cgroup";
+  o.cgroup_fs = &fs;
+  o.self_cgroup = "/fake/self/cgroup";
+  o.cgroup_own = true;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->runs_parent(), "/fake/cgroup/tarock-bothost");
+  EXPECT_EQ(fs.Read("/fake/cgroup/cgroup.procs"), "");
+  EXPECT_EQ(fs.Read("/fake/cgroup/tarock-bothost/host/cgroup.procs"), "1\n57\n");
+  EXPECT_EQ(fs.Read("/fake/cgroup/tarock-bothost/cgroup.subtree_control"), "cpu memory pids\n");
+  // Memory went first, alone: pids or cpu enabled beside the processes would
+  // have made the root a thread root, and the move to the leaf impossible.
+  std::vector<std::string> w = fs.writes();
+  ASSERT_FALSE(w.empty());
+  EXPECT_EQ(w[0], "/fake/cgroup/cgroup.subtree_control=+memory");
+}
+
+// The ceiling of all runs on their parent: memory.max and cpu.max; none
+// ("max") without one. A run's CPU quota is never above it.
+TEST_F(SandboxFakeV2Test, TheCeilingOfAllRunsIsWrittenOnTheirParent) {
+  {
+    absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(Read("/fake/cgroup/tarock-bothost/memory.max"), "max\n");
+    EXPECT_EQ(Read("/fake/cgroup/tarock-bothost/cpu.max"), "max 100000\n");
+  }
+  SandboxOptions o = Options();
+  o.runs_memory_bytes = int64_t{3} << 30;
+  o.runs_cpus = 1.5;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(Read("/fake/cgroup/tarock-bothost/memory.max"), "3221225472\n");
+  EXPECT_EQ(Read("/fake/cgroup/tarock-bothost/cpu.max"), "150000 100000\n");
+  SandboxLimits four;
+  four.cpus = 4;
+  absl::StatusOr<std::vector<std::string>> run = (*s)->MakeRunCgroups(four);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(Read((*run)[0] + "/cpu.max"), "150000 100000\n");
+}
+
+// A run's cgroup holds the spec's limits: memory, no swap, processes, CPU.
+TEST_F(SandboxFakeV2Test, ARunsCgroupHoldsItsLimits) {
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+  ASSERT_TRUE(s.ok()) << s.status();
+  SandboxLimits l;
+  l.memory_bytes = 256 << 20;
+  l.pids = 32;
+  l.cpus = 0.5;
+  absl::StatusOr<std::vector<std::string>> run = (*s)->MakeRunCgroups(l);
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->size(), 1u);
+  const std::string& dir = (*run)[0];
+  EXPECT_EQ(dir.rfind(absl::StrCat("/fake/cgroup/tarock-bothost/run-", getpid(), "-"), 0), 0u) << dir;
+  EXPECT_EQ(Read(dir + "/memory.max"), "268435456\n");
+  EXPECT_EQ(Read(dir + "/memory.swap.max"), "0\n");
+  EXPECT_EQ(Read(dir + "/pids.max"), "32\n");
+  EXPECT_EQ(Read(dir + "/cpu.max"), "50000 100000\n");
+  // No CPU limit: "max".
+  SandboxLimits free_cpu = l;
+  free_cpu.cpus = 0;
+  absl::StatusOr<std::vector<std::string>> other = (*s)->MakeRunCgroups(free_cpu);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(Read((*other)[0] + "/cpu.max"), "max 100000\n");
+}
+
+// A run whose memory limit cannot be written is refused, and its cgroup is
+// not left behind.
+TEST_F(SandboxFakeV2Test, ARunWhoseLimitsCannotBeWrittenIsRefusedAndRemoved) {
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+  ASSERT_TRUE(s.ok()) << s.status();
+  // memory off for the runs: their memory.max is missing.
+  ASSERT_EQ(fs_.Write("/fake/cgroup/tarock-bothost/cgroup.subtree_control", "-memory"), 0);
+  absl::StatusOr<std::vector<std::string>> run = (*s)->MakeRunCgroups(SandboxLimits{});
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(fs_.ListDirs("/fake/cgroup/tarock-bothost").empty());
+}
+
+// The cause of a run's end is read from v2's counters: memory.events'
+// oom_kill, pids.events' max; bwrap's exit status 137 alone is a crash.
+TEST_F(SandboxFakeV2Test, TheCauseIsReadFromTheV2Events) {
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+  ASSERT_TRUE(s.ok()) << s.status();
+  SandboxLimits l;
+  l.memory_bytes = 64 << 20;
+  l.pids = 8;
+  absl::StatusOr<std::vector<std::string>> run = (*s)->MakeRunCgroups(l);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string& dir = (*run)[0];
+  const int killed = 137 << 8;  // bwrap exited 128 + SIGKILL
+  EXPECT_EQ((*s)->ClassifyRun(*run, l, killed, false).cause, SandboxCause::kCrashed);
+  fs_.SetValue(dir, "pids.events", "max 3\n");
+  SandboxOutcome pids = (*s)->ClassifyRun(*run, l, killed, false);
+  EXPECT_EQ(pids.cause, SandboxCause::kTooManyProcesses);
+  EXPECT_EQ(pids.text, "too many processes (limit 8)");
+  fs_.SetValue(dir, "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n");
+  SandboxOutcome oom = (*s)->ClassifyRun(*run, l, killed, false);
+  EXPECT_EQ(oom.cause, SandboxCause::kOutOfMemory);
+  EXPECT_EQ(oom.text, "out of memory (limit 64 MiB)");
+  // memory.events' "max" (the limit reached, no kill) is not a kill.
+  fs_.SetValue(dir, "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 0\n");
+  EXPECT_EQ((*s)->ClassifyRun(*run, l, killed, false).cause, SandboxCause::kTooManyProcesses);
+  EXPECT_TRUE(fs_.IsCgroup(dir));  // classified, not removed
+}
+
+// Runs a killed host left: those of a dead host PID are removed, those of a
+// live one (another host) and this one's kept, as is whatever is no run.
+TEST_F(SandboxFakeV2Test, RunsOfADeadHostAreRemovedAndALiveOnesKept) {
+  pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const std::string parent = "/fake/cgroup/tarock-bothost";
+  ASSERT_EQ(fs_.Write("/fake/cgroup/cgroup.subtree_control", "+memory +pids"), 0);
+  ASSERT_EQ(fs_.Mkdir(parent), 0);
+  const std::string gone = absl::StrCat(parent, "/run-", dead, "-4");
+  const std::string live = absl::StrCat(parent, "/run-", getppid(), "-2");
+  const std::string mine = absl::StrCat(parent, "/run-", getpid(), "-9");
+  const std::string other = parent + "/host";
+  for (const std::string& d : {gone, live, mine, other}) ASSERT_EQ(fs_.Mkdir(d), 0) << d;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(Options());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(fs_.IsCgroup(gone));
+  EXPECT_TRUE(fs_.IsCgroup(live));
+  EXPECT_TRUE(fs_.IsCgroup(mine));
+  EXPECT_TRUE(fs_.IsCgroup(other));
+}
+
+// A v2 hierarchy without the pids controller, and a host that cannot find
+// its own cgroup: refused, each with its one line.
+TEST(SandboxFakeV2ErrorsTest, AMissingControllerOrOwnCgroupIsRefusedWithOneLine) {
+  FakeCgroupFsV2 fs("/fake/cgroup", "cpu io memory");
+  SandboxOptions o;
+  o.cgroup_root = "/fake/cgroup";
+  o.cgroup_fs = &fs;
+  o.self_cgroup = "/fake/self/cgroup";
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.status().message(),
+            "no cgroup with memory and pids controllers under /fake/cgroup (v1: memory, pids, cpu "
+            "mounted; v2: controllers enabled)");
+  EXPECT_FALSE(fs.IsCgroup("/fake/cgroup/tarock-bothost"));
+  FakeCgroupFsV2 full("/fake/cgroup", "cpu memory pids");
+  o.cgroup_fs = &full;
+  o.cgroup_own = true;
+  full.SetFile("/fake/self/cgroup", "1:name=systemd:/\n");
+  s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "cannot find the host's own cgroup v2 (no \"0::\" line in /proc/self/cgroup)");
+}
+
+// A delegated cgroup whose parent did not hand it pids (its cgroup.controllers
+// lacks it) is refused with the line that says so.
+TEST_F(SandboxFakeV2Test, ADelegationWithoutPidsIsRefused) {
+  const std::string service = "/fake/cgroup/bot.service";
+  ASSERT_EQ(fs_.Write("/fake/cgroup/cgroup.subtree_control", "+memory"), 0);
+  ASSERT_EQ(fs_.Mkdir(service), 0);
+  fs_.AddProcess(service, 4100);
+  fs_.SetFile("/fake/self/cgroup", "0::/bot.service\n");
+  SandboxOptions o = Options();
+  o.cgroup_own = true;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::CreateCgroupsOnly(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no cgroup with memory and pids controllers"),
+            std::string::npos) << s.status().message();
+  EXPECT_EQ(Read(service + "/cgroup.procs"), "4100\n");  // nothing moved
 }
 
 }  // namespace
