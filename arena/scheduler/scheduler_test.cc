@@ -963,6 +963,9 @@ TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
   for (const char* name : {"a1", "a2", "a3"}) add_hosted(name);
   v1::StartLadderRequest request;
   request.mutable_config()->set_variant("slovenian-3p");
+  // A duplicate ladder asked for: without a format, an open ladder this small
+  // plays place-rated matches until its field fills a set (ladders.cc).
+  request.mutable_config()->set_format("duplicate");
   request.mutable_config()->set_hands_per_match(3);
   request.mutable_config()->set_max_matches(6);
   absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
