@@ -55,7 +55,8 @@ def site(start_stack):
                     "--variants", "slovenian-3p", "--hands", "3")
     token = next(l.split()[1] for l in out.splitlines() if l.startswith("organiser_token "))
     for bot in CLASS:
-        stack.cli("events", "enter", "class-3", "--bot", bot, "--organiser_token", token)
+        stack.cli("events", "enter", "class-3", "--bot", bot, "--organiser_token", token,
+                  "--token", stack.tokens[bot])
     stack.wait_for(
         lambda: (b := stack.api("/api/leaderboard?variant=slovenian-3p&rating_model=margin")) and
         len(b.get("entries", [])) == 6 and all(e["margin"].get("sets") == 2 for e in b["entries"]),
