@@ -406,22 +406,18 @@ for c, tables in sets.items():
 print(open_sets, complete)
 PY
 }
-sealed_ok=1 open_seen=0
-for _ in $(seq 600); do  # at most about 120 s
-  out=$(check_sealed) || { sealed_ok=0; echo "$out"; break; }
-  [ "${out%% *}" -gt 0 ] && open_seen=$((open_seen + 1))
-  [ "$(sets_booked)" -ge 2 ] && break
+# One bot host holds all three league bots, so the arena never gives them two
+# tables of one deal (docs/security.md, "One kernel per deal"): the league plays
+# matches rated on places until its field can fill a bridge set, and no set.
+for _ in $(seq 300); do  # at most about 60 s: two league matches finished
+  [ "$($cli matches --event league --limit 200 2>/dev/null | grep -c done)" -ge 2 ] && break
   sleep 0.2
 done
-[ "$sealed_ok" = 1 ] && ok || bad "a set's deal showed before the set was done"
-[ "$(sets_booked)" -ge 2 ] && ok || bad "no two rotated sets booked: $($cli leaderboard --variant slovenian-3p --event league; $cli status)"
-out=$(check_sealed) && [ "${out##* }" -ge 2 ] && ok || bad "complete rotated sets: $out"
-echo "hosted_test: league: sampled $open_seen times with a set in play"
-$cli leaderboard --variant slovenian-3p --event league >"$tmp/league-board.txt"
-grep -q "margin ratings, points a deal" "$tmp/league-board.txt" && ok || bad "league board: $(cat "$tmp/league-board.txt")"
+out=$(check_sealed) && ok || bad "a set's deal showed before the set was done: $out"
+[ "$(sets_booked)" -eq 0 ] && ok || bad "a rotated set was booked for three hosted bots on one host"
 $cli events show league >"$tmp/league-show.txt"
-grep -q "ladder slovenian-3p: duplicate sets (rotated, 3 bots a set) rated on score margins" "$tmp/league-show.txt" &&
-  ok || bad "events show league: $(cat "$tmp/league-show.txt")"
+grep -q "ladder slovenian-3p: matches rated on places until the field can fill a duplicate set" \
+  "$tmp/league-show.txt" && ok || bad "events show league: $(cat "$tmp/league-show.txt")"
 $cli matches --event league --limit 200 >"$tmp/league-matches.txt"
 grep -q "failed" "$tmp/league-matches.txt" && bad "failed league matches: $(grep -B1 failed "$tmp/league-matches.txt")" || ok
 TAROCK_ORGANISER_TOKEN=$ltoken $cli events close league >/dev/null || bad "events close league"
