@@ -142,6 +142,42 @@ int64_t KeyValue(const std::string& text, const std::string& key) {
 
 std::string Mib(int64_t bytes) { return absl::StrCat(bytes >> 20, " MiB"); }
 
+// Kernel objects two runs share through a file both see (the bot's /bot, bound
+// from one folder into each of its runs; any file of /usr), by which they
+// could pass bits to each other at once and without noise (the review of
+// 2026-11-29: a whole byte in 8 slots of 200 ms, every bit right): advisory
+// locks (flock, fcntl's POSIX and open-file-description locks), leases, and
+// file events (inotify, dnotify, fanotify). Refused with ENOSYS, as a kernel
+// without them (libraries fall back; Python's imports, numpy, cmake, ninja and
+// the compilers take no lock); fanotify is killed, as fanotify_init was.
+absl::Status AddFileChannelRules(scmp_filter_ctx ctx) {
+  for (const char* name : {"flock", "inotify_init", "inotify_init1", "inotify_add_watch",
+                           "inotify_rm_watch"}) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0)
+      return absl::InternalError(absl::StrCat("seccomp rule for ", name, " failed"));
+  }
+  if (const int nr = seccomp_syscall_resolve_name("fanotify_mark"); nr != __NR_SCMP_ERROR)
+    if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0) != 0)
+      return absl::InternalError("seccomp rule for fanotify_mark failed");
+  // fcntl's commands of locks, leases and dnotify; every other command is
+  // allowed. The kernel reads the command as 32 bits: the rule compares only
+  // those (a command with bits set above them is the same command).
+  for (const char* name : {"fcntl", "fcntl64"}) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR || nr < 0) continue;  // fcntl64: 32-bit architectures only
+    std::vector<uint64_t> cmds = {F_GETLK,     F_SETLK,     F_SETLKW,   F_OFD_GETLK, F_OFD_SETLK,
+                                  F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY};
+    if (std::strcmp(name, "fcntl64") == 0) cmds.insert(cmds.end(), {12, 13, 14});  // F_*LK64
+    for (uint64_t cmd : cmds)
+      if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 1,
+                           SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, cmd)) != 0)
+        return absl::InternalError(absl::StrCat("seccomp rule for ", name, " ", cmd, " failed"));
+  }
+  return absl::OkStatus();
+}
+
 // The filter: everything is allowed but what a bot never needs and a jail
 // breaker wants. Built once; bwrap loads it just before exec.
 absl::StatusOr<std::string> BuildFilter() {
@@ -197,6 +233,7 @@ absl::StatusOr<std::string> BuildFilter() {
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0)
       return absl::InternalError(absl::StrCat("seccomp rule for ", name, " failed"));
   }
+  if (absl::Status s = AddFileChannelRules(ctx); !s.ok()) return s;
   int fd = memfd_create("tarock-seccomp", MFD_CLOEXEC);
   if (fd < 0) return absl::InternalError("memfd_create failed");
   if (seccomp_export_bpf(ctx, fd) != 0) {

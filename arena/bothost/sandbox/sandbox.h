@@ -26,6 +26,10 @@
 //    every run, /proc/vmstat, diskstats, ... empty, /proc/pressure and
 //    /proc/sys empty folders; sysinfo, statfs, fstatfs, ustat fail with ENOSYS
 //    (what remains, CPU timing and the page cache: docs/security.md);
+//  - the kernel's locks and file events on a file two runs both see (its
+//    /bot, any file of /usr): flock, fcntl's lock, lease and dnotify commands
+//    (F_GETLK, F_SETLK(W), F_OFD_*, F_SETLEASE, F_GETLEASE, F_NOTIFY; every
+//    other command works) and inotify fail with ENOSYS; fanotify is killed;
 //  - privileges: it runs as `uid`/`gid` (default 65534, nobody) outside as well
 //    as inside (the host drops to it before bwrap, even when the host runs as
 //    root, so files the host's root owns stay closed), no capabilities, no new
