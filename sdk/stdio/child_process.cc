@@ -143,6 +143,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   fcntl(from_child[0], F_SETFL, fcntl(from_child[0], F_GETFL) | O_NONBLOCK);
   auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, to_child[1], from_child[0]));
   child->describe_exit_ = std::move(setup.describe_exit);
+  child->on_reaped_ = std::move(setup.on_reaped);
   child->threads_ = std::move(setup.threads);
   return child;
 }
@@ -271,6 +272,7 @@ bool ChildProcess::Reap(bool wait) {
   if (r == pid_) {
     reaped_ = true;
     status_ = status;
+    if (on_reaped_) on_reaped_();
   }
   return reaped_;
 }

@@ -42,6 +42,10 @@ struct ChildSetup {
   std::optional<std::vector<std::string>> env;
   // Replaces ExitDescription's wording once the child is reaped (wait status).
   std::function<std::string(int status)> describe_exit;
+  // Runs once, on the thread that reaps the child, right after it is reaped
+  // (by Stop, exited or ExitDescription): the sandbox copies the run's
+  // standard error into its log there.
+  std::function<void()> on_reaped;
   // Every thread of the child and of whatever it started (the sandbox lists
   // its run's cgroup), for BeginTurn; unset, BeginTurn does nothing. Called
   // from the thread that talks to the child, never in the child.
@@ -124,6 +128,7 @@ class ChildProcess {
   bool stopped_ = false;
   int status_ = 0;
   std::function<std::string(int status)> describe_exit_;
+  std::function<void()> on_reaped_;
   std::function<std::vector<pid_t>()> threads_;
   // BeginTurn's state: the child's threads when they were last pinned, the
   // CPU they are pinned to, whether a turn is on, and since when.

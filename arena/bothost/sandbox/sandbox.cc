@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "arena/bothost/sandbox/cgroup_fs.h"
 
 namespace tarock::bothost {
@@ -252,6 +253,87 @@ absl::StatusOr<std::string> BuildFilter() {
 
 std::atomic<int64_t> g_run_counter{0};
 
+// A run's standard error. The program writes it to a memfd of its own, whose
+// /proc/self/fd/2 names nothing of the host ("/memfd:stderr (deleted)"; the
+// log file's path named the work dir, the bot, the host's start and PID and
+// how many runs it had made: issue 44), and the host appends what was written
+// to the log file once the run is reaped, and again when its cgroups are
+// removed (what a dying child wrote last). Up to `limit` bytes are copied (the
+// program's writes stop there anyway: RLIMIT_FSIZE holds for a memfd too).
+// Thread-safe.
+class StderrLog {
+ public:
+  // The log file `path` (created 0600, appended to) and a new memfd; fails
+  // when either cannot be made.
+  static absl::StatusOr<std::shared_ptr<StderrLog>> Open(const std::string& path, int64_t limit) {
+    int file = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (file < 0)
+      return absl::UnavailableError(
+          absl::StrCat("cannot open the log ", path, ": ", std::strerror(errno)));
+    // The log is the host's alone: the program cannot reach the file anyway.
+    fchmod(file, 0600);
+    int memfd = memfd_create("stderr", MFD_CLOEXEC);
+    // The program's end: write-only and appending, and the memfd mode 0200,
+    // so the program cannot open it again (/proc/self/fd/2) to read.
+    int child = -1;
+    if (memfd >= 0) {
+      fchmod(memfd, 0200);
+      child = open(absl::StrCat("/proc/self/fd/", memfd).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    }
+    if (child < 0) {
+      const int e = errno;
+      if (memfd >= 0) close(memfd);
+      close(file);
+      return absl::InternalError(absl::StrCat("cannot make the run's stderr: ", std::strerror(e)));
+    }
+    return std::shared_ptr<StderrLog>(new StderrLog(file, memfd, child, limit));
+  }
+  ~StderrLog() { Finish(); }
+
+  int child_fd() const { return child_; }  // for the child to dup to 2
+  void CloseChildEnd() {  // once the child has its own copy
+    absl::MutexLock lock(&mu_);
+    if (child_ >= 0) close(std::exchange(child_, -1));
+  }
+  // Appends what was written since the last Flush to the log file.
+  void Flush() {
+    absl::MutexLock lock(&mu_);
+    FlushLocked();
+  }
+  // Flushes, then closes the memfd and the file.
+  void Finish() {
+    absl::MutexLock lock(&mu_);
+    FlushLocked();
+    for (int* fd : {&memfd_, &file_, &child_})
+      if (*fd >= 0) close(std::exchange(*fd, -1));
+  }
+
+ private:
+  StderrLog(int file, int memfd, int child, int64_t limit)
+      : file_(file), memfd_(memfd), child_(child), limit_(limit) {}
+  void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (memfd_ < 0 || file_ < 0) return;
+    struct stat st;
+    if (fstat(memfd_, &st) != 0) return;
+    const int64_t end = std::min<int64_t>(st.st_size, limit_);
+    char buf[65536];
+    while (copied_ < end) {
+      const ssize_t n =
+          pread(memfd_, buf, std::min<int64_t>(sizeof buf, end - copied_), copied_);
+      if (n <= 0) break;
+      if (write(file_, buf, n) != n) break;
+      copied_ += n;
+    }
+  }
+
+  absl::Mutex mu_;
+  int file_ ABSL_GUARDED_BY(mu_);   // the log file, appended to
+  int memfd_ ABSL_GUARDED_BY(mu_);  // what the program wrote (read here)
+  int child_ ABSL_GUARDED_BY(mu_);  // the program's end until it is started
+  const int64_t limit_;
+  int64_t copied_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // A sealed memfd holding `text`, read from its start (for bwrap --ro-bind-data,
 // which reads it to the end); -1 on failure.
 int DataFd(const std::string& text) {
@@ -328,6 +410,8 @@ class Sandbox::RunState {
   ~RunState() { Remove(); }
 
   const std::vector<std::string>& dirs() const { return dirs_; }
+  // The run's standard error, finished (copied to its file) by Remove.
+  void set_log(std::shared_ptr<StderrLog> log) { log_ = std::move(log); }
   // Hands the folders over: not removed by this one any more.
   std::vector<std::string> Release() { return std::exchange(dirs_, {}); }
 
@@ -344,6 +428,7 @@ class Sandbox::RunState {
       if (!any) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    if (log_ != nullptr) log_->Finish();
     for (const std::string& dir : dirs_) fs_.Rmdir(dir);
   }
 
@@ -400,6 +485,7 @@ class Sandbox::RunState {
   std::vector<std::string> dirs_;
   bool v2_;
   SandboxLimits limits_;
+  std::shared_ptr<StderrLog> log_;
 };
 
 CgroupFs& CgroupFs::Real() {
@@ -671,6 +757,14 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   if (!made.ok()) return made.status();
   std::shared_ptr<RunState> state = *std::move(made);
   const std::vector<std::string>& dirs = state->dirs();
+  // Its standard error: a memfd of its own, copied to the log at its end.
+  std::shared_ptr<StderrLog> log;
+  if (!spec.stderr_path.empty()) {
+    absl::StatusOr<std::shared_ptr<StderrLog>> opened = StderrLog::Open(spec.stderr_path, l.file_bytes);
+    if (!opened.ok()) return opened.status();
+    log = *std::move(opened);
+    state->set_log(log);
+  }
   const bool v2 = cgroup_version_ == "v2";
 
   // bwrap's command line.
@@ -787,11 +881,18 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   setup.pass_fds = data_fds;
   setup.pass_fds.push_back({filter_fd, 1000});
   if (hold[0] >= 0) setup.pass_fds.push_back({hold[0], 999});
+  constexpr int kStderrAs = 998;  // the log's memfd, moved to 2 in the child
+  if (log != nullptr) setup.pass_fds.push_back({log->child_fd(), kStderrAs});
+  const int stderr_as = log != nullptr ? kStderrAs : -1;
   // bwrap starts with an empty environment: the host's (a token, whatever the
   // operator exported) reaches no process of the run, bwrap's own included.
   setup.env.emplace();
   const bool own_netns = own_netns_;
-  setup.in_child = [procs_fds, uid, gid, nofile, fsize, own_netns]() -> bool {
+  setup.in_child = [procs_fds, uid, gid, nofile, fsize, own_netns, stderr_as]() -> bool {
+    if (stderr_as >= 0) {
+      if (dup2(stderr_as, 2) < 0) return false;
+      close(stderr_as);
+    }
     // Join the run's cgroups (as root, before dropping to the user).
     char pid[24];
     int len = 0;
@@ -842,19 +943,12 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
                    &fs = cgroup_fs()]() {
     return Ids(fs, list);
   };
-  std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
-  // The log is the host's alone (0600): the program writes it through the
-  // descriptor it was given, but cannot open it again by /proc/self/fd/2 to
-  // read what an earlier run appended there.
-  if (!spec.stderr_path.empty()) {
-    int log_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (log_fd >= 0) {
-      fchmod(log_fd, 0600);
-      close(log_fd);
-    }
-  }
+  // The run's log is copied from its memfd once bwrap is reaped (Stop, at
+  // the latest), so a caller that stopped the run reads it whole.
+  if (log != nullptr) setup.on_reaped = [log] { log->Flush(); };
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
-      stdio::ChildProcess::Start(argv, err, std::move(setup));
+      stdio::ChildProcess::Start(argv, "/dev/null", std::move(setup));
+  if (log != nullptr) log->CloseChildEnd();
   for (int f : procs_fds) close(f);
   close(filter_fd);
   close_data();

@@ -14,7 +14,8 @@
 //  - anything of the host's process: bwrap starts with an empty environment
 //    (the program's is PATH, HOME, LANG and the spec's), the program is PID 1
 //    of its PID namespace (no bwrap process, whose environ and cmdline are
-//    the host's, is visible), and no descriptor but 0, 1 and 2 is inherited;
+//    the host's, is visible), and no descriptor but 0, 1 and 2 is inherited
+//    (2 is a memfd copied to the log at the end: no path of the host);
 //  - any of the host's files but the read-only system (/usr and the /bin,
 //    /lib... links, /etc/ld.so.cache, /etc/alternatives; /usr/local is an
 //    empty folder), the read-only binds the spec names, a private /proc and a
@@ -97,7 +98,11 @@ struct SandboxSpec {
   std::vector<std::pair<std::string, std::string>> rw_binds;
   std::vector<std::string> env;   // "NAME=VALUE"; PATH, HOME=/tmp and LANG are set
   std::string cwd = "/tmp";
-  std::string stderr_path;        // the program's standard error (appended); "" = /dev/null
+  // The program's standard error: it writes a memfd of its own (so that
+  // /proc/self/fd/2 names no path of the host), which is appended to this
+  // file (created 0600) once the run is reaped (by Stop, at the latest) and
+  // again when its last process is gone; "" = /dev/null.
+  std::string stderr_path;
   SandboxLimits limits;
 };
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -382,6 +383,55 @@ except OSError as e:
   EXPECT_NE(out.find("cannot reopen 13"), std::string::npos) << out;
   EXPECT_EQ(out.find("an-earlier-run"), std::string::npos) << out;
   EXPECT_NE(written.find("to the log"), std::string::npos) << written;
+}
+
+// The program's standard error names no path of the host (the log file's
+// named the work dir, the bot, the host's start and PID and its count of
+// runs: issue 44): it is a memfd, which the host copies into the log when the
+// run is reaped, so a caller that stopped a run (a seat's end) reads the log
+// whole at once.
+TEST_F(SandboxTest, TheLogNamesNoHostPathAndIsWholeOnceStopped) {
+  const std::string log = dir_ + "-log";
+  std::string out;
+  SandboxOutcome o = RunPython(R"(
+import os, sys
+print("fd2", os.readlink("/proc/self/fd/2"))
+print("to the log", file=sys.stderr, flush=True)
+)",
+                               {}, absl::Seconds(30), &out, log);
+  EXPECT_EQ(o.cause, SandboxCause::kExited) << o.text;
+  EXPECT_NE(out.find("fd2 /memfd:stderr"), std::string::npos) << out;
+  EXPECT_EQ(out.find(dir_), std::string::npos) << out;
+  EXPECT_EQ(ReadAll(log), "to the log\n");
+  std::filesystem::remove(log);
+  // Started (as a seat's process is), stopped while it runs: its last line
+  // is in the log as soon as Stop returns.
+  std::ofstream(dir_ + "/talk.py") << R"(
+import sys, time
+for i in range(2000):
+    print("line", i, file=sys.stderr)
+sys.stderr.flush()
+print("done", flush=True)
+time.sleep(600)
+)";
+  chmod((dir_ + "/talk.py").c_str(), 0644);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "/bot/talk.py"};
+  spec.ro_binds = {{dir_, "/bot"}};
+  spec.stderr_path = log;
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child = sandbox_->Start(spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  std::string line;
+  ASSERT_EQ((*child)->ReadLine(absl::Now() + absl::Seconds(30), 1024, &line),
+            stdio::ChildProcess::Io::kOk);
+  EXPECT_EQ(line, "done");
+  (*child)->Stop(absl::ZeroDuration());
+  const std::string written = ReadAll(log);
+  EXPECT_NE(written.find("line 0\n"), std::string::npos);
+  EXPECT_TRUE(absl::EndsWith(written, "line 1999\n")) << written.size() << " bytes";
+  child->reset();
+  EXPECT_EQ(ReadAll(log).size(), written.size());  // copied once
+  std::filesystem::remove(log);
 }
 
 // Two runs that see one file (here /bot, bound from one folder into both, as a
