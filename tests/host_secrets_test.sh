@@ -108,6 +108,13 @@ try:  # SIOCGIFFLAGS works on any socket, an AF_UNIX one included
     say("loopback", "up" if flags & 1 else "down")
 except OSError as e:
     say("loopback", "unknown", e.errno)
+say("fd2", os.readlink("/proc/self/fd/2"))
+try:  # a lock on a file of /bot, which every run of this version sees
+    fcntl.flock(open("/bot/" + sorted(f for f in os.listdir("/bot") if f.endswith(".py"))[0], "rb"),
+                fcntl.LOCK_SH)
+    say("flock held")
+except OSError as e:
+    say("flock refused", e.errno)
 try:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     say("inet socket made")
@@ -164,6 +171,10 @@ grep -q "SPY counters-same True" "$log" && ok || bad "/proc counters moved with 
 grep -q "SPY pressure \[\]\|SPY pressure absent" "$log" && ok || bad "/proc/pressure visible: $(grep 'SPY pressure' "$log")"
 grep -q "SPY file-nr '<No such file or directory>'" "$log" && ok || bad "/proc/sys/fs/file-nr visible: $(grep 'file-nr' "$log")"
 grep -q "SPY loopback down" "$log" && ok || bad "loopback: $(grep 'SPY loopback' "$log")"
+# Its standard error names no path of the host (the build log's did), and locks are refused.
+grep -q "SPY fd2 /memfd:stderr" "$log" && ! grep "SPY fd2" "$log" | grep -qF "$tmp" && ok ||
+  bad "/proc/self/fd/2 names a host path: $(grep 'SPY fd2' "$log")"
+grep -q "SPY flock refused 38" "$log" && ok || bad "flock not refused: $(grep 'SPY flock' "$log")"
 
 # The host's own process: the token is gone from its environment and command line.
 tr '\0' '\n' <"/proc/$host_pid/environ" | grep -qF -- "$host_token" && bad "the host's environ holds its token" || ok

@@ -290,7 +290,10 @@ class StderrLog {
   }
   ~StderrLog() { Finish(); }
 
-  int child_fd() const { return child_; }  // for the child to dup to 2
+  int child_fd() const {  // for the child to dup to 2
+    absl::MutexLock lock(&mu_);
+    return child_;
+  }
   void CloseChildEnd() {  // once the child has its own copy
     absl::MutexLock lock(&mu_);
     if (child_ >= 0) close(std::exchange(child_, -1));
@@ -326,7 +329,7 @@ class StderrLog {
     }
   }
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   int file_ ABSL_GUARDED_BY(mu_);   // the log file, appended to
   int memfd_ ABSL_GUARDED_BY(mu_);  // what the program wrote (read here)
   int child_ ABSL_GUARDED_BY(mu_);  // the program's end until it is started
