@@ -157,6 +157,8 @@ void PrintTournament(const v1::TournamentInfo& t) {
   std::cout << (t.finished() ? " (finished)" : "") << "\n";
   for (const std::string& w : t.waiting())
     std::cout << "waiting: " << tarock::arena::ForTerminal(w) << "\n";
+  // The arena's own text (bot names are [A-Za-z0-9._-]): printed whole.
+  if (!t.deals_note().empty()) std::cout << "deals: " << t.deals_note() << "\n";
   std::cout << absl::StrFormat("%-20s %10s %6s %10s %9s %6s %9s\n", "bot", "total", "hands",
                                "mean/hand", "95% CI", "faults", "mean rank");
   for (const v1::TournamentStanding& s : t.standings()) {
