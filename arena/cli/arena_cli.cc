@@ -157,6 +157,8 @@ void PrintTournament(const v1::TournamentInfo& t) {
   std::cout << (t.finished() ? " (finished)" : "") << "\n";
   for (const std::string& w : t.waiting())
     std::cout << "waiting: " << tarock::arena::ForTerminal(w) << "\n";
+  // The arena's own text (bot names are [A-Za-z0-9._-]): printed whole.
+  if (!t.deals_note().empty()) std::cout << "deals: " << t.deals_note() << "\n";
   std::cout << absl::StrFormat("%-20s %10s %6s %10s %9s %6s %9s\n", "bot", "total", "hands",
                                "mean/hand", "95% CI", "faults", "mean rank");
   for (const v1::TournamentStanding& s : t.standings()) {
@@ -168,7 +170,9 @@ void PrintTournament(const v1::TournamentInfo& t) {
 
 void PrintMatch(const v1::ArenaMatch& m) {
   std::cout << m.id() << "  " << m.variant() << "  " << m.kind() << "  " << m.status();
-  if (m.status() == "done")
+  if (m.status() == "done" && !m.deal_public())
+    std::cout << "  (its result is sealed until every table has played its deal)";
+  else if (m.status() == "done")
     std::cout << absl::StrFormat("  #%d  %d hands  %.2f s  on %s", m.seq(), m.hands(),
                                  m.duration_s(), m.referee());
   if (!m.error().empty()) std::cout << "  error: " << m.error();

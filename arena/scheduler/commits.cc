@@ -143,10 +143,9 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     }
     if (!o.committed) continue;  // already counted
     metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
-    metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}})
-        .Increment(batch[i].result.hands());
-    metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
-        .Observe(batch[i].result.duration_s());
+    // Hands played and the duration are a table's result: sealed with its
+    // deal (docs/security.md, "Secret deals").
+    ObserveWhenPublic(job, batch[i].result.hands(), batch[i].result.duration_s());
     // Earlier tables rated in this commit, now that their deal is public
     // (before this match's own ratings, which come after them).
     for (const RatingRow& r : o.late_ratings)
@@ -163,6 +162,7 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
       }
     }
   }
+  FlushSealedMetrics();
   // A duplicate set is rated once its last table is committed (or failed).
   for (size_t i = 0; i < batch.size(); ++i)
     if (batch[i].job.match.set_tables > 0) BookSetOf(batch[i].job.match);
@@ -177,6 +177,35 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
     if (f.job.match.test_id) refill_ = true;    // a test's block may be complete
   }
   metrics_->running.Set(in_flight_.size());
+}
+
+void Scheduler::ObserveWhenPublic(const Job& job, int hands, double duration_s) {
+  // Tables that share their deal withhold hand records (tournament
+  // rotations, ladder sets, test blocks); any other deal is public now.
+  if (!job.spec.withhold_hand_records()) {
+    metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}}).Increment(hands);
+    metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
+        .Observe(duration_s);
+    return;
+  }
+  absl::MutexLock lock(&sealed_metrics_mu_);
+  sealed_metrics_[job.match.seed].push_back({job.match.variant, hands, duration_s});
+}
+
+void Scheduler::FlushSealedMetrics() {
+  absl::MutexLock lock(&sealed_metrics_mu_);
+  for (auto it = sealed_metrics_.begin(); it != sealed_metrics_.end();) {
+    if (store_->CountUnfinishedWithSeed(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    for (const SealedMetric& m : it->second) {
+      metrics_->hands.Add({{"variant", m.variant}, {"outcome", "played"}}).Increment(m.hands);
+      metrics_->duration.Add({{"variant", m.variant}}, metrics_->duration_buckets)
+          .Observe(m.duration_s);
+    }
+    it = sealed_metrics_.erase(it);
+  }
 }
 
 MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,

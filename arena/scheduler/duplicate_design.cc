@@ -2,6 +2,7 @@
 
 #include "arena/scheduler/duplicate_design.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -33,6 +34,42 @@ std::string SetDesignName(SetDesign design) {
 SetDesign ChooseSetDesign(bool every_bot_hosted, int machines_per_bot, int seats) {
   return every_bot_hosted && seats >= 2 && machines_per_bot >= seats ? SetDesign::kRotated
                                                                        : SetDesign::kBridge;
+}
+
+TournamentDealPlan PlanTournamentDeals(const std::vector<std::vector<int>>& groups,
+                                       const std::vector<bool>& hosted, int seats,
+                                       int machines_per_bot) {
+  TournamentDealPlan plan;
+  plan.deals.assign(groups.size(), GroupDeals::kRotated);
+  plan.partner.assign(groups.size(), -1);
+  std::vector<size_t> candidates;  // groups that may not rotate, in order
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const bool any_hosted = std::any_of(groups[g].begin(), groups[g].end(), [&](int i) {
+      return i >= 0 && static_cast<size_t>(i) < hosted.size() && hosted[i];
+    });
+    if (any_hosted && machines_per_bot < seats) {
+      plan.deals[g] = GroupDeals::kFresh;
+      candidates.push_back(g);
+    }
+  }
+  auto disjoint = [&](size_t a, size_t b) {
+    for (int x : groups[a])
+      if (std::find(groups[b].begin(), groups[b].end(), x) != groups[b].end()) return false;
+    return true;
+  };
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const size_t g = candidates[i];
+    if (plan.partner[g] >= 0) continue;
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      const size_t h = candidates[j];
+      if (plan.partner[h] >= 0 || !disjoint(g, h)) continue;
+      plan.partner[g] = static_cast<int>(h);
+      plan.partner[h] = static_cast<int>(g);
+      plan.deals[g] = plan.deals[h] = GroupDeals::kBridged;
+      break;
+    }
+  }
+  return plan;
 }
 
 int BotsPerSet(SetDesign design, int seats) {

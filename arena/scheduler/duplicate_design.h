@@ -75,6 +75,43 @@ std::string SetDesignName(SetDesign design);
 // hold for `seats` tables; bridge otherwise (each bot at one table).
 SetDesign ChooseSetDesign(bool every_bot_hosted, int machines_per_bot, int seats);
 
+// How a duplicate tournament (and an event's final) deals the tables of its
+// groups. A group is n bots played in every seating (seating r: seat s holds
+// the group's bot (s + r) mod n). Three ways:
+//
+//   rotated  every seating of the group plays the same deal: each bot holds
+//            every seat's cards of it (the luck of the cards cancels). The
+//            design for groups without a hosted bot, unchanged; a bot that
+//            runs elsewhere could remember the deal from seating to seating
+//            (its result rests on trust).
+//   bridged  a group with a hosted bot whose tables cannot run on machines of
+//            their own (one bot host holds it: kHostsPerHostedBot) must not
+//            meet a deal twice, on one kernel at once or one after the other
+//            (docs/security.md, "One kernel per deal"). It is paired with
+//            another such group that has no bot in common, and seating r of
+//            both plays one deal: a bridge set of two tables, each bot at one
+//            of them, the holders of a seat's cards compared across them.
+//   fresh    such a group left without a partner (every other candidate
+//            shares a bot with it, e.g. in a gauntlet, where the challenger
+//            is in every group) plays a deal of its own in each seating: no
+//            bot meets a deal twice, and nothing of the luck cancels.
+enum class GroupDeals { kRotated, kBridged, kFresh };
+
+struct TournamentDealPlan {
+  std::vector<GroupDeals> deals;  // per group
+  std::vector<int> partner;       // per group: its bridged partner, or -1
+};
+
+// The plan for `groups` (indices into a field, `seats` each) where hosted[i]
+// says whether bot i of the field is hosted and `machines_per_bot` is how
+// many machines can play one hosted bot's tables at once. A group rotates
+// when no bot of it is hosted or machines_per_bot >= seats; the others are
+// paired greedily in order (each with the first later one that shares no
+// bot with it and has no partner yet) and the rest play fresh deals.
+TournamentDealPlan PlanTournamentDeals(const std::vector<std::vector<int>>& groups,
+                                       const std::vector<bool>& hosted, int seats,
+                                       int machines_per_bot);
+
 // A set: tables[t][s] is the index (into the caller's list of chosen bots) of
 // the bot at seat s of table t.
 struct DuplicateDesign {

@@ -148,5 +148,51 @@ TEST(DuplicateDesign, RotatedOnlyWhenEveryBotsTablesRunOnMachinesOfTheirOwn) {
   EXPECT_EQ(ChooseSetDesign(true, kHostsPerHostedBot, 4), SetDesign::kBridge);
 }
 
+// Issue 44 (review of 2026-11-29): a tournament's group with a hosted bot
+// never plays one deal in every seating; it is bridged with a group that
+// shares no bot, else dealt fresh; groups of bots that are not hosted rotate.
+TEST(DuplicateDesign, TournamentGroupsWithAHostedBotNeverRotateOnOneHost) {
+  // Bots 0 and 1 hosted, 2..5 not: every 3-group of six, in order.
+  const std::vector<bool> hosted = {true, true, false, false, false, false};
+  std::vector<std::vector<int>> groups;
+  for (int a = 0; a < 6; ++a)
+    for (int b = a + 1; b < 6; ++b)
+      for (int c = b + 1; c < 6; ++c) groups.push_back({a, b, c});
+  const TournamentDealPlan plan = PlanTournamentDeals(groups, hosted, 3, kHostsPerHostedBot);
+  ASSERT_EQ(plan.deals.size(), groups.size());
+  int rotated = 0, bridged = 0, fresh = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const bool with_hosted = groups[g][0] <= 1;  // sorted: bot 0 or 1 comes first
+    switch (plan.deals[g]) {
+      case GroupDeals::kRotated:
+        ++rotated;
+        EXPECT_FALSE(with_hosted) << g;
+        EXPECT_EQ(plan.partner[g], -1);
+        break;
+      case GroupDeals::kBridged: {
+        ++bridged;
+        ASSERT_GE(plan.partner[g], 0);
+        const std::vector<int>& other = groups[plan.partner[g]];
+        EXPECT_EQ(plan.partner[plan.partner[g]], static_cast<int>(g));
+        for (int x : groups[g]) EXPECT_EQ(std::count(other.begin(), other.end(), x), 0) << g;
+        break;
+      }
+      case GroupDeals::kFresh:
+        ++fresh;
+        EXPECT_TRUE(with_hosted) << g;
+        break;
+    }
+  }
+  EXPECT_EQ(rotated, 4);   // the groups of 2..5
+  EXPECT_EQ(bridged, 12);  // one hosted bot each: {0,x,y} with {1,z,w}
+  EXPECT_EQ(fresh, 4);     // {0,1,x}: every partner would share 0, 1 or x
+  // A gauntlet whose challenger is hosted: every group holds it, none pairs.
+  const TournamentDealPlan gauntlet =
+      PlanTournamentDeals({{0, 2, 3}, {0, 2, 4}, {0, 4, 5}}, hosted, 3, kHostsPerHostedBot);
+  for (GroupDeals d : gauntlet.deals) EXPECT_EQ(d, GroupDeals::kFresh);
+  // Hosted bots whose tables could run on a machine each would rotate.
+  for (GroupDeals d : PlanTournamentDeals(groups, hosted, 3, 3).deals) EXPECT_EQ(d, GroupDeals::kRotated);
+}
+
 }  // namespace
 }  // namespace tarock::arena

@@ -1220,9 +1220,17 @@ void Scheduler::StartFinal(EventRow& event) {
     return;
   }
   event.final_tournament_id = t->id();
+  // Groups with a hosted bot never meet a deal twice (One kernel per deal):
+  // their seatings are bridged or dealt fresh (tournaments.cc).
+  const std::string hosted_deals =
+      t->bridged_deals() + t->single_table_deals() == 0
+          ? std::string()
+          : absl::StrCat("; groups with a hosted bot meet no deal twice: ", t->bridged_deals(),
+                         " deals at two tables of groups with no bot in common, ",
+                         t->single_table_deals(), " at one table (the final's page says why)");
   note(absl::StrCat("final: ", design->groups.size(), " tables of ", info->num_seats, " in every seating (",
                     t->matches_total(), " matches), ", design->appearances_per_bot * hands,
-                    " deals a bot", left_out));
+                    " deals a bot", hosted_deals, left_out));
 }
 
 void Scheduler::EventTick(absl::Time now) {

@@ -258,12 +258,8 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_variant(m->variant);
   out.set_status(m->status);
   out.set_kind(m->kind);
-  out.set_seq(m->seq);
-  out.set_hands(m->hands);
-  out.set_duration_s(m->duration_s);
   out.set_referee(m->referee);
   out.set_attempts(m->attempts);
-  out.set_error(m->error);
   // Secret deals (deal_seal.h): the seed, its salt and the record only once
   // every table of the deal has finished it; the commitment always.
   const bool deal_public = DealPublic(*m);
@@ -272,10 +268,18 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   if (deal_public) {
     out.set_seed(m->seed);
     out.set_seed_salt(m->seed_salt);
+    // When and how it ended (its place in the completion order, how long it
+    // took, when, why it failed) and the hands played are its result too:
+    // sealed with its cards, like the seats' totals below. Its status is
+    // public from the start (docs/security.md, "Secret deals").
+    out.set_seq(m->seq);
+    out.set_hands(m->hands);
+    out.set_duration_s(m->duration_s);
+    out.set_finished_at(m->finished_at);
+    out.set_error(m->error);
   }
   out.set_ladder_id(m->ladder_id);
   out.set_tournament_id(m->tournament_id);
-  out.set_finished_at(m->finished_at);
   out.set_test_id(m->test_id);
   out.set_event(EventSlugOf(m->event_id));
   std::vector<SeatRow> seats = store_->SeatsOf(m->id);
@@ -290,7 +294,6 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   // A table's result (totals, places, faults, forfeits, hands played) is
   // sealed with its cards: a twin table still playing the deal would learn
   // how it went (docs/security.md, "Secret deals").
-  if (!deal_public) out.set_hands(0);
   for (const SeatRow& s : seats) {
     v1::ArenaSeat* seat = out.add_seats();
     seat->set_seat(s.seat);

@@ -474,6 +474,11 @@ class Scheduler {
                    int32_t connect_timeout_ms);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
+  // The hands and duration metrics of a committed table: now when its deal is
+  // its own, else once no table of `seed` is unfinished (checked after every
+  // commit batch: FlushSealedMetrics).
+  void ObserveWhenPublic(const Job& job, int hands, double duration_s);
+  void FlushSealedMetrics();
   // The hosted version of each seat of a result (hosted.cc).
   void RecordHostedVersions(const v1::MatchFinished& finished, const std::vector<int>& unhosted,
                             MatchResultRow* result);
@@ -641,6 +646,16 @@ class Scheduler {
   // and the writer commits what it has without waiting out commit_delay.
   int jobs_running_ ABSL_GUARDED_BY(commit_mu_) = 0;
   std::thread writer_;
+  // The hands played and the duration of finished tables whose deal other
+  // tables still play, by seed: /metrics is public, so they are observed
+  // only once the deal is public (ObserveWhenPublic, commits.cc).
+  struct SealedMetric {
+    std::string variant;
+    int hands = 0;
+    double duration_s = 0;
+  };
+  absl::Mutex sealed_metrics_mu_;
+  std::map<uint64_t, std::vector<SealedMetric>> sealed_metrics_ ABSL_GUARDED_BY(sealed_metrics_mu_);
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
   // Play matches running, one thread each, by match id; a finished one joins
   // at the next StartPlayMatch or at Stop().

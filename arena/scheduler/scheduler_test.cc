@@ -992,6 +992,113 @@ TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
   }
 }
 
+// Issue 44 (review of 2026-11-29): a tournament (an event's final too: the
+// same ScheduleTournament) plays each deal in every seating of a group, so a
+// hosted bot there would meet one deal once per seating, every time on its one
+// bot host's kernel. A group with a hosted bot never meets a deal twice: it
+// shares each seating's deal with a group that has no bot in common (a bridge
+// set of two tables) or, without such a partner, gets a deal per seating;
+// groups of bots that are not hosted rotate as before. The tournament says what
+// was done and why. Without the rule every seed is played at the three tables
+// of one group, each hosted bot at all three.
+TEST_F(SchedulerTest, ATournamentNeverGivesAHostedBotOneDealTwice) {
+  options_.max_attempts = 1;
+  NeverJoinedSeats seats;
+  OpenRelayGate gate;
+  StartScheduler();
+  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
+  scheduler_->SetRelayGate(&gate);
+  std::set<int64_t> hosted;
+  for (const char* name : {"a1", "a2"}) {
+    v1::AddBotRequest r;
+    r.set_name(name);
+    r.set_owner(name);
+    r.set_hosted(true);
+    r.add_variants("slovenian-3p");
+    ASSERT_TRUE(scheduler_->AddBot(r).ok());
+    hosted.insert(store_->FindBot(name)->id);
+  }
+  for (const char* name : {"r1", "r2", "r3", "r4"}) AddBot(name, "random");
+  v1::RunTournamentRequest request = Tournament(2);
+  request.clear_bots();
+  for (const char* name : {"a1", "a2", "r1", "r2", "r3", "r4"}) request.add_bots(name);
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(request);
+  ASSERT_TRUE(t.ok()) << t.status();
+  // 20 groups of 3, 2 deals each, 3 seatings: as many tables as before.
+  const std::vector<MatchRow> matches = store_->TournamentMatches(t->id());
+  ASSERT_EQ(matches.size(), 120u);
+  std::map<uint64_t, std::vector<const MatchRow*>> by_seed;
+  for (const MatchRow& m : matches) by_seed[m.seed].push_back(&m);
+  auto bots_of = [](const MatchRow* m) { return std::set<int64_t>(m->bot_ids.begin(), m->bot_ids.end()); };
+  int rotated = 0, bridged = 0, single = 0;
+  for (const auto& [seed, tables] : by_seed) {
+    // The rule: no hosted bot at two tables of one deal.
+    for (int64_t h : hosted) {
+      int tables_of_h = 0;
+      for (const MatchRow* m : tables) tables_of_h += bots_of(m).count(h);
+      EXPECT_LE(tables_of_h, 1) << "hosted bot " << h << " meets deal " << seed << " " << tables_of_h
+                                << " times";
+    }
+    const bool shared = tables.size() > 1;
+    for (const MatchRow* m : tables)
+      EXPECT_EQ(scheduler_internal::FromJson<v1::MatchSpec>(m->spec).withhold_hand_records(), shared) << m->id;
+    if (tables.size() == 3) {
+      // Rotated, as before: one group without a hosted bot, every bot in every seat.
+      ++rotated;
+      std::set<int64_t> first_seats;
+      for (const MatchRow* m : tables) {
+        EXPECT_EQ(bots_of(m), bots_of(tables[0])) << m->id;
+        for (int64_t b : m->bot_ids) EXPECT_EQ(hosted.count(b), 0u) << m->id;
+        first_seats.insert(m->bot_ids[0]);
+      }
+      EXPECT_EQ(first_seats.size(), 3u);
+    } else if (tables.size() == 2) {
+      // A bridge set: two groups with no bot in common.
+      ++bridged;
+      std::set<int64_t> both = bots_of(tables[0]);
+      for (int64_t b : tables[1]->bot_ids) EXPECT_TRUE(both.insert(b).second) << tables[1]->id;
+    } else {
+      ASSERT_EQ(tables.size(), 1u);
+      ++single;
+    }
+  }
+  EXPECT_EQ(rotated, 8);   // the 4 groups of r1..r4, 2 deals each
+  EXPECT_EQ(bridged, 36);  // 6 pairs {a1,x,y}+{a2,z,w}, 2 deals, 3 seatings
+  EXPECT_EQ(single, 24);   // the 4 groups {a1,a2,x}, 2 deals, 3 seatings
+  // Each bot of a group still holds every seat once a deal index.
+  std::map<std::set<int64_t>, std::map<int64_t, std::multiset<int>>> seats_of;  // group -> bot -> seats
+  for (const MatchRow& m : matches)
+    for (size_t s = 0; s < m.bot_ids.size(); ++s)
+      seats_of[bots_of(&m)][m.bot_ids[s]].insert(static_cast<int>(s));
+  ASSERT_EQ(seats_of.size(), 20u);
+  for (const auto& [group, bots] : seats_of)
+    for (const auto& [bot, held] : bots)
+      for (int s = 0; s < 3; ++s) EXPECT_EQ(held.count(s), 2u) << "bot " << bot << " seat " << s;
+  // What was done, and why.
+  absl::StatusOr<v1::TournamentInfo> info = scheduler_->GetTournament(t->id());
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->rotated_deals(), 8);
+  EXPECT_EQ(info->bridged_deals(), 36);
+  EXPECT_EQ(info->single_table_deals(), 24);
+  EXPECT_THAT(info->deals_note(), ::testing::HasSubstr("Groups with a hosted bot (a1, a2)"));
+  EXPECT_THAT(info->deals_note(), ::testing::HasSubstr("One kernel per deal"));
+
+  // The control: a field without a hosted bot keeps the rotated design.
+  request.clear_bots();
+  for (const char* name : {"r1", "r2", "r3", "r4"}) request.add_bots(name);
+  t = scheduler_->RunTournament(request);
+  ASSERT_TRUE(t.ok()) << t.status();
+  std::map<uint64_t, int> tables_of_seed;
+  for (const MatchRow& m : store_->TournamentMatches(t->id())) ++tables_of_seed[m.seed];
+  EXPECT_EQ(tables_of_seed.size(), 8u);
+  for (const auto& [seed, n] : tables_of_seed) EXPECT_EQ(n, 3) << seed;
+  info = scheduler_->GetTournament(t->id());
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->rotated_deals(), 8);
+  EXPECT_EQ(info->bridged_deals() + info->single_table_deals(), 0);
+  EXPECT_EQ(info->deals_note(), "");
+}
+
 // Which faults of a record say the player was away (its host lost, when the
 // hub saw the host's connection end), and which name a bot's own cause.
 TEST(HostLostTest, AwayFaultsAreTheRefereesAndTheRelaysNotAHostsCause) {

@@ -6,10 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "arena/scheduler/deal_seal.h"
+#include "arena/scheduler/dial_in.h"
+#include "arena/scheduler/duplicate_design.h"
 #include "arena/scheduler/scheduler_internal.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/gauge.h"
@@ -127,48 +132,76 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::ScheduleTournament(
   absl::StatusOr<int64_t> tid = store_->InsertTournament(row);
   if (!tid.ok()) return tid.status();
 
+  // Which groups play each deal in every seating (duplicate), and which may
+  // not: a group with a hosted bot, whose tables all run on its one bot host,
+  // never meets a deal twice (PlanTournamentDeals; docs/security.md, "One
+  // kernel per deal"). Without duplicate every table has a deal of its own.
+  std::vector<bool> hosted(field.size());
+  for (size_t i = 0; i < field.size(); ++i) hosted[i] = field[i].endpoint == kHostedEndpoint;
+  const TournamentDealPlan plan = PlanTournamentDeals(groups, hosted, n, kHostsPerHostedBot);
+  // A deal: fresh random bits, or derived from the organiser's seed when
+  // given (a rotated group's as before; the others' per seating, under a key
+  // of their own so that they never meet a rotated group's).
+  auto seal = [&](uint64_t index, bool per_seating) -> absl::StatusOr<SealedSeed> {
+    if (r.seed() == 0) return NewSealedSeed();
+    constexpr uint64_t kPerSeating = 0x5EA7ED5EA7ED0001ULL;
+    return SealDerivedSeed(
+        HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32) ^ (per_seating ? kPerSeating : 0), index));
+  };
   std::vector<Job> jobs;
   int64_t k = 0;
+  auto add_table = [&](size_t g, int rot, const SealedSeed& sealed, bool shared) {
+    Job job;
+    job.match.id = absl::StrCat("T", *tid, "-", ++k);
+    job.match.variant = r.variant();
+    job.match.kind = "tournament";
+    job.match.tournament_id = *tid;
+    job.match.event_id = event_id;
+    job.match.seed = sealed.seed;
+    job.match.seed_salt = sealed.salt;
+    job.match.seed_commitment = sealed.commitment;
+    v1::MatchSpec& spec = job.spec;
+    spec.set_match_id(job.match.id);
+    spec.set_variant(r.variant());
+    *spec.mutable_options() = r.options();
+    for (int s = 0; s < n; ++s) {
+      const BotRow& b = field[groups[g][(s + rot) % n]];
+      v1::SeatSpec* seat = spec.add_seats();
+      seat->set_name(b.name);
+      seat->set_endpoint(b.endpoint);
+      job.match.bot_ids.push_back(b.id);
+    }
+    spec.set_num_hands(hands);
+    spec.set_seed(sealed.seed);
+    spec.set_result_only(true);
+    // Other tables play the same deal: no hand record to the bots (and the
+    // deal is kept when the table is tried again: Scheduler::Redeal).
+    spec.set_withhold_hand_records(shared);
+    *spec.mutable_time_control() = r.time_control();
+    *spec.mutable_fault_policy() = r.fault_policy();
+    job.match.spec = ToJson(spec);
+    jobs.push_back(std::move(job));
+  };
   for (size_t g = 0; g < groups.size(); ++g) {
+    const GroupDeals how = duplicate ? plan.deals[g] : GroupDeals::kRotated;
+    // A bridged pair is made when its first group comes: its tables side by
+    // side, so that a deal is not sealed for longer than it must.
+    if (how == GroupDeals::kBridged && plan.partner[g] < static_cast<int>(g)) continue;
     for (int d = 0; d < deals; ++d) {
-      // One sealed seed per duplicate set (every rotation of this deal):
-      // fresh random bits, or derived from the organiser's seed when given.
-      absl::StatusOr<SealedSeed> sealed =
-          r.seed() != 0 ? SealDerivedSeed(HandSeed(r.seed() ^ (static_cast<uint64_t>(*tid) << 32), g * 1000 + d))
-                        : NewSealedSeed();
-      if (!sealed.ok()) return sealed.status();
-      const uint64_t seed = sealed->seed;
-      for (int rot = 0; rot < (duplicate ? n : 1); ++rot) {
-        const int shift = duplicate ? rot : d % n;
-        Job job;
-        job.match.id = absl::StrCat("T", *tid, "-", ++k);
-        job.match.variant = r.variant();
-        job.match.kind = "tournament";
-        job.match.tournament_id = *tid;
-        job.match.event_id = event_id;
-        job.match.seed = seed;
-        job.match.seed_salt = sealed->salt;
-        job.match.seed_commitment = sealed->commitment;
-        v1::MatchSpec& spec = job.spec;
-        spec.set_match_id(job.match.id);
-        spec.set_variant(r.variant());
-        *spec.mutable_options() = r.options();
-        for (int s = 0; s < n; ++s) {
-          const BotRow& b = field[groups[g][(s + shift) % n]];
-          v1::SeatSpec* seat = spec.add_seats();
-          seat->set_name(b.name);
-          seat->set_endpoint(b.endpoint);
-          job.match.bot_ids.push_back(b.id);
-        }
-        spec.set_num_hands(hands);
-        spec.set_seed(seed);
-        spec.set_result_only(true);
-        // Other tables play the same deal: no hand record to the bots.
-        spec.set_withhold_hand_records(duplicate);
-        *spec.mutable_time_control() = r.time_control();
-        *spec.mutable_fault_policy() = r.fault_policy();
-        job.match.spec = ToJson(spec);
-        jobs.push_back(std::move(job));
+      const uint64_t index = g * 1000 + d;
+      if (!duplicate || how == GroupDeals::kRotated) {
+        // One sealed seed per duplicate set (every rotation of this deal).
+        absl::StatusOr<SealedSeed> sealed = seal(index, false);
+        if (!sealed.ok()) return sealed.status();
+        for (int rot = 0; rot < (duplicate ? n : 1); ++rot)
+          add_table(g, duplicate ? rot : d % n, *sealed, duplicate);
+        continue;
+      }
+      for (int rot = 0; rot < n; ++rot) {
+        absl::StatusOr<SealedSeed> sealed = seal(index * 8 + rot, true);
+        if (!sealed.ok()) return sealed.status();
+        add_table(g, rot, *sealed, how == GroupDeals::kBridged);
+        if (how == GroupDeals::kBridged) add_table(plan.partner[g], rot, *sealed, true);
       }
     }
   }
@@ -320,6 +353,64 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
       }
     }
   }
+  // How the deals were shared: the tables of one seed play one deal.
+  std::map<int64_t, bool> hosted_bot;  // bot id -> hosted (its endpoint now)
+  auto hosted = [&](int64_t bot) {
+    auto it = hosted_bot.find(bot);
+    if (it == hosted_bot.end()) {
+      absl::StatusOr<BotRow> b = store_->BotById(bot);
+      it = hosted_bot.emplace(bot, b.ok() && b->endpoint == kHostedEndpoint).first;
+    }
+    return it->second;
+  };
+  {
+    std::map<uint64_t, std::vector<const MatchRow*>> by_seed;
+    for (const MatchRow& m : matches) by_seed[m.seed].push_back(&m);
+    int rotated = 0, bridged = 0, single = 0;
+    std::set<int64_t> kept_apart;  // hosted bots at tables that are not rotated
+    for (const auto& [seed, tables] : by_seed) {
+      auto bots_of = [](const MatchRow* m) {
+        return std::set<int64_t>(m->bot_ids.begin(), m->bot_ids.end());
+      };
+      const bool same_bots = std::all_of(tables.begin(), tables.end(), [&](const MatchRow* m) {
+        return bots_of(m) == bots_of(tables.front());
+      });
+      if (tables.size() > 1 && same_bots) {
+        ++rotated;
+        continue;
+      }
+      ++(tables.size() == 1 ? single : bridged);
+      for (const MatchRow* m : tables)
+        for (int64_t b : m->bot_ids)
+          if (hosted(b)) kept_apart.insert(b);
+    }
+    info.set_rotated_deals(rotated);
+    info.set_bridged_deals(bridged);
+    info.set_single_table_deals(single);
+    if (!config.no_duplicate() && (bridged > 0 || single > 0)) {
+      std::vector<std::string> names;
+      for (int64_t b : kept_apart) {
+        absl::StatusOr<BotRow> row = store_->BotById(b);
+        if (row.ok()) names.push_back(row->name);
+      }
+      std::sort(names.begin(), names.end());
+      std::string who = absl::StrJoin(names.begin(), names.begin() + std::min<size_t>(names.size(), 8), ", ");
+      if (names.size() > 8) absl::StrAppend(&who, " and ", names.size() - 8, " more");
+      info.set_deals_note(absl::StrCat(
+          "Groups with a hosted bot (", who.empty() ? "none any more" : who,
+          ") never play a deal in every seating: a hosted bot's tables all run on its one bot "
+          "host, and no two runs of one bot that may hold cards of the same deal may share a "
+          "kernel, at once or one after the other (docs/security.md, \"One kernel per deal\"). ",
+          bridged, bridged == 1 ? " deal is" : " deals are",
+          " played as a bridge set: one seating of two such groups with no bot in common, each "
+          "bot at one of the two tables; ",
+          single, single == 1 ? " deal is" : " deals are",
+          " played at one table only (a group left without such a partner: nothing of the "
+          "cards' luck cancels there); ",
+          rotated, rotated == 1 ? " deal is" : " deals are",
+          " played in every seating of its group, as duplicate does."));
+    }
+  }
   info.set_matches_done(done);
   info.set_matches_failed(failed);
   info.set_finished(done + failed == static_cast<int>(matches.size()));
@@ -338,9 +429,10 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
     s.set_ci95(std::isfinite(ci.half_width) ? ci.half_width : -1);
     s.set_faults(x.faults);
     s.set_mean_rank(x.matches ? x.rank_sum / x.matches : 0);
-    // Every bot today runs on its own machine (listening or dial-in); hosted
-    // bots in a fresh sandbox per match will be the exception.
-    s.set_runs_elsewhere(true);
+    // A listening or dial-in bot runs on its own machine; a hosted bot runs
+    // in a fresh sandbox per match on a bot host.
+    absl::StatusOr<BotRow> row = store_->FindBot(bot);
+    s.set_runs_elsewhere(!row.ok() || row->endpoint != kHostedEndpoint);
     standings.push_back(s);
   }
   std::sort(standings.begin(), standings.end(), [](const auto& a, const auto& b) {

@@ -52,7 +52,7 @@
 #include "referee/metrics/grpc_metrics.h"
 #include "referee/net/listener_watchdog.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/transport/health.h"
+#include "referee/server/health_service.h"
 #include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7700", "HOST:PORT of the Arena gRPC service");
@@ -86,7 +86,9 @@ ABSL_FLAG(std::string, referee_token, "",
           "$TAROCK_REFEREE_TOKEN");
 ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
           "address ranges (CIDR, comma separated) bot endpoints may be in although they are "
-          "loopback, private, link-local or metadata addresses, which are refused otherwise; "
+          "not globally reachable (loopback, private, link-local, metadata, documentation, "
+          "benchmarking, reserved: IANA's special-purpose registries), which are refused "
+          "otherwise; "
           "an arena whose --listen is loopback also allows 127.0.0.0/8 and ::1");
 ABSL_FLAG(std::string, admin_token, "",
           "token needed for ladders, tournaments, tests and the audit log (default "
@@ -192,6 +194,10 @@ ABSL_FLAG(int, drain_ms, 0,
 ABSL_FLAG(int, handshake_timeout_ms, 10000,
           "a connection to the gRPC port that has not completed its TLS and HTTP/2 handshake "
           "in this long is closed");
+ABSL_FLAG(int, max_connection_idle_ms, 120000,
+          "a connection to the gRPC port with no call open for this long is closed; a "
+          "grpc.health.v1 Watch stream ends after this long too, so that none keeps a "
+          "connection open");
 ABSL_FLAG(int, listener_watchdog_s, 10,
           "probe the gRPC port over loopback this often; when 3 probes in a row go unanswered "
           "(gRPC stopped accepting, e.g. after running out of descriptors: grpc/grpc#20418) "
@@ -384,8 +390,24 @@ int main(int argc, char** argv) {
   const int max_request_bytes = std::max(4096, absl::GetFlag(FLAGS_max_request_bytes));
 
   // grpc.health.v1.Health for probes: NOT_SERVING until the scheduler runs,
-  // SERVING then, NOT_SERVING again while draining and stopping.
-  tarock::transport::EnableHealthService();
+  // SERVING then, NOT_SERVING again while draining and stopping. Every call
+  // passes the rate limits of any other unauthenticated call, and Watch
+  // streams are bounded per client network and end after the idle time, so
+  // none keeps a stranger's connection open (issue 44).
+  const absl::Duration max_idle =
+      absl::Milliseconds(std::max(1000, absl::GetFlag(FLAGS_max_connection_idle_ms)));
+  tarock::HealthServiceOptions health_options;
+  health_options.max_watch = max_idle;
+  health_options.admit = [admission = admission->get()](grpc::CallbackServerContext* context) {
+    absl::Duration retry_after;
+    absl::Status s = admission->Admit(tarock::arena::Admission::AddressOfGrpcPeer(context->peer()),
+                                      /*proxied=*/false, "", tarock::arena::Admission::Kind::kCall,
+                                      &retry_after);
+    if (s.ok()) return grpc::Status::OK;
+    context->AddTrailingMetadata("retry-after", absl::StrCat(absl::ToInt64Seconds(retry_after)));
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, std::string(s.message()));
+  };
+  tarock::HealthService health(health_options);
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
@@ -397,6 +419,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
                              std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
   builder.RegisterService(&service);
+  builder.RegisterService(&health);
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.
   tarock::arena::play::SeatRelay relay;
@@ -406,6 +429,7 @@ int main(int argc, char** argv) {
   tarock::arena::gateway::GatewayOptions gateway_options;
   gateway_options.max_connections_per_address = absl::GetFlag(FLAGS_gateway_max_per_address);
   gateway_options.keepalive = absl::Seconds(absl::GetFlag(FLAGS_gateway_keepalive_s));
+  gateway_options.max_idle = max_idle;
   tarock::arena::gateway::HubOptions hub_options;
   hub_options.keepalive = gateway_options.keepalive;
   hub_options.direct_retry = absl::Seconds(std::max(1, absl::GetFlag(FLAGS_dial_in_direct_retry_s)));
@@ -467,7 +491,7 @@ int main(int argc, char** argv) {
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
-  tarock::transport::SetServing(*server, false, kHealthServices);
+  health.SetServing(false, kHealthServices);
 
   tarock::arena::play::PlayOptions play_options;
   play_options.relay_endpoint = absl::GetFlag(FLAGS_public_address);
@@ -544,7 +568,7 @@ int main(int argc, char** argv) {
     http_port = *bound;
   }
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(std::string(s.message()));
-  tarock::transport::SetServing(*server, true, kHealthServices);
+  health.SetServing(true, kHealthServices);
   std::printf("arena listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   if (http_port)
     std::printf("http on %s://%s:%d\n", http.tls() ? "https" : "http",
@@ -583,7 +607,7 @@ int main(int argc, char** argv) {
       next_resolve = absl::Now() + resolve_interval;
     }
   }
-  tarock::transport::SetServing(*server, false, kHealthServices);
+  health.SetServing(false, kHealthServices);
   if (const int drain_ms = absl::GetFlag(FLAGS_drain_ms); drain_ms > 0) {
     tarock::logging::Info("arena", "draining", {{"drain_ms", drain_ms}});
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
@@ -594,6 +618,7 @@ int main(int argc, char** argv) {
   // (SIGTERM ends the arena within 2 s; tests/doors_test.sh).
   hub.CloseAll();
   scheduler.Stop();
+  health.Shutdown();  // open Watch streams end now, not at the shutdown's deadline
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   http.Stop();
   return 0;

@@ -67,16 +67,71 @@ bool EmbeddedIPv4(const Bytes& a, Bytes* out) {
   return true;
 }
 
-const std::vector<AddressRange>& ForbiddenRanges() {
+// Whether `a` is an IPv4 address held as IPv4-mapped IPv6 (::ffff:a.b.c.d).
+bool IsMappedIPv4(const Bytes& a) {
+  for (int i = 0; i < 10; ++i)
+    if (a[i] != 0) return false;
+  return a[10] == 0xff && a[11] == 0xff;
+}
+
+// The ranges of IANA's special-purpose address registries (IPv4 and IPv6,
+// as of 2025) that are not globally reachable, and the IPv6 space outside
+// global unicast (2000::/3). The first range that holds an address names it
+// in the refusal, so the narrower, better known ones come first. Two blocks
+// are refused whole although the registry marks a few of their entries
+// globally reachable: 192.0.0.0/24 and 2001::/23 (IETF protocol assignments:
+// anycast service addresses such as PCP and TURN, AMT, AS112, ORCHIDv2,
+// DETs; no bot's endpoint). Allowed: the rest, including AS112
+// (192.31.196.0/24, 192.175.48.0/24, 2620:4f:8000::/48) and AMT
+// (192.52.193.0/24), globally reachable by the registry.
+const std::vector<AddressRange>& ForbiddenIPv4() {
   static const auto* ranges = [] {
     auto* r = new std::vector<AddressRange>;
-    for (const char* cidr :
-         {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-          "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/3",
-          "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
-          // NAT64 for local use (RFC 8215; where the IPv4 part sits varies)
-          // and Teredo (its IPv4 parts are obfuscated): refused outright.
-          "64:ff9b:1::/48", "2001::/32"}) {
+    for (const char* cidr : {
+             "0.0.0.0/8",        // "this network"
+             "10.0.0.0/8",       // private
+             "100.64.0.0/10",    // shared address space (carrier NAT; cloud metadata)
+             "127.0.0.0/8",      // loopback
+             "169.254.0.0/16",   // link-local (cloud metadata)
+             "172.16.0.0/12",    // private
+             "192.0.0.0/24",     // IETF protocol assignments
+             "192.0.2.0/24",     // documentation (TEST-NET-1)
+             "192.88.99.0/24",   // deprecated 6to4 relay anycast
+             "192.168.0.0/16",   // private
+             "198.18.0.0/15",    // benchmarking
+             "198.51.100.0/24",  // documentation (TEST-NET-2)
+             "203.0.113.0/24",   // documentation (TEST-NET-3)
+             "224.0.0.0/3"}) {   // multicast, reserved (240/4), limited broadcast
+      r->push_back(*ParseRange(cidr));
+    }
+    return r;
+  }();
+  return *ranges;
+}
+
+const std::vector<AddressRange>& ForbiddenIPv6() {
+  static const auto* ranges = [] {
+    auto* r = new std::vector<AddressRange>;
+    for (const char* cidr : {
+             "::/128",             // unspecified
+             "::1/128",            // loopback
+             // NAT64 for local use (RFC 8215; where the IPv4 part sits varies).
+             "64:ff9b:1::/48",
+             "::/8",               // reserved by the IETF (the forms carrying IPv4 are judged as IPv4)
+             "100::/64",           // discard-only
+             "100:0:0:1::/64",     // dummy prefix
+             "2001::/32",          // Teredo (its IPv4 parts are obfuscated)
+             "2001:2::/48",        // benchmarking
+             "2001::/23",          // IETF protocol assignments
+             "2001:db8::/32",      // documentation
+             "3fff::/20",          // documentation
+             "5f00::/16",          // segment routing (SRv6) SIDs
+             "fc00::/7",           // unique local (private; cloud metadata)
+             "fe80::/10",          // link-local
+             "fec0::/10",          // site-local (deprecated; still routed inside some networks)
+             "ff00::/8",           // multicast
+             // Not global unicast: reserved by the IETF.
+             "100::/8", "200::/7", "400::/6", "800::/5", "1000::/4", "4000::/2", "8000::/1"}) {
       r->push_back(*ParseRange(cidr));
     }
     return r;
@@ -197,17 +252,21 @@ absl::Status EndpointPolicy::CheckAddress(absl::string_view address) const {
       if (InRange(b, range)) return true;
     return false;
   };
-  auto refused = [&](const Bytes& b) -> const AddressRange* {
-    for (const AddressRange& range : ForbiddenRanges())
-      if (InRange(b, range)) return &range;
-    return nullptr;
-  };
   if (allowed(bytes)) return absl::OkStatus();
   Bytes v4;
   const bool carries_v4 = EmbeddedIPv4(bytes, &v4);
   if (carries_v4 && allowed(v4)) return absl::OkStatus();
-  const AddressRange* range = carries_v4 ? refused(v4) : nullptr;
-  if (range == nullptr) range = refused(bytes);
+  // An IPv4 address (and an IPv6 form that carries one) is judged by the
+  // IPv4 ranges alone, any other IPv6 address by the IPv6 ranges.
+  const bool is_v4 = carries_v4 || IsMappedIPv4(bytes);
+  const Bytes& judged = carries_v4 ? v4 : bytes;
+  const AddressRange* range = nullptr;
+  for (const AddressRange& r : is_v4 ? ForbiddenIPv4() : ForbiddenIPv6()) {
+    if (InRange(judged, r)) {
+      range = &r;
+      break;
+    }
+  }
   if (range == nullptr) return absl::OkStatus();
   std::string why = absl::StrCat(address);
   if (carries_v4) {
@@ -217,8 +276,9 @@ absl::Status EndpointPolicy::CheckAddress(absl::string_view address) const {
   }
   return absl::PermissionDeniedError(absl::StrCat(
       "bot endpoints may not be in ", range->text, " (", why,
-      "): loopback, private, link-local and metadata addresses are refused unless the "
-      "operator allows the range (--allow_bot_ranges)"));
+      "): addresses that are not globally reachable (loopback, private, link-local, "
+      "metadata, documentation, benchmarking, reserved: IANA's special-purpose registries) "
+      "are refused unless the operator allows the range (--allow_bot_ranges)"));
 }
 
 absl::StatusOr<ResolvedEndpoint> EndpointPolicy::Check(absl::string_view endpoint) const {

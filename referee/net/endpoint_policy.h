@@ -4,17 +4,28 @@
 // cloud metadata service (169.254.169.254), the operator's own loopback
 // services or the private network behind the referee.
 //
-// A restrictive policy refuses every address in the special-purpose ranges
-// below unless the operator allows a range (--allow_bot_ranges=CIDR,...):
+// A restrictive policy refuses every address that is not globally reachable
+// unless the operator allows its range (--allow_bot_ranges=CIDR,...): every
+// entry of IANA's IPv4 and IPv6 special-purpose address registries whose
+// "globally reachable" is False or N/A, and all IPv6 outside global unicast
+// (2000::/3):
 //   IPv4: 0.0.0.0/8, 10.0.0.0/8, 100.64.0.0/10 (shared, cloud metadata),
 //         127.0.0.0/8, 169.254.0.0/16 (link-local, metadata), 172.16.0.0/12,
-//         192.0.0.0/24, 192.168.0.0/16, 198.18.0.0/15, 224.0.0.0/3 (multicast,
-//         reserved, broadcast)
-//   IPv6: ::/128, ::1/128, fc00::/7 (unique local, metadata), fe80::/10,
-//         ff00::/8, 64:ff9b:1::/48 (local NAT64), 2001::/32 (Teredo); the
-//         forms that carry an IPv4 address (IPv4-mapped ::ffff:0:0/96,
+//         192.0.0.0/24 (IETF protocol assignments, whole), 192.0.2.0/24,
+//         198.51.100.0/24, 203.0.113.0/24 (documentation), 192.88.99.0/24
+//         (6to4 relays), 192.168.0.0/16, 198.18.0.0/15 (benchmarking),
+//         224.0.0.0/3 (multicast, reserved, broadcast)
+//   IPv6: ::/128, ::1/128, the rest of ::/8, 100::/64 (discard) and the rest
+//         of 100::/8, 64:ff9b:1::/48 (local NAT64), 2001::/23 (IETF protocol
+//         assignments, whole: Teredo 2001::/32, benchmarking 2001:2::/48, ...),
+//         2001:db8::/32 and 3fff::/20 (documentation), 5f00::/16 (SRv6),
+//         fc00::/7 (unique local, metadata), fe80::/10, fec0::/10 (site-local),
+//         ff00::/8, and 200::/7 ... 1000::/4, 4000::/2, 8000::/1 (reserved);
+//         the forms that carry an IPv4 address (IPv4-mapped ::ffff:0:0/96,
 //         IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96, NAT64
 //         64:ff9b::/96, 6to4 2002::/16) are judged as that IPv4 address.
+// (The test EndpointPolicyTest.EveryEntryOfTheSpecialPurposeRegistries lists
+// each registry entry with what the policy does with it.)
 // A name is resolved and refused if ANY of its addresses is refused (a name
 // that resolves to a public and a private address is how DNS rebinding
 // attacks look). The arena checks at registration; the referee checks again

@@ -32,10 +32,10 @@
 #include "referee/metrics/http_server.h"
 #include "referee/net/listener_watchdog.h"
 #include "referee/server/grpc_bot_connection.h"
+#include "referee/server/health_service.h"
 #include "referee/server/referee_service.h"
 #include "referee/server/seat_gateway_service.h"
 #include "referee/tools/program_usage.h"
-#include "tarock/transport/health.h"
 #include "tarock/transport/transport.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7701", "HOST:PORT of the Referee gRPC service");
@@ -50,7 +50,8 @@ ABSL_FLAG(int, match_threads, 1,
           "one runs thousands of matches, more help only with more cores");
 ABSL_FLAG(std::vector<std::string>, allow_bot_ranges, {},
           "address ranges (CIDR, comma separated) the referee may dial bots in although they "
-          "are loopback, private, link-local or metadata addresses, which it refuses otherwise "
+          "are not globally reachable (loopback, private, link-local, metadata, documentation, "
+          "benchmarking, reserved: IANA's special-purpose registries), which it refuses otherwise "
           "(checked when each seat is dialed; include the arena's address for the seats it "
           "relays); a referee whose --listen is loopback also allows 127.0.0.0/8 and ::1");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "variant plugin libraries to load");
@@ -208,8 +209,13 @@ int main(int argc, char** argv) {
   tarock::RefereeService service(&runner, service_options);
 
   // grpc.health.v1.Health for probes: SERVING from the start (nothing to
-  // prepare), NOT_SERVING while draining and stopping.
-  tarock::transport::EnableHealthService();
+  // prepare), NOT_SERVING while draining and stopping. Its Watch streams are
+  // bounded per client network and end after the idle time, so a stranger's
+  // stream keeps no connection beyond the idle close (issue 44).
+  tarock::HealthServiceOptions health_options;
+  const int idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms);
+  health_options.max_watch = absl::Milliseconds(idle_ms > 0 ? idle_ms : 600000);
+  tarock::HealthService health(health_options);
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
   auto credentials = transport->ServerCredentials(listen);
@@ -227,11 +233,11 @@ int main(int argc, char** argv) {
   // so that a caller that vanished is noticed (and its match interrupted).
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
                              std::max(1000, absl::GetFlag(FLAGS_handshake_timeout_ms)));
-  if (const int idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms); idle_ms > 0)
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, idle_ms);
+  if (idle_ms > 0) builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, idle_ms);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   builder.RegisterService(&service);
+  builder.RegisterService(&health);
   seat_gateway.Register(&builder);
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -241,7 +247,7 @@ int main(int argc, char** argv) {
   }
   loop.Start();
   seat_gateway.Start(&loop);
-  tarock::transport::SetServing(*server, true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
+  health.SetServing(true, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   std::printf("referee listening on %s:%d\n", tarock::metrics::SplitHostPort(listen).first.c_str(), port);
   tarock::logging::Info("referee", "listening",
                         {{"address", absl::StrCat(tarock::metrics::SplitHostPort(listen).first, ":", port)}});
@@ -296,7 +302,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::_Exit(0);
   }).detach();
-  tarock::transport::SetServing(*server, false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
+  health.SetServing(false, {"tarock.v1.Referee", "tarock.v1.SeatGateway"});
   if (drain_ms > 0) {
     tarock::logging::Info("referee", "draining", {{"drain_ms", drain_ms}});
     std::this_thread::sleep_for(std::chrono::milliseconds(drain_ms));
@@ -309,6 +315,7 @@ int main(int argc, char** argv) {
     tarock::logging::Warning("referee", "matches still running at shutdown",
                              {{"matches", service.active()}});
   seat_gateway.Stop();
+  health.Shutdown();  // open Watch streams end now, not at the shutdown's deadline
   server->Shutdown(absl::ToChronoTime(stop_by - absl::Milliseconds(shutdown_ms / 4)));
   // The Join calls end once their cancellation went through the loop; a
   // queue shut down under a live call would abort the process.

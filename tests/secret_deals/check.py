@@ -221,6 +221,11 @@ SRC = os.environ["TAROCK_SRC"]
 def no_result(m, where):
     seen_public.append(json.dumps(m))
     check(int(m.get("hands") or 0) == 0, f"{where}: hands played shown before the deal is public")
+    # When and how it ended tell how it went too (issue 44, review of
+    # 2026-11-29): its duration, end time, place in the completion order, error.
+    for field in ("duration_s", "finished_at", "seq", "error"):
+        check(m.get(field) in (None, 0, "0", "", 0.0),
+              f"{where}: {field}={m.get(field)!r} before the deal is public")
     for s in m.get("seats", []):
         for field in ("total", "rank", "faults", "forfeited"):
             check(s.get(field) in (None, 0, "0", False),
@@ -336,9 +341,24 @@ def grpc_read(name, request, response_type):
 g = grpc_read("GetMatch", arena_pb2.GetMatchRequest(id=done_id, with_record=True), arena_pb2.ArenaMatch)
 check(g is not None and g.hands == 0 and not any(s.total or s.rank or s.faults or s.forfeited for s in g.seats),
       "gRPC GetMatch gave a sealed table's result")
+check(g is not None and g.status == "done" and not (g.duration_s or g.finished_at or g.seq or g.error),
+      f"gRPC GetMatch gave a sealed table's end: {g and (g.duration_s, g.finished_at, g.seq, g.error)}")
 lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(tournament_id=int(tid)), arena_pb2.ListMatchesResponse)
 check(lm is not None and not any(s.total or s.rank or s.faults for m in lm.matches for s in m.seats),
       "gRPC ListMatches gave a sealed table's result")
+check(lm is not None and not any(m.duration_s or m.finished_at or m.seq or m.error or m.hands for m in lm.matches),
+      "gRPC ListMatches gave a sealed table's end (duration, end time, completion order, error, hands)")
+
+
+def played_metrics():
+    """The /metrics lines that count a table's hands played and its duration."""
+    with urllib.request.urlopen(HTTP + "/metrics", timeout=10) as r:
+        return [l for l in r.read().decode().splitlines()
+                if re.match(r'tarock_arena_hands_total\{outcome="played"|tarock_arena_match_duration_seconds_count\{', l)
+                and not l.endswith(" 0")]
+
+
+check(not played_metrics(), f"/metrics counts a sealed table's hands or duration: {played_metrics()}")
 gt = grpc_read("GetTournament", arena_pb2.GetTournamentRequest(id=int(tid)), arena_pb2.TournamentInfo)
 check(gt is not None and not gt.standings, "gRPC GetTournament gave standings of a sealed table")
 for name, req, resp in (("GetTest", arena_pb2.GetTestRequest(id=1), arena_pb2.TestInfo),
@@ -404,6 +424,10 @@ check(all(int(e.get("rating", {}).get("matches", 0)) == 4 for e in lb.get("entri
       f"not every table rated once the deal is public: {lb.get('entries')}")
 # Once the deal is public the result and the fault are served.
 m1 = get(f"/api/matches/{done_id}")[1]
+check(m1.get("finished_at") and float(m1.get("duration_s") or 0) > 0 and int(m1.get("seq") or 0) > 0,
+      f"{done_id}: its end (duration, end time, completion order) not shown once public")
+wait(lambda: any(l.startswith('tarock_arena_hands_total{outcome="played"') and l.endswith(" 16")
+                 for l in played_metrics()), 20, "/metrics to count the 4 tables' 16 hands once public")
 check(any(s.get("faults") for s in m1.get("seats", [])), f"{done_id}: the spy's fault not shown once public")
 check(any("LEAK-MARKER" in f.get("detail", "") for f in get("/api/bots/spy/faults")[1].get("faults", [])),
       "the faults page does not show the spy's fault once the deal is public")

@@ -719,6 +719,8 @@
     el('p', { class: 'sub muted', id: 'tournament-facts' }, t.deals + (t.deals === 1 ? ' deal' : ' deals') + ' per group of ' + t.seats + ' seats \u00b7 ' +
       t.hands_per_match + ' hands per match' + (t.created_at ? ' \u00b7 created ' + t.created_at + ' UTC' : '') + seed));
     if (T.tournamentWaiting) main.append(T.tournamentWaiting(t));
+    // Groups with a hosted bot never meet a deal twice (docs/security.md, "One kernel per deal").
+    if (t.deals_note) main.append(el('p', { class: 'sub muted', id: 'tournament-deals' }, t.deals_note));
     const duplicate = /duplicate/.test(t.format || '');
     const elsewhere = (s) => duplicate && s.runs_elsewhere
       ? el('span', { class: 'muted', title: 'runs on its own machine: it could remember a deal from one table of the set to the next' }, ' \u2020') : '';
