@@ -37,6 +37,16 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   absl::StatusOr<bothost::Package> package =
       bothost::ParsePackage(filename, content, kind, entry, options_.package);
   if (!package.ok()) return package.status();
+  // What one owner, and all together, keep (the versions beyond
+  // versions_kept are not subtracted: a bound, not an exact figure).
+  if (store_->StoredVersionBytes(row->owner) + package->size > options_.max_stored_bytes_per_owner)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the versions of the bots of owner '", row->owner.substr(0, 64), "' would pass ",
+        options_.max_stored_bytes_per_owner, " bytes (--max_stored_bytes_per_owner)"));
+  if (store_->StoredVersionBytes("") + package->size > options_.max_stored_bytes)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the arena keeps ", options_.max_stored_bytes,
+        " bytes of uploads at most (--max_stored_upload_bytes): try later"));
   VersionRow v;
   v.bot_id = row->id;
   v.bot = row->name;
@@ -52,7 +62,9 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   if (reset_rating) {
     if (absl::Status s = store_->ResetRatings(v.bot_id); !s.ok()) return s;
   }
-  return store_->GetVersion(*id).value_or(v);
+  v.content.clear();
+  v.content.shrink_to_fit();
+  return store_->GetVersionInfo(*id).value_or(v);
 }
 
 absl::StatusOr<std::vector<VersionRow>> HostedBots::Versions(const std::string& bot,
@@ -158,8 +170,32 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
   return out;
 }
 
+absl::StatusOr<std::string> HostedBots::FetchPiece(const HostRow& host, int64_t id,
+                                                   int64_t offset, int64_t max_bytes,
+                                                   VersionRow* version) {
+  absl::StatusOr<VersionRow> v = Fetch(host, id);
+  if (!v.ok()) return v.status();
+  if (offset < 0 || offset % 3 != 0 || (offset > 0 && offset >= v->size))
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset ", offset, " is not a multiple of 3 below the size ", v->size));
+  if (max_bytes <= 0 || max_bytes > kFetchPieceBytes) max_bytes = kFetchPieceBytes;
+  max_bytes -= max_bytes % 3;
+  if (max_bytes == 0) max_bytes = 3;
+  const int64_t want = std::min(max_bytes, v->size - offset);
+  // Base64: 3 bytes are 4 characters.
+  absl::StatusOr<std::string> text =
+      store_->GetVersionContentSlice(id, offset / 3 * 4, (want + 2) / 3 * 4);
+  if (!text.ok()) return text.status();
+  std::string piece;
+  if (v->status == "removed" || !absl::Base64Unescape(*text, &piece) ||
+      static_cast<int64_t>(piece.size()) != want)
+    return absl::DataLossError("the stored content is damaged or removed");
+  if (version != nullptr) *version = std::move(*v);
+  return piece;
+}
+
 absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
-  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  absl::StatusOr<VersionRow> v = store_->GetVersionInfo(id);
   if (!v.ok()) return v.status();
   absl::MutexLock lock(&mu_);
   if (!HeldBy(v->bot_id, host.id, absl::Now()))

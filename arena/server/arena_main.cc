@@ -113,9 +113,20 @@ ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
           "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
-ABSL_FLAG(int, max_upload_bytes, 960 << 10,
-          "hosted bots: largest upload of a version (bytes; docs/hosting.md); it travels in one "
-          "gRPC message, so keep it below --max_request_bytes");
+ABSL_FLAG(int64_t, max_upload_bytes, int64_t{32} << 20,
+          "hosted bots: largest upload of a version (bytes; docs/hosting.md); the HTTP upload and "
+          "Hosting.UploadVersionStream take it in pieces, refused as soon as the size or the "
+          "running count passes it (the one-message UploadVersion stays below "
+          "--max_request_bytes)");
+ABSL_FLAG(int64_t, max_unpacked_bytes, int64_t{64} << 20,
+          "hosted bots: largest unpacked size of a zip upload (bytes)");
+ABSL_FLAG(int, max_package_files, 256, "hosted bots: most files in a zip upload");
+ABSL_FLAG(int64_t, max_stored_bytes_per_owner, int64_t{256} << 20,
+          "hosted bots: bytes (as uploaded) of the kept versions of one owner's bots");
+ABSL_FLAG(int64_t, max_stored_upload_bytes, int64_t{8} << 30,
+          "hosted bots: bytes (as uploaded) of the kept versions of all bots");
+ABSL_FLAG(int, max_large_uploads, 4,
+          "hosted bots: HTTP uploads over --max_request_bytes read or handled at once (beyond: 503)");
 ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content, per bot");
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
@@ -396,7 +407,14 @@ int main(int argc, char** argv) {
   // Hosted bots (docs/hosting.md): versions, bot hosts, and the gateway
   // connections hosts open for the bots they hold.
   tarock::arena::HostingOptions hosting_options;
-  hosting_options.package.max_upload_bytes = std::max(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  hosting_options.package.max_upload_bytes =
+      std::max<int64_t>(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  hosting_options.package.max_unpacked_bytes =
+      std::max<int64_t>(1, absl::GetFlag(FLAGS_max_unpacked_bytes));
+  hosting_options.package.max_files = std::max(1, absl::GetFlag(FLAGS_max_package_files));
+  hosting_options.max_stored_bytes_per_owner =
+      std::max<int64_t>(1, absl::GetFlag(FLAGS_max_stored_bytes_per_owner));
+  hosting_options.max_stored_bytes = std::max<int64_t>(1, absl::GetFlag(FLAGS_max_stored_upload_bytes));
   hosting_options.versions_kept = std::max(1, absl::GetFlag(FLAGS_versions_kept));
   hosting_options.uploads_per_hour = std::max(0, absl::GetFlag(FLAGS_uploads_per_hour));
   hosting_options.host_lease = absl::Seconds(std::max(2, absl::GetFlag(FLAGS_host_lease_s)));
@@ -491,6 +509,7 @@ int main(int argc, char** argv) {
     http_options.tls_key_file = tls.key_file;
   }
   http_options.max_body_bytes = max_request_bytes;
+  http_options.max_large_bodies = std::max(1, absl::GetFlag(FLAGS_max_large_uploads));
   http_options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {

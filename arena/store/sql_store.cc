@@ -1742,6 +1742,29 @@ absl::StatusOr<VersionRow> SqlStore::GetVersion(int64_t id) {
                     s.Text(12), s.Text(13)};
 }
 
+absl::StatusOr<VersionRow> SqlStore::GetVersionInfo(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kVersionColumns,
+                                 " FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?"));
+  s.Bind(1, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no version ", id));
+  return VersionRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
+                    s.Text(6), s.Text(7), s.Int(8), s.Text(9), s.Text(10), s.Text(11),
+                    s.Text(12), ""};
+}
+
+absl::StatusOr<std::string> SqlStore::GetVersionContentSlice(int64_t id, int64_t offset,
+                                                             int64_t length) {
+  absl::MutexLock lock(&mu_);
+  // The content is ASCII (base64): characters are bytes in both dialects.
+  Stmt s(db_.get(),
+         "SELECT substr(content, CAST(? AS INTEGER), CAST(? AS INTEGER)) FROM bot_versions "
+         "WHERE id = ?");
+  s.Bind(1, std::max<int64_t>(0, offset) + 1).Bind(2, std::max<int64_t>(0, length)).Bind(3, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no version ", id));
+  return s.Text(0);
+}
+
 absl::Status SqlStore::SetVersionStatus(int64_t id, const std::string& status,
                                         const std::string& build_log) {
   absl::MutexLock lock(&mu_);
@@ -1759,6 +1782,15 @@ int64_t SqlStore::CountVersionsSince(int64_t bot_id, int seconds) {
   Stmt s(db_.get(),
          "SELECT COUNT(*) FROM bot_versions WHERE bot_id = ? AND uploaded_at >= datetime('now', ?)");
   s.Bind(1, bot_id).Bind(2, absl::StrCat("-", seconds, " seconds"));
+  return s.Step() == kRow ? s.Int(0) : 0;
+}
+
+int64_t SqlStore::StoredVersionBytes(const std::string& owner) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(),
+         "SELECT COALESCE(SUM(v.size), 0) FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+         "WHERE v.status <> 'removed' AND (?1 = '' OR b.owner = ?1)");
+  s.Bind(1, owner);
   return s.Step() == kRow ? s.Int(0) : 0;
 }
 

@@ -183,9 +183,13 @@ class SqlStore : public Store {
                           const std::string& log) override;
   absl::StatusOr<std::string> SeatLog(const std::string& match_id, int seat) override;
   absl::StatusOr<VersionRow> GetVersion(int64_t id) override;
+  absl::StatusOr<VersionRow> GetVersionInfo(int64_t id) override;
+  absl::StatusOr<std::string> GetVersionContentSlice(int64_t id, int64_t offset,
+                                                     int64_t length) override;
   absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                 const std::string& build_log) override;
   int64_t CountVersionsSince(int64_t bot_id, int seconds) override;
+  int64_t StoredVersionBytes(const std::string& owner) override;
   absl::StatusOr<int64_t> AddHost(const HostRow& host) override;
   std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) override;
 
