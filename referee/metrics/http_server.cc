@@ -160,6 +160,7 @@ struct Core {
   std::unordered_map<std::string, int> connections_by_address ABSL_GUARDED_BY(mu);
   int streams ABSL_GUARDED_BY(mu) = 0;
   std::atomic<int> large_bodies{0};  // bodies over options.max_body_bytes
+  size_t max_route_body = 0;          // the largest Route::max_body_bytes
   std::unordered_map<std::string, int> streams_by_address ABSL_GUARDED_BY(mu);
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions ABSL_GUARDED_BY(mu);
   bool stopping ABSL_GUARDED_BY(mu) = false;
@@ -355,7 +356,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(
         std::min<size_t>(core_->options.max_header_bytes, UINT32_MAX)));
-    parser_->body_limit(core_->options.max_body_bytes);
+    // The largest any route takes: Beast checks a Content-Length against it
+    // while it parses the head; OnHead then sets the matched route's own.
+    parser_->body_limit(std::max(core_->options.max_body_bytes, core_->max_route_body));
     if (first_ || buffer_.size() > 0) {
       first_ = false;
       ReadHead();
@@ -445,8 +448,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       large_slot_ = std::shared_ptr<void>(nullptr, [core = core_](void*) {
         core->large_bodies.fetch_sub(1);
       });
-      parser_->body_limit(limit);
     }
+    parser_->body_limit(limit);
     if (beast::iequals(head[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
       Lowest().expires_after(Chrono(core_->options.write_timeout));
@@ -791,6 +794,7 @@ void HttpServer::Post(const std::string& pattern, Handler handler) {
 }
 
 void HttpServer::Post(const std::string& pattern, size_t max_body_bytes, Handler handler) {
+  impl_->core->max_route_body = std::max(impl_->core->max_route_body, max_body_bytes);
   impl_->core->routes.push_back(
       Route{"POST", std::regex(pattern), std::move(handler), nullptr, max_body_bytes});
 }
