@@ -156,7 +156,7 @@ for _ in $(seq 100); do grep -q listening "$tmp/rnd.log" && grep -q listening "$
 $cli bots add rnd --endpoint "$(awk '{print $4}' "$tmp/rnd.log")" --variants slovenian-4p --owner ref >/dev/null
 $cli bots add heur --endpoint "$(awk '{print $4}' "$tmp/heur.log")" --variants slovenian-4p --owner ref >/dev/null
 for _ in $(seq 100); do [ "$($cli bots list | grep -c 'online')" -ge 4 ] && break; sleep 0.1; done
-$cli ladder start --variant slovenian-4p --format match --max_matches 1 --hands 1 >/dev/null
+$cli ladder start --variant slovenian-4p --format match --max_matches 1 --hands 4 >/dev/null
 for _ in $(seq 600); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 $cli ladder stop --variant slovenian-4p >/dev/null 2>&1
 faults=$($cli matches --limit 10 | awk '$1 == "seat" {f += $9} END {print f + 0}')
