@@ -316,12 +316,25 @@ int main(int argc, char** argv) {
       r.set_bot(arg);
       r.set_token(token);
       r.set_filename(packed->first);
-      r.set_content(packed->second);
       r.set_kind(absl::GetFlag(FLAGS_kind));
       r.set_entry(absl::GetFlag(FLAGS_entry));
       r.set_reset_rating(absl::GetFlag(FLAGS_reset_rating));
+      r.set_total_bytes(static_cast<int64_t>(packed->second.size()));
+      // In pieces of 512 KiB (Hosting.UploadVersionStream): no message over
+      // the arena's --max_request_bytes whatever the file's size.
+      constexpr size_t kPiece = size_t{512} << 10;
       v1::VersionInfo out;
-      grpc::Status s = hosting->UploadVersion(context().get(), r, &out);
+      auto ctx = context();
+      std::unique_ptr<grpc::ClientWriter<v1::UploadVersionRequest>> writer =
+          hosting->UploadVersionStream(ctx.get(), &out);
+      const std::string& bytes = packed->second;
+      for (size_t at = 0; at == 0 || at < bytes.size(); at += kPiece) {
+        r.set_content(bytes.substr(at, kPiece));
+        if (!writer->Write(r)) break;  // refused: Finish says why
+        r = v1::UploadVersionRequest();
+      }
+      writer->WritesDone();
+      grpc::Status s = writer->Finish();
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
       else

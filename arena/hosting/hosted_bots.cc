@@ -58,7 +58,9 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   if (reset_rating) {
     if (absl::Status s = store_->ResetRatings(v.bot_id); !s.ok()) return s;
   }
-  VersionRow stored = store_->GetVersion(*id).value_or(v);
+  v.content.clear();
+  v.content.shrink_to_fit();
+  VersionRow stored = store_->GetVersionInfo(*id).value_or(v);
   if (stored.status == "building" && stored.build_log.empty() && !AnyHostConnected())
     stored.build_log = kNoHostNote;
   return stored;
@@ -183,8 +185,32 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
   return out;
 }
 
+absl::StatusOr<std::string> HostedBots::FetchPiece(const HostRow& host, int64_t id,
+                                                   int64_t offset, int64_t max_bytes,
+                                                   VersionRow* version) {
+  absl::StatusOr<VersionRow> v = Fetch(host, id);
+  if (!v.ok()) return v.status();
+  if (offset < 0 || offset % 3 != 0 || (offset > 0 && offset >= v->size))
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset ", offset, " is not a multiple of 3 below the size ", v->size));
+  if (max_bytes <= 0 || max_bytes > kFetchPieceBytes) max_bytes = kFetchPieceBytes;
+  max_bytes -= max_bytes % 3;
+  if (max_bytes == 0) max_bytes = 3;
+  const int64_t want = std::min(max_bytes, v->size - offset);
+  // Base64: 3 bytes are 4 characters.
+  absl::StatusOr<std::string> text =
+      store_->GetVersionContentSlice(id, offset / 3 * 4, (want + 2) / 3 * 4);
+  if (!text.ok()) return text.status();
+  std::string piece;
+  if (v->status == "removed" || !absl::Base64Unescape(*text, &piece) ||
+      static_cast<int64_t>(piece.size()) != want)
+    return absl::DataLossError("the stored content is damaged or removed");
+  if (version != nullptr) *version = std::move(*v);
+  return piece;
+}
+
 absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
-  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  absl::StatusOr<VersionRow> v = store_->GetVersionInfo(id);
   if (!v.ok()) return v.status();
   absl::MutexLock lock(&mu_);
   if (!HeldBy(v->bot_id, host.id, absl::Now()))

@@ -37,7 +37,7 @@
 namespace tarock::arena {
 
 struct HostingOptions {
-  bothost::PackageLimits package;  // upload size (1 MiB), unpacked size, files
+  bothost::PackageLimits package;  // upload size (32 MiB), unpacked size (64 MiB), files (256)
   int versions_kept = 5;           // per bot, with their content
   int uploads_per_hour = 20;       // per bot
   absl::Duration host_lease = absl::Seconds(15);  // a host that has not synced this long loses its bots
@@ -112,7 +112,16 @@ class HostedBots {
   // bot: PERMISSION_DENIED otherwise (another host's bot, an older version
   // never given: what a stolen host token can fetch is what that host was
   // assigned, no more).
+  // The row comes without content; FetchPiece gives the content in pieces:
+  // at most `max_bytes` (0 or over kFetchPieceBytes: kFetchPieceBytes) bytes
+  // of the upload from byte `offset` (a multiple of 3, below the version's
+  // size unless the size is 0; INVALID_ARGUMENT otherwise), so neither the
+  // arena nor a message ever holds more than one piece of a large upload.
+  // DATA_LOSS when the stored content is damaged or was removed.
+  static constexpr int64_t kFetchPieceBytes = int64_t{3} << 19;  // 1.5 MiB
   absl::StatusOr<VersionRow> Fetch(const HostRow& host, int64_t id);
+  absl::StatusOr<std::string> FetchPiece(const HostRow& host, int64_t id, int64_t offset,
+                                         int64_t max_bytes, VersionRow* version);
   // The holder reports the build of a version a Sync gave it
   // (PERMISSION_DENIED otherwise). FAILED_PRECONDITION when not building.
   absl::StatusOr<VersionRow> ReportBuild(const HostRow& host, int64_t id, bool ok,

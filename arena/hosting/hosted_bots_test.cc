@@ -308,5 +308,63 @@ TEST(HostedBotsTest, AHostTokenObtainsOnlyWhatItsHostWasGiven) {
   fs::remove_all(dir);
 }
 
+// Issue 46: a large upload comes back to its host whole, in pieces no larger
+// than kFetchPieceBytes (no message holds it all); the bytes all bots keep
+// are bounded (StorageLimits::bytes_total: one line, nothing stored).
+TEST(HostedBotsTest, ALargeUploadIsFetchedInPiecesAndTheBytesOfAllBotsAreBounded) {
+  const fs::path dir = FreshDir("hosted_bots_large");
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<BotRow> bot = (*store)->AddBot(HostedBot(kHostedEndpoint, "slovenian-4p"));
+  ASSERT_TRUE(bot.ok());
+  HostingOptions options;
+  options.storage.bytes_total = int64_t{9} << 20;
+  HostedBots hosted(store->get(), options);
+  // A stdio script with 4 MiB + 1 bytes (over one piece, not a multiple of 3).
+  std::string content = "#!/bin/sh\n# ";
+  for (int i = 0; static_cast<int64_t>(content.size()) < (int64_t{4} << 20); ++i)
+    content.push_back(static_cast<char>('a' + i % 26));
+  content += "\n";
+  absl::StatusOr<VersionRow> v = hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->content.empty());
+  absl::StatusOr<std::string> t = hosted.AddHost("h");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<HostRow> h = hosted.AuthenticateHost(*t);
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ(hosted.Sync(*h, 0).size(), 1u);
+  std::string whole;
+  int pieces = 0;
+  while (static_cast<int64_t>(whole.size()) < v->size) {
+    VersionRow info;
+    absl::StatusOr<std::string> piece = hosted.FetchPiece(*h, v->id, whole.size(), 0, &info);
+    ASSERT_TRUE(piece.ok()) << piece.status();
+    ASSERT_FALSE(piece->empty());
+    EXPECT_LE(static_cast<int64_t>(piece->size()), HostedBots::kFetchPieceBytes);
+    EXPECT_EQ(info.size, static_cast<int64_t>(content.size()));
+    whole += *piece;
+    ++pieces;
+  }
+  EXPECT_EQ(whole, content);
+  EXPECT_EQ(pieces, 3);
+  EXPECT_EQ(hosted.FetchPiece(*h, v->id, 1, 0, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(hosted.FetchPiece(*h, v->id, 3 << 22, 0, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Two such versions are 8 MiB; a third passes the arena's 9 MiB (each
+  // differs from the one before: an identical upload stores nothing).
+  content.back() = ' ';
+  ASSERT_TRUE(hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false).ok());
+  content.back() = '\n';
+  absl::StatusOr<VersionRow> third = hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(third.status().message()).find('\n'), std::string::npos);
+  EXPECT_NE(std::string(third.status().message()).find("the arena stores"), std::string::npos)
+      << third.status();
+  EXPECT_EQ((*store)->ListVersions(bot->id).size(), 2u);
+  EXPECT_EQ((*store)->StoredInAll().bytes, 2 * static_cast<int64_t>(content.size()));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tarock::arena

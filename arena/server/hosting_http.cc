@@ -83,7 +83,10 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     r.headers.emplace_back("Content-Disposition", "inline");
     return r;
   });
-  server->Post(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", [hosted, admission](const HttpRequest& req) {
+  // The upload's body may be up to --max_upload_bytes (over it: 413 before
+  // the body is read, or as soon as a chunked body passes it).
+  const size_t max_upload = static_cast<size_t>(std::max<int64_t>(1, hosted->options().package.max_upload_bytes));
+  server->Post(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", max_upload, [hosted, admission](const HttpRequest& req) {
     const std::string token = Bearer(req);
     if (token.empty())
       return JsonError(401, "send the bot's token: Authorization: Bearer TOKEN");

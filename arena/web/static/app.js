@@ -597,7 +597,7 @@
       el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
     main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
       el('h3', null, 'Upload a new version'), form, result,
-      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 960 KiB. The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
     await load();
   }
 
