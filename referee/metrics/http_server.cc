@@ -507,6 +507,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Refuse(int status, absl::string_view why) {
     keep_alive_ = false;
+    large_slot_.reset();  // a refused body is not read on (Drain is bounded)
     Write(PlainText(status, why));
   }
 
