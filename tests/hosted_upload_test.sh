@@ -8,6 +8,10 @@
 #    is fetched whole by the host (FetchVersion in pieces; the bot prints the
 #    model's SHA-256, compared with the file's) and plays a match, 0 faults;
 #    the host logs each seat's start cost (the model's load included);
+#  - inside the sandbox that bot imports numpy (the model read as an array)
+#    and tarock_engine (every decision is the engine's heuristic_action), and
+#    sdk/templates/python/pimc_bot.py, uploaded as the template is, plays the
+#    same ladder match (its searches over sampled worlds), 0 faults (issue 45);
 #  - an upload over the limit is refused in one line and nothing is stored:
 #    by Content-Length (413 before the body), chunked (the running count),
 #    through the SDK (total_bytes) and the CLI;
@@ -34,7 +38,7 @@ hp=$(free_port)
 start_arena --http_listen "127.0.0.1:$hp" || bad "arena never listened"
 arena_pid=${pids[-1]}
 $cli hosts add host1 >"$tmp/host.txt" || bad "hosts add"
-for b in bighttp bigsdk; do
+for b in bighttp bigsdk pimc; do
   $cli bots add "$b" --hosted --variants slovenian-4p --owner "owner-$b" >"$tmp/$b.txt" || bad "bots add $b"
 done
 
@@ -45,16 +49,20 @@ d = sys.argv[1]
 model = os.urandom(30 << 20)
 open(f"{d}/model.sha256", "w").write(hashlib.sha256(model).hexdigest())
 bot = '''import hashlib, os, sys, time
+import numpy as np
+import tarock_engine as te
 from tarock_bot import Bot, Situation
 t0 = time.monotonic()
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.npz"), "rb") as f:
     MODEL = f.read()
-print("MODEL", len(MODEL), hashlib.sha256(MODEL).hexdigest(),
+WEIGHTS = np.frombuffer(MODEL, dtype=np.uint8)
+print("MODEL", WEIGHTS.size, hashlib.sha256(WEIGHTS.tobytes()).hexdigest(),
       "%.1f ms" % ((time.monotonic() - t0) * 1000), file=sys.stderr, flush=True)
+print("IMPORTS numpy", np.__version__, "tarock_engine", te.__version__, file=sys.stderr, flush=True)
 class Big(Bot):
     name = "big"
     def decide(self, s: Situation) -> str:
-        return s.legal[0]
+        return te.heuristic_action(s)
 '''
 with zipfile.ZipFile(f"{d}/big.zip", "w", zipfile.ZIP_STORED) as z:
     z.writestr("bot.py", bot)
@@ -145,22 +153,23 @@ echo "uploads of $size bytes: HTTP $(( (t1 - t0) / 1000000 )) ms, SDK $(( (t2 - 
 sha=$(sha256sum "$tmp/big.zip" | cut -d' ' -f1)
 grep -q "\"sha256\":\"$sha\"" "$tmp/up-http.json" && ok || bad "HTTP upload's sha256: $(head -c 300 "$tmp/up-http.json")"
 grep -q "sha256 ${sha:0:16}" "$tmp/up-sdk.txt" && ok || bad "SDK upload's sha256: $(cat "$tmp/up-sdk.txt")"
+# The search template, uploaded as the template is (docs/hosting.md).
+$cli bots upload pimc --token "$(token_of pimc)" "$src/sdk/templates/python/pimc_bot.py" >"$tmp/up-pimc.txt" 2>&1 &&
+  ok || bad "upload pimc_bot.py: $(cat "$tmp/up-pimc.txt")"
 ready() { $cli bots versions "$1" | head -1 | grep -q " ready "; }
-for _ in $(seq 600); do ready bighttp && ready bigsdk && break; sleep 0.2; done
-ready bighttp && ready bigsdk && ok ||
+for _ in $(seq 600); do ready bighttp && ready bigsdk && ready pimc && break; sleep 0.2; done
+ready bighttp && ready bigsdk && ready pimc && ok ||
   bad "not ready: $($cli bots versions bighttp --token "$(token_of bighttp)" | tail -5) $($cli bots versions bigsdk --token "$(token_of bigsdk)" | tail -5) $(tail -5 "$tmp/host.log")"
 
-"$bin/tarock-bot-random" --listen 127.0.0.1:0 >"$tmp/rnd.log" 2>&1 & pids+=($!)
 "$bin/tarock-bot-heuristic" --listen 127.0.0.1:0 >"$tmp/heur.log" 2>&1 & pids+=($!)
-for _ in $(seq 100); do grep -q listening "$tmp/rnd.log" && grep -q listening "$tmp/heur.log" && break; sleep 0.1; done
-$cli bots add rnd --endpoint "$(awk '{print $4}' "$tmp/rnd.log")" --variants slovenian-4p --owner ref >/dev/null
+for _ in $(seq 100); do grep -q listening "$tmp/heur.log" && break; sleep 0.1; done
 $cli bots add heur --endpoint "$(awk '{print $4}' "$tmp/heur.log")" --variants slovenian-4p --owner ref >/dev/null
 for _ in $(seq 100); do [ "$($cli bots list | grep -c 'online')" -ge 4 ] && break; sleep 0.1; done
 $cli ladder start --variant slovenian-4p --format match --max_matches 1 --hands 4 >/dev/null
 for _ in $(seq 600); do $cli ladder list | grep -q "^ladder 1 .*stopped" && break; sleep 0.2; done
 $cli ladder stop --variant slovenian-4p >/dev/null 2>&1
 faults=$($cli matches --limit 10 | awk '$1 == "seat" {f += $9} END {print f + 0}')
-for b in bighttp bigsdk; do
+for b in bighttp bigsdk pimc; do
   $cli matches --limit 10 | awk -v b=$b '$1 == "seat" && $3 == b' | grep -q . && ok || bad "$b played no seat: $($cli matches --limit 10)"
 done
 [ "$faults" -eq 0 ] && ok || bad "$faults faults: $($cli matches --limit 10)"
@@ -169,6 +178,8 @@ want=$(cat "$tmp/model.sha256")
 for b in bighttp bigsdk; do
   grep -qh "MODEL $((30 << 20)) $want" "$tmp"/host/logs/$b/*.log && ok ||
     bad "$b's model: $(grep -h MODEL "$tmp"/host/logs/$b/*.log | head -2)"
+  grep -qh "IMPORTS numpy [0-9.]* tarock_engine [0-9.]*" "$tmp"/host/logs/$b/*.log && ok ||
+    bad "$b's imports: $(grep -h -e IMPORTS -e Error "$tmp"/host/logs/$b/*.log | head -4)"
 done
 grep "first answer" "$tmp/host.log" | head -4
 grep -q "ms after the program's start" "$tmp/host.log" && ok || bad "the host logs no start cost: $(tail -5 "$tmp/host.log")"
