@@ -161,6 +161,23 @@ for _ in $(seq 600); do ready bighttp && ready bigsdk && ready pimc && break; sl
 ready bighttp && ready bigsdk && ready pimc && ok ||
   bad "not ready: $($cli bots versions bighttp --token "$(token_of bighttp)" | tail -5) $($cli bots versions bigsdk --token "$(token_of bigsdk)" | tail -5) $(tail -5 "$tmp/host.log")"
 
+# The same file again (issue 48): the current version answers, with a one-line
+# note, through the CLI, the Python SDK and HTTP (200, "unchanged"); no new version.
+pv=$($cli bots versions pimc | head -1 | awk '{print $2}')
+out=$($cli bots upload pimc --token "$(token_of pimc)" "$src/sdk/templates/python/pimc_bot.py" 2>&1)
+grep -q "^unchanged: the upload is byte-identical to version ${pv#v} (ready)" <<<"$out" && ok ||
+  bad "CLI re-upload: $out (current: $pv)"
+out=$(TAROCK_BOT_TOKEN=$(token_of pimc) /usr/bin/python3 -m tarock_bot upload pimc \
+  "$src/sdk/templates/python/pimc_bot.py" --arena "127.0.0.1:$ap" 2>&1)
+grep -q "^unchanged: the upload is byte-identical to version ${pv#v} (ready)" <<<"$out" && ok ||
+  bad "SDK re-upload: $out"
+code=$(curl -s -o "$tmp/again.json" -w '%{http_code}' -H "Authorization: Bearer $(token_of pimc)" \
+  --data-binary @"$src/sdk/templates/python/pimc_bot.py" \
+  "http://127.0.0.1:$hp/api/bots/pimc/versions?filename=pimc_bot.py")
+[ "$code" = 200 ] && grep -q '"unchanged":true' "$tmp/again.json" && grep -q "\"id\":${pv#v}," "$tmp/again.json" &&
+  ok || bad "HTTP re-upload: $code $(cat "$tmp/again.json")"
+[ "$($cli bots versions pimc | grep -c .)" -eq 1 ] && ok || bad "a re-upload stored a version: $($cli bots versions pimc)"
+
 "$bin/tarock-bot-heuristic" --listen 127.0.0.1:0 >"$tmp/heur.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do grep -q listening "$tmp/heur.log" && break; sleep 0.1; done
 $cli bots add heur --endpoint "$(awk '{print $4}' "$tmp/heur.log")" --variants slovenian-4p --owner ref >/dev/null

@@ -45,7 +45,9 @@ grep -qE '^(a3|b2) ' <<<"$listed" && bad "a refused bot was stored: $listed" || 
 up() { $cli bots upload "$1" --token "$(token_of "$1")" "$2" 2>&1; }
 up a1 "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload a1"
 up a2 "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload a2"
-out=$(up a1 "$src/sdk/templates/stdio/my_bot.awk") && bad "a third version of alice was taken"
+# (another file: an identical re-upload stores nothing and is no new version)
+{ cat "$src/sdk/templates/stdio/my_bot.awk"; echo "# v2"; } >"$tmp/v2.awk"
+out=$(up a1 "$tmp/v2.awk") && bad "a third version of alice was taken"
 refused "owner 'alice' stores 2 versions of at most 2" "$out"
 versions=$($cli bots versions a1 --token "$(token_of a1)" | grep -c 'building\|ready\|failed')
 [ "$versions" -eq 1 ] && ok || bad "a1 has $versions versions, not 1"
@@ -53,7 +55,8 @@ versions=$($cli bots versions a1 --token "$(token_of a1)" | grep -c 'building\|r
 # Bytes: bob's first version of 4 KB fits, a second of 4 KB passes 6000 bytes.
 { cat "$src/sdk/templates/stdio/my_bot.awk"; head -c 2000 /dev/zero | tr '\0' '#'; echo; } >"$tmp/big.awk"
 up b1 "$tmp/big.awk" >/dev/null || bad "upload b1"
-out=$(up b1 "$tmp/big.awk") && bad "bob's bytes beyond the bound were taken"
+{ cat "$tmp/big.awk"; echo "# v2"; } >"$tmp/big2.awk"
+out=$(up b1 "$tmp/big2.awk") && bad "bob's bytes beyond the bound were taken"
 refused "owner 'bob' stores [0-9]* bytes of versions of at most 6000 (this upload: [0-9]* bytes)" "$out"
 
 echo "$pass passed, $fail failed"

@@ -340,9 +340,13 @@ int main(int argc, char** argv) {
       else
         std::cout << "version " << out.id() << "  " << out.kind() << "  " << out.size()
                   << " bytes  sha256 " << out.sha256() << "  " << out.status() << "\n"
+                  // An identical re-upload: the note says nothing new was stored.
+                  << (out.note().empty() ? "" : tarock::arena::ForTerminal(out.note(), 300) + "\n")
                   << (out.build_log().empty() ? "" : tarock::arena::ForTerminal(out.build_log(), 1000) + "\n")
-                  << "(a bot host builds it; `tarock-arena-cli bots versions " << arg
-                  << "` shows when it is ready)\n";
+                  << (out.note().empty() || out.status() == "building"
+                          ? absl::StrCat("(a bot host builds it; `tarock-arena-cli bots versions ", arg,
+                                         "` shows when it is ready)\n")
+                          : "");
       return 0;
     }
     v1::ListVersionsRequest r;

@@ -67,15 +67,27 @@ class HostedBots {
   // one line). Nothing is stored on an error.
   // With `reset_rating` the bot's ratings start again from the prior
   // (Store::ResetRatings) once the version is stored; by default they carry over.
+  // An upload byte-identical to the bot's current version (its newest, while
+  // building or ready; the same file name, and the same kind, entry and
+  // interpreter once parsed) stores nothing and counts against no limit: that
+  // version is the answer, and `*unchanged_note` (when given) says so in one
+  // line ("" for a new version). `reset_rating` still resets the ratings.
+  // A failed newest version is built again from an identical upload.
   absl::StatusOr<VersionRow> Upload(const std::string& bot, const std::string& token,
                                     const std::string& filename, const std::string& content,
                                     const std::string& kind, const std::string& entry,
-                                    bool reset_rating = false);
+                                    bool reset_rating = false,
+                                    std::string* unchanged_note = nullptr);
   // Whether one more version of `bytes` of `bot` stays within the storage
   // bounds of its owner and of the network it was registered from
   // (CheckStorage): the upload path asks before storing anything.
   // RESOURCE_EXHAUSTED in one line otherwise.
   absl::Status CheckUploadStorage(const BotRow& bot, int64_t bytes);
+  // The bot's current version when `content` is byte-identical to it (see
+  // Upload), nullopt otherwise.
+  std::optional<VersionRow> SameAsCurrent(const BotRow& bot, const std::string& filename,
+                                          const std::string& content, const std::string& kind,
+                                          const std::string& entry);
   // A bot's versions, newest first; build logs only with the right token
   // (`*owner` says whether it was). While no bot host is connected (none has
   // synced within host_lease), a version still building carries

@@ -102,12 +102,19 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     }
     std::string filename = Query(req, "filename");
     if (filename.empty()) filename = "upload";
+    std::string note;
     absl::StatusOr<VersionRow> v = hosted->Upload(req.matches[1], token, filename, req.body,
                                                   Query(req, "kind"), Query(req, "entry"),
                                                   Query(req, "reset_rating") == "1" ||
-                                                      Query(req, "reset_rating") == "true");
+                                                      Query(req, "reset_rating") == "true",
+                                                  &note);
     if (!v.ok()) return Refusal(v.status());
-    return JsonBody(201, VersionJson(*v, true));
+    // 201 for a new version; 200 with "unchanged" and its note for an upload
+    // byte-identical to the bot's current version (nothing stored).
+    json j = VersionJson(*v, true);
+    j["unchanged"] = !note.empty();
+    if (!note.empty()) j["note"] = note;
+    return JsonBody(note.empty() ? 201 : 200, j);
   });
   server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", [hosted](const HttpRequest& req) {
     bool owner = false;

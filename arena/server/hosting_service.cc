@@ -67,16 +67,19 @@ absl::StatusOr<HostRow> HostingService::Host(grpc::ServerContext* context) {
 grpc::Status HostingService::UploadVersion(grpc::ServerContext* context,
                                            const v1::UploadVersionRequest* r, v1::VersionInfo* out) {
   if (grpc::Status s = Admit(context, r->token(), Admission::Kind::kRegistration); !s.ok()) return s;
+  std::string note;
   absl::StatusOr<VersionRow> v =
       hosted_->Upload(r->bot(), r->token(), r->filename(), r->content(), r->kind(), r->entry(),
-                      r->reset_rating());
+                      r->reset_rating(), &note);
   Audit(context, v.ok() ? absl::StrCat("owner of ", r->bot()) : "unknown", "UploadVersion",
         absl::StrCat("bot:", r->bot()), v.status(),
         v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256,
+                              note.empty() ? "" : " (unchanged)",
                               r->reset_rating() ? " (ratings reset)" : "")
              : "");
   if (!v.ok()) return ToGrpcStatus(v.status());
   *out = ToProto(*v, true);
+  out->set_note(note);
   return grpc::Status::OK;
 }
 
@@ -112,16 +115,19 @@ grpc::Status HostingService::UploadVersionStream(
                                      first.total_bytes(), " bytes: nothing stored"));
   if (context->IsCancelled())
     return grpc::Status(grpc::StatusCode::CANCELLED, "the upload was cancelled: nothing stored");
+  std::string note;
   absl::StatusOr<VersionRow> v =
       hosted_->Upload(first.bot(), first.token(), first.filename(), content, first.kind(),
-                      first.entry(), first.reset_rating());
+                      first.entry(), first.reset_rating(), &note);
   Audit(context, v.ok() ? absl::StrCat("owner of ", first.bot()) : "unknown",
         "UploadVersionStream", absl::StrCat("bot:", first.bot()), v.status(),
         v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256,
+                              note.empty() ? "" : " (unchanged)",
                               first.reset_rating() ? " (ratings reset)" : "")
              : "");
   if (!v.ok()) return ToGrpcStatus(v.status());
   *out = ToProto(*v, true);
+  out->set_note(note);
   return grpc::Status::OK;
 }
 

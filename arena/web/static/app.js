@@ -587,6 +587,12 @@
       } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
       if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (body.error || ('HTTP ' + res.status)))); return; }
       // Its status is the list's (kept current there), not a copy that goes stale.
+      if (body.unchanged) {  // byte-identical to the bot's current version: nothing stored
+        clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Unchanged: this file is version v' + body.id +
+          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.'));
+        load();
+        return;
+      }
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
         ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
       load();

@@ -163,6 +163,8 @@ def run_account_command(args: argparse.Namespace, transport: Transport) -> int:
             out = _upload(transport, args.arena, hosting_pb2, args.path, args.bot, token,
                           args.kind, args.entry)
             print(f"version {out.id} of {out.bot}: {out.status} ({out.kind}, sha256 {out.sha256[:16]})")
+            if out.note:  # byte-identical to the bot's current version: nothing new stored
+                print(out.note)
             if out.status == "building":
                 print("a bot host builds it: `python3 -m tarock_bot versions` shows when it is "
                       "ready (it stays building while the arena has no bot host)")
