@@ -7,6 +7,8 @@
 #  - a fourth bot from one network, under another owner (--max_bots_per_network 3);
 #  - a third stored version over one owner's bots (--max_versions_per_owner 2);
 #  - a version whose bytes pass the owner's bytes (--max_stored_bytes_per_owner).
+#  - a version within its owner's bounds whose bytes pass the arena's
+#    (all bots together: --max_stored_bytes_total).
 # Nothing started here outlives the test.
 # Usage: storage_bounds_test.sh SOURCE_DIR BUILD_DIR
 set -u
@@ -19,8 +21,13 @@ setup_scratch
 pass=0 fail=0
 
 start_referee || bad "referee never listened"
+# The arena's total: the three versions below (two templates and big.awk)
+# and 500 bytes more.
+awk_bytes=$(stat -c %s "$src/sdk/templates/stdio/my_bot.awk")
+total=$((3 * awk_bytes + 2001 + 500))
 start_arena --http_listen= --max_bots_per_owner 2 --max_bots_per_network 3 \
-  --max_versions_per_owner 2 --max_stored_bytes_per_owner 6000 || bad "arena never listened"
+  --max_versions_per_owner 2 --max_stored_bytes_per_owner 6000 --max_stored_bytes_total "$total" ||
+  bad "arena never listened"
 cli="timeout 30 $cli"
 
 # refused WHAT OUT: the command failed with one line naming the bound.
@@ -45,7 +52,9 @@ grep -qE '^(a3|b2) ' <<<"$listed" && bad "a refused bot was stored: $listed" || 
 up() { $cli bots upload "$1" --token "$(token_of "$1")" "$2" 2>&1; }
 up a1 "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload a1"
 up a2 "$src/sdk/templates/stdio/my_bot.awk" >/dev/null || bad "upload a2"
-out=$(up a1 "$src/sdk/templates/stdio/my_bot.awk") && bad "a third version of alice was taken"
+# (another file: an identical re-upload stores nothing and is no new version)
+{ cat "$src/sdk/templates/stdio/my_bot.awk"; echo "# v2"; } >"$tmp/v2.awk"
+out=$(up a1 "$tmp/v2.awk") && bad "a third version of alice was taken"
 refused "owner 'alice' stores 2 versions of at most 2" "$out"
 versions=$($cli bots versions a1 --token "$(token_of a1)" | grep -c 'building\|ready\|failed')
 [ "$versions" -eq 1 ] && ok || bad "a1 has $versions versions, not 1"
@@ -53,8 +62,16 @@ versions=$($cli bots versions a1 --token "$(token_of a1)" | grep -c 'building\|r
 # Bytes: bob's first version of 4 KB fits, a second of 4 KB passes 6000 bytes.
 { cat "$src/sdk/templates/stdio/my_bot.awk"; head -c 2000 /dev/zero | tr '\0' '#'; echo; } >"$tmp/big.awk"
 up b1 "$tmp/big.awk" >/dev/null || bad "upload b1"
-out=$(up b1 "$tmp/big.awk") && bad "bob's bytes beyond the bound were taken"
+{ cat "$tmp/big.awk"; echo "# v2"; } >"$tmp/big2.awk"
+out=$(up b1 "$tmp/big2.awk") && bad "bob's bytes beyond the bound were taken"
 refused "owner 'bob' stores [0-9]* bytes of versions of at most 6000 (this upload: [0-9]* bytes)" "$out"
+
+# All bots: 1,000 bytes more for bob fit his bounds, not the arena's.
+head -c 999 "$src/sdk/templates/stdio/my_bot.awk" >"$tmp/small.awk"; echo >>"$tmp/small.awk"
+out=$(up b1 "$tmp/small.awk") && bad "bytes beyond the arena's total were taken"
+refused "the arena stores $((3 * awk_bytes + 2001)) bytes of versions of at most $total (this upload: 1000 bytes)" "$out"
+versions=$($cli bots versions b1 --token "$(token_of b1)" | grep -c 'building\|ready\|failed')
+[ "$versions" -eq 1 ] && ok || bad "b1 has $versions versions, not 1"
 
 echo "$pass passed, $fail failed"
 exit "$fail"

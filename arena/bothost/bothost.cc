@@ -157,6 +157,7 @@ class BotHost::Player {
       };
       auto bot = std::make_unique<stdio::StdioBot>(o);
       stdio::StdioBot* stdio = bot.get();
+      const absl::Time started_at = absl::Now();
       absl::Status started = stdio->Start();
       struct Seat {
         Seat(std::unique_ptr<stdio::StdioBot> b, stdio::StdioBot* s, std::atomic<int>* count,
@@ -190,7 +191,10 @@ class BotHost::Player {
                              absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(in_bot) / decisions),
                              " ms each in the bot process (pipes included; ",
                              absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(stdio->answer_wait()) / decisions),
-                             " ms waiting for the answer)"));
+                             " ms waiting for the answer); first answer ",
+                             absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(first_answer)),
+                             " ms after the program's start (its start cost: imports and "
+                             "model loading included)"));
         }
         sdk::BotSession session;
         stdio::StdioBot* stdio;
@@ -199,6 +203,11 @@ class BotHost::Player {
         std::optional<std::string> failure;
         int decisions = 0;
         absl::Duration in_bot;
+        // The program's start (its release from the spare, or a new sandbox)
+        // to its first answer: the start cost of the seat, the program's
+        // imports and a learned bot's model loading included.
+        absl::Time started_at;
+        absl::Duration first_answer = absl::InfiniteDuration();
         std::string match_id;  // from the MatchStart
         int seat = 0;
         std::shared_ptr<std::string> log_path;
@@ -210,6 +219,7 @@ class BotHost::Player {
       };
       auto seat = std::make_shared<Seat>(std::move(bot), stdio, &seats_, o.label);
       seat->log_path = log_path;
+      seat->started_at = started_at;
       seat->max_log = options_.seat_log_bytes;
       if (report_log_)
         seat->report = [this](v1::ReportSeatLogRequest r) {
@@ -229,7 +239,9 @@ class BotHost::Player {
           std::optional<v1::BotMessage> reply = seat->session.Handle(m);
           if (m.has_decision_request()) {
             ++seat->decisions;
-            seat->in_bot += absl::Now() - start;
+            const absl::Time now = absl::Now();
+            seat->in_bot += now - start;
+            if (seat->decisions == 1) seat->first_answer = now - seat->started_at;
             // The request's place: its hand, and the actions of the hand so
             // far (the referee's Fault.action_index).
             if (seat->stdio->slow() && seat->slow.size() < 4096)
@@ -460,19 +472,58 @@ void BuildVersion(const BotHostOptions& options, const Sandbox& sandbox, LocalVe
                   const v1::VersionInfo& info, const std::string& owner, v1::Hosting::Stub* stub,
                   const std::function<void(grpc::ClientContext*)>& call, BuildSlots* slots,
                   const std::atomic<bool>& stop) {
-  grpc::ClientContext c;
-  call(&c);
-  v1::FetchVersionRequest r;
-  r.set_id(info.id());
-  v1::VersionContent content;
-  grpc::Status s = stub->FetchVersion(&c, r, &content);
-  if (!s.ok()) {
-    v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
+  // In pieces (FetchVersion with offsets): no message holds more than the
+  // arena's piece (1.5 MiB), whatever the upload's size; the whole is checked
+  // against the upload's SHA-256.
+  std::string bytes;
+  std::string filename;
+  int64_t total = -1;
+  while (total < 0 || static_cast<int64_t>(bytes.size()) < total) {
+    grpc::ClientContext c;
+    call(&c);
+    v1::FetchVersionRequest r;
+    r.set_id(info.id());
+    r.set_offset(static_cast<int64_t>(bytes.size()));
+    v1::VersionContent content;
+    grpc::Status s = stub->FetchVersion(&c, r, &content);
+    if (!s.ok()) {
+      v->log = absl::StrCat("cannot fetch version ", info.id(), ": ", s.error_message());
+      v->fetch_failed = true;
+      return;
+    }
+    if (total < 0) {
+      total = content.total_bytes() > 0 ? content.total_bytes()
+                                        : static_cast<int64_t>(content.content().size());
+      if (total > options.package.max_upload_bytes) {
+        v->log = absl::StrCat("the host refuses this upload: ", total, " bytes, more than its ",
+                              options.package.max_upload_bytes, " (--max_upload_bytes)");
+        return;
+      }
+      bytes.reserve(total);
+      filename = content.filename();
+    }
+    if (content.content().empty() || content.offset() != static_cast<int64_t>(bytes.size()) ||
+        static_cast<int64_t>(bytes.size() + content.content().size()) > total) {
+      v->log = absl::StrCat("cannot fetch version ", info.id(), ": a piece out of order");
+      v->fetch_failed = true;
+      return;
+    }
+    bytes.append(content.content());
+    if (stop) {
+      v->log = "the host stopped during the fetch";
+      v->fetch_failed = true;
+      return;
+    }
+  }
+  absl::StatusOr<Package> p = ParsePackage(filename, bytes, info.kind(), info.entry(),
+                                           options.package);
+  bytes.clear();
+  bytes.shrink_to_fit();
+  if (p.ok() && !info.sha256().empty() && p->sha256 != info.sha256()) {
+    v->log = absl::StrCat("cannot fetch version ", info.id(), ": its SHA-256 differs from the upload's");
     v->fetch_failed = true;
     return;
   }
-  absl::StatusOr<Package> p = ParsePackage(content.filename(), content.content(), info.kind(),
-                                           info.entry());
   // Built before this host restarted: the same upload, built, is kept.
   const std::string marker = v->dir + ".built";
   std::error_code ec;

@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "arena/bothost/package.h"
 #include "arena/bothost/sandbox/sandbox.h"
 #include "arena/bothost/stall_clock.h"
 #include "tarock/transport/transport.h"
@@ -40,6 +41,9 @@ struct BotHostOptions {
   std::string python_sdk;     // a folder with tarock_bot (bound read-only at /sdk/python)
   std::string cpp_sdk;        // an installed C++ SDK prefix (bound at /sdk/cpp); "" = no C++ builds
   int capacity = 0;           // bots held at most (0: any)
+  // What the host accepts of a fetched version (the arena's limits or more):
+  // 32 MiB as uploaded, 64 MiB unpacked, 256 files.
+  PackageLimits package;
   // Processes per held bot started ahead of time (none has seen a card), each
   // held at its program's exec (Sandbox::StartHeld): the sandbox is made
   // ahead, the uploaded program runs only once the process has a seat.

@@ -54,6 +54,11 @@ ABSL_FLAG(std::string, cpp_sdk, "",
           "an installed C++ SDK (PREFIX with include/, lib/ and link.txt) for C++ bots; "
           "\"\": this host builds no C++ bots");
 ABSL_FLAG(int, capacity, 0, "bots this host holds at most (0: any)");
+ABSL_FLAG(int64_t, max_upload_bytes, int64_t{32} << 20,
+          "largest version this host fetches (bytes as uploaded; at least the arena's "
+          "--max_upload_bytes)");
+ABSL_FLAG(int64_t, max_unpacked_bytes, int64_t{64} << 20,
+          "largest version this host unpacks (bytes; at least the arena's --max_unpacked_bytes)");
 ABSL_FLAG(int, spares, 2,
           "sandboxes of each held bot made ahead of time, each held just before its program "
           "starts (no uploaded code runs before a seat); a seat releases one (each plays one "
@@ -249,6 +254,8 @@ int main(int argc, char** argv) {
   }
   o.cpp_sdk = absl::GetFlag(FLAGS_cpp_sdk);
   o.capacity = absl::GetFlag(FLAGS_capacity);
+  o.package.max_upload_bytes = std::max<int64_t>(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  o.package.max_unpacked_bytes = std::max<int64_t>(1, absl::GetFlag(FLAGS_max_unpacked_bytes));
   o.spares = std::max(0, absl::GetFlag(FLAGS_spares));
   o.max_builds = std::max(1, absl::GetFlag(FLAGS_max_builds));
   o.max_builds_per_owner = std::max(1, absl::GetFlag(FLAGS_max_builds_per_owner));

@@ -37,8 +37,8 @@
 namespace tarock::bothost {
 
 struct PackageLimits {
-  int64_t max_upload_bytes = int64_t{960} << 10;  // 960 KiB as uploaded
-  int64_t max_unpacked_bytes = int64_t{8} << 20;  // 8 MiB unpacked
+  int64_t max_upload_bytes = int64_t{32} << 20;    // 32 MiB as uploaded
+  int64_t max_unpacked_bytes = int64_t{64} << 20;  // 64 MiB unpacked (twice the upload)
   int max_files = 256;
 };
 

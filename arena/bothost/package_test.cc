@@ -163,8 +163,11 @@ TEST(Package, HostileZipsAreRefused) {
   std::vector<std::pair<std::string, std::string>> many = {{"bot.py", "x"}};
   for (int i = 0; i < 300; ++i) many.push_back({"f" + std::to_string(i) + ".txt", "x"});
   ExpectRefused(ParsePackage("a.zip", Zip(many)), "more than 256 files");
-  // A zip bomb: 9 MiB of zeros (past the 8 MiB unpacked) in a few KiB.
-  const std::string bomb = Zip({{"bot.py", "x"}, {"zeros.txt", std::string(9 << 20, '\0')}});
+  // A zip bomb: 65 MiB of zeros (past the default 64 MiB unpacked) in a few
+  // hundred KiB.
+  const int64_t unpacked = PackageLimits().max_unpacked_bytes;
+  const std::string bomb =
+      Zip({{"bot.py", "x"}, {"zeros.txt", std::string(unpacked + (1 << 20), '\0')}});
   EXPECT_LT(bomb.size(), size_t{960} << 10);
   ExpectRefused(ParsePackage("a.zip", bomb), "unpacks to more than");
   // What is accepted still unpacks: folders, nested a little.

@@ -320,20 +320,37 @@ int main(int argc, char** argv) {
       r.set_bot(arg);
       r.set_token(token);
       r.set_filename(packed->first);
-      r.set_content(packed->second);
       r.set_kind(absl::GetFlag(FLAGS_kind));
       r.set_entry(absl::GetFlag(FLAGS_entry));
       r.set_reset_rating(absl::GetFlag(FLAGS_reset_rating));
+      r.set_total_bytes(static_cast<int64_t>(packed->second.size()));
+      // In pieces of 512 KiB (Hosting.UploadVersionStream): no message over
+      // the arena's --max_request_bytes whatever the file's size.
+      constexpr size_t kPiece = size_t{512} << 10;
       v1::VersionInfo out;
-      grpc::Status s = hosting->UploadVersion(context().get(), r, &out);
+      auto ctx = context();
+      std::unique_ptr<grpc::ClientWriter<v1::UploadVersionRequest>> writer =
+          hosting->UploadVersionStream(ctx.get(), &out);
+      const std::string& bytes = packed->second;
+      for (size_t at = 0; at == 0 || at < bytes.size(); at += kPiece) {
+        r.set_content(bytes.substr(at, kPiece));
+        if (!writer->Write(r)) break;  // refused: Finish says why
+        r = v1::UploadVersionRequest();
+      }
+      writer->WritesDone();
+      grpc::Status s = writer->Finish();
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
       else
         std::cout << "version " << out.id() << "  " << out.kind() << "  " << out.size()
                   << " bytes  sha256 " << out.sha256() << "  " << out.status() << "\n"
+                  // An identical re-upload: the note says nothing new was stored.
+                  << (out.note().empty() ? "" : tarock::arena::ForTerminal(out.note(), 300) + "\n")
                   << (out.build_log().empty() ? "" : tarock::arena::ForTerminal(out.build_log(), 1000) + "\n")
-                  << "(a bot host builds it; `tarock-arena-cli bots versions " << arg
-                  << "` shows when it is ready)\n";
+                  << (out.note().empty() || out.status() == "building"
+                          ? absl::StrCat("(a bot host builds it; `tarock-arena-cli bots versions ", arg,
+                                         "` shows when it is ready)\n")
+                          : "");
       return 0;
     }
     v1::ListVersionsRequest r;

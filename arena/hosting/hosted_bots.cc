@@ -24,17 +24,51 @@ absl::Status HostedBots::CheckUploadStorage(const BotRow& bot, int64_t bytes) {
   return CheckStorage(*store_, options_.storage, bot.owner, bot.client_net, 0, 1, bytes);
 }
 
+std::optional<VersionRow> HostedBots::SameAsCurrent(const BotRow& bot, const std::string& filename,
+                                                    const std::string& content,
+                                                    const std::string& kind,
+                                                    const std::string& entry) {
+  const std::vector<VersionRow> versions = store_->ListVersions(bot.id);
+  if (versions.empty()) return std::nullopt;
+  const VersionRow& newest = versions.front();
+  if (newest.status != "building" && newest.status != "ready") return std::nullopt;
+  // Cheap tests first: the size and the stored file name; then the package
+  // as parsed (its SHA-256, and the kind and entry the request resolves to).
+  if (newest.size != static_cast<int64_t>(content.size()) ||
+      newest.filename != filename.substr(filename.rfind('/') + 1).substr(0, 200))
+    return std::nullopt;
+  absl::StatusOr<bothost::Package> p =
+      bothost::ParsePackage(filename, content, kind, entry, options_.package);
+  if (!p.ok() || p->sha256 != newest.sha256 || p->kind != newest.kind ||
+      p->entry != newest.entry || p->interpreter != newest.interpreter)
+    return std::nullopt;
+  return newest;
+}
+
 absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std::string& token,
                                               const std::string& filename,
                                               const std::string& content, const std::string& kind,
                                               const std::string& entry,
-                                              bool reset_rating) {
+                                              bool reset_rating, std::string* unchanged_note) {
+  if (unchanged_note != nullptr) unchanged_note->clear();
   absl::StatusOr<BotRow> row = OwnedBot(bot, token);
   if (!row.ok()) return row.status();
   if (row->retired) return absl::FailedPreconditionError("the bot is retired");
   if (!ThroughGateway(row->endpoint))
     return absl::FailedPreconditionError(
         "the bot has an endpoint: a hosted bot is registered without one (bots add NAME --hosted)");
+  if (std::optional<VersionRow> same = SameAsCurrent(*row, filename, content, kind, entry)) {
+    if (reset_rating) {
+      if (absl::Status s = store_->ResetRatings(row->id); !s.ok()) return s;
+    }
+    if (unchanged_note != nullptr)
+      *unchanged_note = absl::StrCat("unchanged: the upload is byte-identical to version ",
+                                     same->id, " (", same->status,
+                                     "), the bot's current version; nothing new was stored");
+    if (same->status == "building" && same->build_log.empty() && !AnyHostConnected())
+      same->build_log = kNoHostNote;
+    return *same;
+  }
   if (store_->CountVersionsSince(row->id, 3600) >= options_.uploads_per_hour)
     return absl::ResourceExhaustedError(absl::StrCat(
         "more than ", options_.uploads_per_hour, " uploads of this bot in the last hour: wait"));
@@ -58,7 +92,9 @@ absl::StatusOr<VersionRow> HostedBots::Upload(const std::string& bot, const std:
   if (reset_rating) {
     if (absl::Status s = store_->ResetRatings(v.bot_id); !s.ok()) return s;
   }
-  VersionRow stored = store_->GetVersion(*id).value_or(v);
+  v.content.clear();
+  v.content.shrink_to_fit();
+  VersionRow stored = store_->GetVersionInfo(*id).value_or(v);
   if (stored.status == "building" && stored.build_log.empty() && !AnyHostConnected())
     stored.build_log = kNoHostNote;
   return stored;
@@ -183,8 +219,32 @@ std::vector<HostedBots::Held> HostedBots::Sync(const HostRow& host, int capacity
   return out;
 }
 
+absl::StatusOr<std::string> HostedBots::FetchPiece(const HostRow& host, int64_t id,
+                                                   int64_t offset, int64_t max_bytes,
+                                                   VersionRow* version) {
+  absl::StatusOr<VersionRow> v = Fetch(host, id);
+  if (!v.ok()) return v.status();
+  if (offset < 0 || offset % 3 != 0 || (offset > 0 && offset >= v->size))
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset ", offset, " is not a multiple of 3 below the size ", v->size));
+  if (max_bytes <= 0 || max_bytes > kFetchPieceBytes) max_bytes = kFetchPieceBytes;
+  max_bytes -= max_bytes % 3;
+  if (max_bytes == 0) max_bytes = 3;
+  const int64_t want = std::min(max_bytes, v->size - offset);
+  // Base64: 3 bytes are 4 characters.
+  absl::StatusOr<std::string> text =
+      store_->GetVersionContentSlice(id, offset / 3 * 4, (want + 2) / 3 * 4);
+  if (!text.ok()) return text.status();
+  std::string piece;
+  if (v->status == "removed" || !absl::Base64Unescape(*text, &piece) ||
+      static_cast<int64_t>(piece.size()) != want)
+    return absl::DataLossError("the stored content is damaged or removed");
+  if (version != nullptr) *version = std::move(*v);
+  return piece;
+}
+
 absl::StatusOr<VersionRow> HostedBots::Fetch(const HostRow& host, int64_t id) {
-  absl::StatusOr<VersionRow> v = store_->GetVersion(id);
+  absl::StatusOr<VersionRow> v = store_->GetVersionInfo(id);
   if (!v.ok()) return v.status();
   absl::MutexLock lock(&mu_);
   if (!HeldBy(v->bot_id, host.id, absl::Now()))

@@ -37,7 +37,7 @@
 namespace tarock::arena {
 
 struct HostingOptions {
-  bothost::PackageLimits package;  // upload size (1 MiB), unpacked size, files
+  bothost::PackageLimits package;  // upload size (32 MiB), unpacked size (64 MiB), files (256)
   int versions_kept = 5;           // per bot, with their content
   int uploads_per_hour = 20;       // per bot
   absl::Duration host_lease = absl::Seconds(15);  // a host that has not synced this long loses its bots
@@ -67,15 +67,27 @@ class HostedBots {
   // one line). Nothing is stored on an error.
   // With `reset_rating` the bot's ratings start again from the prior
   // (Store::ResetRatings) once the version is stored; by default they carry over.
+  // An upload byte-identical to the bot's current version (its newest, while
+  // building or ready; the same file name, and the same kind, entry and
+  // interpreter once parsed) stores nothing and counts against no limit: that
+  // version is the answer, and `*unchanged_note` (when given) says so in one
+  // line ("" for a new version). `reset_rating` still resets the ratings.
+  // A failed newest version is built again from an identical upload.
   absl::StatusOr<VersionRow> Upload(const std::string& bot, const std::string& token,
                                     const std::string& filename, const std::string& content,
                                     const std::string& kind, const std::string& entry,
-                                    bool reset_rating = false);
+                                    bool reset_rating = false,
+                                    std::string* unchanged_note = nullptr);
   // Whether one more version of `bytes` of `bot` stays within the storage
   // bounds of its owner and of the network it was registered from
   // (CheckStorage): the upload path asks before storing anything.
   // RESOURCE_EXHAUSTED in one line otherwise.
   absl::Status CheckUploadStorage(const BotRow& bot, int64_t bytes);
+  // The bot's current version when `content` is byte-identical to it (see
+  // Upload), nullopt otherwise.
+  std::optional<VersionRow> SameAsCurrent(const BotRow& bot, const std::string& filename,
+                                          const std::string& content, const std::string& kind,
+                                          const std::string& entry);
   // A bot's versions, newest first; build logs only with the right token
   // (`*owner` says whether it was). While no bot host is connected (none has
   // synced within host_lease), a version still building carries
@@ -112,7 +124,16 @@ class HostedBots {
   // bot: PERMISSION_DENIED otherwise (another host's bot, an older version
   // never given: what a stolen host token can fetch is what that host was
   // assigned, no more).
+  // The row comes without content; FetchPiece gives the content in pieces:
+  // at most `max_bytes` (0 or over kFetchPieceBytes: kFetchPieceBytes) bytes
+  // of the upload from byte `offset` (a multiple of 3, below the version's
+  // size unless the size is 0; INVALID_ARGUMENT otherwise), so neither the
+  // arena nor a message ever holds more than one piece of a large upload.
+  // DATA_LOSS when the stored content is damaged or was removed.
+  static constexpr int64_t kFetchPieceBytes = int64_t{3} << 19;  // 1.5 MiB
   absl::StatusOr<VersionRow> Fetch(const HostRow& host, int64_t id);
+  absl::StatusOr<std::string> FetchPiece(const HostRow& host, int64_t id, int64_t offset,
+                                         int64_t max_bytes, VersionRow* version);
   // The holder reports the build of a version a Sync gave it
   // (PERMISSION_DENIED otherwise). FAILED_PRECONDITION when not building.
   absl::StatusOr<VersionRow> ReportBuild(const HostRow& host, int64_t id, bool ok,

@@ -308,5 +308,135 @@ TEST(HostedBotsTest, AHostTokenObtainsOnlyWhatItsHostWasGiven) {
   fs::remove_all(dir);
 }
 
+// Issue 48: an upload byte-identical to the bot's current version is that
+// version (the same id, a one-line note, nothing stored, no upload counted);
+// another file name, kind or byte is a new version, and so is the same file
+// after the current version failed (built again).
+TEST(HostedBotsTest, AnIdenticalReuploadIsTheCurrentVersionNotANewOne) {
+  const fs::path dir = FreshDir("hosted_bots_identical");
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<BotRow> bot = (*store)->AddBot(HostedBot(kHostedEndpoint, "slovenian-4p"));
+  ASSERT_TRUE(bot.ok());
+  HostingOptions options;
+  options.uploads_per_hour = 3;
+  HostedBots hosted(store->get(), options);
+  const std::string py = "def decide(s):\n    return s.legal_actions[0]\n";
+  std::string note = "stale";
+  absl::StatusOr<VersionRow> v1 = hosted.Upload("hosted", "t", "bot.py", py, "", "", false, &note);
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(note, "");
+  for (int i = 0; i < 4; ++i) {  // more than uploads_per_hour: none counts
+    absl::StatusOr<VersionRow> again =
+        hosted.Upload("hosted", "t", "dir/bot.py", py, "", "", false, &note);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(again->id, v1->id);
+    EXPECT_EQ(again->sha256, v1->sha256);
+    EXPECT_NE(note.find(absl::StrCat("byte-identical to version ", v1->id, " (building)")),
+              std::string::npos) << note;
+    EXPECT_EQ(note.find('\n'), std::string::npos);
+  }
+  EXPECT_EQ((*store)->ListVersions(bot->id).size(), 1u);
+  EXPECT_EQ((*store)->StoredByOwner("ann").versions, 1);
+  // The wrong token is refused, identical or not.
+  EXPECT_EQ(hosted.Upload("hosted", "x", "bot.py", py, "", "", false, &note).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // Another name, another kind, another byte: new versions.
+  absl::StatusOr<VersionRow> renamed = hosted.Upload("hosted", "t", "main.py", py, "", "", false, &note);
+  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  EXPECT_NE(renamed->id, v1->id);
+  EXPECT_EQ(note, "");
+  absl::StatusOr<VersionRow> as_stdio =
+      hosted.Upload("hosted", "t", "main.py", py, "stdio", "", false, &note);
+  ASSERT_TRUE(as_stdio.ok()) << as_stdio.status();
+  EXPECT_NE(as_stdio->id, renamed->id);
+  EXPECT_EQ(as_stdio->kind, "stdio");
+  EXPECT_EQ(note, "");
+  // The hour's 3 uploads are used: a changed file is refused, the same one is not.
+  EXPECT_EQ(hosted.Upload("hosted", "t", "main.py", py + "#\n", "stdio", "", false, &note)
+                .status().code(),
+            absl::StatusCode::kResourceExhausted);
+  absl::StatusOr<VersionRow> same = hosted.Upload("hosted", "t", "main.py", py, "stdio", "", false, &note);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->id, as_stdio->id);
+  EXPECT_FALSE(note.empty());
+  // The current version fails: the same file is built again, as a new version.
+  absl::StatusOr<std::string> t = hosted.AddHost("h");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<HostRow> h = hosted.AuthenticateHost(*t);
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ(hosted.Sync(*h, 0).size(), 1u);
+  ASSERT_TRUE(hosted.ReportBuild(*h, as_stdio->id, false, "no").ok());
+  HostingOptions more = options;
+  more.uploads_per_hour = 10;
+  HostedBots hosted2(store->get(), more);
+  absl::StatusOr<VersionRow> rebuilt =
+      hosted2.Upload("hosted", "t", "main.py", py, "stdio", "", false, &note);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_NE(rebuilt->id, as_stdio->id);
+  EXPECT_EQ(rebuilt->status, "building");
+  EXPECT_EQ(note, "");
+  EXPECT_EQ((*store)->ListVersions(bot->id).size(), 4u);
+  fs::remove_all(dir);
+}
+
+// Issue 46: a large upload comes back to its host whole, in pieces no larger
+// than kFetchPieceBytes (no message holds it all); the bytes all bots keep
+// are bounded (StorageLimits::bytes_total: one line, nothing stored).
+TEST(HostedBotsTest, ALargeUploadIsFetchedInPiecesAndTheBytesOfAllBotsAreBounded) {
+  const fs::path dir = FreshDir("hosted_bots_large");
+  absl::StatusOr<std::unique_ptr<Store>> store = SqliteStore::Open((dir / "arena.db").string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<BotRow> bot = (*store)->AddBot(HostedBot(kHostedEndpoint, "slovenian-4p"));
+  ASSERT_TRUE(bot.ok());
+  HostingOptions options;
+  options.storage.bytes_total = int64_t{9} << 20;
+  HostedBots hosted(store->get(), options);
+  // A stdio script with 4 MiB + 1 bytes (over one piece, not a multiple of 3).
+  std::string content = "#!/bin/sh\n# ";
+  for (int i = 0; static_cast<int64_t>(content.size()) < (int64_t{4} << 20); ++i)
+    content.push_back(static_cast<char>('a' + i % 26));
+  content += "\n";
+  absl::StatusOr<VersionRow> v = hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->content.empty());
+  absl::StatusOr<std::string> t = hosted.AddHost("h");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<HostRow> h = hosted.AuthenticateHost(*t);
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ(hosted.Sync(*h, 0).size(), 1u);
+  std::string whole;
+  int pieces = 0;
+  while (static_cast<int64_t>(whole.size()) < v->size) {
+    VersionRow info;
+    absl::StatusOr<std::string> piece = hosted.FetchPiece(*h, v->id, whole.size(), 0, &info);
+    ASSERT_TRUE(piece.ok()) << piece.status();
+    ASSERT_FALSE(piece->empty());
+    EXPECT_LE(static_cast<int64_t>(piece->size()), HostedBots::kFetchPieceBytes);
+    EXPECT_EQ(info.size, static_cast<int64_t>(content.size()));
+    whole += *piece;
+    ++pieces;
+  }
+  EXPECT_EQ(whole, content);
+  EXPECT_EQ(pieces, 3);
+  EXPECT_EQ(hosted.FetchPiece(*h, v->id, 1, 0, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(hosted.FetchPiece(*h, v->id, 3 << 22, 0, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Two such versions are 8 MiB; a third passes the arena's 9 MiB (each
+  // differs from the one before: an identical upload stores nothing).
+  content.back() = ' ';
+  ASSERT_TRUE(hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false).ok());
+  content.back() = '\n';
+  absl::StatusOr<VersionRow> third = hosted.Upload("hosted", "t", "bot.sh", content, "stdio", "", false);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(third.status().message()).find('\n'), std::string::npos);
+  EXPECT_NE(std::string(third.status().message()).find("the arena stores"), std::string::npos)
+      << third.status();
+  EXPECT_EQ((*store)->ListVersions(bot->id).size(), 2u);
+  EXPECT_EQ((*store)->StoredInAll().bytes, 2 * static_cast<int64_t>(content.size()));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tarock::arena

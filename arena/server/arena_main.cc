@@ -115,9 +115,16 @@ ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
           "requests are never exempt from rate limits (empty: trust no proxy)");
 ABSL_FLAG(int, max_request_bytes, 1 << 20,
           "largest gRPC message and HTTP request body accepted (bytes)");
-ABSL_FLAG(int, max_upload_bytes, 960 << 10,
-          "hosted bots: largest upload of a version (bytes; docs/hosting.md); it travels in one "
-          "gRPC message, so keep it below --max_request_bytes");
+ABSL_FLAG(int64_t, max_upload_bytes, int64_t{32} << 20,
+          "hosted bots: largest upload of a version (bytes; docs/hosting.md); the HTTP upload and "
+          "Hosting.UploadVersionStream take it in pieces, refused as soon as the size or the "
+          "running count passes it (the one-message UploadVersion stays below "
+          "--max_request_bytes)");
+ABSL_FLAG(int64_t, max_unpacked_bytes, int64_t{64} << 20,
+          "hosted bots: largest unpacked size of a zip upload (bytes)");
+ABSL_FLAG(int, max_package_files, 256, "hosted bots: most files in a zip upload");
+ABSL_FLAG(int, max_large_uploads, 4,
+          "hosted bots: HTTP uploads over --max_request_bytes read or handled at once (beyond: 503)");
 ABSL_FLAG(int, versions_kept, 5, "hosted bots: versions kept with their content, per bot");
 // Storage bounds (arena/store/storage_quota.h, docs/security.md "Limits"):
 // registrations and uploads beyond them are refused before anything is stored.
@@ -134,6 +141,8 @@ ABSL_FLAG(int64_t, max_stored_bytes_per_owner, int64_t{256} << 20,
 ABSL_FLAG(int64_t, max_stored_bytes_per_network, int64_t{1} << 30,
           "bytes of those versions, over the bots registered from one client network (1 GiB; 0: no "
           "bound)");
+ABSL_FLAG(int64_t, max_stored_bytes_total, int64_t{8} << 30,
+          "bytes of those versions, over all bots together (8 GiB; 0: no bound)");
 ABSL_FLAG(int, uploads_per_hour, 20, "hosted bots: uploads per bot and hour");
 ABSL_FLAG(int, host_lease_s, 15,
           "hosted bots: a bot host that has not synced for this long loses its bots to another");
@@ -334,6 +343,7 @@ int main(int argc, char** argv) {
   options.storage.versions_per_network = absl::GetFlag(FLAGS_max_versions_per_network);
   options.storage.bytes_per_owner = absl::GetFlag(FLAGS_max_stored_bytes_per_owner);
   options.storage.bytes_per_network = absl::GetFlag(FLAGS_max_stored_bytes_per_network);
+  options.storage.bytes_total = absl::GetFlag(FLAGS_max_stored_bytes_total);
   options.referees = *std::move(referee_pool);
   options.max_parallel = absl::GetFlag(FLAGS_max_parallel);
   options.max_attempts = absl::GetFlag(FLAGS_max_attempts);
@@ -441,7 +451,11 @@ int main(int argc, char** argv) {
   // Hosted bots (docs/hosting.md): versions, bot hosts, and the gateway
   // connections hosts open for the bots they hold.
   tarock::arena::HostingOptions hosting_options;
-  hosting_options.package.max_upload_bytes = std::max(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  hosting_options.package.max_upload_bytes =
+      std::max<int64_t>(1, absl::GetFlag(FLAGS_max_upload_bytes));
+  hosting_options.package.max_unpacked_bytes =
+      std::max<int64_t>(1, absl::GetFlag(FLAGS_max_unpacked_bytes));
+  hosting_options.package.max_files = std::max(1, absl::GetFlag(FLAGS_max_package_files));
   hosting_options.versions_kept = std::max(1, absl::GetFlag(FLAGS_versions_kept));
   hosting_options.storage = options.storage;
   hosting_options.uploads_per_hour = std::max(0, absl::GetFlag(FLAGS_uploads_per_hour));
@@ -543,6 +557,7 @@ int main(int argc, char** argv) {
     http_options.tls_key_file = tls.key_file;
   }
   http_options.max_body_bytes = max_request_bytes;
+  http_options.max_large_bodies = std::max(1, absl::GetFlag(FLAGS_max_large_uploads));
   http_options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   http_options.admit = [admission = admission->get()](const tarock::metrics::HttpRequest& r)
       -> std::optional<tarock::metrics::HttpResponse> {

@@ -83,7 +83,10 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     r.headers.emplace_back("Content-Disposition", "inline");
     return r;
   });
-  server->Post(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", [hosted, admission](const HttpRequest& req) {
+  // The upload's body may be up to --max_upload_bytes (over it: 413 before
+  // the body is read, or as soon as a chunked body passes it).
+  const size_t max_upload = static_cast<size_t>(std::max<int64_t>(1, hosted->options().package.max_upload_bytes));
+  server->Post(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", max_upload, [hosted, admission](const HttpRequest& req) {
     const std::string token = Bearer(req);
     if (token.empty())
       return JsonError(401, "send the bot's token: Authorization: Bearer TOKEN");
@@ -99,12 +102,19 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     }
     std::string filename = Query(req, "filename");
     if (filename.empty()) filename = "upload";
+    std::string note;
     absl::StatusOr<VersionRow> v = hosted->Upload(req.matches[1], token, filename, req.body,
                                                   Query(req, "kind"), Query(req, "entry"),
                                                   Query(req, "reset_rating") == "1" ||
-                                                      Query(req, "reset_rating") == "true");
+                                                      Query(req, "reset_rating") == "true",
+                                                  &note);
     if (!v.ok()) return Refusal(v.status());
-    return JsonBody(201, VersionJson(*v, true));
+    // 201 for a new version; 200 with "unchanged" and its note for an upload
+    // byte-identical to the bot's current version (nothing stored).
+    json j = VersionJson(*v, true);
+    j["unchanged"] = !note.empty();
+    if (!note.empty()) j["note"] = note;
+    return JsonBody(note.empty() ? 201 : 200, j);
   });
   server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/versions)", [hosted](const HttpRequest& req) {
     bool owner = false;

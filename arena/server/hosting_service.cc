@@ -67,16 +67,67 @@ absl::StatusOr<HostRow> HostingService::Host(grpc::ServerContext* context) {
 grpc::Status HostingService::UploadVersion(grpc::ServerContext* context,
                                            const v1::UploadVersionRequest* r, v1::VersionInfo* out) {
   if (grpc::Status s = Admit(context, r->token(), Admission::Kind::kRegistration); !s.ok()) return s;
+  std::string note;
   absl::StatusOr<VersionRow> v =
       hosted_->Upload(r->bot(), r->token(), r->filename(), r->content(), r->kind(), r->entry(),
-                      r->reset_rating());
+                      r->reset_rating(), &note);
   Audit(context, v.ok() ? absl::StrCat("owner of ", r->bot()) : "unknown", "UploadVersion",
         absl::StrCat("bot:", r->bot()), v.status(),
         v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256,
+                              note.empty() ? "" : " (unchanged)",
                               r->reset_rating() ? " (ratings reset)" : "")
              : "");
   if (!v.ok()) return ToGrpcStatus(v.status());
   *out = ToProto(*v, true);
+  out->set_note(note);
+  return grpc::Status::OK;
+}
+
+grpc::Status HostingService::UploadVersionStream(
+    grpc::ServerContext* context, grpc::ServerReader<v1::UploadVersionRequest>* reader,
+    v1::VersionInfo* out) {
+  v1::UploadVersionRequest first;
+  if (!reader->Read(&first))
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "an upload without a first message");
+  if (grpc::Status s = Admit(context, first.token(), Admission::Kind::kRegistration); !s.ok())
+    return s;
+  const int64_t limit = hosted_->options().package.max_upload_bytes;
+  auto too_large = [limit](int64_t n) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("the upload has ", n, " bytes or more, more than the limit of ",
+                                     limit, " (the arena's --max_upload_bytes): nothing stored"));
+  };
+  if (first.total_bytes() > limit) return too_large(first.total_bytes());
+  // The content grows piece by piece; over the limit the call ends at once
+  // (the rest of the stream is never read).
+  std::string content = std::move(*first.mutable_content());
+  if (static_cast<int64_t>(content.size()) > limit) return too_large(static_cast<int64_t>(content.size()));
+  if (first.total_bytes() > 0) content.reserve(first.total_bytes());
+  v1::UploadVersionRequest piece;
+  while (reader->Read(&piece)) {
+    if (static_cast<int64_t>(content.size() + piece.content().size()) > limit)
+      return too_large(static_cast<int64_t>(content.size() + piece.content().size()));
+    content.append(piece.content());
+  }
+  if (first.total_bytes() > 0 && static_cast<int64_t>(content.size()) != first.total_bytes())
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("the upload ended after ", content.size(), " of ",
+                                     first.total_bytes(), " bytes: nothing stored"));
+  if (context->IsCancelled())
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the upload was cancelled: nothing stored");
+  std::string note;
+  absl::StatusOr<VersionRow> v =
+      hosted_->Upload(first.bot(), first.token(), first.filename(), content, first.kind(),
+                      first.entry(), first.reset_rating(), &note);
+  Audit(context, v.ok() ? absl::StrCat("owner of ", first.bot()) : "unknown",
+        "UploadVersionStream", absl::StrCat("bot:", first.bot()), v.status(),
+        v.ok() ? absl::StrCat("version ", v->id, " ", v->kind, " sha256 ", v->sha256,
+                              note.empty() ? "" : " (unchanged)",
+                              first.reset_rating() ? " (ratings reset)" : "")
+             : "");
+  if (!v.ok()) return ToGrpcStatus(v.status());
+  *out = ToProto(*v, true);
+  out->set_note(note);
   return grpc::Status::OK;
 }
 
@@ -131,14 +182,15 @@ grpc::Status HostingService::FetchVersion(grpc::ServerContext* context,
   if (grpc::Status s = Admit(context, ""); !s.ok()) return s;  // per address, before the token
   absl::StatusOr<HostRow> host = Host(context);
   if (!host.ok()) return ToGrpcStatus(host.status());
-  absl::StatusOr<VersionRow> v = hosted_->Fetch(*host, r->id());
-  if (!v.ok()) return ToGrpcStatus(v.status());
-  std::string content;
-  if (!absl::Base64Unescape(v->content, &content))
-    return grpc::Status(grpc::StatusCode::DATA_LOSS, "the stored content is damaged");
-  *out->mutable_version() = ToProto(*v, false);
-  out->set_filename(v->filename);
-  out->set_content(std::move(content));
+  VersionRow v;
+  absl::StatusOr<std::string> piece =
+      hosted_->FetchPiece(*host, r->id(), r->offset(), r->max_bytes(), &v);
+  if (!piece.ok()) return ToGrpcStatus(piece.status());
+  *out->mutable_version() = ToProto(v, false);
+  out->set_filename(v.filename);
+  out->set_content(std::move(*piece));
+  out->set_total_bytes(v.size);
+  out->set_offset(r->offset());
   return grpc::Status::OK;
 }
 

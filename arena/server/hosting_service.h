@@ -32,6 +32,9 @@ class HostingService final : public v1::Hosting::Service {
                        v1::AddHostResponse* out) override;
   grpc::Status HostSync(grpc::ServerContext*, const v1::HostSyncRequest* r,
                         v1::HostSyncResponse* out) override;
+  grpc::Status UploadVersionStream(grpc::ServerContext*,
+                                   grpc::ServerReader<v1::UploadVersionRequest>* reader,
+                                   v1::VersionInfo* out) override;
   grpc::Status FetchVersion(grpc::ServerContext*, const v1::FetchVersionRequest* r,
                             v1::VersionContent* out) override;
   grpc::Status ReportBuild(grpc::ServerContext*, const v1::ReportBuildRequest* r,

@@ -505,18 +505,22 @@ StoredRow SqlStore::StoredByNetwork(const std::string& client_net) {
   return StoredBy("client_net", client_net);
 }
 
+StoredRow SqlStore::StoredInAll() { return StoredBy(nullptr, ""); }
+
 StoredRow SqlStore::StoredBy(const char* column, const std::string& value) {
   absl::MutexLock lock(&mu_);
   StoredRow out;
+  // No column: every bot.
+  const std::string where = column == nullptr ? std::string("1 = 1") : absl::StrCat("b.", column, " = ?");
   {
-    Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM bots WHERE ", column, " = ?"));
-    s.Bind(1, value);
+    Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM bots b WHERE ", where));
+    if (column != nullptr) s.Bind(1, value);
     if (s.Step() == kRow) out.bots = s.Int(0);
   }
   Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*), COALESCE(SUM(v.size), 0) FROM bot_versions v "
-                                 "JOIN bots b ON b.id = v.bot_id WHERE b.",
-                                 column, " = ? AND v.status != 'removed'"));
-  s.Bind(1, value);
+                                 "JOIN bots b ON b.id = v.bot_id WHERE ",
+                                 where, " AND v.status != 'removed'"));
+  if (column != nullptr) s.Bind(1, value);
   if (s.Step() == kRow) {
     out.versions = s.Int(0);
     out.bytes = s.Int(1);
@@ -1827,6 +1831,29 @@ absl::StatusOr<VersionRow> SqlStore::GetVersion(int64_t id) {
   return VersionRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
                     s.Text(6), s.Text(7), s.Int(8), s.Text(9), s.Text(10), s.Text(11),
                     s.Text(12), s.Text(13)};
+}
+
+absl::StatusOr<VersionRow> SqlStore::GetVersionInfo(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kVersionColumns,
+                                 " FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?"));
+  s.Bind(1, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no version ", id));
+  return VersionRow{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5),
+                    s.Text(6), s.Text(7), s.Int(8), s.Text(9), s.Text(10), s.Text(11),
+                    s.Text(12), ""};
+}
+
+absl::StatusOr<std::string> SqlStore::GetVersionContentSlice(int64_t id, int64_t offset,
+                                                             int64_t length) {
+  absl::MutexLock lock(&mu_);
+  // The content is ASCII (base64): characters are bytes in both dialects.
+  Stmt s(db_.get(),
+         "SELECT substr(content, CAST(? AS INTEGER), CAST(? AS INTEGER)) FROM bot_versions "
+         "WHERE id = ?");
+  s.Bind(1, std::max<int64_t>(0, offset) + 1).Bind(2, std::max<int64_t>(0, length)).Bind(3, id);
+  if (s.Step() != kRow) return absl::NotFoundError(absl::StrCat("no version ", id));
+  return s.Text(0);
 }
 
 absl::Status SqlStore::SetVersionStatus(int64_t id, const std::string& status,

@@ -183,11 +183,15 @@ class SqlStore : public Store {
                           const std::string& log) override;
   absl::StatusOr<std::string> SeatLog(const std::string& match_id, int seat) override;
   absl::StatusOr<VersionRow> GetVersion(int64_t id) override;
+  absl::StatusOr<VersionRow> GetVersionInfo(int64_t id) override;
+  absl::StatusOr<std::string> GetVersionContentSlice(int64_t id, int64_t offset,
+                                                     int64_t length) override;
   absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                 const std::string& build_log) override;
   int64_t CountVersionsSince(int64_t bot_id, int seconds) override;
   StoredRow StoredByOwner(const std::string& owner) override;
   StoredRow StoredByNetwork(const std::string& client_net) override;
+  StoredRow StoredInAll() override;
   absl::StatusOr<int64_t> AddHost(const HostRow& host) override;
   std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) override;
 
@@ -207,7 +211,8 @@ class SqlStore : public Store {
   CommitOutcome CommitLocked(const MatchCommit& commit, const RateFn& rate)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<SeatRow> SeatsOfLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // StoredByOwner/ByNetwork: the bots whose `column` is `value`.
+  // StoredByOwner/ByNetwork: the bots whose `column` is `value`; StoredInAll:
+  // every bot (`column` null).
   StoredRow StoredBy(const char* column, const std::string& value);
   std::vector<SetTableRow> SetTablesLocked(int64_t ladder_id, uint64_t seed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -41,10 +41,16 @@ absl::Status CheckStorage(Store& store, const StorageLimits& limits, const std::
                               limits.bytes_per_owner, bots, versions, bytes);
       !s.ok())
     return s;
-  if (client_net.empty()) return absl::OkStatus();
-  return Within(store.StoredByNetwork(client_net), absl::StrCat("your network ", client_net),
-                limits.bots_per_network, limits.versions_per_network, limits.bytes_per_network,
-                bots, versions, bytes);
+  if (!client_net.empty())
+    if (absl::Status s = Within(store.StoredByNetwork(client_net),
+                                absl::StrCat("your network ", client_net), limits.bots_per_network,
+                                limits.versions_per_network, limits.bytes_per_network, bots,
+                                versions, bytes);
+        !s.ok())
+      return s;
+  if (limits.bytes_total > 0 && bytes > 0)
+    return Within(store.StoredInAll(), "the arena", 0, 0, limits.bytes_total, 0, 0, bytes);
+  return absl::OkStatus();
 }
 
 }  // namespace tarock::arena

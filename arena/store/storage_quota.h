@@ -1,6 +1,7 @@
 // Storage bounds: how many bots, stored versions and bytes of versions one
 // owner, and one client network (net::PrefixKey: /24 IPv4, /64 IPv6), may
-// keep in the arena's database (docs/security.md, "Limits and authority").
+// keep in the arena's database, and how many bytes of versions all bots keep
+// together (docs/security.md, "Limits and authority").
 // Rate limits bound how fast a client stores; these bound how much, so a
 // patient stranger cannot fill the disk. Registration (Scheduler::AddBot)
 // and uploads (HostedBots::Upload) ask CheckStorage before storing anything.
@@ -27,6 +28,9 @@ struct StorageLimits {
   int64_t versions_per_network = 1000;   // the same, over the bots registered from one network
   int64_t bytes_per_owner = int64_t{256} << 20;     // bytes of those versions: 256 MiB
   int64_t bytes_per_network = int64_t{1} << 30;     // 1 GiB
+  // Bytes of the kept versions of all bots together (uploads only): what
+  // many owners and networks can add up to on the arena's disk.
+  int64_t bytes_total = int64_t{8} << 30;           // 8 GiB
 };
 
 // The network key of a client address ("" for an unknown address: then the
@@ -34,7 +38,8 @@ struct StorageLimits {
 std::string StorageNetworkOf(const std::string& address);
 
 // May `owner` (and the network `client_net`, "" unknown) store `bots` more
-// bots, `versions` more versions and `bytes` more bytes? OK, or
+// bots, `versions` more versions and `bytes` more bytes (and the arena, all
+// bots together, `bytes` more bytes)? OK, or
 // RESOURCE_EXHAUSTED in one line naming the bound, what is stored and what
 // to do (retire bots, or an operator raises the flag).
 absl::Status CheckStorage(Store& store, const StorageLimits& limits, const std::string& owner,

@@ -577,13 +577,21 @@ class Store {
                                   const std::string& log) = 0;
   virtual absl::StatusOr<std::string> SeatLog(const std::string& match_id, int seat) = 0;
   virtual absl::StatusOr<VersionRow> GetVersion(int64_t id) = 0;
+  // GetVersionInfo: the row without its content. GetVersionContentSlice:
+  // `length` characters of the stored (base64) content from character
+  // `offset` (0-based), without reading the rest into the row; "" past its
+  // end. Both NOT_FOUND for no such version.
+  virtual absl::StatusOr<VersionRow> GetVersionInfo(int64_t id) = 0;
+  virtual absl::StatusOr<std::string> GetVersionContentSlice(int64_t id, int64_t offset,
+                                                             int64_t length) = 0;
   virtual absl::Status SetVersionStatus(int64_t id, const std::string& status,
                                         const std::string& build_log) = 0;
   virtual int64_t CountVersionsSince(int64_t bot_id, int seconds) = 0;
   // What the bots of `owner` (compared exactly), or the bots registered from
-  // network `client_net`, store (StoredRow).
+  // network `client_net`, or all bots together, store (StoredRow).
   virtual StoredRow StoredByOwner(const std::string& owner) = 0;
   virtual StoredRow StoredByNetwork(const std::string& client_net) = 0;
+  virtual StoredRow StoredInAll() = 0;
   // Bot hosts. AddHost: ALREADY_EXISTS for a taken name.
   virtual absl::StatusOr<int64_t> AddHost(const HostRow& host) = 0;
   virtual std::optional<HostRow> FindHostByTokenHash(const std::string& token_hash) = 0;

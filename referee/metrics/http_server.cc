@@ -138,6 +138,7 @@ struct Route {
   std::regex pattern;
   HttpServer::Handler handler;          // or
   HttpServer::StreamHandler streamer;   // (GET only)
+  size_t max_body_bytes = 0;            // 0: the server's
 };
 
 class SessionBase {
@@ -159,6 +160,8 @@ struct Core {
   int connections ABSL_GUARDED_BY(mu) = 0;
   std::unordered_map<std::string, int> connections_by_address ABSL_GUARDED_BY(mu);
   int streams ABSL_GUARDED_BY(mu) = 0;
+  std::atomic<int> large_bodies{0};  // bodies over options.max_body_bytes
+  size_t max_route_body = 0;          // the largest Route::max_body_bytes
   std::unordered_map<std::string, int> streams_by_address ABSL_GUARDED_BY(mu);
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions ABSL_GUARDED_BY(mu);
   bool stopping ABSL_GUARDED_BY(mu) = false;
@@ -354,7 +357,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(
         std::min<size_t>(core_->options.max_header_bytes, UINT32_MAX)));
-    parser_->body_limit(core_->options.max_body_bytes);
+    // The largest any route takes: Beast checks a Content-Length against it
+    // while it parses the head; OnHead then sets the matched route's own.
+    parser_->body_limit(std::max(core_->options.max_body_bytes, core_->max_route_body));
     if (first_ || buffer_.size() > 0) {
       first_ = false;
       ReadHead();
@@ -431,8 +436,21 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
 
     if (parser_->is_done()) return Dispatch();
-    if (auto len = parser_->content_length(); len && *len > core_->options.max_body_bytes)
-      return Refuse(413, "request body too large");
+    size_t limit = core_->options.max_body_bytes;
+    if (route_ != nullptr && route_->max_body_bytes > limit) limit = route_->max_body_bytes;
+    if (auto len = parser_->content_length(); len && *len > limit)
+      return Refuse(413, absl::StrCat("request body too large (at most ", limit, " bytes)"));
+    if (limit > core_->options.max_body_bytes) {
+      // A large body: one of max_large_bodies slots until its handler returns.
+      if (core_->large_bodies.fetch_add(1) >= core_->options.max_large_bodies) {
+        core_->large_bodies.fetch_sub(1);
+        return Refuse(503, "too many large uploads at once: try again shortly");
+      }
+      large_slot_ = std::shared_ptr<void>(nullptr, [core = core_](void*) {
+        core->large_bodies.fetch_sub(1);
+      });
+    }
+    parser_->body_limit(limit);
     if (beast::iequals(head[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
       Lowest().expires_after(Chrono(core_->options.write_timeout));
@@ -479,6 +497,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       } catch (...) {
         out = PlainText(500, "internal error");
       }
+      self->request_.body.clear();
+      self->request_.body.shrink_to_fit();
+      self->large_slot_.reset();
       asio::post(self->stream_.get_executor(),
                 [self, out = std::move(out)]() mutable { self->Write(std::move(out)); });
     });
@@ -486,6 +507,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Refuse(int status, absl::string_view why) {
     keep_alive_ = false;
+    large_slot_.reset();  // a refused body is not read on (Drain is bounded)
     Write(PlainText(status, why));
   }
 
@@ -661,6 +683,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   bool keep_alive_ = false;
   HttpRequest request_;
   const Route* route_ = nullptr;
+  std::shared_ptr<void> large_slot_;  // held while a large body is read and handled
   // Streams.
   bool stream_slot_ = false;  // counted in Core::streams (under core_->mu)
   std::string client_;        // remote_addr's network, the key of streams_by_address
@@ -774,6 +797,12 @@ void HttpServer::Get(const std::string& pattern, Handler handler) {
 
 void HttpServer::Post(const std::string& pattern, Handler handler) {
   impl_->core->routes.push_back(Route{"POST", std::regex(pattern), std::move(handler), nullptr});
+}
+
+void HttpServer::Post(const std::string& pattern, size_t max_body_bytes, Handler handler) {
+  impl_->core->max_route_body = std::max(impl_->core->max_route_body, max_body_bytes);
+  impl_->core->routes.push_back(
+      Route{"POST", std::regex(pattern), std::move(handler), nullptr, max_body_bytes});
 }
 
 void HttpServer::GetStream(const std::string& pattern, StreamHandler handler) {

@@ -83,6 +83,11 @@ struct HttpServerOptions {
   // Request bodies larger than this are refused with 413 before any handler
   // (Content-Length and chunked alike; the connection is then closed).
   size_t max_body_bytes = 1 << 20;
+  // Bodies over max_body_bytes that a route allows (Post with its own
+  // limit, e.g. an upload): at most this many read or handled at once in
+  // total (beyond: 503, one line, before the body is read), so large bodies
+  // hold at most max_large_bodies times their routes' limits.
+  int max_large_bodies = 4;
   // Request line and headers larger than this: 431, connection closed.
   size_t max_header_bytes = 16 << 10;
   // Asked for every request before routing and before its body is read
@@ -170,6 +175,11 @@ class HttpServer {
   // GET routes answer HEAD too (without the body).
   void Get(const std::string& pattern, Handler handler);
   void Post(const std::string& pattern, Handler handler);
+  // A POST route whose bodies may be up to `max_body_bytes` (above the
+  // server's max_body_bytes; such bodies count against max_large_bodies).
+  // Over it: 413 before the body is read (Content-Length) or as soon as the
+  // running count passes it (chunked).
+  void Post(const std::string& pattern, size_t max_body_bytes, Handler handler);
   // A GET route answered with a server-sent event stream (200,
   // text/event-stream, no caching), or 503 when max_streams or
   // max_streams_per_address are reached.

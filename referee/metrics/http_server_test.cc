@@ -561,6 +561,96 @@ bool Eventually(F f, std::chrono::seconds within = std::chrono::seconds(10)) {
   return f();
 }
 
+// A route with its own, larger body limit (an upload): bodies up to it reach
+// its handler, whatever the server's max_body_bytes; over it, 413 before the
+// body is read (Content-Length) or once the running count passes it
+// (chunked); other routes keep the server's limit; at most
+// max_large_bodies such bodies are read at once (beyond: 503).
+TEST(HttpServerTest, ARouteTakesLargerBodiesUpToItsOwnLimitAndFewAtOnce) {
+  HttpServerOptions o;
+  o.max_body_bytes = 64 << 10;
+  o.max_large_bodies = 1;
+  std::atomic<int> handled{0};
+  HttpServer server(o);
+  server.Post("/small", [&](const HttpRequest& req) {
+    ++handled;
+    return Text(absl::StrCat(req.body.size()));
+  });
+  server.Post("/big", 1 << 20, [&](const HttpRequest& req) {
+    ++handled;
+    return Text(absl::StrCat(req.body.size()));
+  });
+  absl::StatusOr<int> port = server.Start("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  auto post = [](const std::string& path, size_t n) {
+    return absl::StrCat("POST ", path, " HTTP/1.1\r\nHost: t\r\nContent-Length: ", n,
+                        "\r\nConnection: close\r\n\r\n", std::string(n, 'x'));
+  };
+  // 900 KiB: past the server's 64 KiB, within the route's 1 MiB.
+  std::optional<Reply> r = Fetch(*port, post("/big", 900 << 10));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, absl::StrCat(900 << 10));
+  // The same body to a route without its own limit: 413.
+  r = Fetch(*port, absl::StrCat("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: ", 900 << 10,
+                                "\r\n\r\nabc"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  // Over the route's limit, declared: 413 before the body.
+  r = Fetch(*port, absl::StrCat("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: ",
+                                (1 << 20) + 1, "\r\n\r\nabc"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(handled.load(), 1);
+  // Over it, chunked: 413 once the count passes it, the rest never read.
+  {
+    int fd = Connect(*port);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, "POST /big HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"));
+    std::atomic<size_t> sent{0};
+    std::thread sender([&] {
+      const std::string chunk = absl::StrCat("4000\r\n", std::string(0x4000, 'x'), "\r\n");
+      while (sent < (64u << 20) && SendAll(fd, chunk)) sent += 0x4000;
+    });
+    r = ReadReply(fd);
+    shutdown(fd, SHUT_RDWR);
+    sender.join();
+    close(fd);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 413);
+    EXPECT_LT(sent.load(), 32u << 20) << "the server kept reading the refused body";
+  }
+  EXPECT_EQ(handled.load(), 1);
+  // One large body being read holds the one slot (its 100 Continue says it
+  // was taken): a second gets 503 at once; a small request is served
+  // meanwhile; once the first ends, a large one is taken again.
+  int slow = Connect(*port);
+  ASSERT_GE(slow, 0);
+  ASSERT_TRUE(SendAll(slow, absl::StrCat("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: ",
+                                         512 << 10, "\r\nExpect: 100-continue\r\n",
+                                         "Connection: close\r\n\r\n")));
+  std::optional<Reply> cont = ReadReply(slow, /*head_only=*/true);
+  ASSERT_TRUE(cont);
+  ASSERT_EQ(cont->status, 100);
+  ASSERT_TRUE(SendAll(slow, std::string(100 << 10, 'x')));
+  r = Fetch(*port, post("/big", 200 << 10));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  r = Fetch(*port, post("/small", 10));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  ASSERT_TRUE(SendAll(slow, std::string((512 - 100) << 10, 'x')));
+  r = ReadReply(slow);
+  close(slow);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, absl::StrCat(512 << 10));
+  ASSERT_TRUE(Eventually([&] {
+    r = Fetch(*port, post("/big", 200 << 10));
+    return r && r->status == 200;
+  }));
+}
+
 TEST(HttpServerTest, EventStreamDeliversAndNoticesTheClientLeaving) {
   HttpServerOptions o;
   o.stream_heartbeat = absl::Milliseconds(200);

@@ -587,6 +587,12 @@
       } catch (e) { clear(result).appendChild(T.errorBox('The arena does not answer (' + e.message + ')')); return; }
       if (!res.ok) { clear(result).appendChild(T.errorBox('Refused: ' + (body.error || ('HTTP ' + res.status)))); return; }
       // Its status is the list's (kept current there), not a copy that goes stale.
+      if (body.unchanged) {  // byte-identical to the bot's current version: nothing stored
+        clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Unchanged: this file is version v' + body.id +
+          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.'));
+        load();
+        return;
+      }
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
         ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
       load();
@@ -597,7 +603,7 @@
       el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
     main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
       el('h3', null, 'Upload a new version'), form, result,
-      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 960 KiB. The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
     await load();
   }
 

@@ -281,10 +281,18 @@
       let res, body = null;
       try {
         res = await fetch('/api/bots/' + encodeURIComponent(bot) + '/versions?filename=' + encodeURIComponent(f.name),
-          { method: 'POST', headers: { 'Authorization': 'Bearer ' + botToken }, body: await f.arrayBuffer() });
-        body = await res.json();
+          { method: 'POST', headers: { 'Authorization': 'Bearer ' + botToken }, body: f });
+        // A refusal over the size limit (413) is one plain-text line.
+        const text = await res.text();
+        try { body = JSON.parse(text); } catch (e) { body = { error: text.trim() }; }
       } catch (err) { out.append(T.errorBox('The arena does not answer: ' + err.message)); return; }
       if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
+      if (body.unchanged) {  // byte-identical to the bot's current version: nothing stored
+        out.append(el('p', { class: 'notice' }, 'Version ' + body.id + ' is this very file (' + body.status +
+          '): nothing new was uploaded. ', el('a', { href: '/bots/' + encodeURIComponent(bot) }, 'Its page'),
+          ' shows its versions and builds.'));
+        return;
+      }
       out.append(el('p', { class: 'notice' }, 'Version ' + body.id + ' uploaded: ' + body.status +
         (body.status === 'building' ? ' (a bot host builds it; it stays building while the arena has no bot host connected). ' : '. '),
         el('a', { href: '/bots/' + encodeURIComponent(bot) }, 'Its page'), ' shows its versions and builds.'));

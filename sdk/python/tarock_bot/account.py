@@ -39,6 +39,45 @@ def _call(transport: Transport, arena: str, method: str, request: Any, response_
         channel.close()
 
 
+UPLOAD_PIECE = 512 << 10
+
+
+def _upload(transport: Transport, arena: str, hosting_pb2: Any, path: str, bot: str,
+            token: str, kind: str, entry: str) -> Any:
+    """Hosting.UploadVersionStream: the file read and sent in pieces of 512 KiB
+    (no message over the arena's --max_request_bytes, and never the whole file
+    in one message); the arena refuses it in one line as soon as it passes its
+    --max_upload_bytes."""
+    if not arena:
+        raise ValueError("no arena: give --arena HOST:PORT (or set TAROCK_ARENA)")
+    total = os.path.getsize(path)
+
+    def pieces() -> Any:
+        with open(path, "rb") as f:
+            first = True
+            while True:
+                data = f.read(UPLOAD_PIECE)
+                if first:
+                    yield hosting_pb2.UploadVersionRequest(
+                        bot=bot, token=token, filename=os.path.basename(path), content=data,
+                        kind=kind, entry=entry, total_bytes=total)
+                    first = False
+                elif data:
+                    yield hosting_pb2.UploadVersionRequest(content=data)
+                if not data:
+                    return
+
+    channel = transport.channel(arena)
+    try:
+        rpc: Callable[..., Any] = channel.stream_unary(
+            "/tarock.v1.Hosting/UploadVersionStream",
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=hosting_pb2.VersionInfo.FromString)
+        return rpc(pieces(), timeout=300)
+    finally:
+        channel.close()
+
+
 def _env(name: str) -> str:
     return os.environ.get(name, "")
 
@@ -121,14 +160,11 @@ def run_account_command(args: argparse.Namespace, transport: Transport) -> int:
                   file=sys.stderr)
             return 1
         if args.command == "upload":
-            with open(args.path, "rb") as f:
-                content = f.read()
-            out = _call(transport, args.arena, "/tarock.v1.Hosting/UploadVersion",
-                        hosting_pb2.UploadVersionRequest(
-                            bot=args.bot, token=token, filename=os.path.basename(args.path),
-                            content=content, kind=args.kind, entry=args.entry),
-                        hosting_pb2.VersionInfo)
+            out = _upload(transport, args.arena, hosting_pb2, args.path, args.bot, token,
+                          args.kind, args.entry)
             print(f"version {out.id} of {out.bot}: {out.status} ({out.kind}, sha256 {out.sha256[:16]})")
+            if out.note:  # byte-identical to the bot's current version: nothing new stored
+                print(out.note)
             if out.status == "building":
                 print("a bot host builds it: `python3 -m tarock_bot versions` shows when it is "
                       "ready (it stays building while the arena has no bot host)")
