@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -129,6 +130,24 @@ TEST_F(SandboxTest, RunsAsNobodyWithoutNetwork) {
   EXPECT_EQ(out.find("eth"), std::string::npos) << out;
   EXPECT_EQ(out.find("home"), std::string::npos) << out;  // no /home, no /root, no /work
   EXPECT_EQ(out.find("work"), std::string::npos) << out;
+}
+
+// A host whose soft limit of open files is the kernel's default, 1024 (a
+// host started by systemd, or by a user-mode Linux guest's init): bwrap gets
+// its descriptors (its /proc files from 1001 on) and runs. It exited 127
+// there, before it ran anything (issue 43: cgroup_v2's guest).
+TEST_F(SandboxTest, RunsUnderTheDefaultSoftLimitOfOpenFiles) {
+  struct rlimit files;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_max != RLIM_INFINITY && files.rlim_max < 2048) GTEST_SKIP() << "hard limit below 2048";
+  const struct rlimit low = {1024, files.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::string out;
+  SandboxOutcome o = RunShell("head -n 1 /proc/meminfo; cat /proc/loadavg", {}, absl::Seconds(30), &out);
+  setrlimit(RLIMIT_NOFILE, &files);
+  EXPECT_EQ(o.cause, SandboxCause::kExited) << o.text;
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(out, "MemTotal:        524288 kB\n0.00 0.00 0.00 1/1 1\n");
 }
 
 TEST_F(SandboxTest, ForkBombIsTooManyProcesses) {
