@@ -169,11 +169,12 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     waitpid(pid, nullptr, 0);
     close(to_child[1]);
     close(from_child[0]);
-    // EBADF (dup2), EINVAL (F_DUPFD): the number is past the limit.
-    if (e.fd >= 0 && (e.err == EBADF || e.err == EINVAL))
+    // EBADF (dup2), EINVAL (F_DUPFD): the number is past the limit; EMFILE:
+    // no free number left above the targets.
+    if (e.fd >= 0 && (e.err == EBADF || e.err == EINVAL || e.err == EMFILE))
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot run ", argv[0], ": cannot give it descriptor ", e.fd,
-          ", not below the hard limit of open files here (", files.rlim_max, ")"));
+          ": the hard limit of open files here (", files.rlim_max, ") is too low"));
     if (e.fd >= 0)
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot run ", argv[0], ": cannot give it descriptor ", e.fd, ": ", std::strerror(e.err)));

@@ -183,8 +183,8 @@ TEST(ChildProcessTest, ADescriptorAboveTheHardLimitFailsTheStartNamingIt) {
     auto child = ChildProcess::Start({"/bin/true"}, "", std::move(setup));
     if (child.ok()) _exit(3);
     const std::string said(child.status().message());
-    if (said == "cannot run /bin/true: cannot give it descriptor 300, not below the hard "
-                "limit of open files here (64)")
+    if (said == "cannot run /bin/true: cannot give it descriptor 300: the hard limit of open "
+                "files here (64) is too low")
       _exit(0);
     fprintf(stderr, "Start said: %s\n", said.c_str());
     _exit(4);
