@@ -20,6 +20,12 @@
 namespace tarock::stdio {
 namespace {
 
+// What a child that could not start writes to its parent before it exits.
+struct StartError {
+  int err;  // errno
+  int fd;   // the descriptor it could not give the program; -1: another step
+};
+
 constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
 
 // The process groups of live children, for KillAll.
@@ -69,6 +75,12 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   if (fd_top == RLIM_INFINITY || fd_top > (rlim_t{1} << 20)) fd_top = rlim_t{1} << 20;
   int highest_pass = 2;
   for (const auto& [fd, as] : setup.pass_fds) highest_pass = std::max(highest_pass, as);
+  // The passed descriptors' copies above every target number, and the soft
+  // and hard limits of open files (see below), prepared here.
+  std::vector<int> high(setup.pass_fds.size(), -1);
+  struct rlimit files = {0, 0};
+  const bool raise_files = !setup.pass_fds.empty() && getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+                           files.rlim_cur < files.rlim_max;
   int err_fd = -1;
   if (!stderr_path.empty()) {
     err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -90,26 +102,49 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);
-    // Each passed descriptor first goes above every target number (so that
-    // none is overwritten by another's dup2), then to its own.
-    for (const auto& [fd, as] : setup.pass_fds) {
-      const int high = fcntl(fd, F_DUPFD_CLOEXEC, highest_pass + 1);
-      if (high < 0 || dup2(high, as) < 0) _exit(127);
-    }
-    if (setup.in_child && !setup.in_child()) {
-      int e = errno;
-      (void)!write(exec_err[1], &e, sizeof e);
+    // A failed start is told to the parent through `report`: errno, and the
+    // number of the descriptor that could not be given (-1: another step).
+    int report = exec_err[1];
+    auto fail = [&report](int fd) {
+      const StartError e = {errno, fd};
+      (void)!write(report, &e, sizeof e);
       _exit(127);
+    };
+    // The numbers in the child may be above the soft limit of open files,
+    // where dup2 fails (the sandbox's go up to 1034; the kernel's default
+    // soft limit, init's and so a user-mode Linux guest's, is 1024, and so is
+    // systemd's): it is raised to the hard limit while the descriptors are
+    // placed, then put back (a descriptor above the soft limit stays open).
+    if (raise_files) {
+      const struct rlimit up = {files.rlim_max, files.rlim_max};
+      setrlimit(RLIMIT_NOFILE, &up);
     }
+    // Every passed descriptor, and `report`, first goes above every target
+    // number, then each passed one to its own: one at a time, a descriptor
+    // whose number here is another's target would be overwritten by that
+    // one's dup2 before it was moved.
+    if (!setup.pass_fds.empty()) {
+      const int moved = fcntl(exec_err[1], F_DUPFD_CLOEXEC, highest_pass + 1);
+      if (moved < 0) fail(highest_pass);  // no room above the highest number
+      report = moved;
+    }
+    for (size_t i = 0; i < setup.pass_fds.size(); ++i) {
+      high[i] = fcntl(setup.pass_fds[i].first, F_DUPFD_CLOEXEC, highest_pass + 1);
+      if (high[i] < 0) fail(setup.pass_fds[i].second);
+    }
+    for (size_t i = 0; i < setup.pass_fds.size(); ++i)
+      if (dup2(high[i], setup.pass_fds[i].second) < 0) fail(setup.pass_fds[i].second);
+    if (raise_files) setrlimit(RLIMIT_NOFILE, &files);
+    if (setup.in_child && !setup.in_child()) fail(-1);
     // Leave nothing else of the parent open in the child (gRPC sockets, log
     // files), whatever its number: every descriptor above 2 is marked
-    // close-on-exec (exec_err[1] already is, and must stay open until exec),
+    // close-on-exec (`report` already is, and must stay open until exec),
     // then the passed ones are unmarked.
     if (syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) != 0) {
       // Kernels before 5.11: one by one, up to the highest number there may
       // be (the limit as it was before `in_child` could lower it).
       for (rlim_t fd = 3; fd < fd_top; ++fd)
-        if (static_cast<int>(fd) != exec_err[1]) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+        if (static_cast<int>(fd) != report) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
     }
     for (const auto& [fd, as] : setup.pass_fds) fcntl(as, F_SETFD, 0);
     signal(SIGPIPE, SIG_DFL);
@@ -118,15 +153,13 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     } else {
       execvp(args[0], args.data());
     }
-    int e = errno;
-    (void)!write(exec_err[1], &e, sizeof e);
-    _exit(127);
+    fail(-1);
   }
   close(to_child[0]);
   close(from_child[1]);
   close(exec_err[1]);
   if (err_fd >= 0) close(err_fd);
-  int e = 0;
+  StartError e = {0, -1};
   ssize_t got;
   do {
     got = read(exec_err[0], &e, sizeof e);
@@ -136,7 +169,16 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     waitpid(pid, nullptr, 0);
     close(to_child[1]);
     close(from_child[0]);
-    return absl::NotFoundError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(e)));
+    // EBADF (dup2), EINVAL (F_DUPFD): the number is past the limit; EMFILE:
+    // no free number left above the targets.
+    if (e.fd >= 0 && (e.err == EBADF || e.err == EINVAL || e.err == EMFILE))
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot run ", argv[0], ": cannot give it descriptor ", e.fd,
+          ": the hard limit of open files here (", files.rlim_max, ") is too low"));
+    if (e.fd >= 0)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot run ", argv[0], ": cannot give it descriptor ", e.fd, ": ", std::strerror(e.err)));
+    return absl::NotFoundError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(e.err)));
   }
   Track(pid);
   fcntl(to_child[1], F_SETFL, fcntl(to_child[1], F_GETFL) | O_NONBLOCK);

@@ -34,7 +34,9 @@ struct ChildSetup {
   std::function<bool()> in_child;
   // Descriptors the child inherits, as (descriptor here, its number in the
   // child); every other descriptor but 0, 1 and 2 is closed, whatever its
-  // number. The numbers in the child must be above 2 and distinct.
+  // number. The numbers in the child must be above 2 and distinct; they may
+  // be above the soft limit of open files, not above the hard one (Start
+  // fails, naming the descriptor).
   std::vector<std::pair<int, int>> pass_fds;
   // The child's whole environment ("NAME=VALUE"); unset, it inherits this
   // process's. A sandbox gives an empty one, so that nothing of the parent's
