@@ -202,7 +202,7 @@ TEST(ArenaTest, MalformedAndUnauthorisedRequestsChangeNothing) {
   v1::UpdateBotRequest update;
   update.set_name("alpha");
   update.set_token("wrong");
-  update.set_endpoint("192.0.2.1:1");
+  update.set_endpoint("127.0.0.2:1");
   v1::BotInfo info;
   EXPECT_EQ(a.stub->UpdateBot(Ctx().get(), update, &info).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
@@ -245,7 +245,7 @@ TEST(ArenaTest, MalformedAndUnauthorisedRequestsChangeNothing) {
   // The right token works.
   update.set_token(token);
   ASSERT_TRUE(a.stub->UpdateBot(Ctx().get(), update, &info).ok());
-  EXPECT_EQ(info.endpoint(), "192.0.2.1:1");
+  EXPECT_EQ(info.endpoint(), "127.0.0.2:1");
 
   HttpReply r = HttpGet(a.http_port, "/api/leaderboard");
   EXPECT_EQ(r.status, 400);

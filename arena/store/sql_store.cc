@@ -1193,10 +1193,13 @@ std::vector<BotVariantStatsRow> SqlStore::BotStats(int64_t bot_id) {
   }
   // The hand scores (a JSON array per seat), summed here: what "per hand"
   // means on every page, the end-of-match settlement left out.
+  // Sealed like the sums above (a sealed table's hand scores are its cards'
+  // outcome: the red team of 2026-11-29 read them here while the twin played).
   Stmt h(db_.get(),
-         "SELECT m.variant, s.total, m.hands, s.hand_scores FROM match_seats s "
-         "JOIN matches m ON m.id = s.match_id "
-         "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play'");
+         absl::StrCat("SELECT m.variant, s.total, m.hands, s.hand_scores FROM match_seats s "
+                      "JOIN matches m ON m.id = s.match_id "
+                      "WHERE s.bot_id = ? AND m.status = 'done' AND m.kind <> 'play' AND ",
+                      kDealPublicSql));
   h.Bind(1, bot_id);
   std::map<std::string, std::pair<int64_t, int>> sums;
   while (h.Step() == kRow) {

@@ -781,6 +781,30 @@ TEST_P(StoreTest, BotStatsSplitTheSettlementAndLeaveOutPlayMatches) {
   EXPECT_EQ(back->created_at.size(), 19u) << back->created_at;  // YYYY-MM-DD HH:MM:SS
 }
 
+// A finished table whose twin still plays its deal counts nowhere in a bot's
+// statistics, its hand scores included (the red team of 2026-11-29 read a
+// sealed table's scores as the change of hand_total beside a public match).
+TEST_P(StoreTest, BotStatsLeaveOutASealedTableHandScoresToo) {
+  Insert("PUB");
+  ASSERT_TRUE(store_->CommitMatch("PUB", Result("PUB").result, Rate).ok());
+  const uint64_t deal = 777;
+  Insert("T1", deal);
+  Insert("T2", deal);  // the twin, still pending
+  MatchCommit c = Result("T1");
+  c.result.seats[0].hand_scores = std::vector<int64_t>{-9000, 0};
+  ASSERT_TRUE(store_->CommitMatch("T1", c.result, Rate).ok());
+  std::vector<BotVariantStatsRow> stats = store_->BotStats(bots_[0]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 1);
+  EXPECT_EQ(stats[0].hand_total, 10);  // PUB's 7 + 3 alone
+  EXPECT_EQ(stats[0].scored_hands, 2);
+  ASSERT_TRUE(store_->CommitMatch("T2", Result("T2").result, Rate).ok());
+  stats = store_->BotStats(bots_[0]);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].matches, 3);  // the deal is public: both tables count
+  EXPECT_EQ(stats[0].hand_total, 10 - 9000 + 10);
+}
+
 TEST_P(StoreTest, AVersionOneDatabaseIsMigratedAndKeepsItsResults) {
   Insert("OLD");
   ASSERT_TRUE(store_->CommitMatch("OLD", Result("OLD").result, Rate).ok());
