@@ -26,14 +26,16 @@ const std::vector<std::string>& PhaseNames() {
 }
 
 int PhaseId(const std::string& phase) {
-  // A hash lookup: VecEnv asks once per decision.
-  static const absl::flat_hash_map<std::string, int>* const kIds = [] {
-    auto* m = new absl::flat_hash_map<std::string, int>;
-    for (size_t i = 0; i < PhaseNames().size(); ++i) (*m)[PhaseNames()[i]] = static_cast<int>(i);
-    return m;
-  }();
-  auto it = kIds->find(phase);
-  return it != kIds->end() ? it->second : static_cast<int>(PhaseNames().size()) - 1;
+  // Lengths first: most names differ in length, so this is a few integer
+  // compares and one memcmp (VecEnv asks once or twice per decision; a hash
+  // of the string cost more).
+  const std::vector<std::string>& names = PhaseNames();
+  const size_t n = names.size() - 1;  // "other" is the answer, not a name to match
+  for (size_t i = 0; i < n; ++i)
+    if (names[i].size() == phase.size() &&
+        std::memcmp(names[i].data(), phase.data(), phase.size()) == 0)
+      return static_cast<int>(i);
+  return static_cast<int>(n);
 }
 
 int Encoder::Add(const std::string& name, int size, const std::string& doc) {
