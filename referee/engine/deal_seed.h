@@ -19,7 +19,8 @@
 // point. This function is the one definition of a match's deals: the
 // referee, the records, the SDKs' replays and the Python engine use it.
 //
-// Thread-safety: pure functions; thread-safe.
+// Thread-safety: pure functions; thread-safe (each thread keeps its own
+// HMAC context, keyed afresh at every call).
 
 #ifndef TAROCK_REFEREE_ENGINE_DEAL_SEED_H_
 #define TAROCK_REFEREE_ENGINE_DEAL_SEED_H_

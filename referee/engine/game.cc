@@ -125,6 +125,29 @@ absl::Status State::ApplyText(absl::string_view text) {
   return ApplyChecked(a);
 }
 
+void ClearObservation(Observation* obs) {
+  obs->variant.clear();
+  obs->seat = 0;
+  obs->num_seats = 0;
+  obs->dealer = 0;
+  obs->phase.clear();
+  obs->to_act = -1;
+  obs->hand = CardSet();
+  obs->history.clear();
+  obs->talon.clear();
+  obs->shown.clear();
+  obs->declarer = -1;
+  obs->contract.clear();
+  obs->called_king.clear();
+  obs->partner = -1;
+  obs->trick_leader = -1;
+  obs->trick.clear();
+  obs->tricks_won.clear();
+  obs->radli.clear();
+  obs->legal.clear();
+  obs->history_actions.clear();
+}
+
 std::string ObservationToJson(const Observation& obs) {
   using nlohmann::json;
   auto cards = [](CardSet s) {

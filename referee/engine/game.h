@@ -213,7 +213,21 @@ struct Observation {
   std::vector<int> tricks_won;     // per seat
   std::vector<int> radli;
   std::vector<std::string> legal;  // the legal actions, only when to_act == seat
+  // Only from State::ObserveCompact (the hot path of learning code), which
+  // leaves `history` and `legal` empty: the history in compact form, the same
+  // content as `history` (entry i: the seat that acted, and the action whose
+  // text history[i].second is, or kUnseenDiscard where that text is
+  // "discard ?"). Empty from Observe(); never serialized.
+  std::vector<std::pair<int, Action>> history_actions;
 };
+
+// In Observation::history_actions: a discard whose card the seat does not see
+// (the text "discard ?"). Its argument is no card.
+inline constexpr Action kUnseenDiscard = MakeAction(Verb::kDiscard, 0xFF);
+
+// Clears every field of *obs to its default, keeping the storage of its
+// strings and vectors (for State::ObserveCompact's reuse).
+void ClearObservation(Observation* obs);
 
 // Compact JSON of an observation, the format bots see.
 std::string ObservationToJson(const Observation& obs);
@@ -243,6 +257,16 @@ class State {
   virtual HandResult Result() const = 0;
   // What `seat` may know now.
   virtual Observation Observe(int seat) const = 0;
+  // The same for the hot path of learning code (VecEnv): writes into *out
+  // every field of Observe(seat) except `history` and `legal`, which stay
+  // empty, and the history compactly in out->history_actions. Reuses *out's
+  // storage (no allocation once it has grown). Returns false, with *out
+  // cleared, when the variant does not provide it (a plugin): use Observe().
+  virtual bool ObserveCompact(int seat, Observation* out) const {
+    (void)seat;
+    ClearObservation(out);
+    return false;
+  }
   virtual std::unique_ptr<State> Clone() const = 0;
   // The name of the current phase ("bidding", "play", "done", ...).
   virtual std::string PhaseName() const = 0;

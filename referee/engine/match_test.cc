@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "referee/engine/deal_seed.h"
 #include "referee/engine/random.h"
 #include "referee/engine/random_play.h"
@@ -168,6 +172,26 @@ TEST(DealSeedTest, IsHmacSha256OfTheKeyAndTheHand) {
   EXPECT_EQ(h.seed, DealSeed(42, o.salt, 0, 0));
   EXPECT_EQ(h.deal.hands, game->DealCards(DealSeed(42, o.salt, 0, 0), h.setup.dealer).hands);
   EXPECT_EQ(h.deal.hands, MatchDeal(*game, 42, o.salt, 0, 0, h.setup.dealer).hands);
+}
+
+// The arena's keys are longer than SHA-256's block (20 digits of seed and 32
+// of salt: 68 bytes, hashed first); the context each thread reuses is keyed
+// afresh at every call, short and long keys in turn, on several threads at
+// once. Values from Python's hmac.
+TEST(DealSeedTest, LongKeysAndKeysInTurnOnEveryThread) {
+  const std::string salt1 = "ffeeddccbbaa99887766554433221100";
+  const std::string salt2 = "0123456789abcdef0123456789abcdef";
+  auto check = [&] {
+    for (int i = 0; i < 50; ++i) {
+      EXPECT_EQ(DealSeed(18446744073709551615ULL, salt1, 7, 2), 6375069731439422371ULL);
+      EXPECT_EQ(DealSeed(42, "", 0, 0), 15964215859783419059ULL);
+      EXPECT_EQ(DealSeed(12345678901234567890ULL, salt2, 0, 0), 63459525361109821ULL);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) threads.emplace_back(check);
+  check();
+  for (std::thread& t : threads) t.join();
 }
 
 }  // namespace

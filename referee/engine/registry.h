@@ -30,7 +30,8 @@ namespace tarock {
 // Bumped whenever game.h changes incompatibly.
 // 2: Deal::deck, VariantInfo::starting_account, BonusResult::seat.
 // 3: VariantInfo::option_sets, HandResult::counts_as_hand.
-inline constexpr int kPluginAbiVersion = 3;
+// 4: State::ObserveCompact (a new virtual), Observation::history_actions.
+inline constexpr int kPluginAbiVersion = 4;
 
 // Creates a game from complete, validated options.
 using GameFactory = std::function<std::unique_ptr<Game>(const Options& options)>;

@@ -531,9 +531,21 @@ HandSetup AustrianState::Setup() const {
 }
 
 Observation AustrianState::Observe(int seat) const {
+  Observation o;
+  ObserveInto(seat, /*compact=*/false, &o);
+  return o;
+}
+
+bool AustrianState::ObserveCompact(int seat, Observation* out) const {
+  ObserveInto(seat, /*compact=*/true, out);
+  return true;
+}
+
+void AustrianState::ObserveInto(int seat, bool compact, Observation* out) const {
   const ActionCodec& codec = game_->codec();
   const Rules& rl = rules();
-  Observation o;
+  ClearObservation(out);
+  Observation& o = *out;
   o.variant = game_->info().name;
   o.seat = seat;
   o.num_seats = kSeats;
@@ -548,7 +560,11 @@ Observation AustrianState::Observe(int seat) const {
                         !IsTarock(static_cast<Card>(ArgOf(a)));
     // 001: a suit card laid away is face down ("discard ?"); tarocks are shown.
     // 002: "All discarded cards must be shown to the defenders".
-    o.history.emplace_back(who, hidden ? std::string("discard ?") : codec.ToString(a));
+    if (compact) {
+      o.history_actions.emplace_back(who, hidden ? kUnseenDiscard : a);
+    } else {
+      o.history.emplace_back(who, hidden ? std::string("discard ?") : codec.ToString(a));
+    }
   }
   // The tapp: shown to all once a contract turns it up (001 Three/Two/One, 002
   // Three cards); the cards taken unexposed (002 Bottom 3 / Top 3) only to the
@@ -565,12 +581,11 @@ Observation AustrianState::Observe(int seat) const {
   o.trick_leader = phase_ == Phase::kPlay ? trick_.leader : -1;
   for (int i = 0; i < trick_.len; ++i) o.trick.push_back(trick_.cards[i]);
   for (int s = 0; s < kSeats; ++s) o.tricks_won.push_back(tricks_won_[s]);
-  if (o.to_act == seat) {
+  if (o.to_act == seat && !compact) {
     ActionList legal;
     LegalActions(&legal);
     for (Action a : legal) o.legal.push_back(codec.ToString(a));
   }
-  return o;
 }
 
 // ---------------------------------------------------------------------------

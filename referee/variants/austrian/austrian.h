@@ -123,6 +123,7 @@ class AustrianState final : public State {
   void Apply(Action a) override;
   HandResult Result() const override;
   Observation Observe(int seat) const override;
+  bool ObserveCompact(int seat, Observation* out) const override;
   std::unique_ptr<State> Clone() const override { return std::make_unique<AustrianState>(*this); }
   std::string PhaseName() const override;
   std::vector<Action> History() const override;
@@ -145,6 +146,9 @@ class AustrianState final : public State {
   bool thrown_in() const { return thrown_in_; }
 
  private:
+  // Observe (compact false) and ObserveCompact (true): one body, so both
+  // say the same.
+  void ObserveInto(int seat, bool compact, Observation* o) const;
   friend class AustrianGame;
   const Rules& rules() const;
   static int Next(int seat) { return seat == kSeats - 1 ? 0 : seat + 1; }

@@ -581,8 +581,20 @@ HandSetup WestfestState::Setup() const {
 }
 
 Observation WestfestState::Observe(int seat) const {
-  const ActionCodec& codec = game_->codec();
   Observation o;
+  ObserveInto(seat, /*compact=*/false, &o);
+  return o;
+}
+
+bool WestfestState::ObserveCompact(int seat, Observation* out) const {
+  ObserveInto(seat, /*compact=*/true, out);
+  return true;
+}
+
+void WestfestState::ObserveInto(int seat, bool compact, Observation* out) const {
+  const ActionCodec& codec = game_->codec();
+  ClearObservation(out);
+  Observation& o = *out;
   o.variant = game_->info().name;
   o.seat = seat;
   o.num_seats = kSeats;
@@ -594,10 +606,12 @@ Observation WestfestState::Observe(int seat) const {
     const Action a = history_[i];
     const int who = history_seat_[i];
     // 004: a tarock discard is shown face up; the other discards are face down.
-    if (VerbOf(a) == Verb::kDiscard && who != seat && !IsTarock(static_cast<Card>(ArgOf(a)))) {
-      o.history.emplace_back(who, "discard ?");
+    const bool hidden =
+        VerbOf(a) == Verb::kDiscard && who != seat && !IsTarock(static_cast<Card>(ArgOf(a)));
+    if (compact) {
+      o.history_actions.emplace_back(who, hidden ? kUnseenDiscard : a);
     } else {
-      o.history.emplace_back(who, codec.ToString(a));
+      o.history.emplace_back(who, hidden ? std::string("discard ?") : codec.ToString(a));
     }
   }
   // The talon is face down: a seat sees only the cards it drew or looked at.
@@ -617,12 +631,11 @@ Observation WestfestState::Observe(int seat) const {
     o.tricks_won.push_back(tricks_won_[s]);
     o.radli.push_back(0);
   }
-  if (o.to_act == seat) {
+  if (o.to_act == seat && !compact) {
     ActionList legal;
     LegalActions(&legal);
     for (Action a : legal) o.legal.push_back(codec.ToString(a));
   }
-  return o;
 }
 
 // ---------------------------------------------------------------------------

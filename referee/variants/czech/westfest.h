@@ -101,6 +101,7 @@ class WestfestState final : public State {
   void Apply(Action a) override;
   HandResult Result() const override;
   Observation Observe(int seat) const override;
+  bool ObserveCompact(int seat, Observation* out) const override;
   std::unique_ptr<State> Clone() const override { return std::make_unique<WestfestState>(*this); }
   std::string PhaseName() const override;
   std::vector<Action> History() const override;
@@ -123,6 +124,9 @@ class WestfestState final : public State {
   static int Points(CardSet s);
 
  private:
+  // Observe (compact false) and ObserveCompact (true): one body, so both
+  // say the same.
+  void ObserveInto(int seat, bool compact, Observation* o) const;
   friend class WestfestGame;
   int Next(int seat) const { return (seat + 1) & 3; }
   bool OnDeclarerSide(int seat) const { return seat == declarer_ || seat == partner_; }

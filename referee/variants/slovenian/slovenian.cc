@@ -832,8 +832,20 @@ HandSetup SlovenianState::Setup() const {
 }
 
 Observation SlovenianState::Observe(int seat) const {
-  const ActionCodec& codec = game_->codec();
   Observation o;
+  ObserveInto(seat, /*compact=*/false, &o);
+  return o;
+}
+
+bool SlovenianState::ObserveCompact(int seat, Observation* out) const {
+  ObserveInto(seat, /*compact=*/true, out);
+  return true;
+}
+
+void SlovenianState::ObserveInto(int seat, bool compact, Observation* out) const {
+  const ActionCodec& codec = game_->codec();
+  ClearObservation(out);
+  Observation& o = *out;
   o.variant = game_->info().name;
   o.seat = seat;
   o.num_seats = num_seats_;
@@ -844,13 +856,14 @@ Observation SlovenianState::Observe(int seat) const {
   for (int i = 0; i < history_len_; ++i) {
     const Action a = HistoryAt(i);
     const int who = history_seat_[i];
-    std::string text;
-    if (VerbOf(a) == Verb::kDiscard && who != seat && !IsTarock(static_cast<Card>(ArgOf(a)))) {
-      text = "discard ?";  // 003 §4.4: only tarocks laid away are shown
+    // 003 §4.4: only tarocks laid away are shown.
+    const bool hidden =
+        VerbOf(a) == Verb::kDiscard && who != seat && !IsTarock(static_cast<Card>(ArgOf(a)));
+    if (compact) {
+      o.history_actions.emplace_back(who, hidden ? kUnseenDiscard : a);
     } else {
-      text = codec.ToString(a);
+      o.history.emplace_back(who, hidden ? std::string("discard ?") : codec.ToString(a));
     }
-    o.history.emplace_back(who, std::move(text));
   }
   // The talon is shown to all once a contract exposes it (003 §4.4, 000), and in
   // Klop card by card where the variant turns the cards up (003 §5.2.1).
@@ -878,12 +891,11 @@ Observation SlovenianState::Observe(int seat) const {
     o.tricks_won.push_back(tricks_won_[s]);
     o.radli.push_back(radli_[s]);
   }
-  if (o.to_act == seat) {
+  if (o.to_act == seat && !compact) {
     ActionList legal;
     LegalActions(&legal);
     for (Action a : legal) o.legal.push_back(codec.ToString(a));
   }
-  return o;
 }
 
 // ---------------------------------------------------------------------------

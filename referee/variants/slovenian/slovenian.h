@@ -123,6 +123,7 @@ class SlovenianState final : public State {
   void Apply(Action a) override;
   HandResult Result() const override;
   Observation Observe(int seat) const override;
+  bool ObserveCompact(int seat, Observation* out) const override;
   std::unique_ptr<State> Clone() const override { return std::make_unique<SlovenianState>(*this); }
   std::string PhaseName() const override;
   std::vector<Action> History() const override;
@@ -138,6 +139,9 @@ class SlovenianState final : public State {
   CardSet won(int seat) const { return won_[seat]; }
 
  private:
+  // Observe (compact false) and ObserveCompact (true): one body, so both
+  // say the same.
+  void ObserveInto(int seat, bool compact, Observation* o) const;
   friend class SlovenianGame;
   const Rules& rules() const;
   int NextActive(int seat) const { return next_active_[seat]; }

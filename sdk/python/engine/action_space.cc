@@ -1,5 +1,7 @@
 #include "sdk/python/engine/action_space.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "referee/engine/status_macros.h"
 
@@ -53,7 +55,9 @@ std::vector<std::string> ActionSpace::Names() const {
 }
 
 void ActionSpace::Mask(const ActionList& legal, uint8_t* mask) const {
-  for (int i = 0; i < size(); ++i) mask[i] = 0;
+  // memset: a byte loop through uint8_t* may alias the vector's size, which
+  // the compiler then reloads every byte.
+  std::memset(mask, 0, actions_.size());
   for (Action a : legal) {
     const int i = Index(a);
     if (i >= 0) mask[i] = 1;

@@ -26,14 +26,16 @@ const std::vector<std::string>& PhaseNames() {
 }
 
 int PhaseId(const std::string& phase) {
-  // A hash lookup: VecEnv asks once per decision.
-  static const absl::flat_hash_map<std::string, int>* const kIds = [] {
-    auto* m = new absl::flat_hash_map<std::string, int>;
-    for (size_t i = 0; i < PhaseNames().size(); ++i) (*m)[PhaseNames()[i]] = static_cast<int>(i);
-    return m;
-  }();
-  auto it = kIds->find(phase);
-  return it != kIds->end() ? it->second : static_cast<int>(PhaseNames().size()) - 1;
+  // Lengths first: most names differ in length, so this is a few integer
+  // compares and one memcmp (VecEnv asks once or twice per decision; a hash
+  // of the string cost more).
+  const std::vector<std::string>& names = PhaseNames();
+  const size_t n = names.size() - 1;  // "other" is the answer, not a name to match
+  for (size_t i = 0; i < n; ++i)
+    if (names[i].size() == phase.size() &&
+        std::memcmp(names[i].data(), phase.data(), phase.size()) == 0)
+      return static_cast<int>(i);
+  return static_cast<int>(n);
 }
 
 int Encoder::Add(const std::string& name, int size, const std::string& doc) {
@@ -96,9 +98,38 @@ Encoder::Encoder(const Game& game)
   // announce far more than bots do, and checks the bound).
   for (int i = 0; i < space_.size(); ++i) actions_by_text_[space_.Text(i)] = space_.ActionAt(i);
   max_history_ = hand_size_ * S + 48 + talon_size_ + 8 * S + 4 * U;
+  // The compact form's table: what the text form makes of each action's text
+  // (the same action: the table is the space's own) and of "discard ?".
+  kind_by_index_.resize(space_.size());
+  action_by_index_.resize(space_.size());
+  for (int i = 0; i < space_.size(); ++i) {
+    const Entry e = FromText(0, space_.Text(i));
+    kind_by_index_[i] = e.kind;
+    action_by_index_[i] = e.action;
+  }
+  const Entry unseen = FromText(0, "discard ?");
+  unseen_kind_ = unseen.kind;
+  unseen_action_ = unseen.action;
+}
+
+Encoder::Entry Encoder::FromText(int who, const std::string& text) const {
+  Entry e{who, Kind::kSkip, 0};
+  if (Lookup(text, &e.action)) e.kind = Kind::kAction;
+  else if (text.rfind("discard", 0) == 0) e.kind = Kind::kUnknownDiscard;
+  return e;
+}
+
+Encoder::Entry Encoder::FromOtherAction(int who, Action a) const {
+  return FromText(who, game_->codec().ToString(a));
 }
 
 void Encoder::EncodeObservation(const Observation& obs, float* out) const {
+  if (obs.history.empty()) EncodeObservationImpl<true>(obs, out);
+  else EncodeObservationImpl<false>(obs, out);
+}
+
+template <bool kCompact>
+void Encoder::EncodeObservationImpl(const Observation& obs, float* out) const {
   std::memset(out, 0, sizeof(float) * obs_size_);
   const ActionCodec& c = game_->codec();
   const int S = seats_, C = kNumCards;
@@ -109,16 +140,37 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
   const float inv_hand = hand_size_ > 0 ? 1.0f / hand_size_ : 1.0f;
   for (Card card : obs.hand) out[f_hand_ + card] = 1;
   out[f_cards_left_] = obs.hand.size() * inv_hand;
+  // The relative seats (Rel) by table: no division per history entry.
+  int rel_small[16];
+  std::vector<int> rel_big;
+  int* rel = rel_small;
+  if (S > 16) {
+    rel_big.resize(S);
+    rel = rel_big.data();
+  }
+  for (int p = 0; p < S; ++p) rel[p] = Rel(obs, p);
   // The current trick: its cards are the last obs.trick.size() plays.
   const int in_trick = static_cast<int>(obs.trick.size());
-  for (const auto& [who, text] : obs.history) {
-    Action a;
+  // Entry i of the history, of the form the observation has.
+  auto entry = [&](int i) {
+    if constexpr (kCompact) {
+      return FromAction(obs.history_actions[i].first, obs.history_actions[i].second);
+    } else {
+      return FromText(obs.history[i].first, obs.history[i].second);
+    }
+  };
+  const int length = kCompact ? static_cast<int>(obs.history_actions.size())
+                              : static_cast<int>(obs.history.size());
+  for (int i = 0; i < length; ++i) {
+    const Entry e = entry(i);
+    const int who = e.who;
     if (who < 0 || who >= S) continue;
-    const int r = Rel(obs, who);
-    if (!Lookup(text, &a)) {
-      if (text.rfind("discard", 0) == 0) out[f_discards_ + r] += inv_hand;
+    const int r = rel[who];
+    if (e.kind != Kind::kAction) {
+      if (e.kind == Kind::kUnknownDiscard) out[f_discards_ + r] += inv_hand;
       continue;
     }
+    const Action a = e.action;
     const int arg = ArgOf(a);
     switch (VerbOf(a)) {
       case Verb::kPass: out[f_passed_ + r] += 0.25f; break;
@@ -161,21 +213,25 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
   // The current trick: the last `in_trick` plays of the history, with their seats.
   if (obs.trick_leader >= 0 && obs.trick_leader < S) {
     int left = in_trick;
-    for (auto it = obs.history.rbegin(); it != obs.history.rend() && left > 0; ++it) {
-      Action a;
-      if (it->first < 0 || it->first >= S || !Lookup(it->second, &a) ||
-          VerbOf(a) != Verb::kPlay || ArgOf(a) >= C)
+    for (int i = length - 1; i >= 0 && left > 0; --i) {
+      const Entry e = entry(i);
+      if (e.who < 0 || e.who >= S || e.kind != Kind::kAction || VerbOf(e.action) != Verb::kPlay ||
+          ArgOf(e.action) >= C)
         continue;
-      out[f_trick_ + Rel(obs, it->first) * C + ArgOf(a)] = 1;
+      out[f_trick_ + rel[e.who] * C + ArgOf(e.action)] = 1;
       --left;
     }
-    out[f_leader_ + Rel(obs, obs.trick_leader)] = 1;
+    out[f_leader_ + rel[obs.trick_leader]] = 1;
   } else {
     out[f_leader_ + S] = 1;
   }
   if (talon_size_ > 0) {
     int hidden = 0;
     for (const std::string& name : obs.talon) {
+      if (name == "?") {  // no card (ParseCard would say so, building an error)
+        ++hidden;
+        continue;
+      }
       absl::StatusOr<Card> card = ParseCard(name);
       if (card.ok()) out[f_talon_ + *card] = 1;
       else ++hidden;
@@ -183,11 +239,11 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
     out[f_talon_hidden_] = static_cast<float>(hidden) / talon_size_;
   }
   for (int p = 0; p < S && p < static_cast<int>(obs.shown.size()); ++p)
-    for (Card card : obs.shown[p]) out[f_shown_ + Rel(obs, p) * C + card] = 1;
-  if (obs.dealer >= 0 && obs.dealer < S) out[f_dealer_ + Rel(obs, obs.dealer)] = 1;
-  out[f_to_act_ + (obs.to_act >= 0 && obs.to_act < S ? Rel(obs, obs.to_act) : S)] = 1;
-  out[f_declarer_ + (obs.declarer >= 0 && obs.declarer < S ? Rel(obs, obs.declarer) : S)] = 1;
-  out[f_partner_ + (obs.partner >= 0 && obs.partner < S ? Rel(obs, obs.partner) : S)] = 1;
+    for (Card card : obs.shown[p]) out[f_shown_ + rel[p] * C + card] = 1;
+  if (obs.dealer >= 0 && obs.dealer < S) out[f_dealer_ + rel[obs.dealer]] = 1;
+  out[f_to_act_ + (obs.to_act >= 0 && obs.to_act < S ? rel[obs.to_act] : S)] = 1;
+  out[f_declarer_ + (obs.declarer >= 0 && obs.declarer < S ? rel[obs.declarer] : S)] = 1;
+  out[f_partner_ + (obs.partner >= 0 && obs.partner < S ? rel[obs.partner] : S)] = 1;
   out[f_phase_ + PhaseId(obs.phase)] = 1;
   if (obs.contract.empty()) {
     out[f_contract_ + K + 1] = 1;
@@ -202,42 +258,44 @@ void Encoder::EncodeObservation(const Observation& obs, float* out) const {
   }
   out[f_king_ + king] = 1;
   for (int p = 0; p < S && p < static_cast<int>(obs.tricks_won.size()); ++p)
-    out[f_tricks_ + Rel(obs, p)] = obs.tricks_won[p] * inv_hand;
+    out[f_tricks_ + rel[p]] = obs.tricks_won[p] * inv_hand;
   for (int p = 0; p < S && p < static_cast<int>(obs.radli.size()); ++p)
-    out[f_radli_ + Rel(obs, p)] = obs.radli[p] * 0.25f;
+    out[f_radli_ + rel[p]] = obs.radli[p] * 0.25f;
 }
 
 absl::Status Encoder::EncodeInfoState(const Observation& obs, float* out) const {
-  if (static_cast<int>(obs.history.size()) > max_history_)
+  const int length = HistoryLength(obs);
+  if (length > max_history_)
     return absl::FailedPreconditionError(absl::StrCat(
-        "the history has ", obs.history.size(), " entries, more than the information-state "
+        "the history has ", length, " entries, more than the information-state "
         "tensor's ", max_history_));
   EncodeObservation(obs, out);
   float* h = out + obs_size_;
   const int E = history_entry_size();
   std::memset(h, 0, sizeof(float) * max_history_ * E);
-  for (size_t i = 0; i < obs.history.size(); ++i) {
-    const auto& [who, text] = obs.history[i];
+  for (int i = 0; i < length; ++i) {
+    const Entry entry = HistoryEntry(obs, i);
+    const int who = entry.who;
     float* e = h + i * E;
     if (who >= 0 && who < seats_) e[Rel(obs, who)] = 1;
-    Action a;
     int index = -1;
-    if (Lookup(text, &a)) index = space_.Index(a);
+    if (entry.kind == Kind::kAction) index = space_.Index(entry.action);
     e[seats_ + (index >= 0 ? index : space_.size())] = 1;
   }
   return absl::OkStatus();
 }
 
 absl::Status Encoder::EncodeHistory(const Observation& obs, int16_t* out) const {
-  if (static_cast<int>(obs.history.size()) > max_history_)
+  const int length = HistoryLength(obs);
+  if (length > max_history_)
     return absl::FailedPreconditionError(absl::StrCat(
-        "the history has ", obs.history.size(), " entries, more than ", max_history_));
+        "the history has ", length, " entries, more than ", max_history_));
   for (int i = 0; i < max_history_; ++i) {
-    if (i < static_cast<int>(obs.history.size())) {
-      const auto& [who, text] = obs.history[i];
-      Action a;
+    if (i < length) {
+      const Entry entry = HistoryEntry(obs, i);
+      const int who = entry.who;
       int index = -1;
-      if (Lookup(text, &a)) index = space_.Index(a);
+      if (entry.kind == Kind::kAction) index = space_.Index(entry.action);
       out[2 * i] = static_cast<int16_t>(who);
       out[2 * i + 1] = static_cast<int16_t>(index >= 0 ? index : space_.size());
     } else {

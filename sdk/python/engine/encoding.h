@@ -7,7 +7,11 @@
 //
 // Leak-proof by construction: every one of these is computed from an
 // Observation (game.h), the very struct the referee sends to that seat's bot,
-// and from nothing else. Two states that differ only in cards the seat cannot
+// and from nothing else. The tensors and the history also read the compact
+// form of that struct (State::ObserveCompact: the history as actions, no
+// texts to build or parse; VecEnv's hot path), byte for byte the same
+// (encoding_test.cc compares both forms at every decision of random hands of
+// every variant). Two states that differ only in cards the seat cannot
 // see have the same Observation, so they have byte-identical encodings
 // (encoding_test.cc checks it for every variant on many such pairs).
 //
@@ -81,20 +85,25 @@ class Encoder {
   const std::vector<Field>& fields() const { return fields_; }
 
   // Writes observation_size() floats. Entries of the history or talon that do
-  // not parse (a plugin's own text) are skipped, never guessed.
+  // not parse (a plugin's own text) are skipped, never guessed. The history
+  // is obs.history, or obs.history_actions when obs.history is empty (an
+  // observation from State::ObserveCompact): the same bytes either way.
   void EncodeObservation(const Observation& obs, float* out) const;
   // Writes info_state_size() floats. FailedPrecondition when the history is
-  // longer than max_history() (nothing is truncated silently).
+  // longer than max_history() (nothing is truncated silently). Either form of
+  // the history, as EncodeObservation.
   absl::Status EncodeInfoState(const Observation& obs, float* out) const;
   // Writes space().size() bytes: 1 for each of obs.legal (empty unless the
-  // seat is to act), 0 elsewhere.
+  // seat is to act, and in a compact observation), 0 elsewhere.
   void EncodeMask(const Observation& obs, uint8_t* out) const;
   // Writes max_history() * 2 int16 values: per history entry its absolute seat
   // and its action index (space().size() for a hidden one), then -1 padding.
   // Returns the number of entries, or FailedPrecondition as EncodeInfoState.
+  // Either form of the history, as EncodeObservation.
   absl::Status EncodeHistory(const Observation& obs, int16_t* out) const;
   // A plain-text rendering of everything in the observation (for language
-  // models and for people).
+  // models and for people). Reads obs.history and obs.legal: an observation
+  // from Observe(), not a compact one.
   std::string Text(const Observation& obs) const;
 
   // PRIVILEGED: reads the full state, not only what `seat` sees. The
@@ -108,6 +117,38 @@ class Encoder {
     return ((seat - obs.seat) % seats_ + seats_) % seats_;
   }
   int Add(const std::string& name, int size, const std::string& doc);
+  // One history entry as the encodings read it: the text form's rules (an
+  // action of the space by its text; a text that does not name one but
+  // starts with "discard" is a discard whose card is unknown; any other
+  // such text is skipped), applied alike to both forms of the history.
+  enum class Kind : uint8_t { kAction, kUnknownDiscard, kSkip };
+  struct Entry {
+    int who;
+    Kind kind;
+    Action action;  // for kAction
+  };
+  Entry FromText(int who, const std::string& text) const;
+  Entry FromAction(int who, Action a) const {
+    if (a == kUnseenDiscard) return Entry{who, unseen_kind_, unseen_action_};
+    const int i = space_.Index(a);
+    if (i >= 0) return Entry{who, kind_by_index_[i], action_by_index_[i]};
+    return FromOtherAction(who, a);
+  }
+  // An action outside the space (no built-in variant's history has one): its
+  // text, as the text form would read it.
+  Entry FromOtherAction(int who, Action a) const;
+  // The history of either form: its length and entry i.
+  int HistoryLength(const Observation& obs) const {
+    return static_cast<int>(obs.history.empty() ? obs.history_actions.size()
+                                                : obs.history.size());
+  }
+  Entry HistoryEntry(const Observation& obs, int i) const {
+    return obs.history.empty() ? FromAction(obs.history_actions[i].first,
+                                            obs.history_actions[i].second)
+                               : FromText(obs.history[i].first, obs.history[i].second);
+  }
+  template <bool kCompact>
+  void EncodeObservationImpl(const Observation& obs, float* out) const;
   // The action of a history or legal text; false for text outside the action
   // space ("discard ?", a plugin's own). A table lookup (the codec's texts).
   bool Lookup(const std::string& text, Action* out) const {
@@ -126,6 +167,12 @@ class Encoder {
   int max_history_ = 0;
   std::vector<Field> fields_;
   absl::flat_hash_map<std::string, Action> actions_by_text_;
+  // FromAction's table: per action of the space (by index), the entry its
+  // text gives; and the entry of the text "discard ?" (kUnseenDiscard).
+  std::vector<Kind> kind_by_index_;
+  std::vector<Action> action_by_index_;
+  Kind unseen_kind_ = Kind::kSkip;
+  Action unseen_action_ = 0;
   // Offsets of the fields.
   int f_hand_, f_played_, f_trick_, f_leader_, f_talon_, f_talon_hidden_, f_shown_,
       f_own_discards_, f_discards_, f_dealer_, f_to_act_, f_declarer_, f_partner_, f_phase_,

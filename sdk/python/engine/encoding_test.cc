@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -39,6 +40,51 @@ struct Encoded {
   std::string text;
 };
 
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// The tensors and history of `seat` from the compact observation
+// (State::ObserveCompact, VecEnv's path) and from Observe()'s text, the
+// reference: false, with a test failure naming the first that differs,
+// unless they are byte for byte the same.
+bool CompactMatchesText(const Encoder& e, const State& s, int seat, const std::string& where) {
+  const Observation text = s.Observe(seat);
+  Observation compact;
+  if (!s.ObserveCompact(seat, &compact)) {
+    ADD_FAILURE() << where << ": no compact observation";
+    return false;
+  }
+  std::vector<float> a(e.info_state_size()), b(e.info_state_size());
+  std::vector<float> oa(e.observation_size()), ob(e.observation_size());
+  std::vector<int16_t> ha(2 * e.max_history()), hb(2 * e.max_history());
+  e.EncodeObservation(text, oa.data());
+  e.EncodeObservation(compact, ob.data());
+  const bool fits = e.EncodeInfoState(text, a.data()).ok();
+  EXPECT_EQ(fits, e.EncodeInfoState(compact, b.data()).ok()) << where;
+  EXPECT_EQ(fits, e.EncodeHistory(text, ha.data()).ok()) << where;
+  EXPECT_EQ(fits, e.EncodeHistory(compact, hb.data()).ok()) << where;
+  if (!SameBytes(oa, ob)) {
+    for (const Field& f : e.fields())
+      for (int i = f.offset; i < f.offset + f.size; ++i)
+        if (oa[i] != ob[i]) {
+          ADD_FAILURE() << where << ": observation tensor differs in field " << f.name << " ["
+                        << i - f.offset << "]: text " << oa[i] << ", compact " << ob[i];
+          return false;
+        }
+  }
+  if (!SameBytes(a, b)) {
+    ADD_FAILURE() << where << ": information-state tensor differs";
+    return false;
+  }
+  if (!SameBytes(ha, hb)) {
+    ADD_FAILURE() << where << ": history differs";
+    return false;
+  }
+  return true;
+}
+
 Encoded EncodeAll(const Encoder& e, const State& s, int seat) {
   const Observation o = s.Observe(seat);
   Encoded x;
@@ -53,12 +99,9 @@ Encoded EncodeAll(const Encoder& e, const State& s, int seat) {
   e.EncodeMask(o, x.mask.data());
   x.text = e.Text(o);
   e.EncodePrivileged(s, seat, x.priv.data());
+  // Every encoding these tests pin is VecEnv's too (the compact path).
+  EXPECT_TRUE(CompactMatchesText(e, s, seat, "EncodeAll"));
   return x;
-}
-
-template <typename T>
-bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 // The places of every card in a deal: (hand seat, or -1 for the talon, or -2
@@ -146,6 +189,51 @@ TEST(EncodingTest, LeakProofForEveryVariant) {
     std::cout << variant << ": " << pairs << " pairs, privileged differs in " << priv_differs
               << "\n";
   }
+}
+
+// VecEnv encodes from the compact observation: in every variant, with every
+// value of every option, at every decision of random hands, for every seat
+// (the one to act and the others), its observation tensor, information-state
+// tensor and history are byte for byte those of Observe()'s text.
+TEST(EncodingTest, CompactObservationEncodesAsTheText) {
+  int compared = 0;
+  for (const VariantInfo& info : Registry::Global().List()) {
+    std::vector<Options> option_sets = {{}};
+    for (const OptionSpec& spec : info.options)
+      for (const std::string& value : spec.choices)
+        if (value != spec.default_value) option_sets.push_back({{spec.name, value}});
+    for (const Options& options : option_sets) {
+      auto game = Registry::Global().Create(info.name, options);
+      ASSERT_TRUE(game.ok()) << game.status();
+      const Encoder enc(**game);
+      const int n = (*game)->num_seats();
+      Rng rng(4242);
+      const int hands = options.empty() ? 20 : 3;
+      for (int hand = 0; hand < hands; ++hand) {
+        HandSetup setup;
+        setup.dealer = hand % n;
+        const Deal deal = (*game)->DealCards(rng.Next(), setup.dealer);
+        HandSetup with_radli = setup;
+        for (int p = 0; p < n; ++p) with_radli.radli.push_back(static_cast<int>(rng.Below(3)));
+        auto s = (*game)->NewHand(deal, with_radli);
+        if (!s.ok()) s = (*game)->NewHand(deal, setup);
+        ASSERT_TRUE(s.ok()) << s.status();
+        while (true) {
+          for (int seat = 0; seat < n; ++seat) {
+            ASSERT_TRUE(CompactMatchesText(
+                enc, **s, seat,
+                absl::StrCat(info.name, " hand ", hand, " action ", (*s)->History().size(),
+                             " seat ", seat)));
+            ++compared;
+          }
+          if ((*s)->IsTerminal()) break;
+          (*s)->Apply(RandomLegalAction(**s, rng));
+        }
+      }
+    }
+  }
+  std::cout << compared << " observations encoded both ways\n";
+  EXPECT_GT(compared, 10000);
 }
 
 TEST(EncodingTest, MaskIsTheLegalActionsAndHistoryFits) {
@@ -293,6 +381,39 @@ TEST(VecEnvTest, RandomPlayThroughMatchesWithScores) {
   EXPECT_GT(hands, 100);
   EXPECT_GT(matches, 20);
   EXPECT_EQ((*env)->agent_decisions(), 2000 * 8);
+}
+
+// VecEnv's tensors (from the compact observation) are the text encoder's of
+// the seat to act, in every variant, with the information state on.
+TEST(VecEnvTest, TensorsAreTheTextEncodersInEveryVariant) {
+  for (const std::string& variant : Variants()) {
+    SCOPED_TRACE(variant);
+    VecEnvOptions o;
+    o.variant = variant;
+    o.num_envs = 4;
+    o.seed = 9;
+    o.info_state = true;
+    auto env = VecEnv::Create(o);
+    ASSERT_TRUE(env.ok()) << env.status();
+    const Encoder& enc = (*env)->encoder();
+    Rng rng(17);
+    std::vector<float> obs(enc.observation_size()), info(enc.info_state_size());
+    for (int step = 0; step < 300; ++step) {
+      for (int i = 0; i < 4; ++i) {
+        const Observation want = (*env)->ObserveCurrent(i);
+        enc.EncodeObservation(want, obs.data());
+        ASSERT_TRUE(enc.EncodeInfoState(want, info.data()).ok());
+        ASSERT_EQ(0, std::memcmp(obs.data(), (*env)->obs() + size_t(i) * obs.size(),
+                                 obs.size() * sizeof(float)))
+            << "step " << step << " table " << i;
+        ASSERT_EQ(0, std::memcmp(info.data(), (*env)->info() + size_t(i) * info.size(),
+                                 info.size() * sizeof(float)))
+            << "step " << step << " table " << i;
+      }
+      const std::vector<int32_t> a = RandomActions(**env, rng);
+      ASSERT_TRUE((*env)->Step(a.data()).ok());
+    }
+  }
 }
 
 TEST(VecEnvTest, BotsPlayTheirSeatsAndTheAgentOnlyItsOwn) {

@@ -251,7 +251,10 @@ void VecEnv::Fill(int i) {
   std::memset(l + k, 0xFF, sizeof(int16_t) * (kMaxLegal - k));  // -1
   num_legal_[i] = k;
   if (options_.observation_tensor || options_.info_state) {
-    const Observation obs = t.state->Observe(seat);
+    // The compact observation (no texts built or parsed), the same bytes;
+    // a variant without it (a plugin) is observed in full.
+    Observation& obs = scratch_;
+    if (!t.state->ObserveCompact(seat, &obs)) obs = t.state->Observe(seat);
     if (options_.info_state) {
       float* out = &info_[size_t(i) * encoder_.info_state_size()];
       absl::Status s = encoder_.EncodeInfoState(obs, out);

@@ -166,6 +166,9 @@ class VecEnv {
   std::shared_ptr<const Game> teacher_game_;
   int64_t agent_decisions_ = 0;
   int64_t bot_decisions_ = 0;
+  // Fill's observation, reused (State::ObserveCompact allocates nothing once
+  // it has grown).
+  Observation scratch_;
 };
 
 }  // namespace tarock::python

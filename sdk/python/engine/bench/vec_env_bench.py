@@ -9,7 +9,11 @@ Prints one line per (batch, tensors) with the median of --runs runs. With
 sdk/python/engine/bench/openspiel_python_side_by_side.sh builds into its --work
 directory), OpenSpiel's tarok (4 players) is stepped from Python in the same
 run, one state at a time with random legal actions (it has no batched
-environment and no tensor), runs alternating with VecEnv's."""
+environment and no tensor), runs alternating with VecEnv's. With --baseline
+DIR (a directory holding another build's tarock_engine package, e.g. a copy
+of an earlier commit's build/python), each row is also measured with that
+build, its runs alternating with this one's, every run in a fresh process of
+its own (the same for both)."""
 
 import argparse
 import statistics
@@ -33,6 +37,18 @@ def run(variant: str, n: int, tensors: bool, seconds: float) -> float:
         elapsed = time.process_time() - start
         if elapsed >= seconds:
             return steps * n / elapsed
+
+
+def run_in(path: str, variant: str, n: int, tensors: bool, seconds: float) -> float:
+    """run() in a fresh process with `path` first on sys.path."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=path)
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", f"{variant},{n},{int(tensors)},{seconds}"],
+        env=env, check=True, capture_output=True, text=True).stdout
+    return float(out.strip())
 
 
 def openspiel(module_dir: str, seconds: float, seed: int) -> float:
@@ -64,12 +80,33 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batches", default="1,64,1024")
     p.add_argument("--openspiel", default="", help="directory of the openspiel_tarok module")
+    p.add_argument("--baseline", default="",
+                   help="directory of another build's tarock_engine, measured alternately")
+    p.add_argument("--one", default="", help=argparse.SUPPRESS)  # variant,n,tensors,seconds
     a = p.parse_args()
+    if a.one:
+        variant, n, tensors, seconds = a.one.split(",")
+        print(run(variant, int(n), tensors == "1", float(seconds)))
+        return
     if a.openspiel:
         r = [openspiel(a.openspiel, a.seconds, i + 1) for i in range(a.runs)]
         print(f"OpenSpiel tarok (4 players), one state from Python, no tensor: "
               f"{statistics.median(r):12,.0f} decisions/s per core (runs: "
               + ", ".join(f"{x:,.0f}" for x in r) + ")", flush=True)
+    if a.baseline:
+        import os
+        this = os.path.dirname(os.path.dirname(os.path.abspath(te.__file__)))
+        for tensors in (False, True):
+            for n in [int(x) for x in a.batches.split(",")]:
+                new, old = [], []
+                for _ in range(a.runs):
+                    new.append(run_in(this, a.variant, n, tensors, a.seconds))
+                    old.append(run_in(a.baseline, a.variant, n, tensors, a.seconds))
+                for name, r in (("this build", new), ("baseline  ", old)):
+                    print(f"{a.variant} batch {n:5d} tensors {'on ' if tensors else 'off'} "
+                          f"{name}: {statistics.median(r):12,.0f} decisions/s per core (CPU "
+                          "time; runs: " + ", ".join(f"{x:,.0f}" for x in r) + ")", flush=True)
+        return
     for tensors in (False, True):
         for n in [int(x) for x in a.batches.split(",")]:
             r = [run(a.variant, n, tensors, a.seconds) for _ in range(a.runs)]
