@@ -31,7 +31,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> GrpcRefereeClient::ChannelTo(
     c = grpc_metrics_ == nullptr
             ? grpc::CreateCustomChannel(address, *credentials, args)
             : grpc::experimental::CreateCustomChannelWithInterceptors(
-                  address, *credentials, args, grpc_metrics_->ClientInterceptors({"/tarock.v1.Referee/RunMatch"}));
+                  address, *credentials, args, grpc_metrics_->ClientInterceptors());
   }
   return c;
 }

@@ -117,19 +117,14 @@ class ServerFactory : public grpc::experimental::ServerInterceptorFactoryInterfa
 
 class ClientFactory : public grpc::experimental::ClientInterceptorFactoryInterface {
  public:
-  ClientFactory(GrpcMetrics::Side* side, std::vector<std::string> unrecorded)
-      : side_(side), unrecorded_(std::move(unrecorded)) {}
+  explicit ClientFactory(GrpcMetrics::Side* side) : side_(side) {}
   grpc::experimental::Interceptor* CreateClientInterceptor(
       grpc::experimental::ClientRpcInfo* info) override {
-    const std::string method = info->method() == nullptr ? "" : info->method();
-    for (const std::string& m : unrecorded_)
-      if (m == method) return nullptr;  // gRPC skips a factory's null interceptor
     return new ClientInterceptor(side_, info);
   }
 
  private:
   GrpcMetrics::Side* side_;
-  const std::vector<std::string> unrecorded_;
 };
 
 }  // namespace
@@ -145,9 +140,9 @@ GrpcMetrics::ServerInterceptors() {
 }
 
 std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
-GrpcMetrics::ClientInterceptors(std::vector<std::string> unrecorded) {
+GrpcMetrics::ClientInterceptors() {
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> out;
-  out.push_back(std::make_unique<ClientFactory>(&client_, std::move(unrecorded)));
+  out.push_back(std::make_unique<ClientFactory>(&client_));
   return out;
 }
 

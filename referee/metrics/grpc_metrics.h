@@ -46,12 +46,9 @@ class GrpcMetrics {
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
   ServerInterceptors();
   // Interceptor factories that record every call made on a channel, for
-  // grpc::experimental::CreateCustomChannelWithInterceptors(), except calls of
-  // the methods in `unrecorded` (full names, "/pkg.Service/Method"): the arena
-  // leaves out the referee's RunMatch, whose end is a duplicate table's end,
-  // sealed until its deal is public (docs/security.md, "Secret deals").
+  // grpc::experimental::CreateCustomChannelWithInterceptors().
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
-  ClientInterceptors(std::vector<std::string> unrecorded = {});
+  ClientInterceptors();
 
   // One side (server or client) of the metrics.
   struct Side {

@@ -360,18 +360,6 @@ def played_metrics():
 
 check(not played_metrics(), f"/metrics counts a sealed table's hands or duration: {played_metrics()}")
 
-
-def run_match_client_metrics():
-    """The arena's gRPC client metrics of the referee's RunMatch: a table's end
-    (the red team of 2026-11-29 read a sealed table's duration there); never
-    recorded, the arena's own match metrics count it once the deal is public."""
-    with urllib.request.urlopen(HTTP + "/metrics", timeout=10) as r:
-        return [l for l in r.read().decode().splitlines()
-                if l.startswith("grpc_client_") and 'grpc_method="RunMatch"' in l]
-
-
-check(not run_match_client_metrics(),
-      f"/metrics has the referee call of a sealed table: {run_match_client_metrics()[:2]}")
 gt = grpc_read("GetTournament", arena_pb2.GetTournamentRequest(id=int(tid)), arena_pb2.TournamentInfo)
 check(gt is not None and not gt.standings, "gRPC GetTournament gave standings of a sealed table")
 for name, req, resp in (("GetTest", arena_pb2.GetTestRequest(id=1), arena_pb2.TestInfo),
