@@ -368,7 +368,9 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
     for (const MatchRow& m : matches) by_seed[m.seed].push_back(&m);
     int rotated = 0, bridged = 0, single = 0;
     std::set<int64_t> kept_apart;  // hosted bots at tables that are not rotated
-    for (const auto& [seed, tables] : by_seed) {
+    for (const auto& entry : by_seed) {
+      // Not a structured binding: clang 14 cannot capture one in a lambda.
+      const std::vector<const MatchRow*>& tables = entry.second;
       auto bots_of = [](const MatchRow* m) {
         return std::set<int64_t>(m->bot_ids.begin(), m->bot_ids.end());
       };
