@@ -28,7 +28,16 @@
 //           on hand scores; ordered by mu.
 // With --format bridge a set is 2 tables of the bridge design instead (2n
 // bots in a shuffled order, no bot at two tables), for fields of bots that
-// may not see a deal twice.
+// may not see a deal twice. The main job's field (scripts/run.sh; issue 47):
+//
+//   nice -n 10 ladder_bench --variants slovenian-4p --format bridge \
+//       --field search,search2,search3,search4,heuristic,heuristic2,heuristic3,heuristic4 \
+//       --search_iterations 400 --hands 8 --runs 20 --sets 100 --threads 1 \
+//       --compare search,heuristic
+//
+// --compare A,B also reports, per checkpoint, the leaderboard's head-to-head
+// line for the two kinds (MarginRatingModel::HeadToHead): its mean, in how
+// many runs it separates them and in how many its interval holds the mean.
 // Matchmaking is not what is compared (both see the same tables, the field is
 // small); the place ladder is, if anything, helped by the rotation (its
 // matches of one set share deals, so a lucky seat is held by everybody).
@@ -91,7 +100,16 @@ ABSL_FLAG(double, clip, 30,
 ABSL_FLAG(int, runs, 20, "independent ladder histories (seeds) per variant");
 ABSL_FLAG(int, need, 19, "runs that must be correct at a checkpoint");
 ABSL_FLAG(int, sets, 10, "the cap: duplicate sets per run (each n tables of 2n hands)");
-ABSL_FLAG(int, search_iterations, 50, "iterations of the `search` bot");
+ABSL_FLAG(int, search_iterations, 50,
+          "iterations of the `search` bot (scripts/run.sh's tarock-bot-search: 400, its default, "
+          "which its --budget_ms 40 does not cut on this machine)");
+ABSL_FLAG(int, hands, 0,
+          "hands per table (a multiple of the seats); 0: 2 per seat, today's hands_per_match "
+          "(scripts/run.sh: 8)");
+ABSL_FLAG(std::vector<std::string>, compare, std::vector<std::string>({}),
+          "two kinds, e.g. search,heuristic: also report, at the cap, how far apart the two "
+          "kinds' bots are head to head (MarginRatingModel::HeadToHead, as `tarock-arena-cli "
+          "leaderboard --compare` prints it), and in how many runs its interval holds the mean");
 ABSL_FLAG(int, weak_iterations, 10, "iterations of the `search-weak` bot");
 ABSL_FLAG(uint64_t, seed, 1, "master seed (deals, seatings and bots' choices)");
 ABSL_FLAG(int, threads, 1, "worker threads (each plays whole runs)");
@@ -175,7 +193,12 @@ uint64_t Mix(uint64_t a, uint64_t b) {
 
 struct Checkpoint {
   bool place_goal = false, place_all = false, margin_goal = false, margin_all = false;
+  // --compare: the first kind's bots minus the second's, head to head.
+  arena::MarginDifference versus;
 };
+
+// --compare: the two kinds compared (-1: none).
+int compare_a = -1, compare_b = -1;
 
 struct RunResult {
   std::vector<Checkpoint> checkpoints;  // after each set
@@ -197,7 +220,7 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
   RunResult out;
   const uint64_t run_seed = Mix(Mix(absl::GetFlag(FLAGS_seed), std::hash<std::string>{}(variant)),
                                 static_cast<uint64_t>(run));
-  const int hands = 2 * n;
+  const int hands = absl::GetFlag(FLAGS_hands) > 0 ? absl::GetFlag(FLAGS_hands) : 2 * n;
   const int sets = absl::GetFlag(FLAGS_sets);
   RatingModel place_model;
   MarginRatingOptions margin_options;
@@ -223,6 +246,8 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
     // set after set and the groups never connect (measured: docs/benchmarks.md).
     Rng rng(Mix(set_seed, 1));
     for (int i = per_set - 1; i > 0; --i) std::swap(chosen[i], chosen[rng.Below(i + 1)]);
+    // (The arena also permutes which seat each comparison group holds; on a
+    // list already shuffled uniformly that changes no distribution.)
     absl::StatusOr<arena::DuplicateDesign> design =
         bridge ? arena::BridgeDesign(per_set, n, 0) : arena::RotatedDesign(n, n);
     const uint64_t deal_seed = Mix(set_seed, 2);
@@ -297,6 +322,21 @@ RunResult PlayRun(const std::string& variant, int n, int run) {
     c.place_all = Correct(place_key, kField_.all);
     c.margin_goal = Correct(margin_key, kField_.goal);
     c.margin_all = Correct(margin_key, kField_.all);
+    if (compare_a >= 0) {
+      std::vector<MarginRating> a, b;
+      for (int i = 0; i < static_cast<int>(kFieldNames().size()); ++i) {
+        auto it = margin.find(i);
+        const MarginRating r = it == margin.end() ? margin_model.Initial() : it->second;
+        if (kField_.kinds[i] == compare_a) a.push_back(r);
+        if (kField_.kinds[i] == compare_b) b.push_back(r);
+      }
+      absl::StatusOr<arena::MarginDifference> d = margin_model.HeadToHead(a, b);
+      if (!d.ok()) {
+        out.error = std::string(d.status().message());
+        return out;
+      }
+      c.versus = *d;
+    }
     out.checkpoints.push_back(c);
     if (set + 1 == sets) {
       out.place_display = place_key;
@@ -330,6 +370,22 @@ int Run() {
   if (absl::Status st = MakeField(absl::GetFlag(FLAGS_field)); !st.ok()) {
     std::cerr << "ladder_bench: " << st.message() << "\n";
     return 1;
+  }
+  if (const std::vector<std::string> kinds = absl::GetFlag(FLAGS_compare); !kinds.empty()) {
+    const char* names[] = {"search", "search-weak", "heuristic", "random"};
+    for (int k = 0; k < 4; ++k) {
+      if (kinds.size() == 2 && kinds[0] == names[k]) compare_a = k;
+      if (kinds.size() == 2 && kinds[1] == names[k]) compare_b = k;
+    }
+    const auto in_field = [](int k) {
+      return std::find(kField_.kinds.begin(), kField_.kinds.end(), k) != kField_.kinds.end();
+    };
+    if (compare_a < 0 || compare_b < 0 || compare_a == compare_b || !in_field(compare_a) ||
+        !in_field(compare_b)) {
+      std::cerr << "ladder_bench: --compare takes two different kinds of the field, e.g. "
+                   "search,heuristic\n";
+      return 1;
+    }
   }
   std::vector<int> seats;
   for (const std::string& v : variants) {
@@ -386,12 +442,13 @@ int Run() {
   for (int v = 0; v < static_cast<int>(variants.size()); ++v) {
     const int n = seats[v];
     const int tables = absl::GetFlag(FLAGS_format) == "bridge" ? 2 : n;
-    const int hands_per_set = tables * 2 * n;  // tables of 2n hands
-    const int deals_per_set = 2 * n;
+    const int hands = absl::GetFlag(FLAGS_hands) > 0 ? absl::GetFlag(FLAGS_hands) : 2 * n;
+    const int hands_per_set = tables * hands;
+    const int deals_per_set = hands;
     std::cout << absl::StrFormat(
         "\n%s (%s): %d seats; a set = %d tables x %d hands (%d hands played, %d deals); cap %d "
         "hands played (%d deals)\n",
-        variants[v], absl::GetFlag(FLAGS_format), n, tables, 2 * n, hands_per_set, deals_per_set,
+        variants[v], absl::GetFlag(FLAGS_format), n, tables, hands, hands_per_set, deals_per_set,
         sets * hands_per_set, sets * deals_per_set);
     nlohmann::json& jv = report["variants"][variants[v]];
     jv["hands_per_set"] = hands_per_set;
@@ -440,6 +497,42 @@ int Run() {
       jv["place_display"][kFieldNames()[b]] = disp[b];
     }
     std::cout << absl::StrFormat("    sd of a board residual (pooled): %.1f\n", noise);
+    if (compare_a >= 0) {
+      // How far apart the two kinds are head to head, per checkpoint: the
+      // mean over runs, and in how many runs the interval excludes 0 (the
+      // leaderboard's line calls them separated) and holds the mean over
+      // the runs at the cap (a stand-in for the truth: is the interval honest?).
+      double truth = 0;
+      for (size_t j = 0; j < jobs.size(); ++j)
+        if (jobs[j].variant == v) truth += results[j].checkpoints[sets - 1].versus.diff / runs;
+      std::cout << absl::StrFormat(
+          "  %s - %s head to head (points a deal; per checkpoint: mean diff, mean 95%% "
+          "half-width, runs separated, runs whose interval holds %+.2f):\n",
+          kFieldNames()[std::find(kField_.kinds.begin(), kField_.kinds.end(), compare_a) -
+                        kField_.kinds.begin()],
+          kFieldNames()[std::find(kField_.kinds.begin(), kField_.kinds.end(), compare_b) -
+                        kField_.kinds.begin()],
+          truth);
+      for (int c = 0; c < sets; ++c) {
+        double diff = 0, half = 0;
+        int separated = 0, holds = 0;
+        for (size_t j = 0; j < jobs.size(); ++j) {
+          if (jobs[j].variant != v) continue;
+          const arena::MarginDifference& d = results[j].checkpoints[c].versus;
+          diff += d.diff / runs;
+          half += (d.high - d.low) / 2 / runs;
+          separated += d.low > 0 || d.high < 0;
+          holds += d.low <= truth && truth <= d.high;
+        }
+        std::cout << absl::StrFormat("    set %3d (%4d tables): %+6.2f +- %5.2f  separated %2d  "
+                                     "holds %2d\n",
+                                     c + 1, (c + 1) * tables, diff, half, separated, holds);
+        jv["versus"]["diff"].push_back(diff);
+        jv["versus"]["half_width"].push_back(half);
+        jv["versus"]["separated"].push_back(separated);
+        jv["versus"]["holds"].push_back(holds);
+      }
+    }
   }
   if (!absl::GetFlag(FLAGS_boards).empty()) {
     std::ofstream f(absl::GetFlag(FLAGS_boards));

@@ -12,7 +12,7 @@
 //     tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]
 //                  [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]
 //     tournament show ID
-//     leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS]
+//     leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS] [--compare=A,B]
 //     matches [--variant=V] [--bot=B] [--status=S] [--limit=N]     match show ID [--record]
 //     export [--variant=V]         every finished match record, one JSON line each
 //     status
@@ -42,6 +42,7 @@
 #include "arena/cli/events_command.h"
 #include "arena/bothost/package.h"
 #include "arena/cli/test_command.h"
+#include "arena/cli/leaderboard_print.h"
 #include "arena/scheduler/bot_rules.h"
 #include "referee/server/grpc_status.h"
 #include "referee/tools/program_usage.h"
@@ -87,6 +88,9 @@ ABSL_FLAG(std::string, target, "", "audit: only entries about this, e.g. bot:alp
 ABSL_FLAG(int64_t, before, 0, "audit: entries older than this id (the next page)");
 ABSL_FLAG(bool, all, false, "bots list: include retired bots");
 ABSL_FLAG(int, watch, 0, "leaderboard: refresh every N seconds");
+ABSL_FLAG(std::vector<std::string>, compare, {},
+          "leaderboard: A,B also says how far the bots named A (or A-...) are above those "
+          "named B (or B-...) head to head under margin ratings, with the 95% interval");
 ABSL_FLAG(bool, json, false, "print JSON");
 ABSL_FLAG(std::string, kind, "",
           "bots upload: python, cpp or stdio (default: by convention; docs/hosting.md); "
@@ -117,36 +121,6 @@ void PrintBot(const v1::BotInfo& b) {
   for (const v1::RatingInfo& r : b.ratings()) {
     std::cout << absl::StrFormat("    %-16s display %7.2f  mu %6.2f  sigma %5.2f  matches %d  faults %d\n",
                                  r.variant(), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
-  }
-}
-
-void PrintLeaderboard(const v1::LeaderboardResponse& l) {
-  if (l.rating_model() == "margin") {
-    // Points (chips) a deal with the 95% interval; "~" marks a bot whose
-    // interval overlaps the next one's: the two are not separated yet.
-    std::cout << "leaderboard " << l.variant() << " (margin ratings, " << l.unit()
-              << ", 95% interval; ~ not yet separated from the next)\n";
-    std::cout << absl::StrFormat("%4s  %-20s %-12s %8s %-19s %6s %6s %6s\n", "rank", "bot",
-                                 "owner", "mean", "95% interval", "deals", "sets", "faults");
-    for (const v1::LeaderboardEntry& e : l.entries()) {
-      const v1::MarginRatingInfo& m = e.margin();
-      std::cout << absl::StrFormat("%4d  %-20s %-12s %+8.2f [%+7.2f, %+7.2f] %6d %6d %6d%s%s\n",
-                                   e.rank(), tarock::arena::ForTerminal(e.bot()),
-                                   tarock::arena::ForTerminal(e.owner()), m.mu(), m.low(), m.high(),
-                                   m.deals(), m.sets(), e.rating().faults(),
-                                   e.unseparated_from_next() ? "  ~" : "",
-                                   e.provisional() ? "  (provisional)" : "");
-    }
-    return;
-  }
-  std::cout << "leaderboard " << l.variant() << "\n";
-  std::cout << absl::StrFormat("%4s  %-20s %-12s %8s %7s %6s %8s %6s\n", "rank", "bot", "owner",
-                               "display", "mu", "sigma", "matches", "faults");
-  for (const v1::LeaderboardEntry& e : l.entries()) {
-    const v1::RatingInfo& r = e.rating();
-    std::cout << absl::StrFormat("%4d  %-20s %-12s %8.2f %7.2f %6.2f %8d %6d\n", e.rank(),
-                                 tarock::arena::ForTerminal(e.bot()),
-                                 tarock::arena::ForTerminal(e.owner()), r.display(), r.mu(), r.sigma(), r.matches(), r.faults());
   }
 }
 
@@ -207,7 +181,7 @@ constexpr char kUsage[] =
     "  tournament run --variant=V --bots=A,B,... [--format=round-robin|gauntlet]\n"
     "               [--challenger=X] [--deals=N] [--no_duplicate] [--hands=N] [--seed=S] [--wait]\n"
     "  tournament show ID\n"
-    "  leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS]\n"
+    "  leaderboard --variant=V [--rating_model=place|margin] [--watch=SECONDS] [--compare=A,B]\n"
     "  matches [--variant=V] [--bot=B] [--status=pending|running|done|failed] [--limit=N]\n"
     "  match show ID [--record]\n"
     "  match stderr ID --bot NAME --token T   a hosted bot's standard error (its owner)\n"
@@ -244,7 +218,7 @@ int Help(const std::string& command) {
                   "separate_owners", "per_decision_ms", "max_faults", "admin_token"}},
       {"tournament", {"variant", "bots", "format", "challenger", "deals", "no_duplicate", "hands",
                       "seed", "name", "wait", "per_decision_ms", "max_faults", "admin_token"}},
-      {"leaderboard", {"variant", "rating_model", "watch", "event"}},
+      {"leaderboard", {"variant", "rating_model", "watch", "event", "compare"}},
       {"matches", {"variant", "bot", "status", "limit", "event"}},
       {"events", tarock::arena::EventsCommandFlags()},
       {"match", {"record", "bot", "token"}},
@@ -560,6 +534,9 @@ int main(int argc, char** argv) {
   }
 
   if (cmd == "leaderboard") {
+    const std::vector<std::string> compare = absl::GetFlag(FLAGS_compare);
+    if (!compare.empty() && compare.size() != 2)
+      return Fail("--compare takes two groups of bots, e.g. --compare=search,heuristic");
     v1::LeaderboardRequest r;
     r.set_variant(absl::GetFlag(FLAGS_variant));
     r.set_event(tarock::arena::EventFlag());
@@ -569,7 +546,12 @@ int main(int argc, char** argv) {
       grpc::Status s = stub->Leaderboard(context().get(), r, &out);
       if (!s.ok()) return Fail(s);
       if (json) PrintJson(out);
-      else PrintLeaderboard(out);
+      else std::cout << tarock::arena::FormatLeaderboard(out);
+      if (!json && !compare.empty()) {
+        absl::StatusOr<std::string> line =
+            tarock::arena::HeadToHeadLine(out, compare[0], compare[1]);
+        std::cout << (line.ok() ? *line : std::string(line.status().message())) << "\n";
+      }
       if (absl::GetFlag(FLAGS_watch) <= 0) return 0;
       std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_watch)));
     }

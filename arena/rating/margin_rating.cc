@@ -76,6 +76,30 @@ double MarginRatingModel::NoiseSd(const MarginNoise& noise) const {
 double MarginRatingModel::Low(const MarginRating& r) const { return r.mu - options_.z * r.sigma; }
 double MarginRatingModel::High(const MarginRating& r) const { return r.mu + options_.z * r.sigma; }
 
+absl::StatusOr<MarginDifference> MarginRatingModel::HeadToHead(
+    const std::vector<MarginRating>& a, const std::vector<MarginRating>& b) const {
+  if (a.empty() || b.empty())
+    return absl::InvalidArgumentError("a head-to-head comparison needs a bot on each side");
+  double mean_a = 0, mean_b = 0, var = 0;
+  for (const auto* group : {&a, &b}) {
+    const double n = static_cast<double>(group->size());
+    double mean = 0;
+    for (const MarginRating& r : *group) {
+      if (!std::isfinite(r.mu) || !std::isfinite(r.sigma) || r.sigma < 0)
+        return absl::InvalidArgumentError("a rating that is not finite");
+      mean += r.mu / n;
+      var += r.sigma * r.sigma / (n * n);
+    }
+    (group == &a ? mean_a : mean_b) = mean;
+  }
+  MarginDifference out;
+  out.diff = mean_a - mean_b;
+  out.sigma = std::sqrt(var);
+  out.low = out.diff - options_.z * out.sigma;
+  out.high = out.diff + options_.z * out.sigma;
+  return out;
+}
+
 bool MarginRatingModel::Separated(const MarginRating& a, const MarginRating& b) const {
   return Low(a) > High(b) || Low(b) > High(a);
 }

@@ -124,6 +124,15 @@ struct MarginNoise {
   double residuals = 0;  // how many
 };
 
+// How far apart two bots (or two groups of bots) are head to head, in points
+// a deal: HeadToHead().
+struct MarginDifference {
+  double diff = 0;   // mean mu of the first group minus mean mu of the second
+  double sigma = 0;  // its sd
+  double low = 0;    // diff - z sigma
+  double high = 0;   // diff + z sigma
+};
+
 struct MarginRatingOptions {
   double mu = 0;                 // a new bot's mean: the field's
   double sigma = 10;             // a new bot's sd, points a deal (wide)
@@ -206,6 +215,17 @@ class MarginRatingModel {
   // For a leaderboard in order (best first): out[i] is true when rows i and
   // i + 1 are not separated; out.size() == max(rows.size(), 1) - 1.
   std::vector<bool> UnseparatedNeighbours(const std::vector<MarginRating>& rows) const;
+
+  // How far the bots of `a` are above those of `b` head to head: the mean of
+  // a's mu minus the mean of b's, with its 95% interval (diff +- z sigma,
+  // sigma^2 = sum_a sigma^2 / |a|^2 + sum_b sigma^2 / |b|^2, the beliefs
+  // independent as the model keeps them). A bot's mu is its mean capped
+  // difference to the bots that held the same cards, so for two bots the
+  // difference of their mus is their mean (capped) head-to-head difference a
+  // deal; a group (several processes of one program) averages its bots.
+  // InvalidArgument when a group is empty or a rating is not finite.
+  absl::StatusOr<MarginDifference> HeadToHead(const std::vector<MarginRating>& a,
+                                              const std::vector<MarginRating>& b) const;
 
  private:
   MarginRatingOptions options_;

@@ -137,6 +137,16 @@ absl::StatusOr<v1::LeaderboardResponse> Scheduler::MarginLeaderboard(const std::
     m->set_sets(r.sets);
     e->set_provisional(r.sets < kProvisionalMatches);
     e->set_unseparated_from_next(i < unseparated.size() && unseparated[i]);
+    if (i + 1 < rows.size()) {
+      absl::StatusOr<MarginDifference> d = margin_.HeadToHead({ratings[i]}, {ratings[i + 1]});
+      if (d.ok()) {
+        v1::HeadToHead* h = e->mutable_vs_next();
+        h->set_diff(d->diff);
+        h->set_sigma(d->sigma);
+        h->set_low(d->low);
+        h->set_high(d->high);
+      }
+    }
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include "arena/scheduler/scheduler_internal.h"
 #include "arena/scheduler/scheduler_testing.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -369,7 +371,16 @@ TEST_F(SchedulerTest, ADuplicateLadderPlaysBridgeSetsAndRatesThemOnMargins) {
     const v1::MarginRatingInfo& a = board->entries(i).margin();
     const v1::MarginRatingInfo& b = board->entries(i + 1).margin();
     EXPECT_EQ(board->entries(i).unseparated_from_next(), !(a.low() > b.high())) << i;
+    // How far apart the two are head to head (issue 47): their difference
+    // with its 95% interval.
+    ASSERT_TRUE(board->entries(i).has_vs_next()) << i;
+    const v1::HeadToHead& h = board->entries(i).vs_next();
+    EXPECT_DOUBLE_EQ(h.diff(), a.mu() - b.mu()) << i;
+    EXPECT_DOUBLE_EQ(h.sigma(), std::sqrt(a.sigma() * a.sigma() + b.sigma() * b.sigma())) << i;
+    EXPECT_NEAR(h.low(), h.diff() - 1.96 * h.sigma(), 1e-9) << i;
+    EXPECT_NEAR(h.high(), h.diff() + 1.96 * h.sigma(), 1e-9) << i;
   }
+  EXPECT_FALSE(board->entries(5).has_vs_next());
   absl::StatusOr<v1::LeaderboardResponse> place = scheduler_->Leaderboard("slovenian-3p", "", "place");
   ASSERT_TRUE(place.ok());
   EXPECT_EQ(place->entries_size(), 0);

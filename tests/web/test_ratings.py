@@ -25,6 +25,14 @@ def screenshot(browser, name):
         browser.save_screenshot(os.path.join(SCREENSHOTS, name))
 
 
+def signed(x):
+    """A number as the pages' T.signed(x, 2) shows it."""
+    s = "%.2f" % x
+    if s.strip("-0.") == "":
+        return s.lstrip("-")
+    return "+" + s if x > 0 else s.replace("-", "\u2212")
+
+
 def rows(browser):
     """The board's rows as the page shows them: one list of cell texts each."""
     return browser.execute_script(
@@ -61,13 +69,32 @@ def test_a_margin_leaderboard_shows_intervals_deals_and_unseparated_neighbours(s
             assert str(int(e["margin"]["deals"])) in cells, cells  # the deals
             # The mark says what the API says about this row and the next.
             assert ("\u2248 next" in text) == bool(e.get("unseparated_from_next")), (e, text)
+        # How far each bot is above the next head to head (issue 47): the
+        # difference and its interval, as the API gives them.
+        for e, nxt, cells in zip(lb["entries"], lb["entries"][1:], shown):
+            h = e["vs_next"]
+            assert abs(h["diff"] - (e["margin"]["mu"] - nxt["margin"]["mu"])) < 1e-9, (e, nxt)
+            assert h["low"] < h["diff"] < h["high"], h
+            text = " ".join(cells)
+            assert "%s [%s, %s]" % (signed(h["diff"]), signed(h["low"]), signed(h["high"])) in text, (h, text)
         # The last row has no next.
+        assert "vs_next" not in lb["entries"][-1]
         assert "\u2248 next" not in " ".join(shown[-1])
         if width == 390:
             assert browser.execute_script(
                 "return document.documentElement.scrollWidth") <= 390, "the board overflows a phone"
         screenshot(browser, "leaderboard-margin-%s.png" % name)
         assert not csp_violations(browser)
+    # ?compare=A,B: one line, how far the bots named A(-...) are above those
+    # named B(-...) head to head, as `tarock-arena-cli leaderboard --compare`.
+    browser.get(stack.url("/leaderboard/slovenian-3p?compare=heuristic,random"))
+    wait_until(browser, lambda d: "head to head" in d.find_element("id", "board-versus").text,
+               what="the compare line")
+    line = browser.find_element("id", "board-versus").text
+    by = {e["bot"]: e["margin"] for e in lb["entries"]}
+    diff = sum(by["heuristic-%d" % i]["mu"] - by["random-%d" % i]["mu"] for i in (1, 2, 3)) / 3
+    assert line.startswith("heuristic (3 bots) is %.2f points a deal %s random (3 bots) head to head"
+                           % (abs(diff), "above" if diff >= 0 else "below")), (line, diff)
     # A bot's page shows its margin rating as the leaderboard does.
     first = lb["entries"][0]
     bot = stack.api("/api/bots/" + first["bot"])

@@ -176,8 +176,9 @@
     const asked = new URLSearchParams(window.location.search).get('rating_model') || '';
     const legend = el('p', { class: 'legend', id: 'board-legend' });
     const other = el('p', { class: 'legend', id: 'board-other' });
+    const versus = el('p', { id: 'board-versus' });
     clear(main).append(head('Leaderboard', el('span', null, variant, evSlug ? ' \u00b7 ' + evSlug : '', ' \u00b7 ', live)), tabs, bar,
-      el('div', { id: 'board', class: 'panel' }), legend, other);
+      versus, el('div', { id: 'board', class: 'panel' }), legend, other);
     let sort = { col: -1, dir: 1 };
     let last = '';
     stopPolling = poll(async () => {
@@ -197,6 +198,7 @@
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
           ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ',
+          'vs next: how far the bot is above the next one head to head, with the 95% interval of that difference. ',
           el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
           el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
         const rows = (lb.entries || []).map((e) => {
@@ -206,10 +208,15 @@
             cells: [String(e.rank), botLink(e.bot), el('span', { class: 'owner' }, e.owner),
               el('span', null, el('strong', null, signed(m.mu, 2)), provisionalMark(e.provisional)),
               el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
-              e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
+              vsNext(e),
               int(m.deals), int(m.sets), e.rating.faults ? el('span', { class: 'bad' }, int(e.rating.faults)) : '0'],
           };
         });
+        // ?compare=A,B: how far the bots named A (or A-...) are above those
+        // named B (or B-...) head to head, as `leaderboard --compare` says it.
+        const line = compareLine(lb, T.params().get('compare') || '');
+        clear(versus);
+        if (line) versus.append(...line);
         const t = table([
           { label: 'Rank', cls: 'num', sort: (e) => e.rank },
           { label: 'Bot', sort: (e) => e.bot.toLowerCase() },
@@ -250,6 +257,43 @@
       sort = t.sortState;
       clear(document.getElementById('board')).appendChild(wrap(t));
     }, 2000);
+  }
+
+  // A margin board's "vs next" cell: how far the bot is above the next one
+  // head to head (LeaderboardEntry.vs_next: the difference and its 95%
+  // interval), and whether their intervals overlap (not separated yet).
+  function vsNext(e) {
+    const h = e.vs_next;
+    const mark = e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart');
+    if (!h) return mark;
+    return el('span', { class: 'vs-next', title: 'Above the next bot by this much a deal, head to head, with the 95% interval of the difference' },
+      signed(h.diff, 2), ' ', el('span', { class: 'interval' }, '[' + signed(h.low, 2) + ', ' + signed(h.high, 2) + ']'), ' ', mark);
+  }
+
+  // ?compare=A,B on a margin board: the bots named A or A-... against those
+  // named B or B-..., head to head (the mean of each group's mu; variances
+  // weighted 1/n^2: MarginRatingModel::HeadToHead), as the CLI's
+  // `leaderboard --compare` line says it. Null when it cannot be said.
+  function compareLine(lb, spec) {
+    const names = spec.split(',');
+    if (lb.rating_model !== 'margin' || names.length !== 2 || !names[0] || !names[1]) return null;
+    const inGroup = (bot, g) => bot === g || (bot.startsWith(g + '-'));
+    const a = [], b = [];
+    for (const e of lb.entries || []) {
+      const isA = inGroup(e.bot, names[0]), isB = inGroup(e.bot, names[1]);
+      if (isA && (!isB || names[0].length >= names[1].length)) a.push(e.margin || {});
+      else if (isB) b.push(e.margin || {});
+    }
+    if (!a.length || !b.length) return null;
+    const mean = (g) => g.reduce((x, m) => x + Number(m.mu || 0), 0) / g.length;
+    const v = (g) => g.reduce((x, m) => x + Number(m.sigma || 0) ** 2, 0) / (g.length * g.length);
+    const diff = mean(a) - mean(b), sd = Math.sqrt(v(a) + v(b));
+    const low = diff - 1.96 * sd, high = diff + 1.96 * sd;
+    const who = (name, g) => g.length === 1 ? name : name + ' (' + g.length + ' bots)';
+    return [el('strong', null, who(names[0], a) + ' is ' + Math.abs(diff).toFixed(2) + ' ' + (lb.unit || 'points a deal') +
+      (diff >= 0 ? ' above ' : ' below ') + who(names[1], b)), ' head to head, 95% interval of the difference ',
+      el('span', { class: 'interval' }, '[' + signed(low, 2) + ', ' + signed(high, 2) + ']'),
+      low > 0 || high < 0 ? '' : ', not separated yet', '.'];
   }
 
   // Ratings on fewer rated matches than this are marked (arena/scheduler/scheduler.h kProvisionalMatches).
@@ -832,16 +876,17 @@
     const margin = lb.rating_model === 'margin';
     const rows = (lb.entries || []).map((e) => ({ data: e, cells: [String(e.rank), botLink(e.bot),
       el('span', null, el('strong', null, margin ? signed(e.rating.display, 2) : num(e.rating.display)), provisionalMark(e.provisional, lb.rating_model)),
-      margin ? el('span', { class: 'interval' }, '[' + signed((e.margin || {}).low, 2) + ', ' + signed((e.margin || {}).high, 2) + ']') : num(e.rating.mu) + ' \u00b1 ' + num(e.rating.sigma),
-      margin ? int((e.margin || {}).sets) : int(e.rating.matches), int(e.rating.faults)] }));
+      margin ? el('span', { class: 'interval' }, '[' + signed((e.margin || {}).low, 2) + ', ' + signed((e.margin || {}).high, 2) + ']') : num(e.rating.mu) + ' \u00b1 ' + num(e.rating.sigma)]
+      .concat(margin ? [vsNext(e)] : [], [margin ? int((e.margin || {}).sets) : int(e.rating.matches), int(e.rating.faults)]) }));
     const where = slug ? 'the event ' + (names[slug] || slug) : 'the open ladders';
     main.append(el('div', { class: 'panel', id: 'ladder-standings', dataset: { event: slug, ratingModel: model } }, el('h2', null, 'Standings'),
       wrap(table([{ label: 'Rank', cls: 'num' }, { label: 'Bot' }, { label: margin ? (lb.unit || 'Points a deal') : 'Rating', cls: 'num' },
-        { label: margin ? '95% interval' : 'mu \u00b1 sigma', cls: 'num' },
+        { label: margin ? '95% interval' : 'mu \u00b1 sigma', cls: 'num' }]
+        .concat(margin ? [{ label: 'vs next', cls: 'num' }] : [], [
         { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
-        { label: 'Faults', cls: 'num' }], rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
+        { label: 'Faults', cls: 'num' }]), rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
       el('p', { class: 'legend' }, margin
-        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
+        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
         : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
       el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. '),
       'These are the ratings of ' + v + ' in ' + where + ', which this ladder\u2019s matches move' + (slug ? '' : ' (with tournaments of ' + v + ')') +
