@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+#include "absl/cleanup/cleanup.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -879,6 +881,8 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
   options_.max_parallel = 1;
   NeverJoinedSeats seats;
   OpenRelayGate gate;
+  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
+  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   // A one-match ladder of two random bots and `bot` (registered hosted or
   // dial-in: its seat is never joined), on a fresh store `db`; the failed
   // match it leaves.
@@ -950,6 +954,8 @@ TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
   options_.max_attempts = 1;
   NeverJoinedSeats seats;
   OpenRelayGate gate;
+  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
+  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   StartScheduler();
   scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
   scheduler_->SetRelayGate(&gate);
@@ -1016,6 +1022,8 @@ TEST_F(SchedulerTest, ATournamentNeverGivesAHostedBotOneDealTwice) {
   options_.max_attempts = 1;
   NeverJoinedSeats seats;
   OpenRelayGate gate;
+  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
+  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   StartScheduler();
   scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
   scheduler_->SetRelayGate(&gate);
