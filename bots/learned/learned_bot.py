@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE))
 
 import tarock_engine as te  # noqa: E402
 from tarock_bot import Bot, Situation  # noqa: E402
+import features as F  # noqa: E402
 from model import load  # noqa: E402
 
 
@@ -48,9 +49,13 @@ class BatchedPolicy:
         self._running = False
         self.batches = 0
 
-    def act(self, request_bytes: bytes) -> str:
-        obs, mask, _ = self.enc.encode_request(request_bytes)
-        slot = {"obs": obs, "mask": mask, "done": threading.Event(), "action": None}
+    def act(self, s: Situation) -> str:
+        obs, mask, phase = self.enc.encode_request(s.request.SerializeToString())
+        extra, groups = F.from_proto(s.observation, s.legal)
+        if groups is None:
+            groups = np.zeros((F.MAX_GROUPS, 54), np.float32)
+        slot = {"obs": obs, "mask": mask, "extra": extra, "phase": phase, "groups": groups,
+                "done": threading.Event(), "action": None}
         with self._lock:
             self._queue.append(slot)
             lead = not self._running
@@ -63,13 +68,15 @@ class BatchedPolicy:
                     if not batch:
                         self._running = False
                         break
-                x = np.stack([s["obs"] for s in batch])
-                m = np.stack([s["mask"] for s in batch])
-                acts = self.model.act(x, m)
+                acts = self.model.act(np.stack([b["obs"] for b in batch]),
+                                      np.stack([b["mask"] for b in batch]),
+                                      np.stack([b["extra"] for b in batch]),
+                                      np.array([b["phase"] for b in batch]),
+                                      np.stack([b["groups"] for b in batch]))
                 self.batches += 1
-                for s, a in zip(batch, acts):
-                    s["action"] = int(a)
-                    s["done"].set()
+                for b, a in zip(batch, acts):
+                    b["action"] = int(a)
+                    b["done"].set()
         slot["done"].wait()
         return self.names[slot["action"]]
 
@@ -94,5 +101,5 @@ class LearnedBot(Bot):
         policy = _POLICIES.get(s.variant)
         if policy is None:
             return s.legal[0]
-        action = policy.act(s.request.SerializeToString())
+        action = policy.act(s)
         return action if s.is_legal(action) else s.legal[0]
