@@ -327,3 +327,10 @@ def team_features(obs: np.ndarray, extra: np.ndarray, off: dict, num_seats: int 
     out[:, 7] = wo
     out[:, 8] = has_w * (1 - wt - wo)
     return out
+
+
+def pick_permutations(perms: list, k: int) -> list:
+    """k of the 24 suit renamings, spread evenly, the identity first (k <= 1: none)."""
+    if k <= 1:
+        return []
+    return [perms[i] for i in np.linspace(0, len(perms) - 1, k).astype(int)]

@@ -44,6 +44,8 @@ class BatchedPolicy:
         self.names = self.game.action_names
         self.model = load(path, variant, te.ENCODING_VERSION, self.enc.observation_size,
                           self.enc.num_actions)
+        self.perms = F.pick_permutations(F.suit_permutations(self.enc.fields, self.names),
+                                         self.model.tta)
         self._lock = threading.Lock()
         self._queue: list = []
         self._running = False
@@ -72,7 +74,8 @@ class BatchedPolicy:
                                       np.stack([b["mask"] for b in batch]),
                                       np.stack([b["extra"] for b in batch]),
                                       np.array([b["phase"] for b in batch]),
-                                      np.stack([b["groups"] for b in batch]))
+                                      np.stack([b["groups"] for b in batch]),
+                                      perms=self.perms)
                 self.batches += 1
                 for b, a in zip(batch, acts):
                     b["action"] = int(a)

@@ -82,6 +82,7 @@ class Model:
         self.num_actions = num_actions
         self.talon_offset = talon_offset
         self.margin = np.full(NUM_PHASES, np.inf, np.float32)
+        self.tta = 1   # suit renamings the bot averages over (features.pick_permutations)
         self.variant = variant
         self.encoding_version = encoding_version
 
@@ -203,6 +204,7 @@ class Model:
         np.savez_compressed(path, **{k: getattr(self, k).astype(np.float16) for k in KEYS},
                             columns=self.columns.astype(np.int16),
                             margin=self.margin.astype(np.float32),
+                            tta=np.array(self.tta),
                             talon_offset=np.array(self.talon_offset),
                             play_offset=np.array(self.play_offset),
                             card_fields=self.card_fields.astype(np.int32),
@@ -220,6 +222,7 @@ def load(path: str, variant: str, encoding_version: int, obs_size: int,
         arrays = {k: z[k].astype(np.float32) for k in KEYS}
         columns = z["columns"].astype(np.int64)
         margin = z["margin"].astype(np.float32)
+        tta = int(z["tta"])
         talon_offset = int(z["talon_offset"])
         play_offset = int(z["play_offset"])
         card_fields = z["card_fields"].astype(np.int64)
@@ -259,7 +262,9 @@ def load(path: str, variant: str, encoding_version: int, obs_size: int,
         if not np.all(np.isfinite(arrays[k])):
             raise ValueError(f"model file {path}: {k} is not finite")
         setattr(m, k, arrays[k])
-    m.columns, m.margin, m.talon_offset = columns, margin, talon_offset
+    if not 1 <= tta <= 24:
+        raise ValueError(f"model file {path}: tta {tta} is not 1..24")
+    m.columns, m.margin, m.talon_offset, m.tta = columns, margin, talon_offset, tta
     m.play_offset, m.card_fields = play_offset, card_fields
     m.obs_size, m.num_actions = obs_size, num_actions
     m.variant, m.encoding_version = variant, encoding_version

@@ -130,7 +130,12 @@ def train(model: Model, D: dict, perms, epochs: int, lr: float, batch: int, soft
 
 
 def table_policy(model: Model):
-    """obs/mask/phase of a VecEnv plus each table's observation -> the model's actions."""
+    """obs/mask/phase of a VecEnv plus each table's observation -> the model's actions
+    (as the bot decides: its margins and suit renamings)."""
+    game = te.game(VARIANT)
+    perms = F.pick_permutations(
+        F.suit_permutations(te.Encoder(game).fields, game.action_names), model.tta)
+
     def act(env) -> np.ndarray:
         n = env.num_envs
         ex = np.zeros((n, F.EXTRA_SIZE), np.float32)
@@ -140,7 +145,7 @@ def table_policy(model: Model):
             ex[i] = e
             if g is not None:
                 groups[i] = g
-        return model.act(env.obs, env.mask, ex, env.phase, groups)
+        return model.act(env.obs, env.mask, ex, env.phase, groups, perms=perms)
     return act
 
 
@@ -184,6 +189,10 @@ def main() -> None:
     p.add_argument("--soft", type=float, default=0.02,
                    help="temperature of the soft targets, in points / 50 (0: the search's choice)")
     p.add_argument("--value_weight", type=float, default=5.0)
+    p.add_argument("--play_by", choices=("value", "policy"), default="value",
+                   help="which head decides the play (the other phases: the policy head)")
+    p.add_argument("--tta", type=int, default=4,
+                   help="suit renamings the bot averages its heads over (1..24)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--eval_deals", type=int, default=1200)
     p.add_argument("--eval_seed", type=int, default=5)
@@ -216,6 +225,9 @@ def main() -> None:
         train(model, D, perms, a.epochs, a.lr, a.batch, a.soft, a.value_weight,
               np.random.default_rng(a.seed), log=lambda s: print(s, flush=True))
         print(f"trained, {time.time() - t0:.0f} s", flush=True)
+        if a.play_by == "value":
+            model.margin[PLAY] = 0.0
+        model.tta = a.tta
         if a.out:
             model.save(a.out)
             print(f"saved {a.out} ({Path(a.out).stat().st_size // 1024} KiB)")
