@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -88,13 +89,21 @@ def _model_path(variant: str) -> str:
     return os.environ.get("TAROCK_LEARNED_MODEL") or str(HERE / f"{variant}.npz")
 
 
+def _load(variant: str, path: str) -> None:
+    """Loads one model and says so on standard error (hosted: the seat's log),
+    with its size and load time."""
+    t0 = time.monotonic()
+    _POLICIES[variant] = BatchedPolicy(variant, path)
+    print(f"learned: {variant} model {Path(path).name} ({Path(path).stat().st_size // 1024} KiB) "
+          f"loaded in {(time.monotonic() - t0) * 1000:.0f} ms", file=sys.stderr, flush=True)
+
+
 # Loaded at import, before any match: the start cost includes the model's load.
 _POLICIES: dict = {}
 for _path in sorted(HERE.glob("*.npz")):
-    _POLICIES[_path.stem] = BatchedPolicy(_path.stem, str(_path))
+    _load(_path.stem, str(_path))
 if os.environ.get("TAROCK_LEARNED_MODEL"):
-    _v = os.environ.get("TAROCK_LEARNED_VARIANT", "slovenian-4p")
-    _POLICIES[_v] = BatchedPolicy(_v, os.environ["TAROCK_LEARNED_MODEL"])
+    _load(os.environ.get("TAROCK_LEARNED_VARIANT", "slovenian-4p"), os.environ["TAROCK_LEARNED_MODEL"])
 
 
 class LearnedBot(Bot):
