@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ sys.path.insert(0, str(HERE))
 
 import tarock_engine as te  # noqa: E402
 from tarock_bot import Bot, Situation  # noqa: E402
+import features as F  # noqa: E402
 from model import load  # noqa: E402
 
 
@@ -43,14 +45,20 @@ class BatchedPolicy:
         self.names = self.game.action_names
         self.model = load(path, variant, te.ENCODING_VERSION, self.enc.observation_size,
                           self.enc.num_actions)
+        self.perms = F.pick_permutations(F.suit_permutations(self.enc.fields, self.names),
+                                         self.model.tta)
         self._lock = threading.Lock()
         self._queue: list = []
         self._running = False
         self.batches = 0
 
-    def act(self, request_bytes: bytes) -> str:
-        obs, mask, _ = self.enc.encode_request(request_bytes)
-        slot = {"obs": obs, "mask": mask, "done": threading.Event(), "action": None}
+    def act(self, s: Situation) -> str:
+        obs, mask, phase = self.enc.encode_request(s.request.SerializeToString())
+        extra, groups = F.from_proto(s.observation, s.legal)
+        if groups is None:
+            groups = np.zeros((F.MAX_GROUPS, 54), np.float32)
+        slot = {"obs": obs, "mask": mask, "extra": extra, "phase": phase, "groups": groups,
+                "done": threading.Event(), "action": None}
         with self._lock:
             self._queue.append(slot)
             lead = not self._running
@@ -63,13 +71,16 @@ class BatchedPolicy:
                     if not batch:
                         self._running = False
                         break
-                x = np.stack([s["obs"] for s in batch])
-                m = np.stack([s["mask"] for s in batch])
-                acts = self.model.act(x, m)
+                acts = self.model.act(np.stack([b["obs"] for b in batch]),
+                                      np.stack([b["mask"] for b in batch]),
+                                      np.stack([b["extra"] for b in batch]),
+                                      np.array([b["phase"] for b in batch]),
+                                      np.stack([b["groups"] for b in batch]),
+                                      perms=self.perms)
                 self.batches += 1
-                for s, a in zip(batch, acts):
-                    s["action"] = int(a)
-                    s["done"].set()
+                for b, a in zip(batch, acts):
+                    b["action"] = int(a)
+                    b["done"].set()
         slot["done"].wait()
         return self.names[slot["action"]]
 
@@ -78,13 +89,21 @@ def _model_path(variant: str) -> str:
     return os.environ.get("TAROCK_LEARNED_MODEL") or str(HERE / f"{variant}.npz")
 
 
+def _load(variant: str, path: str) -> None:
+    """Loads one model and says so on standard error (hosted: the seat's log),
+    with its size and load time."""
+    t0 = time.monotonic()
+    _POLICIES[variant] = BatchedPolicy(variant, path)
+    print(f"learned: {variant} model {Path(path).name} ({Path(path).stat().st_size // 1024} KiB) "
+          f"loaded in {(time.monotonic() - t0) * 1000:.0f} ms", file=sys.stderr, flush=True)
+
+
 # Loaded at import, before any match: the start cost includes the model's load.
 _POLICIES: dict = {}
 for _path in sorted(HERE.glob("*.npz")):
-    _POLICIES[_path.stem] = BatchedPolicy(_path.stem, str(_path))
+    _load(_path.stem, str(_path))
 if os.environ.get("TAROCK_LEARNED_MODEL"):
-    _v = os.environ.get("TAROCK_LEARNED_VARIANT", "slovenian-4p")
-    _POLICIES[_v] = BatchedPolicy(_v, os.environ["TAROCK_LEARNED_MODEL"])
+    _load(os.environ.get("TAROCK_LEARNED_VARIANT", "slovenian-4p"), os.environ["TAROCK_LEARNED_MODEL"])
 
 
 class LearnedBot(Bot):
@@ -94,5 +113,5 @@ class LearnedBot(Bot):
         policy = _POLICIES.get(s.variant)
         if policy is None:
             return s.legal[0]
-        action = policy.act(s.request.SerializeToString())
+        action = policy.act(s)
         return action if s.is_legal(action) else s.legal[0]

@@ -1,5 +1,7 @@
-"""The learned bot: its weights load or fail with one error; it plays a legal
-match through the Python SDK under `tarock match` (ctest: learned_bot)."""
+"""The learned bot: its weights load or fail with one error, a saved model
+decides as the one trained, the suit renaming it trains on is a symmetry of the
+game, and it plays a legal match through the Python SDK under `tarock match`
+(ctest: learned_bot)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ sys.path.insert(0, str(BUILD / "python"))
 sys.path.insert(0, str(HERE))
 
 import tarock_engine as te  # noqa: E402
-from model import Model, load  # noqa: E402
+import features as F  # noqa: E402
+from model import Model, input_columns, load  # noqa: E402
 
 VARIANT = "slovenian-4p"
 
@@ -29,21 +32,71 @@ def sizes():
     return enc.observation_size, enc.num_actions
 
 
+def small_model(hidden: int = 16) -> Model:
+    game = te.Game(VARIANT)
+    enc = te.Encoder(game)
+    return Model(enc.observation_size, enc.num_actions, (hidden, hidden), 0, VARIANT,
+                 te.ENCODING_VERSION, input_columns(enc.fields), game.action_index("talon 0"),
+                 game.action_index("play T1"), enc.fields)
+
+
 def test_a_model_round_trips(tmp_path: Path) -> None:
-    obs, acts = sizes()
-    m = Model(obs, acts, hidden=16, variant=VARIANT, encoding_version=te.ENCODING_VERSION)
+    """Saved and loaded, a model decides as before, at every phase of real hands
+    (the talon's groups and the play's card features included)."""
+    game = te.Game(VARIANT)
+    enc = te.Encoder(game)
+    m = small_model()
+    m.margin[6] = 0.0
+    m.tta = 3
     m.save(str(tmp_path / "m.npz"))
-    back = load(str(tmp_path / "m.npz"), VARIANT, te.ENCODING_VERSION, obs, acts)
-    x = np.random.default_rng(0).random((5, obs), dtype=np.float32)
-    mask = np.ones((5, acts), bool)
-    assert (back.act(x, mask) == m.act(x, mask)).all()
+    back = load(str(tmp_path / "m.npz"), VARIANT, te.ENCODING_VERSION, *sizes())
+    assert back.tta == 3 and back.margin[6] == 0
+    rows = []
+    for seed in range(3):
+        st = game.new_hand(seed=seed)
+        while not st.is_terminal:
+            seat = st.current_seat
+            extra, groups = F.from_dict(st.observation(seat))
+            rows.append((enc.observation(st, seat), enc.mask(st, seat), extra, enc.phase(st),
+                         np.zeros((F.MAX_GROUPS, 54), np.float32) if groups is None else groups))
+            st.apply(te.heuristic_action(st, seat))
+    obs, mask, extra, phase, groups = (np.stack([r[i] for r in rows]) for i in range(5))
+    assert (phase == 3).any() and (phase == 6).any()
+    perms = F.pick_permutations(F.suit_permutations(enc.fields, game.action_names), 3)
+    for p in (None, perms):
+        a = m.act(obs, mask, extra, phase, groups, perms=p)
+        assert (back.act(obs, mask, extra, phase, groups, perms=p) == a).all()
+        assert mask[np.arange(len(a)), a].all()
+
+
+def test_suit_renaming_is_a_symmetry() -> None:
+    """Renaming the suits of a deal renames the encodings of every decision
+    (features.suit_permutations), so the augmentation trains on real decisions."""
+    game = te.Game(VARIANT)
+    enc = te.Encoder(game)
+    perms = F.suit_permutations(enc.fields, game.action_names)
+    osrc, asrc, esrc, inv = perms[17]
+    card = np.empty(54, np.int64)
+    card[inv] = np.arange(54)
+    ren = lambda cs: [F.CARDS[card[F.CARD_INDEX[c]]] for c in cs]  # noqa: E731
+    st = game.new_hand(seed=4)
+    st2 = game.new_hand(hands=[ren(h) for h in st.deal["hands"]], talon=ren(st.deal["talon"]))
+    while not st.is_terminal:
+        seat = st.current_seat
+        assert (enc.observation(st, seat)[osrc] == enc.observation(st2, seat)).all()
+        assert (enc.mask(st, seat)[asrc] == enc.mask(st2, seat)).all()
+        assert (F.from_dict(st.observation(seat))[0][esrc] ==
+                F.from_dict(st2.observation(seat))[0]).all()
+        a = game.action_index(te.heuristic_action(st, seat))
+        st.apply(a)
+        st2.apply(int(np.nonzero(asrc == a)[0][0]))
 
 
 @pytest.mark.parametrize("what", ["garbage", "variant", "version", "shape", "nan"])
 def test_a_model_that_does_not_fit_is_one_error(tmp_path: Path, what: str) -> None:
     obs, acts = sizes()
     path = tmp_path / "m.npz"
-    m = Model(obs, acts, hidden=8, variant=VARIANT, encoding_version=te.ENCODING_VERSION)
+    m = small_model(8)
     if what == "garbage":
         path.write_bytes(b"PK\x03\x04 not a model")
     else:

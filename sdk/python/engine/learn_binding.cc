@@ -373,6 +373,23 @@ void RegisterLearn(py::module_& m) {
       }, py::arg("bot"),
          "int32 (n,): the action each table's seat to act would get from the bundled bot "
          "`bot` (random, heuristic, search): labels for imitation. Changes no table.")
+      .def("teacher_values", [](PyVecEnv& e, const std::string& bot) {
+        EnvGuard g(e);
+        py::array_t<float> out({e.env->num_envs(), e.env->space().size()});
+        absl::Status s;
+        float* data = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          s = e.env->TeacherValues(bot, data);
+        }
+        ThrowIfError(s);
+        return out;
+      }, py::arg("bot") = "search",
+         "float32 (n, num_actions): the search bot's value of each legal action of each "
+         "table's seat to act (its mean utility over its determinizations: that seat's score "
+         "minus the others' mean), NaN for actions it did not value and for whole rows "
+         "outside the play, the talon and the discards: soft targets for imitation. "
+         "$TAROCK_SEARCH_OPTIONS sets its iterations. Changes no table.")
       .def("observation", [](PyVecEnv& e, int i) {
         if (i < 0 || i >= e.env->num_envs()) throw py::value_error("table index out of range");
         return ObservationToJson(e.env->ObserveCurrent(i));

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bots/search/search_bot.h"
 #include "bots/strength/bot_factory.h"
 #include "referee/engine/registry.h"
 #include "referee/engine/status_macros.h"
@@ -296,7 +298,7 @@ absl::Status VecEnv::Step(const int32_t* actions) {
   return absl::OkStatus();
 }
 
-absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
+absl::StatusOr<std::vector<std::unique_ptr<sdk::Bot>>*> VecEnv::Teachers(const std::string& bot) {
   auto it = teachers_.find(bot);
   if (it == teachers_.end()) {
     std::vector<std::unique_ptr<sdk::Bot>> bots;
@@ -312,6 +314,10 @@ absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
                      Registry::Global().Create(options_.variant, game_->options()));
     teacher_game_ = std::shared_ptr<const Game>(std::move(g));
   }
+  return &it->second;
+}
+
+sdk::MatchInfo VecEnv::TeacherMatch() const {
   sdk::MatchInfo info;
   info.match_id = "vecenv-teacher";
   info.variant = options_.variant;
@@ -320,6 +326,12 @@ absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
   info.num_hands = options_.hands_per_match;
   info.game = teacher_game_;
   for (int s = 0; s < seats_; ++s) info.seat_names.push_back(absl::StrCat("seat", s));
+  return info;
+}
+
+absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<sdk::Bot>>* teachers, Teachers(bot));
+  sdk::MatchInfo info = TeacherMatch();
   for (int i = 0; i < n_; ++i) {
     const Table& t = tables_[i];
     const Observation obs = t.state->Observe(t.state->CurrentSeat());
@@ -327,7 +339,7 @@ absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
     const v1::DecisionRequest request = MakeDecisionRequest(obs, 1, t.next.hand_index, 0);
     std::string action;
     try {
-      action = it->second[i]->Decide(sdk::Situation(info, request));
+      action = (*teachers)[i]->Decide(sdk::Situation(info, request));
     } catch (const std::exception& e) {
       return absl::InternalError(absl::StrCat("teacher '", bot, "' threw: ", e.what()));
     }
@@ -336,6 +348,40 @@ absl::Status VecEnv::TeacherActions(const std::string& bot, int32_t* out) {
       return absl::InternalError(
           absl::StrCat("teacher '", bot, "' answered '", action, "' at table ", i));
     out[i] = *index;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VecEnv::TeacherValues(const std::string& bot, float* out) {
+  if (bot != "search")
+    return absl::InvalidArgumentError(
+        absl::StrCat("teacher values: only the search bot values actions, not '", bot, "'"));
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<sdk::Bot>>* teachers, Teachers(bot));
+  sdk::MatchInfo info = TeacherMatch();
+  std::fill(out, out + size_t(n_) * a_, std::numeric_limits<float>::quiet_NaN());
+  for (int i = 0; i < n_; ++i) {
+    const Table& t = tables_[i];
+    const std::string phase = t.state->PhaseName();
+    if (phase != "play" && phase != "talon" && phase != "discard") continue;
+    auto* search = dynamic_cast<bots::SearchBot*>((*teachers)[i].get());
+    if (search == nullptr) return absl::InternalError("teacher 'search' is not the search bot");
+    const Observation obs = t.state->Observe(t.state->CurrentSeat());
+    info.seat = obs.seat;
+    const v1::DecisionRequest request = MakeDecisionRequest(obs, 1, t.next.hand_index, 0);
+    absl::StatusOr<bots::SearchResult> r;
+    try {
+      r = search->Search(sdk::Situation(info, request));
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat("teacher '", bot, "' threw: ", e.what()));
+    }
+    if (!r.ok()) continue;  // no consistent sample: no values for this table
+    for (size_t k = 0; k < r->actions.size(); ++k) {
+      absl::StatusOr<int> index = space().Parse(r->actions[k]);
+      if (!index.ok() || !mask_[size_t(i) * a_ + *index])
+        return absl::InternalError(absl::StrCat("teacher '", bot, "' valued '", r->actions[k],
+                                                "' at table ", i));
+      out[size_t(i) * a_ + *index] = static_cast<float>(r->mean[k]);
+    }
   }
   return absl::OkStatus();
 }

@@ -113,6 +113,15 @@ class VecEnv {
   // imitation. Changes no table. NotFound for an unknown bot.
   absl::Status TeacherActions(const std::string& bot, int32_t* out);
 
+  // Writes, per table, the search bot's value of each legal action of the seat
+  // to act now (out: n x space size): its mean utility over its determinizations
+  // (that seat's score minus the other seats' mean, search_bot.h), soft targets
+  // for imitation. NaN for the actions it did not value: the whole row outside
+  // the phases it searches (the play, the talon choice and the discards) and
+  // where it cannot determinize the position. Only `bot` "search" has values
+  // (InvalidArgument otherwise). Changes no table.
+  absl::Status TeacherValues(const std::string& bot, float* out);
+
   // The observation of table i's seat to act (what that seat sees now).
   Observation ObserveCurrent(int i) const;
   // A copy of table i's current state (for search or the privileged tensor).
@@ -143,6 +152,9 @@ class VecEnv {
   absl::Status Advance(int i);
   void Fill(int i);
   void BookDuplicate(int i, const HandResult& result);
+  // The teachers of `bot` (made on first use) and the MatchInfo they decide in.
+  absl::StatusOr<std::vector<std::unique_ptr<sdk::Bot>>*> Teachers(const std::string& bot);
+  sdk::MatchInfo TeacherMatch() const;
 
   VecEnvOptions options_;
   std::unique_ptr<Game> game_;

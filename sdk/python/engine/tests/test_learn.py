@@ -73,6 +73,31 @@ def test_vec_env_plays_with_bots_and_duplicate() -> None:
     assert env.mask[np.arange(8), t].all() and (env.obs == before).all()
 
 
+def test_vec_env_teacher_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search bot's values: exactly the legal actions in the phases it searches
+    (the play, the talon, the discards), NaN elsewhere; its best action is the one
+    with the highest value; no table changes; only the search bot has values."""
+    monkeypatch.setenv("TAROCK_SEARCH_OPTIONS", "iterations=8")
+    env = te.VecEnv("slovenian-4p", 8, seed=5)
+    searched = te.PHASES.index("play"), te.PHASES.index("talon"), te.PHASES.index("discard")
+    rows = 0
+    for _ in range(60):
+        before = env.obs.copy()
+        v = env.teacher_values("search")
+        assert v.shape == (8, env.num_actions) and v.dtype == np.float32
+        assert (env.obs == before).all()
+        for i in range(8):
+            if env.phase[i] in searched:
+                assert (~np.isnan(v[i]) == env.mask[i]).all(), env.text(i)
+                rows += 1
+            else:
+                assert np.isnan(v[i]).all()
+        env.step(env.teacher_actions("heuristic"))
+    assert rows > 100
+    with pytest.raises(ValueError, match="only the search bot"):
+        env.teacher_values("heuristic")
+
+
 def test_vec_env_bad_input_changes_nothing() -> None:
     env = te.VecEnv("tapp-tarock", 4, seed=9)
     obs, mask, seat = env.obs.copy(), env.mask.copy(), env.seat.copy()
