@@ -579,7 +579,7 @@
     faults.map((f) => ({ data: f, cells: [matchLink(f.match_id), el('span', { class: 'bad fault-cause' }, f.cause),
       String(f.hand_index + 1), Number(f.version_id) ? 'v' + f.version_id : '\u2013', el('span', { class: 'muted' }, f.detail),
       finishedAgo(f)] })), { reflow: true })),
-    el('p', { class: 'legend' }, 'The causes of a hosted bot\u2019s process ending (out of memory, too many processes, killed by the filter, output limit, crashed) come from its bot host; the limits are in docs/hosting.md.')));
+    el('p', { class: 'legend' }, 'The causes of a hosted bot\u2019s process ending (out of memory, too many processes, killed by the filter, output limit, crashed) come from its bot host; the limits are in ', T.docLink('hosting.md'), '.')));
   }
 
   // Hosted versions: the list (status; the build log with the bot's token)
@@ -647,7 +647,8 @@
       el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
     main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
       el('h3', null, 'Upload a new version'), form, result,
-      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (', T.docLink('hosting.md'),
+        '). With the token, the list shows each version\u2019s build log.')));
     await load();
   }
 

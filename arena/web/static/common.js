@@ -335,10 +335,16 @@
   }
 
   function params() { return new URLSearchParams(window.location.search); }
+  // A link to one of the arena's documents (docs/NAME.md, served as plain text
+  // at /docs/NAME.md), shown by the path it has in the source tree.
+  function docLink(name, anchorText) {
+    return el('a', { href: '/docs/' + name, class: 'doc-link' }, anchorText || 'docs/' + name);
+  }
 
   window.tarock = Object.assign(window.tarock || {}, {
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
     actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
+    docLink,
   });
 })();
