@@ -567,6 +567,15 @@
     if (bot.dial_in) await hostedPanel(bot);
   }
 
+  // 33554432 -> "32 MiB", 983040 -> "960 KiB", 1000 -> "1000 bytes".
+  function bytesText(n) {
+    if (n >= 1048576 && n % 1048576 === 0) return n / 1048576 + ' MiB';
+    if (n >= 1048576) return (n / 1048576).toFixed(1) + ' MiB';
+    if (n >= 1024 && n % 1024 === 0) return n / 1024 + ' KiB';
+    if (n >= 1024) return (n / 1024).toFixed(1) + ' KiB';
+    return n + ' bytes';
+  }
+
   // The latest faults with their cause (out of memory, timed out, ...).
   async function faultPanel(bot) {
     let list;
@@ -593,6 +602,8 @@
     const entry = el('input', { id: 'upload-entry', placeholder: 'entry file (optional)', size: 18 });
     const result = el('div', { id: 'upload-result', role: 'status' });
     const listBox = el('div', { id: 'versions' });
+    // This arena's upload limit, from the versions list (32 MiB by default).
+    const limit = el('span', { id: 'upload-limit' }, 'at most 32 MiB by default');
     const headers = () => (token.value ? { Authorization: 'Bearer ' + token.value.trim(), Accept: 'application/json' } : { Accept: 'application/json' });
     async function load() {
       let body;
@@ -602,6 +613,7 @@
         if (!res.ok) throw new Error(body.error || ('HTTP ' + res.status));
       } catch (e) { clear(listBox).appendChild(T.errorBox('Could not load the versions: ' + e.message)); return; }
       const versions = body.versions || [];
+      if (Number(body.max_upload_bytes) > 0) limit.textContent = 'at most ' + bytesText(Number(body.max_upload_bytes));
       clear(listBox).append(wrap(table([{ label: 'Version' }, { label: 'Status' }, { label: 'Kind' },
         { label: 'Size', cls: 'num' }, { label: 'Uploaded', cls: 'hide-sm' }, { label: 'SHA-256', cls: 'hide-sm' }],
       versions.map((v) => ({ data: v, cells: ['v' + v.id, badge(v.status, v.status === 'ready' ? 'done' : v.status === 'failed' ? 'failed' : 'running'),
@@ -610,8 +622,12 @@
       if (token.value.trim() && !body.owner) {
         listBox.append(T.errorBox('That token is not ' + bot.name + '\u2019s: the list is shown without the build logs.'));
       }
+      // A version still building with a log: the arena's note that no bot host
+      // is connected (shown to anyone, so nobody waits for a build that cannot come).
+      versions.filter((v) => v.status === 'building' && v.build_log).slice(0, 1).forEach((v) =>
+        listBox.append(el('p', { class: 'notice', id: 'no-host' }, 'v' + v.id + ' is ' + v.build_log)));
       if (body.owner) {
-        versions.filter((v) => v.build_log).forEach((v) => listBox.append(el('details', { class: 'build-log' },
+        versions.filter((v) => v.build_log && v.status !== 'building').forEach((v) => listBox.append(el('details', { class: 'build-log' },
           el('summary', null, 'Build log of v' + v.id + ' (' + v.status + ')'), el('pre', null, v.build_log))));
       }
     }
@@ -633,12 +649,14 @@
       // Its status is the list's (kept current there), not a copy that goes stale.
       if (body.unchanged) {  // byte-identical to the bot's current version: nothing stored
         clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Unchanged: this file is version v' + body.id +
-          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.'));
+          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.' +
+          (body.status === 'building' && body.build_log ? ' It is ' + body.build_log + '.' : '')));
         load();
         return;
       }
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
-        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
+        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.' +
+        (body.status === 'building' && body.build_log ? ' Now it is ' + body.build_log + '.' : '')));
       load();
     }
     const form = el('form', { class: 'upload-form', id: 'upload-form', onsubmit: upload },
@@ -647,7 +665,8 @@
       el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
     main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
       el('h3', null, 'Upload a new version'), form, result,
-      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (', T.docLink('hosting.md'),
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; ', limit,
+        ' (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (', T.docLink('hosting.md'),
         '). With the token, the list shows each version\u2019s build log.')));
     await load();
   }

@@ -294,7 +294,7 @@
         return;
       }
       out.append(el('p', { class: 'notice' }, 'Version ' + body.id + ' uploaded: ' + body.status +
-        (body.status === 'building' ? ' (a bot host builds it; it stays building while the arena has no bot host connected). ' : '. '),
+        (body.status === 'building' ? (body.build_log ? ' (' + body.build_log + '). ' : ' (a bot host builds it). ') : '. '),
         el('a', { href: '/bots/' + encodeURIComponent(bot) }, 'Its page'), ' shows its versions and builds.'));
     } }, el('label', null, 'Code', file), el('button', { class: 'button', type: 'submit' }, 'Upload'), out);
   }
