@@ -83,6 +83,9 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     note = browser.find_element(By.CSS_SELECTOR, ".ladder-panel .ladder-note").text
     assert "rated on places until the field can fill a duplicate set: 6 bots needed, 3 play slovenian-3p" in note, note
     assert browser.find_element(By.CSS_SELECTOR, ".ladder-panel").get_attribute("data-rating-model") == "place"
+    # Its standings have a legend: the model and what "provisional" means (issue 48).
+    legend = browser.find_element(By.CSS_SELECTOR, ".ladder-panel .ladder-legend").text
+    assert "Place ratings" in legend and "provisional = fewer than 10 rated matches" in legend, legend
     screenshot(browser, "event-open.png")
 
     # Sign-up on the join page from the invite link.
@@ -249,6 +252,8 @@ def test_an_event_ladder_of_six_is_rated_in_points_a_deal(start_stack, browser):
         for tr in panel.find_elements(By.CSS_SELECTOR, "tbody tr"):
             cells = tr.get_attribute("textContent")
             assert "[" in cells and "]" in cells, cells  # the interval
+        legend = panel.find_element(By.CSS_SELECTOR, ".ladder-legend").get_attribute("textContent")
+        assert "\u00b130" in legend and "provisional = fewer than 10 rated sets" in legend, legend
         shown = [a.text for a in panel.find_elements(By.CSS_SELECTOR, "tbody tr td a")]
         assert set(shown) == {e["bot"] for e in lb["entries"]}, shown
         if name == "phone":

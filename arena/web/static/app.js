@@ -296,12 +296,8 @@
       low > 0 || high < 0 ? '' : ', not separated yet', '.'];
   }
 
-  // Ratings on fewer rated matches than this are marked (arena/scheduler/scheduler.h kProvisionalMatches).
-  const PROVISIONAL = 10;
-  function provisionalMark(on, model) {
-    return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
-      (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
-  }
+  // Ratings on fewer rated matches than this are marked (common.js).
+  const { PROVISIONAL, provisionalMark } = T;
 
   // ---- bots ----------------------------------------------------------------------
   // A dial-in bot (docs/dial-in.md): whether it is connected now, and then
@@ -905,10 +901,7 @@
         .concat(margin ? [{ label: 'vs next', cls: 'num' }] : [], [
         { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
         { label: 'Faults', cls: 'num' }]), rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
-      el('p', { class: 'legend' }, margin
-        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
-        : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
-      el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. '),
+      el('p', { class: 'legend' }, ...T.ratingLegend(margin),
       'These are the ratings of ' + v + ' in ' + where + ', which this ladder\u2019s matches move' + (slug ? '' : ' (with tournaments of ' + v + ')') +
       '; each event rates apart. Every active bot of its field plays in it; a bot that does not answer sits out until it does. ',
       el('a', { href: boardPage }, 'The leaderboard \u2192'))),

@@ -167,7 +167,7 @@
           { label: 'vs next', cls: 'num' }, { label: 'Deals', cls: 'num' }],
         (board.entries || []).map((x) => {
           const m = x.margin || {};
-          return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, signed(m.mu, 2),
+          return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, el('span', null, signed(m.mu, 2), T.provisionalMark(x.provisional, 'margin')),
             el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
             x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
             int(m.deals)] };
@@ -176,11 +176,11 @@
       } else {
         t = table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' }, { label: 'Rating', cls: 'num' },
           { label: 'Matches', cls: 'num' }],
-        (board.entries || []).map((x) => ({ data: x, cells: [int(x.rank), botLink(x.bot), x.owner, num(x.rating.display, 2),
-          int(x.rating.matches)] })), { empty: 'No rated match yet.' });
+        (board.entries || []).map((x) => ({ data: x, cells: [int(x.rank), botLink(x.bot), x.owner,
+          el('span', null, num(x.rating.display, 2), T.provisionalMark(x.provisional, 'place')), int(x.rating.matches)] })), { empty: 'No rated match yet.' });
       }
       main.append(el('div', { class: 'panel ladder-panel', 'data-variant': v, 'data-rating-model': board.rating_model || 'place' },
-        el('h2', null, 'Ladder: ' + v), note, wrap(t), other));
+        el('h2', null, 'Ladder: ' + v), note, wrap(t), el('p', { class: 'legend ladder-legend' }, ...T.ratingLegend(board.rating_model === 'margin')), other));
     }
     const m = await api('/api/matches?limit=20&event=' + encodeURIComponent(slug));
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Recent matches'),
