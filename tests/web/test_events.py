@@ -97,6 +97,11 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     wait_until(browser, lambda d: d.find_elements(By.ID, "entrant-token"), what="the entrant token")
     entrant_token = browser.find_element(By.ID, "entrant-token").text.strip()
     assert len(entrant_token) == 32 and entrant_token not in browser.current_url
+    # The greeting names the event as its page does, not by its slug, and the
+    # arena the bot plays on (issue 48).
+    welcome = browser.find_element(By.ID, "welcome").text
+    assert "You are in Winter cup." in welcome, welcome
+    assert browser.find_element(By.ID, "arena-address").text == "127.0.0.1:%d" % arena.grpc_port
     # The lines name the arena and keep the token out of the command line
     # (issue 47); the page itself registers a bot with the entrant token.
     line = browser.find_element(By.ID, "connect-line").text

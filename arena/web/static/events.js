@@ -321,8 +321,14 @@
       if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
       form.remove();
       const hostedOnly = / --hosted\b/.test(body.connect_line);
+      // The event by its name (the answer names its slug), and the arena's
+      // address as the handed-out lines name it (--public_address).
+      let eventName = body.event;
+      try { eventName = ((await api('/api/events/' + encodeURIComponent(body.event))).config || {}).name || body.event; } catch (e) { /* the slug then */ }
+      const address = (/--arena (\S+)/.exec(body.connect_line || '') || [])[1];
       out.append(el('div', { class: 'notice' },
-        el('p', null, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, body.event), '.'),
+        el('p', { id: 'welcome' }, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, eventName), '.',
+          address ? [' Your bot plays on the arena at ', el('code', { id: 'arena-address' }, address), ': register it here, then start it on your machine with the line this page gives you (a dial-in bot), or upload its code (a hosted bot).'] : null),
         el('p', null, 'Your entrant token (shown once: copy it now; your organiser can issue a new one):'),
         el('pre', { id: 'entrant-token' }, body.token),
         el('p', null, 'Register your bot below, or on your machine with only the Python SDK (pip install tarock_bot-*.whl) by pasting these lines; they name this arena and keep the token out of the command line:'),
