@@ -53,6 +53,14 @@ def screenshot(browser, name):
         browser.save_screenshot(os.path.join(SCREENSHOTS, name))
 
 
+# Tables that overflow their box sideways (each as its first header's text),
+# unless the table says on the page what it leaves out (test_site.py's check).
+OVERFLOWING = """
+  return Array.from(document.querySelectorAll('.table-wrap')).filter((w) =>
+      w.scrollWidth > w.clientWidth + 1 && !w.querySelector('caption.hidden-note'))
+    .map((w) => (w.querySelector('th') || w).textContent.slice(0, 40));"""
+
+
 def fits_phone(browser):
     return browser.execute_script("return document.documentElement.scrollWidth") <= 390
 
@@ -143,6 +151,8 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
         browser.get(arena.url(path))
         wait_until(browser, lambda d: d.find_elements(By.TAG_NAME, "h1"), what=path)
         assert fits_phone(browser), path
+        # No table scrolls sideways inside its box without saying what it hides (issue 48).
+        assert browser.execute_script(OVERFLOWING) == [], path
         screenshot(browser, "phone" + path.replace("/", "-") + ".png")
     browser.set_window_size(1280, 900)
 
@@ -157,6 +167,14 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     results = browser.find_element(By.ID, "results").text
     assert "Final standings" in results and "heuristic" in results and "unfrozen" in results
     screenshot(browser, "event-results.png")
+    browser.set_window_size(390, 844)
+    for path in ("/events", "/events/cup-3p"):
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".table-wrap tbody tr"), what=path)
+        assert browser.execute_script(OVERFLOWING) == [], path
+    browser.set_window_size(1280, 900)
+    browser.get(arena.url("/events/cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "results"), what="the results")
     # Three bots at every table of a 3-seat final: no pair ever played apart,
     # so there is no pairs table (EventsTest checks it with four).
     assert not event.get("pairs") and not browser.find_elements(By.ID, "pairs")
