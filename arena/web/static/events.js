@@ -211,7 +211,10 @@
       box.append(el('p', null, 'Invite link for your entrants: ', el('code', { id: 'invite-link' }, link)),
         wrap(table([{ label: 'Entrant' }, { label: 'Joined', cls: 'hide-sm' }, { label: 'Last change', cls: 'hide-sm' }, { label: 'Bots', cls: 'wrap' }],
           (roster.entrants || []).map((x) => ({ data: x, cells: [x.name, x.joined_at, x.updated_at,
-            (x.bots || []).length ? (x.bots || []).map((b, i) => [i ? ', ' : '', botLink(b.name), ' ' + (b.health || '')]) : el('span', { class: 'muted' }, 'no bot yet')] })),
+            (x.bots || []).length ? (x.bots || []).map((b, i) => [i ? ', ' : '', botLink(b.name), ' ' + (b.health || ''),
+              Number(b.newest_version) ? el('span', { class: b.newest_version_status === 'failed' ? 'bad upload-status' : 'muted upload-status' },
+                ' \u00b7 upload v' + b.newest_version + ' ' + (b.newest_version_status === 'failed' ? 'failed to build' : b.newest_version_status)) : null])
+              : el('span', { class: 'muted' }, 'no bot yet')] })),
           { empty: 'Nobody has signed up yet.' })));
       for (const fmt of ['csv', 'json']) {
         box.append(el('button', { class: 'button', type: 'button', onclick: async () => {
