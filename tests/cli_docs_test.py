@@ -30,7 +30,7 @@ HELP_STATUS: dict[str, int] = {}
 # each must exit 0 and name itself first in its usage (checked when it is built).
 OTHER_PROGRAMS = ["faulty_bot", "arena_bench", "referee_bench", "ladder_bench", "random_decisions",
                   "sandbox_bench", "tarock-bot-random", "tarock-bot-heuristic", "tarock-bot-search",
-                  "tarock-health-probe"]
+                  "tarock-health-probe", "engine_bench", "rating_bench", "web_bench"]
 
 
 def help_text(build: str, program: str) -> str:

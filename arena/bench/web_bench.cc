@@ -34,6 +34,7 @@
 #include "arena/store/sqlite_store.h"
 #include "arena/store/store.h"
 #include "benchmark/benchmark.h"
+#include "referee/bench/benchmark_usage.h"
 
 namespace tarock::arena {
 namespace {
@@ -263,6 +264,12 @@ BENCHMARK(BM_Tournaments)->Unit(benchmark::kMillisecond);
 }  // namespace tarock::arena
 
 int main(int argc, char** argv) {
+  tarock::PrintBenchmarkPurposeOnHelp(
+      argc, argv, "web_bench",
+      "web_bench [--bots=1000] [--matches=100000] [--db=PATH] [--benchmark_* flags]\n"
+      "Benchmark: the JSON calls behind the web pages on a large store (a leaderboard of --bots "
+      "bots, match lists of --matches matches, a bot page, the status), through the arena's "
+      "HTTP server on loopback; the store is built once and kept at --db.");
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];

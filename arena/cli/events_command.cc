@@ -235,7 +235,13 @@ int RunEventsCommand(v1::Arena::Stub* stub, const std::vector<std::string>& a) {
       if (e.bots().empty()) std::cout << "    (no bot yet)\n";
       for (const v1::BotInfo& b : e.bots())
         std::cout << "    " << ForTerminal(b.name()) << "  " << b.health()
-                  << (b.health_error().empty() ? "" : ": " + ForTerminal(b.health_error())) << "\n";
+                  << (b.health_error().empty() ? "" : ": " + ForTerminal(b.health_error()))
+                  << (b.newest_version() ? absl::StrCat("  upload v", b.newest_version(), " ",
+                                                        b.newest_version_status() == "failed"
+                                                            ? "failed to build"
+                                                            : b.newest_version_status())
+                                         : "")
+                  << "\n";
     }
     for (const v1::BotInfo& b : out.house_bots())
       std::cout << "house bot " << ForTerminal(b.name()) << "  " << b.health() << "\n";

@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "referee/bench/benchmark_usage.h"
+
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -92,4 +94,9 @@ BENCHMARK(BM_Quality)->Arg(3)->Arg(4)->Arg(5);
 }  // namespace
 }  // namespace tarock::arena
 
-BENCHMARK_MAIN();
+TAROCK_BENCHMARK_MAIN(
+    "rating_bench",
+    "rating_bench [--benchmark_filter=REGEX]\n"
+    "Benchmark: the rating models' cost, one thread: OpenSkill's Update() of one match of 3, 4 "
+    "and 5 players and Quality() of a candidate table, and the margin model's Update() of one "
+    "duplicate set.");

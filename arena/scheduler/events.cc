@@ -748,12 +748,14 @@ absl::StatusOr<v1::EventRosterResponse> Scheduler::EventRoster(const v1::EventRo
     v1::BotInfo info = BotInfoOf(*bot, false);
     if (e.withdrawn) info.set_health("withdrawn");
     auto it = by_id.find(e.entrant_id);
-    // An upload is a change of the entrant's too (the newest first).
-    if (it != by_id.end())
-      for (const VersionRow& v : store_->ListVersions(bot->id)) {
-        if (v.uploaded_at > it->second->updated_at()) it->second->set_updated_at(v.uploaded_at);
-        break;
-      }
+    // An upload is a change of the entrant's too, and its build may have
+    // failed (the newest first).
+    for (const VersionRow& v : store_->ListVersions(bot->id)) {
+      if (it != by_id.end() && v.uploaded_at > it->second->updated_at()) it->second->set_updated_at(v.uploaded_at);
+      info.set_newest_version(v.id);
+      info.set_newest_version_status(v.status);
+      break;
+    }
     if (e.entrant_id == 0 || it == by_id.end())
       *out.add_house_bots() = info;
     else

@@ -249,6 +249,49 @@ TEST_F(EventsTest, OrganisersAndEntrantsChangeOnlyWhatIsTheirs) {
   EXPECT_TRUE(scheduler_->WithdrawBot(w).ok());
 }
 
+// Issue 47 (low): the roster shows each bot's newest upload and a failed
+// build, and the upload counts as the entrant's last change.
+TEST_F(EventsTest, TheRosterShowsTheNewestUploadAndAFailedBuild) {
+  StartScheduler();
+  v1::CreateEventResponse ev = Create("ev-r");
+  Enter("ev-r", ev.invite_code(), "ann", "random");
+  Enter("ev-r", ev.invite_code(), "bob", "random");
+  absl::StatusOr<BotRow> ann = store_->FindBot("ev-r-ann");
+  ASSERT_TRUE(ann.ok());
+  VersionRow v;
+  v.bot_id = ann->id;
+  v.kind = "python";
+  v.entry = "bot.py";
+  v.filename = "bot.py";
+  v.sha256 = std::string(64, 'a');
+  v.size = 1;
+  v.content = "eA==";
+  absl::StatusOr<int64_t> first = store_->AddVersion(v, 3);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(store_->SetVersionStatus(*first, "ready", "").ok());
+  v.sha256 = std::string(64, 'b');
+  absl::StatusOr<int64_t> second = store_->AddVersion(v, 3);
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(store_->SetVersionStatus(*second, "failed", "SyntaxError").ok());
+  v1::EventRosterRequest r;
+  r.set_slug("ev-r");
+  r.set_organiser_token(ev.organiser_token());
+  absl::StatusOr<v1::EventRosterResponse> roster = scheduler_->EventRoster(r);
+  ASSERT_TRUE(roster.ok()) << roster.status();
+  ASSERT_EQ(roster->entrants_size(), 2);
+  for (const v1::EventEntrant& e : roster->entrants()) {
+    ASSERT_EQ(e.bots_size(), 1) << e.name();
+    if (e.name() == "ann") {
+      EXPECT_EQ(e.bots(0).newest_version(), *second);
+      EXPECT_EQ(e.bots(0).newest_version_status(), "failed");
+      EXPECT_GE(e.updated_at(), store_->ListVersions(ann->id).front().uploaded_at);
+    } else {
+      EXPECT_EQ(e.bots(0).newest_version(), 0);
+      EXPECT_EQ(e.bots(0).newest_version_status(), "");
+    }
+  }
+}
+
 // Issue 44 (medium 6): an organiser enters only bots whose owner agreed (the
 // bot's token: their own bot, or one its owner gave them) and never an
 // entrant's bot of another event; a hosted-only event takes no listening or

@@ -121,8 +121,13 @@ void RegisterHostingHttpApi(HostedBots* hosted, Store* store, Scheduler* schedul
     absl::StatusOr<std::vector<VersionRow>> versions = hosted->Versions(req.matches[1], Bearer(req), &owner);
     if (!versions.ok()) return Refusal(versions.status());
     json list = json::array();
-    for (const VersionRow& v : *versions) list.push_back(VersionJson(v, owner));
-    return JsonBody(200, json{{"versions", list}, {"owner", owner}});
+    // Anyone else gets a log only where HostedBots left one: the note that no
+    // bot host is connected (no secret), so a page can say why it waits.
+    for (const VersionRow& v : *versions) list.push_back(VersionJson(v, owner || !v.build_log.empty()));
+    // The largest upload this arena takes (--max_upload_bytes), for the form.
+    return JsonBody(200, json{{"versions", list},
+                              {"owner", owner},
+                              {"max_upload_bytes", hosted->options().package.max_upload_bytes}});
   });
   server->Get(R"(/api/bots/([A-Za-z0-9_.-]+)/faults)", [store, scheduler](const HttpRequest& req) {
     absl::StatusOr<BotRow> bot = store->FindBot(req.matches[1]);

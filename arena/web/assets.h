@@ -1,5 +1,6 @@
-// The web pages' static files (arena/web/static/), built into the binary by
-// arena/web/embed_assets.cmake: every file of that folder, at /static/PATH.
+// The web pages' static files (arena/web/static/) and the documents (docs/*.md),
+// built into the binary by arena/web/embed_assets.cmake: every file of that
+// folder at /static/PATH, every document at /docs/NAME.md (the pages link them).
 //
 // Thread-safety: constant data; thread-safe.
 
@@ -12,7 +13,7 @@
 namespace tarock::arena::web {
 
 struct Asset {
-  const char* path;  // "/static/style.css"
+  const char* path;  // "/static/style.css", "/docs/hosting.md"
   const char* data;
   size_t size;
 };
@@ -21,7 +22,7 @@ struct Asset {
 extern const Asset kAssets[];
 extern const int kNumAssets;
 
-// The asset at `path` ("/static/..."), or nullptr.
+// The asset at `path` ("/static/...", "/docs/NAME.md"), or nullptr.
 const Asset* FindAsset(std::string_view path);
 // The Content-Type for a file name by its extension.
 const char* ContentTypeOf(std::string_view path);

@@ -28,6 +28,8 @@ const char* ContentTypeOf(std::string_view path) {
   if (ends(".ico")) return "image/x-icon";
   if (ends(".json")) return "application/json";
   if (ends(".txt")) return "text/plain; charset=utf-8";
+  // Markdown as plain text: every browser shows it (text/markdown is downloaded).
+  if (ends(".md")) return "text/plain; charset=utf-8";
   return "application/octet-stream";
 }
 
@@ -58,6 +60,16 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
     r.content_type = web::ContentTypeOf(req.path);
     r.body.assign(a->data, a->size);
     // Short, so a new build shows within minutes.
+    r.headers.emplace_back("Cache-Control", "public, max-age=300");
+    return r;
+  });
+  // The documents (docs/*.md, the text the pages point to), as plain text.
+  server->Get("/docs/([A-Za-z0-9_.-]+)", [](const HttpRequest& req) {
+    const web::Asset* a = web::FindAsset(req.path);
+    if (a == nullptr) return Shell(404);
+    HttpResponse r;
+    r.content_type = web::ContentTypeOf(req.path);
+    r.body.assign(a->data, a->size);
     r.headers.emplace_back("Cache-Control", "public, max-age=300");
     return r;
   });

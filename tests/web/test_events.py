@@ -53,6 +53,14 @@ def screenshot(browser, name):
         browser.save_screenshot(os.path.join(SCREENSHOTS, name))
 
 
+# Tables that overflow their box sideways (each as its first header's text),
+# unless the table says on the page what it leaves out (test_site.py's check).
+OVERFLOWING = """
+  return Array.from(document.querySelectorAll('.table-wrap')).filter((w) =>
+      w.scrollWidth > w.clientWidth + 1 && !w.querySelector('caption.hidden-note'))
+    .map((w) => (w.querySelector('th') || w).textContent.slice(0, 40));"""
+
+
 def fits_phone(browser):
     return browser.execute_script("return document.documentElement.scrollWidth") <= 390
 
@@ -83,6 +91,9 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     note = browser.find_element(By.CSS_SELECTOR, ".ladder-panel .ladder-note").text
     assert "rated on places until the field can fill a duplicate set: 6 bots needed, 3 play slovenian-3p" in note, note
     assert browser.find_element(By.CSS_SELECTOR, ".ladder-panel").get_attribute("data-rating-model") == "place"
+    # Its standings have a legend: the model and what "provisional" means (issue 48).
+    legend = browser.find_element(By.CSS_SELECTOR, ".ladder-panel .ladder-legend").text
+    assert "Place ratings" in legend and "provisional = fewer than 10 rated matches" in legend, legend
     screenshot(browser, "event-open.png")
 
     # Sign-up on the join page from the invite link.
@@ -94,6 +105,11 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     wait_until(browser, lambda d: d.find_elements(By.ID, "entrant-token"), what="the entrant token")
     entrant_token = browser.find_element(By.ID, "entrant-token").text.strip()
     assert len(entrant_token) == 32 and entrant_token not in browser.current_url
+    # The greeting names the event as its page does, not by its slug, and the
+    # arena the bot plays on (issue 48).
+    welcome = browser.find_element(By.ID, "welcome").text
+    assert "You are in Winter cup." in welcome, welcome
+    assert browser.find_element(By.ID, "arena-address").text == "127.0.0.1:%d" % arena.grpc_port
     # The lines name the arena and keep the token out of the command line
     # (issue 47); the page itself registers a bot with the entrant token.
     line = browser.find_element(By.ID, "connect-line").text
@@ -135,6 +151,8 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
         browser.get(arena.url(path))
         wait_until(browser, lambda d: d.find_elements(By.TAG_NAME, "h1"), what=path)
         assert fits_phone(browser), path
+        # No table scrolls sideways inside its box without saying what it hides (issue 48).
+        assert browser.execute_script(OVERFLOWING) == [], path
         screenshot(browser, "phone" + path.replace("/", "-") + ".png")
     browser.set_window_size(1280, 900)
 
@@ -149,6 +167,14 @@ def test_a_competition_from_sign_up_to_results(arena, browser):
     results = browser.find_element(By.ID, "results").text
     assert "Final standings" in results and "heuristic" in results and "unfrozen" in results
     screenshot(browser, "event-results.png")
+    browser.set_window_size(390, 844)
+    for path in ("/events", "/events/cup-3p"):
+        browser.get(arena.url(path))
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".table-wrap tbody tr"), what=path)
+        assert browser.execute_script(OVERFLOWING) == [], path
+    browser.set_window_size(1280, 900)
+    browser.get(arena.url("/events/cup-3p"))
+    wait_until(browser, lambda d: d.find_elements(By.ID, "results"), what="the results")
     # Three bots at every table of a 3-seat final: no pair ever played apart,
     # so there is no pairs table (EventsTest checks it with four).
     assert not event.get("pairs") and not browser.find_elements(By.ID, "pairs")
@@ -249,6 +275,8 @@ def test_an_event_ladder_of_six_is_rated_in_points_a_deal(start_stack, browser):
         for tr in panel.find_elements(By.CSS_SELECTOR, "tbody tr"):
             cells = tr.get_attribute("textContent")
             assert "[" in cells and "]" in cells, cells  # the interval
+        legend = panel.find_element(By.CSS_SELECTOR, ".ladder-legend").get_attribute("textContent")
+        assert "\u00b130" in legend and "provisional = fewer than 10 rated sets" in legend, legend
         shown = [a.text for a in panel.find_elements(By.CSS_SELECTOR, "tbody tr td a")]
         assert set(shown) == {e["bot"] for e in lb["entries"]}, shown
         if name == "phone":

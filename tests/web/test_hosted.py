@@ -121,7 +121,9 @@ def test_upload_api_refusals_change_nothing(start_stack):
     assert v["status"] == "building" and v["kind"] == "python" and v["size"] == len(BOT)
     public = versions(arena)
     assert public["owner"] is False and len(public["versions"]) == 1
-    assert "build_log" not in public["versions"][0] and "content" not in public["versions"][0]
+    assert "content" not in public["versions"][0]
+    # Without the token no build log, but the note that no bot host is connected.
+    assert "no bot host is connected" in public["versions"][0].get("build_log", ""), public
     assert versions(arena, other)["owner"] is False
     assert versions(arena, token)["owner"] is True
     assert "build_log" in versions(arena, token)["versions"][0]
@@ -167,6 +169,14 @@ def test_bot_page_upload_form(start_stack, browser):
             assert "Unchanged" in text and "v%d" % newest in text, text
         wait_until(browser, lambda d: "building" in d.find_element("id", "versions").text,
                    what="the new version in the list")
+        # No bot host runs here: the upload and the list say so (issue 47).
+        assert "no bot host is connected" in browser.find_element("id", "upload-ok").text
+        assert "no bot host is connected" in browser.find_element("id", "no-host").text
+        # The form states this arena's limit (issue 48), and its docs path is a link
+        # to the document as the arena serves it.
+        assert browser.find_element("id", "upload-limit").text == "at most 19.5 KiB"
+        link = browser.find_element("css selector", "#hosted a.doc-link")
+        assert link.text == "docs/hosting.md" and link.get_attribute("href") == arena.url("/docs/hosting.md")
         # With the token the list has the build logs (empty while building:
         # no <details> then), and the page never puts the token in the URL.
         assert token not in browser.current_url
@@ -178,6 +188,13 @@ def test_bot_page_upload_form(start_stack, browser):
     wait_until(browser, lambda d: "building" in d.find_element("id", "versions").text,
                what="the list without the token")
     assert not browser.find_elements("css selector", ".build-log")
+    assert "no bot host is connected" in browser.find_element("id", "no-host").text
+    # The documents the pages link are served as plain text; nothing else under /docs/.
+    status, body, headers = arena.get("/docs/hosting.md")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain"), headers
+    assert body.startswith(b"# ") and b"bot host" in body
+    for path in ("/docs/nothing.md", "/docs/img", "/docs/../CMakeLists.txt", "/docs/screenshots/home.png"):
+        assert arena.get(path)[0] == 404, path
 
 
 # A hosted awk bot that says hello on standard error and takes a little time

@@ -136,6 +136,26 @@ def test_an_event_ladder_page_shows_that_events_standings(site, browser):
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".ladder-event")] == ["Class of three"]
 
 
+def test_an_event_page_ladder_has_a_legend_and_provisional_marks(site, browser):
+    """Issue 48 (low): the event page's ladder says what its numbers are and
+    marks the ratings that rest on too few matches, as the leaderboard does."""
+    from selenium.webdriver.common.by import By
+    board = site.api("/api/leaderboard?variant=slovenian-3p&event=class-3")
+    # (How many matches the class played before it closed depends on the
+    # machine's speed: the marks are compared with the API's, whichever they are.)
+    assert board["rating_model"] == "place" and len(board["entries"]) == 3, board
+    browser.set_window_size(1366, 900)
+    browser.get(site.url("/events/class-3"))
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".ladder-panel tbody tr td a"),
+               what="the class's ladder")
+    panel = browser.find_element(By.CSS_SELECTOR, ".ladder-panel")
+    marked = {tr.find_element(By.CSS_SELECTOR, "td a").text: bool(tr.find_elements(By.CSS_SELECTOR, ".provisional"))
+              for tr in panel.find_elements(By.CSS_SELECTOR, "tbody tr")}
+    assert marked == {e["bot"]: e["provisional"] for e in board["entries"]}, (marked, board["entries"])
+    legend = panel.find_element(By.CSS_SELECTOR, ".ladder-legend").text
+    assert "Place ratings" in legend and "provisional = fewer than 10 rated matches" in legend, legend
+
+
 def test_no_table_scrolls_sideways_on_a_phone_without_a_note(site, browser):
     cls = next(l for l in site.api("/api/ladders")["ladders"] if l["config"].get("event") == "class-3")
     browser.set_window_size(390, 844)

@@ -296,12 +296,8 @@
       low > 0 || high < 0 ? '' : ', not separated yet', '.'];
   }
 
-  // Ratings on fewer rated matches than this are marked (arena/scheduler/scheduler.h kProvisionalMatches).
-  const PROVISIONAL = 10;
-  function provisionalMark(on, model) {
-    return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
-      (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
-  }
+  // Ratings on fewer rated matches than this are marked (common.js).
+  const { PROVISIONAL, provisionalMark } = T;
 
   // ---- bots ----------------------------------------------------------------------
   // A dial-in bot (docs/dial-in.md): whether it is connected now, and then
@@ -567,6 +563,15 @@
     if (bot.dial_in) await hostedPanel(bot);
   }
 
+  // 33554432 -> "32 MiB", 983040 -> "960 KiB", 1000 -> "1000 bytes".
+  function bytesText(n) {
+    if (n >= 1048576 && n % 1048576 === 0) return n / 1048576 + ' MiB';
+    if (n >= 1048576) return (n / 1048576).toFixed(1) + ' MiB';
+    if (n >= 1024 && n % 1024 === 0) return n / 1024 + ' KiB';
+    if (n >= 1024) return (n / 1024).toFixed(1) + ' KiB';
+    return n + ' bytes';
+  }
+
   // The latest faults with their cause (out of memory, timed out, ...).
   async function faultPanel(bot) {
     let list;
@@ -579,7 +584,7 @@
     faults.map((f) => ({ data: f, cells: [matchLink(f.match_id), el('span', { class: 'bad fault-cause' }, f.cause),
       String(f.hand_index + 1), Number(f.version_id) ? 'v' + f.version_id : '\u2013', el('span', { class: 'muted' }, f.detail),
       finishedAgo(f)] })), { reflow: true })),
-    el('p', { class: 'legend' }, 'The causes of a hosted bot\u2019s process ending (out of memory, too many processes, killed by the filter, output limit, crashed) come from its bot host; the limits are in docs/hosting.md.')));
+    el('p', { class: 'legend' }, 'The causes of a hosted bot\u2019s process ending (out of memory, too many processes, killed by the filter, output limit, crashed) come from its bot host; the limits are in ', T.docLink('hosting.md'), '.')));
   }
 
   // Hosted versions: the list (status; the build log with the bot's token)
@@ -593,6 +598,8 @@
     const entry = el('input', { id: 'upload-entry', placeholder: 'entry file (optional)', size: 18 });
     const result = el('div', { id: 'upload-result', role: 'status' });
     const listBox = el('div', { id: 'versions' });
+    // This arena's upload limit, from the versions list (32 MiB by default).
+    const limit = el('span', { id: 'upload-limit' }, 'at most 32 MiB by default');
     const headers = () => (token.value ? { Authorization: 'Bearer ' + token.value.trim(), Accept: 'application/json' } : { Accept: 'application/json' });
     async function load() {
       let body;
@@ -602,6 +609,7 @@
         if (!res.ok) throw new Error(body.error || ('HTTP ' + res.status));
       } catch (e) { clear(listBox).appendChild(T.errorBox('Could not load the versions: ' + e.message)); return; }
       const versions = body.versions || [];
+      if (Number(body.max_upload_bytes) > 0) limit.textContent = 'at most ' + bytesText(Number(body.max_upload_bytes));
       clear(listBox).append(wrap(table([{ label: 'Version' }, { label: 'Status' }, { label: 'Kind' },
         { label: 'Size', cls: 'num' }, { label: 'Uploaded', cls: 'hide-sm' }, { label: 'SHA-256', cls: 'hide-sm' }],
       versions.map((v) => ({ data: v, cells: ['v' + v.id, badge(v.status, v.status === 'ready' ? 'done' : v.status === 'failed' ? 'failed' : 'running'),
@@ -610,8 +618,12 @@
       if (token.value.trim() && !body.owner) {
         listBox.append(T.errorBox('That token is not ' + bot.name + '\u2019s: the list is shown without the build logs.'));
       }
+      // A version still building with a log: the arena's note that no bot host
+      // is connected (shown to anyone, so nobody waits for a build that cannot come).
+      versions.filter((v) => v.status === 'building' && v.build_log).slice(0, 1).forEach((v) =>
+        listBox.append(el('p', { class: 'notice', id: 'no-host' }, 'v' + v.id + ' is ' + v.build_log)));
       if (body.owner) {
-        versions.filter((v) => v.build_log).forEach((v) => listBox.append(el('details', { class: 'build-log' },
+        versions.filter((v) => v.build_log && v.status !== 'building').forEach((v) => listBox.append(el('details', { class: 'build-log' },
           el('summary', null, 'Build log of v' + v.id + ' (' + v.status + ')'), el('pre', null, v.build_log))));
       }
     }
@@ -633,12 +645,14 @@
       // Its status is the list's (kept current there), not a copy that goes stale.
       if (body.unchanged) {  // byte-identical to the bot's current version: nothing stored
         clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Unchanged: this file is version v' + body.id +
-          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.'));
+          ', the bot\u2019s current version, byte for byte; nothing new was uploaded.' +
+          (body.status === 'building' && body.build_log ? ' It is ' + body.build_log + '.' : '')));
         load();
         return;
       }
       clear(result).append(el('div', { class: 'notice', id: 'upload-ok' }, 'Version v' + body.id + ' uploaded (' + body.kind + ', ' + body.size +
-        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.'));
+        ' bytes). A bot host builds it; its status is in the list above, and it plays from the bot\u2019s next match once ready.' +
+        (body.status === 'building' && body.build_log ? ' Now it is ' + body.build_log + '.' : '')));
       load();
     }
     const form = el('form', { class: 'upload-form', id: 'upload-form', onsubmit: upload },
@@ -647,7 +661,9 @@
       el('button', { type: 'button', id: 'show-logs', onclick: load }, 'Show build logs'));
     main.append(el('div', { class: 'panel', id: 'hosted' }, el('h2', null, 'Hosted versions'), listBox,
       el('h3', null, 'Upload a new version'), form, result,
-      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; at most 32 MiB by default (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (docs/hosting.md). With the token, the list shows each version\u2019s build log.')));
+      el('p', { class: 'legend' }, 'A Python bot (a .py or a .zip), C++ sources or a script for python3, node, awk or sh; ', limit,
+        ' (the arena\u2019s --max_upload_bytes). The arena never runs it: a bot host builds and plays it in a sandbox (', T.docLink('hosting.md'),
+        '). With the token, the list shows each version\u2019s build log.')));
     await load();
   }
 
@@ -885,10 +901,7 @@
         .concat(margin ? [{ label: 'vs next', cls: 'num' }] : [], [
         { label: margin ? 'Rated sets' : 'Rated matches', cls: 'num' },
         { label: 'Faults', cls: 'num' }]), rows, { empty: 'No rated bot in ' + v + ' of ' + where + ' yet.', reflow: true })),
-      el('p', { class: 'legend' }, margin
-        ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
-        : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
-      el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. '),
+      el('p', { class: 'legend' }, ...T.ratingLegend(margin),
       'These are the ratings of ' + v + ' in ' + where + ', which this ladder\u2019s matches move' + (slug ? '' : ' (with tournaments of ' + v + ')') +
       '; each event rates apart. Every active bot of its field plays in it; a bot that does not answer sits out until it does. ',
       el('a', { href: boardPage }, 'The leaderboard \u2192'))),

@@ -335,10 +335,30 @@
   }
 
   function params() { return new URLSearchParams(window.location.search); }
+  // Ratings on fewer rated matches (or sets) than this are marked
+  // (arena/scheduler/scheduler.h kProvisionalMatches).
+  const PROVISIONAL = 10;
+  function provisionalMark(on, model) {
+    return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
+      (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
+  }
+  // What a standings table under either model shows (its legend), as nodes.
+  function ratingLegend(margin) {
+    return [margin
+      ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
+      : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
+    el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. ')];
+  }
+  // A link to one of the arena's documents (docs/NAME.md, served as plain text
+  // at /docs/NAME.md), shown by the path it has in the source tree.
+  function docLink(name, anchorText) {
+    return el('a', { href: '/docs/' + name, class: 'doc-link' }, anchorText || 'docs/' + name);
+  }
 
   window.tarock = Object.assign(window.tarock || {}, {
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
     actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
+    docLink, PROVISIONAL, provisionalMark, ratingLegend,
   });
 })();

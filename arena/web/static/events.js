@@ -167,7 +167,7 @@
           { label: 'vs next', cls: 'num' }, { label: 'Deals', cls: 'num' }],
         (board.entries || []).map((x) => {
           const m = x.margin || {};
-          return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, signed(m.mu, 2),
+          return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, el('span', null, signed(m.mu, 2), T.provisionalMark(x.provisional, 'margin')),
             el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
             x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
             int(m.deals)] };
@@ -176,11 +176,11 @@
       } else {
         t = table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Owner', cls: 'hide-sm' }, { label: 'Rating', cls: 'num' },
           { label: 'Matches', cls: 'num' }],
-        (board.entries || []).map((x) => ({ data: x, cells: [int(x.rank), botLink(x.bot), x.owner, num(x.rating.display, 2),
-          int(x.rating.matches)] })), { empty: 'No rated match yet.' });
+        (board.entries || []).map((x) => ({ data: x, cells: [int(x.rank), botLink(x.bot), x.owner,
+          el('span', null, num(x.rating.display, 2), T.provisionalMark(x.provisional, 'place')), int(x.rating.matches)] })), { empty: 'No rated match yet.' });
       }
       main.append(el('div', { class: 'panel ladder-panel', 'data-variant': v, 'data-rating-model': board.rating_model || 'place' },
-        el('h2', null, 'Ladder: ' + v), note, wrap(t), other));
+        el('h2', null, 'Ladder: ' + v), note, wrap(t), el('p', { class: 'legend ladder-legend' }, ...T.ratingLegend(board.rating_model === 'margin')), other));
     }
     const m = await api('/api/matches?limit=20&event=' + encodeURIComponent(slug));
     main.append(el('div', { class: 'panel' }, el('h2', null, 'Recent matches'),
@@ -211,7 +211,10 @@
       box.append(el('p', null, 'Invite link for your entrants: ', el('code', { id: 'invite-link' }, link)),
         wrap(table([{ label: 'Entrant' }, { label: 'Joined', cls: 'hide-sm' }, { label: 'Last change', cls: 'hide-sm' }, { label: 'Bots', cls: 'wrap' }],
           (roster.entrants || []).map((x) => ({ data: x, cells: [x.name, x.joined_at, x.updated_at,
-            (x.bots || []).length ? (x.bots || []).map((b, i) => [i ? ', ' : '', botLink(b.name), ' ' + (b.health || '')]) : el('span', { class: 'muted' }, 'no bot yet')] })),
+            (x.bots || []).length ? (x.bots || []).map((b, i) => [i ? ', ' : '', botLink(b.name), ' ' + (b.health || ''),
+              Number(b.newest_version) ? el('span', { class: b.newest_version_status === 'failed' ? 'bad upload-status' : 'muted upload-status' },
+                ' \u00b7 upload v' + b.newest_version + ' ' + (b.newest_version_status === 'failed' ? 'failed to build' : b.newest_version_status)) : null])
+              : el('span', { class: 'muted' }, 'no bot yet')] })),
           { empty: 'Nobody has signed up yet.' })));
       for (const fmt of ['csv', 'json']) {
         box.append(el('button', { class: 'button', type: 'button', onclick: async () => {
@@ -294,7 +297,7 @@
         return;
       }
       out.append(el('p', { class: 'notice' }, 'Version ' + body.id + ' uploaded: ' + body.status +
-        (body.status === 'building' ? ' (a bot host builds it; it stays building while the arena has no bot host connected). ' : '. '),
+        (body.status === 'building' ? (body.build_log ? ' (' + body.build_log + '). ' : ' (a bot host builds it). ') : '. '),
         el('a', { href: '/bots/' + encodeURIComponent(bot) }, 'Its page'), ' shows its versions and builds.'));
     } }, el('label', null, 'Code', file), el('button', { class: 'button', type: 'submit' }, 'Upload'), out);
   }
@@ -321,8 +324,14 @@
       if (!res.ok) { out.append(T.errorBox((body && body.error) || ('HTTP ' + res.status))); return; }
       form.remove();
       const hostedOnly = / --hosted\b/.test(body.connect_line);
+      // The event by its name (the answer names its slug), and the arena's
+      // address as the handed-out lines name it (--public_address).
+      let eventName = body.event;
+      try { eventName = ((await api('/api/events/' + encodeURIComponent(body.event))).config || {}).name || body.event; } catch (e) { /* the slug then */ }
+      const address = (/--arena (\S+)/.exec(body.connect_line || '') || [])[1];
       out.append(el('div', { class: 'notice' },
-        el('p', null, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, body.event), '.'),
+        el('p', { id: 'welcome' }, 'Welcome, ', el('strong', null, body.entrant), '. You are in ', el('a', { href: '/events/' + encodeURIComponent(body.event) }, eventName), '.',
+          address ? [' Your bot plays on the arena at ', el('code', { id: 'arena-address' }, address), ': register it here, then start it on your machine with the line this page gives you (a dial-in bot), or upload its code (a hosted bot).'] : null),
         el('p', null, 'Your entrant token (shown once: copy it now; your organiser can issue a new one):'),
         el('pre', { id: 'entrant-token' }, body.token),
         el('p', null, 'Register your bot below, or on your machine with only the Python SDK (pip install tarock_bot-*.whl) by pasting these lines; they name this arena and keep the token out of the command line:'),
