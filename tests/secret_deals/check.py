@@ -264,6 +264,7 @@ http_routes = {
     "/metrics": ["/metrics"],  # ServeMetrics
     "/api/play/variants": ["/api/play/variants"],
     "/api/play/([^/]+)": ["/api/play/nosuch"],
+    "/docs/([A-Za-z0-9_.-]+)": ["/docs/security.md"],  # the documents, built in
     "/static/(.+)": [], "/play": [], "/play/": [], "/play/([^/]+)": [],  # files and page shells
     "/bots/([^/]+)": ["/bots/spy"], "/events/([^/]+)": [], "/ladders/([0-9]+)": [],
     "/matches/([^/]+)": [f"/matches/{done_id}"],
