@@ -36,11 +36,13 @@ GrpcMetrics::Side MakeSide(prometheus::Registry* r, const std::string& side) {
           .Register(*r)};
 }
 
-// Records one call: started at construction, handled with its code once.
+// Records one call: started at construction, handled with its code once
+// (or held: GrpcMetrics::HoldClientCall).
 class CallRecorder {
  public:
-  CallRecorder(GrpcMetrics::Side* side, const char* method, const char* type)
-      : side_(side), start_(std::chrono::steady_clock::now()) {
+  CallRecorder(GrpcMetrics::Side* side, const char* method, const char* type,
+               const void* context = nullptr)
+      : side_(side), context_(context), start_(std::chrono::steady_clock::now()) {
     auto [service, name] = SplitGrpcMethod(method == nullptr ? "" : method);
     labels_ = {{"grpc_type", type}, {"grpc_service", service}, {"grpc_method", name}};
     side_->started.Add(labels_).Increment();
@@ -49,14 +51,12 @@ class CallRecorder {
     if (finished_) return;
     finished_ = true;
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start_;
-    side_->seconds.Add(labels_, HandlingBuckets()).Observe(took.count());
-    prometheus::Labels with_code = labels_;
-    with_code["grpc_code"] = GrpcCodeName(code);
-    side_->handled.Add(with_code).Increment();
+    side_->owner->Finish(side_, context_, {labels_, GrpcCodeName(code), took.count()});
   }
 
  private:
   GrpcMetrics::Side* side_;
+  const void* context_;  // the client call's context (held calls), or null
   std::chrono::steady_clock::time_point start_;
   prometheus::Labels labels_;
   bool finished_ = false;
@@ -90,7 +90,7 @@ class ServerInterceptor : public grpc::experimental::Interceptor {
 class ClientInterceptor : public grpc::experimental::Interceptor {
  public:
   ClientInterceptor(GrpcMetrics::Side* side, grpc::experimental::ClientRpcInfo* info)
-      : call_(side, info->method(), TypeName(info->type())) {}
+      : call_(side, info->method(), TypeName(info->type()), info->client_context()) {}
   void Intercept(InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_STATUS)) {
       grpc::Status* status = methods->GetRecvStatus();
@@ -130,7 +130,46 @@ class ClientFactory : public grpc::experimental::ClientInterceptorFactoryInterfa
 }  // namespace
 
 GrpcMetrics::GrpcMetrics(prometheus::Registry* registry)
-    : server_(MakeSide(registry, "server")), client_(MakeSide(registry, "client")) {}
+    : server_(MakeSide(registry, "server")), client_(MakeSide(registry, "client")) {
+  server_.owner = this;
+  client_.owner = this;
+}
+
+void GrpcMetrics::HoldClientCall(const grpc::ClientContext* context, const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  holds_[context] = key;
+}
+
+void GrpcMetrics::ForgetClientCall(const grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  holds_.erase(context);
+}
+
+void GrpcMetrics::Finish(Side* side, const void* context, Observation o) {
+  if (context != nullptr) {
+    absl::MutexLock lock(&mu_);
+    if (auto it = holds_.find(context); it != holds_.end()) {
+      held_[it->second].push_back(std::move(o));
+      holds_.erase(it);
+      return;
+    }
+  }
+  side->seconds.Add(o.labels, HandlingBuckets()).Observe(o.seconds);
+  o.labels["grpc_code"] = o.code;
+  side->handled.Add(o.labels).Increment();
+}
+
+void GrpcMetrics::ReleaseHeld(const std::string& key) {
+  std::vector<Observation> calls;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = held_.find(key);
+    if (it == held_.end()) return;
+    calls = std::move(it->second);
+    held_.erase(it);
+  }
+  for (Observation& o : calls) Finish(&client_, nullptr, std::move(o));
+}
 
 std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
 GrpcMetrics::ServerInterceptors() {

@@ -12,6 +12,12 @@
 // Unavailable, ...). The time runs from the start of the call to its status:
 // a streaming call counts the whole stream.
 //
+// Held calls: a client call whose context was given to HoldClientCall before
+// it started is counted as started, but its status and time are kept under a
+// key instead of recorded, until ReleaseHeld(key) records them (the arena
+// holds a duplicate table's RunMatch until its deal is public: its time is
+// the table's duration, docs/security.md "Secret deals").
+//
 // Thread-safety: thread-safe. The GrpcMetrics must outlive every server and
 // channel built with its interceptors.
 
@@ -22,10 +28,14 @@
 #include <grpcpp/support/server_interceptor.h>
 #include <grpcpp/support/status.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -50,16 +60,36 @@ class GrpcMetrics {
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
   ClientInterceptors();
 
+  // The call made with `context` (not started yet) is held under `key`;
+  // ForgetClientCall(context) before the context dies (a call that never
+  // reached its status is dropped then).
+  void HoldClientCall(const grpc::ClientContext* context, const std::string& key);
+  void ForgetClientCall(const grpc::ClientContext* context);
+  // Records every call held under `key` (their codes and times) now.
+  void ReleaseHeld(const std::string& key);
+
   // One side (server or client) of the metrics.
   struct Side {
     prometheus::Family<prometheus::Counter>& started;
     prometheus::Family<prometheus::Counter>& handled;
     prometheus::Family<prometheus::Histogram>& seconds;
+    GrpcMetrics* owner = nullptr;  // for the held calls
   };
+  // A finished call: its labels (with grpc_code), code and seconds.
+  struct Observation {
+    prometheus::Labels labels;
+    std::string code;
+    double seconds = 0;
+  };
+  // Records `o` on `side`, or keeps it when `context` is held (interceptors).
+  void Finish(Side* side, const void* context, Observation o);
 
  private:
   Side server_;
   Side client_;
+  absl::Mutex mu_;
+  std::map<const void*, std::string> holds_ ABSL_GUARDED_BY(mu_);  // context -> key
+  std::map<std::string, std::vector<Observation>> held_ ABSL_GUARDED_BY(mu_);
 };
 
 // The status code as go-grpc-prometheus' grpc_code label spells it

@@ -101,6 +101,64 @@ TEST(GrpcMetricsTest, CountsAndTimesCallsOnBothSides) {
   }
 }
 
+// A held call (the arena's RunMatch of a duplicate table, docs/security.md
+// "Secret deals"): started at once, its code and time only once released,
+// under its key alone; a call not held is recorded as it ends.
+TEST(GrpcMetricsTest, AHeldClientCallIsRecordedOnlyWhenReleased) {
+  prometheus::Registry client_registry;
+  GrpcMetrics client_metrics(&client_registry);
+  TestArena service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_TRUE(server != nullptr && port != 0);
+  auto channel = grpc::experimental::CreateCustomChannelWithInterceptors(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(),
+      grpc::ChannelArguments(), client_metrics.ClientInterceptors());
+  auto stub = v1::Arena::NewStub(channel);
+  auto call = [&](const char* name, const char* hold) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (hold != nullptr) client_metrics.HoldClientCall(&context, hold);
+    v1::GetBotRequest request;
+    request.set_name(name);
+    v1::BotInfo info;
+    stub->GetBot(&context, request, &info);
+    client_metrics.ForgetClientCall(&context);
+  };
+  call("a", "T1-1");
+  call("missing", "T1-1");  // a second attempt of the same table
+  call("b", "T1-2");
+  const std::string unary =
+      "grpc_method=\"GetBot\",grpc_service=\"tarock.v1.Arena\",grpc_type=\"unary\"}";
+  std::string text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_started_total{", unary, " 3\n"))) << text;
+  EXPECT_FALSE(absl::StrContains(text, "grpc_client_handled_total{")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "grpc_client_handling_seconds_count{")) << text;
+  call("c", nullptr);  // not held
+  client_metrics.ReleaseHeld("T1-1");
+  client_metrics.ReleaseHeld("T1-1");  // once only
+  client_metrics.ReleaseHeld("nothing held");
+  text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handled_total{grpc_code=\"OK\",", unary, " 2\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(
+      text, absl::StrCat("grpc_client_handled_total{grpc_code=\"NotFound\",", unary, " 1\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handling_seconds_count{", unary, " 3\n")))
+      << text;
+  client_metrics.ReleaseHeld("T1-2");
+  text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handled_total{grpc_code=\"OK\",", unary, " 3\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handling_seconds_count{", unary, " 4\n")))
+      << text;
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
+}
+
 TEST(GrpcMetricsTest, CodeNamesAreGoGrpcPrometheusSpelling) {
   EXPECT_EQ(GrpcCodeName(grpc::StatusCode::OK), "OK");
   EXPECT_EQ(GrpcCodeName(grpc::StatusCode::CANCELLED), "Canceled");
