@@ -13,10 +13,13 @@
 // a streaming call counts the whole stream.
 //
 // Held calls: a client call whose context was given to HoldClientCall before
-// it started is counted as started, but its status and time are kept under a
-// key instead of recorded, until ReleaseHeld(key) records them (the arena
-// holds a duplicate table's RunMatch until its deal is public: its time is
-// the table's duration, docs/security.md "Secret deals").
+// it started (a server call given to HoldServerCall before its status) is
+// counted as started, but its status and time are kept under a key instead of
+// recorded, until ReleaseHeld(key) records them (the arena holds a duplicate
+// table's RunMatch, and the relayed seats' Bot.Play streams, until its deal
+// is public: their time is the table's duration, docs/security.md "Secret
+// deals"). A call held under a key released already (the last kRecentReleases
+// keys) is recorded as it ends.
 //
 // Thread-safety: thread-safe. The GrpcMetrics must outlive every server and
 // channel built with its interceptors.
@@ -28,7 +31,9 @@
 #include <grpcpp/support/server_interceptor.h>
 #include <grpcpp/support/status.h>
 
+#include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
@@ -65,6 +70,17 @@ class GrpcMetrics {
   // reached its status is dropped then).
   void HoldClientCall(const grpc::ClientContext* context, const std::string& key);
   void ForgetClientCall(const grpc::ClientContext* context);
+  // The same for a server call, from its handler (before its status is
+  // sent); ForgetServerCall once the call is done.
+  void HoldServerCall(const grpc::ServerContextBase* context, const std::string& key);
+  void ForgetServerCall(const grpc::ServerContextBase* context);
+  static constexpr size_t kRecentReleases = 4096;
+  // Server calls of `method` (its short name, e.g. "ReportSeatLog") are
+  // counted as started together with their status (and held with it), not
+  // when they start: for a call whose start tells what a held one would (a
+  // bot host reports a seat's log when its table has ended). Call before a
+  // server is built with the interceptors.
+  void DeferServerStart(const std::string& method);
   // Records every call held under `key` (their codes and times) now.
   void ReleaseHeld(const std::string& key);
 
@@ -75,12 +91,16 @@ class GrpcMetrics {
     prometheus::Family<prometheus::Histogram>& seconds;
     GrpcMetrics* owner = nullptr;  // for the held calls
   };
-  // A finished call: its labels (with grpc_code), code and seconds.
+  // A finished call: its labels (without grpc_code), code and seconds.
   struct Observation {
     prometheus::Labels labels;
     std::string code;
     double seconds = 0;
+    bool started = false;  // count it as started too when recorded (DeferServerStart)
+    Side* side = nullptr;  // set by Finish
   };
+  // Whether calls of `method` on `side` count as started with their status.
+  bool DefersStart(const Side* side, const std::string& method) const;
   // Records `o` on `side`, or keeps it when `context` is held (interceptors).
   void Finish(Side* side, const void* context, Observation o);
 
@@ -90,6 +110,11 @@ class GrpcMetrics {
   absl::Mutex mu_;
   std::map<const void*, std::string> holds_ ABSL_GUARDED_BY(mu_);  // context -> key
   std::map<std::string, std::vector<Observation>> held_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> released_ ABSL_GUARDED_BY(mu_);  // the recent releases
+  std::deque<std::string> released_order_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> deferred_start_;  // server methods; set before any call
+  void Hold(const void* context, const std::string& key);
+  void Forget(const void* context);
 };
 
 // The status code as go-grpc-prometheus' grpc_code label spells it
