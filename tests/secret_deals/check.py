@@ -216,6 +216,11 @@ def stored_status(tid):
         db.close()
 
 
+def health_since():
+    return {b["name"]: b.get("health_since", "") for b in get("/api/bots")[1].get("bots", [])}
+
+
+since_before = health_since()
 # --- 1. A duplicate tournament: one deal at four tables, one after another.
 out = cli("--json", "tournament", "run", "--variant=slovenian-4p", "--bots=spy,r1,r2,r3", "--deals=1",
           "--hands=4")
@@ -499,6 +504,13 @@ def end_leaks():
     fresh = sse_events("/api/live", 1.0)
     if not any(e == "running" and done_id in d for _, e, d in fresh):
         found.append("/api/live: a new subscriber's 'running' list leaves it out")
+    # A bot's health_since (online since when) is not moved by a clean seat.
+    if health_since() != since_before:
+        found.append(f"/api/bots: health_since {since_before} -> {health_since()}")
+    for name in ("spy", "r1"):
+        gb = grpc_read("GetBot", arena_pb2.GetBotRequest(name=name), arena_pb2.BotInfo)
+        if gb is None or gb.health_since != since_before.get(name, ""):
+            found.append(f"gRPC GetBot {name}: health_since {gb and gb.health_since}")
     watch = sse_events(f"/api/live/matches/{done_id}", 1.0)
     if any(e == "end" for _, e, d in watch) or not any(e == "match" for _, e, d in watch):
         found.append(f"/api/live/matches/{done_id}: {[e for _, e, d in watch]}")
