@@ -144,9 +144,9 @@ void PrintTournament(const v1::TournamentInfo& t) {
 
 void PrintMatch(const v1::ArenaMatch& m) {
   std::cout << m.id() << "  " << m.variant() << "  " << m.kind() << "  " << m.status();
-  if (m.status() == "done" && !m.deal_public())
-    std::cout << "  (its result is sealed until every table has played its deal)";
-  else if (m.status() == "done")
+  // A finished table whose deal other tables still play comes as running
+  // (docs/security.md, "Secret deals").
+  if (m.status() == "done")
     std::cout << absl::StrFormat("  #%d  %d hands  %.2f s  on %s", m.seq(), m.hands(),
                                  m.duration_s(), m.referee());
   if (!m.error().empty()) std::cout << "  error: " << m.error();

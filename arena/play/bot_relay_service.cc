@@ -30,8 +30,13 @@ class Link final : public RefereeLink {
 
 class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage> {
  public:
-  Stream(SeatRelay* relay, std::string capability)
-      : relay_(relay), capability_(std::move(capability)), link_(std::make_shared<Link>(this)) {
+  Stream(SeatRelay* relay, std::string capability, metrics::GrpcMetrics* grpc_metrics,
+         const grpc::ServerContextBase* context)
+      : relay_(relay),
+        capability_(std::move(capability)),
+        grpc_metrics_(grpc_metrics),
+        context_(context),
+        link_(std::make_shared<Link>(this)) {
     StartRead(&in_);
   }
 
@@ -51,6 +56,9 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
         return;
       }
       consumer_ = *consumer;
+      // The referee's seat of this match: its stream ends with the match.
+      if (grpc_metrics_ != nullptr)
+        grpc_metrics_->HoldServerCall(context_, in_.match_start().match_id());
     } else {
       consumer_->OnMessage(in_);
     }
@@ -60,6 +68,7 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
   void OnWriteDone(bool ok) override { link_->queue.WriteDone(ok); }
 
   void OnDone() override {
+    if (grpc_metrics_ != nullptr) grpc_metrics_->ForgetServerCall(context_);
     link_->queue.Done();
     delete this;
   }
@@ -67,6 +76,8 @@ class Stream final : public grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotM
  private:
   SeatRelay* relay_;
   const std::string capability_;  // the referee's "x-tarock-referee-proof"
+  metrics::GrpcMetrics* const grpc_metrics_;      // may be null
+  const grpc::ServerContextBase* const context_;  // this stream's
   std::shared_ptr<Link> link_;
   std::shared_ptr<SeatConsumer> consumer_;
   v1::RefereeMessage in_;
@@ -80,7 +91,7 @@ grpc::ServerBidiReactor<v1::RefereeMessage, v1::BotMessage>* BotRelayService::Pl
   const auto& metadata = context->client_metadata();
   if (auto it = metadata.find(transport::kRefereeProofHeader); it != metadata.end())
     capability.assign(it->second.data(), std::min<size_t>(it->second.size(), 256));
-  return new Stream(relay_, std::move(capability));
+  return new Stream(relay_, std::move(capability), grpc_metrics_, context);
 }
 
 }  // namespace tarock::arena::play

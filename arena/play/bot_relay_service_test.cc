@@ -8,10 +8,15 @@
 #include <memory>
 #include <thread>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "arena/play/bot_relay_service.h"
 #include "arena/play/play_session.h"
 #include "arena/play/seat_relay.h"
+#include "prometheus/registry.h"
+#include "referee/metrics/exposition.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "tarock/v1/tarock.grpc.pb.h"
 
 namespace tarock::arena::play {
@@ -19,10 +24,14 @@ namespace {
 
 class RelayServer {
  public:
-  RelayServer() : service_(&relay_) {
+  // `grpc_metrics` (may be null): the server's, with its interceptors.
+  explicit RelayServer(metrics::GrpcMetrics* grpc_metrics = nullptr)
+      : service_(&relay_, grpc_metrics) {
     grpc::ServerBuilder b;
     b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     b.RegisterService(&service_);
+    if (grpc_metrics != nullptr)
+      b.experimental().SetInterceptorCreators(grpc_metrics->ServerInterceptors());
     server_ = b.BuildAndStart();
     stub_ = v1::Bot::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
                                                  grpc::InsecureChannelCredentials()));
@@ -123,6 +132,60 @@ TEST(BotRelayService, RelaysARegisteredSeatBothWays) {
   EXPECT_EQ(v["status"], "done");
   EXPECT_EQ(v["decisions"], 3);
   EXPECT_FALSE(v["connected"]);
+}
+
+// A relayed seat's stream lasts as long as its match: its server metrics
+// (code and time) are held under the match id until the scheduler releases
+// them, once the match's end is public (docs/security.md, "Secret deals");
+// a stranger's refused stream is counted at once.
+TEST(BotRelayService, ASeatsStreamIsCountedOnlyOnceItsMatchIsReleased) {
+  prometheus::Registry registry;
+  metrics::GrpcMetrics grpc_metrics(&registry);
+  RelayServer s(&grpc_metrics);
+  auto session = std::make_shared<PlaySession>("secret", "T1-1", 2);
+  ASSERT_TRUE(s.relay_.Register("T1-1", 2, session).ok());
+  const std::string capability(64, 'f');
+  ASSERT_TRUE(s.relay_.Authorize("T1-1", 2, capability).ok());
+  {
+    grpc::ClientContext stranger;
+    stranger.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    auto probe = s.stub_->Play(&stranger);
+    ASSERT_TRUE(probe->Write(Start("T1-1", 2)));
+    v1::BotMessage in;
+    EXPECT_FALSE(probe->Read(&in));
+    EXPECT_EQ(probe->Finish().error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  ctx.AddMetadata("x-tarock-referee-proof", capability);
+  auto stream = s.stub_->Play(&ctx);
+  ASSERT_TRUE(stream->Write(Start("T1-1", 2)));
+  v1::RefereeMessage result;
+  result.mutable_match_result()->add_totals(0);
+  ASSERT_TRUE(stream->Write(result));
+  stream->WritesDone();
+  v1::BotMessage in;
+  EXPECT_FALSE(stream->Read(&in));
+  EXPECT_TRUE(stream->Finish().ok());
+  const std::string play =
+      "grpc_method=\"Play\",grpc_service=\"tarock.v1.Bot\",grpc_type=\"bidi_stream\"}";
+  auto text = [&] { return metrics::SerializeMetrics({&registry}); };
+  // The server sends its status after the client has it: wait for the refusal.
+  for (int i = 0; i < 500 && !absl::StrContains(text(), "PermissionDenied"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(absl::StrContains(text(), absl::StrCat("grpc_server_started_total{", play, " 2\n"))) << text();
+  EXPECT_TRUE(absl::StrContains(
+      text(), absl::StrCat("grpc_server_handled_total{grpc_code=\"PermissionDenied\",", play, " 1\n")))
+      << text();
+  EXPECT_FALSE(absl::StrContains(text(), "grpc_server_handled_total{grpc_code=\"OK\"")) << text();
+  EXPECT_TRUE(absl::StrContains(text(), absl::StrCat("grpc_server_handling_seconds_count{", play, " 1\n")))
+      << text();
+  grpc_metrics.ReleaseHeld("T1-1");
+  EXPECT_TRUE(absl::StrContains(text(), absl::StrCat("grpc_server_handled_total{grpc_code=\"OK\",", play, " 1\n")))
+      << text();
+  EXPECT_TRUE(absl::StrContains(text(), absl::StrCat("grpc_server_handling_seconds_count{", play, " 2\n")))
+      << text();
 }
 
 }  // namespace

@@ -49,8 +49,12 @@ void BotHealth::OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, a
           now);
     return;
   }
+  // Online since it entered the state: a clean seat of a bot online already
+  // changes nothing public (when it ended would tell when its table did,
+  // which is sealed with its deal: docs/security.md, "Secret deals").
+  const absl::Time since = s.benched() ? now : s.since;
   s = BotHealthState{};
-  s.since = now;
+  s.since = since;
 }
 
 void BotHealth::OnProbe(int64_t bot, const absl::Status& result, absl::Time now) {

@@ -31,6 +31,20 @@ TEST(BotHealth, AnUnreachableBotIsBenchedAndProbedWithBackoffUntilItAnswers) {
   EXPECT_EQ(h.Of(7).last_error, "");
 }
 
+// A clean seat of a bot online already keeps the time it came online: its
+// health_since is public, and a table's end is sealed with its deal.
+TEST(BotHealth, ACleanSeatOfAnOnlineBotKeepsItsSince) {
+  BotHealth h;
+  h.MarkUnreachable(5, "seat 0 (b) at 127.0.0.1:9 is unreachable: refused", kT0);
+  h.OnProbe(5, absl::OkStatus(), kT0 + absl::Seconds(2));
+  EXPECT_EQ(h.Of(5).since, kT0 + absl::Seconds(2));
+  h.OnSeatFinished(5, false, 0, kT0 + absl::Seconds(30));
+  EXPECT_EQ(h.Of(5).state, "online");
+  EXPECT_EQ(h.Of(5).since, kT0 + absl::Seconds(2));
+  h.OnSeatFinished(6, false, 0, kT0 + absl::Seconds(30));  // never benched: no since
+  EXPECT_EQ(h.Of(6).since, absl::InfinitePast());
+}
+
 TEST(BotHealth, ASilentSeatMakesTheBotUnresponsiveAndACleanMatchMakesItOnline) {
   BotHealth h;
   h.OnSeatFinished(3, false, 2, kT0);  // two timeouts: not enough

@@ -138,14 +138,14 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
                      {{"match", job.match.id}, {"ladder", job.match.ladder_id},
                       {"tournament", job.match.tournament_id}, {"error", o.status.ToString()}});
       store_->MarkFailed(job.match.id, std::string(o.status.message())).IgnoreError();
-      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      PublishEnd(job, false, true, 0, 0);
       continue;
     }
-    if (!o.committed) continue;  // already counted
-    metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "done"}}).Increment();
-    // Hands played and the duration are a table's result: sealed with its
-    // deal (docs/security.md, "Secret deals").
-    ObserveWhenPublic(job, batch[i].result.hands(), batch[i].result.duration_s());
+    // Its end, hands played and duration are a table's result: sealed with
+    // its deal (docs/security.md, "Secret deals"). Not counted again when it
+    // was committed before.
+    PublishEnd(job, true, o.committed, batch[i].result.hands(), batch[i].result.duration_s());
+    if (!o.committed) continue;
     // Earlier tables rated in this commit, now that their deal is public
     // (before this match's own ratings, which come after them).
     for (const RatingRow& r : o.late_ratings)
@@ -162,50 +162,70 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
       }
     }
   }
-  FlushSealedMetrics();
+  // Spectators see the end once the result is stored (the page then reads
+  // it), and a sealed table's once its deal is public.
+  FlushSealedEnds();
   // A duplicate set is rated once its last table is committed (or failed).
   for (size_t i = 0; i < batch.size(); ++i)
     if (batch[i].job.match.set_tables > 0) BookSetOf(batch[i].job.match);
-  // Spectators see the end once the result is stored (the page then reads it).
-  for (size_t i = 0; i < batch.size(); ++i)
-    live_.End(batch[i].job.match.id,
-              outcomes[i].status.ok() ? R"({"status":"done"})" : R"({"status":"failed"})");
   absl::MutexLock lock(&mu_);
   for (const Finished& f : batch) {
     in_flight_.erase(f.job.match.id);
     if (f.job.match.ladder_id) refill_ = true;  // a ladder may have ended: the dispatcher looks
     if (f.job.match.test_id) refill_ = true;    // a test's block may be complete
   }
-  metrics_->running.Set(in_flight_.size());
+  SetRunningGauge();
 }
 
-void Scheduler::ObserveWhenPublic(const Job& job, int hands, double duration_s) {
+void Scheduler::PublishEnd(const Job& job, bool done, bool counted, int hands, double duration_s) {
+  SealedEnd end{job.match.id, job.match.variant, done, counted, hands, duration_s};
   // Tables that share their deal withhold hand records (tournament
   // rotations, ladder sets, test blocks); any other deal is public now.
-  if (!job.spec.withhold_hand_records()) {
-    metrics_->hands.Add({{"variant", job.match.variant}, {"outcome", "played"}}).Increment(hands);
-    metrics_->duration.Add({{"variant", job.match.variant}}, metrics_->duration_buckets)
-        .Observe(duration_s);
+  if (job.spec.withhold_hand_records()) {
+    absl::MutexLock lock(&sealed_ends_mu_);
+    sealed_ends_[job.match.seed].push_back(std::move(end));
+    ++sealed_ends_count_;
     return;
   }
-  absl::MutexLock lock(&sealed_metrics_mu_);
-  sealed_metrics_[job.match.seed].push_back({job.match.variant, hands, duration_s});
+  EmitEnd(end);
 }
 
-void Scheduler::FlushSealedMetrics() {
-  absl::MutexLock lock(&sealed_metrics_mu_);
-  for (auto it = sealed_metrics_.begin(); it != sealed_metrics_.end();) {
-    if (store_->CountUnfinishedWithSeed(it->first) != 0) {
-      ++it;
-      continue;
-    }
-    for (const SealedMetric& m : it->second) {
-      metrics_->hands.Add({{"variant", m.variant}, {"outcome", "played"}}).Increment(m.hands);
-      metrics_->duration.Add({{"variant", m.variant}}, metrics_->duration_buckets)
-          .Observe(m.duration_s);
-    }
-    it = sealed_metrics_.erase(it);
+void Scheduler::EmitEnd(const SealedEnd& e) {
+  if (e.counted)
+    metrics_->matches.Add({{"variant", e.variant}, {"outcome", e.done ? "done" : "failed"}})
+        .Increment();
+  if (e.counted && e.done) {
+    metrics_->hands.Add({{"variant", e.variant}, {"outcome", "played"}}).Increment(e.hands);
+    metrics_->duration.Add({{"variant", e.variant}}, metrics_->duration_buckets)
+        .Observe(e.duration_s);
   }
+  client_->ReleaseHeldMetrics(e.match_id);
+  live_.End(e.match_id, e.done ? R"({"status":"done"})" : R"({"status":"failed"})");
+}
+
+void Scheduler::FlushSealedEnds() {
+  std::vector<SealedEnd> ends;
+  {
+    absl::MutexLock lock(&sealed_ends_mu_);
+    for (auto it = sealed_ends_.begin(); it != sealed_ends_.end();) {
+      if (store_->CountUnfinishedWithSeed(it->first) != 0) {
+        ++it;
+        continue;
+      }
+      for (SealedEnd& e : it->second) ends.push_back(std::move(e));
+      it = sealed_ends_.erase(it);
+    }
+    sealed_ends_count_ -= static_cast<int64_t>(ends.size());
+  }
+  if (ends.empty()) return;
+  for (const SealedEnd& e : ends) EmitEnd(e);
+  absl::MutexLock lock(&mu_);
+  SetRunningGauge();
+}
+
+void Scheduler::SetRunningGauge() {
+  metrics_->running.Set(static_cast<double>(in_flight_.size()) +
+                        static_cast<double>(sealed_ends_count_.load()));
 }
 
 MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,

@@ -379,8 +379,11 @@ v1::EventInfo Scheduler::EventInfoOf(const EventRow& row, bool with_results) {
       };
       std::map<std::string, SeatFacts> facts;
       std::map<int64_t, std::string> ready_at;  // version -> when it was ready
-      for (const MatchRow& m : store_->TournamentMatches(row.final_tournament_id)) {
-        if (m.status != "done") continue;
+      const std::vector<MatchRow> final_tables = store_->TournamentMatches(row.final_tournament_id);
+      const std::vector<bool> tables_shown = DealsPublic(final_tables);  // sealed with their deal
+      for (size_t i = 0; i < final_tables.size(); ++i) {
+        const MatchRow& m = final_tables[i];
+        if (m.status != "done" || !tables_shown[i]) continue;
         for (const SeatRow& seat : store_->SeatsOf(m.id)) {
           SeatFacts& f = facts[seat.bot];
           ++f.matches;

@@ -177,7 +177,7 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StopLadderLocked(const std::string& ke
   out.set_id(it->second.id);
   *out.mutable_config() = it->second.config;
   out.set_running(false);
-  out.set_matches_done(store_->CountLadderMatches(it->second.id, "done"));
+  out.set_matches_done(store_->CountPublicFinished("done", it->second.id));
   ladders_.erase(it);
   return out;
 }
@@ -189,7 +189,9 @@ v1::ListLaddersResponse Scheduler::ListLadders() {
     info->set_id(l.id);
     *info->mutable_config() = FromJson<v1::LadderConfig>(l.config);
     info->set_running(l.running);
-    info->set_matches_done(store_->CountLadderMatches(l.id, "done"));
+    // As the public sees them: a table whose deal other tables still play
+    // counts once that deal is public (docs/security.md, "Secret deals").
+    info->set_matches_done(store_->CountPublicFinished("done", l.id));
   }
   return out;
 }

@@ -116,7 +116,7 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::StartPlayMatch(const PlayMatchRequest&
           "the arena runs ", play_threads_.size(), " play matches already; try again later"));
     if (absl::Status s = store_->InsertMatch(job.match); !s.ok()) return s;
     in_flight_[job.match.id] = InFlight{"", 0, 0};
-    metrics_->running.Set(in_flight_.size());
+    SetRunningGauge();
     const std::string id = job.match.id;
     play_threads_[id] = std::thread([this, job = std::move(job)]() mutable {
       pthread_setname_np(pthread_self(), "arena-play");
@@ -142,7 +142,7 @@ void Scheduler::RunPlayJob(Job job) {
   absl::MutexLock lock(&mu_);
   if (!committing) in_flight_.erase(id);  // else the writer does, once committed
   play_ended_.push_back(id);
-  metrics_->running.Set(in_flight_.size());
+  SetRunningGauge();
 }
 
 }  // namespace tarock::arena

@@ -266,13 +266,17 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   v1::ArenaMatch out;
   out.set_id(m->id);
   out.set_variant(m->variant);
-  out.set_status(m->status);
-  out.set_kind(m->kind);
-  out.set_referee(m->referee);
-  out.set_attempts(m->attempts);
   // Secret deals (deal_seal.h): the seed, its salt and the record only once
   // every table of the deal has finished it; the commitment always.
   const bool deal_public = DealPublic(*m);
+  // A finished table whose deal other tables still play is shown as running
+  // until that deal is public: that it ended, and when, would tell how it
+  // went (docs/security.md, "Secret deals").
+  const bool sealed_end = (m->status == "done" || m->status == "failed") && !deal_public;
+  out.set_status(sealed_end ? "running" : m->status);
+  out.set_kind(m->kind);
+  out.set_referee(m->referee);
+  out.set_attempts(m->attempts);
   out.set_deal_public(deal_public);
   out.set_seed_commitment(m->seed_commitment);
   if (deal_public) {
@@ -308,8 +312,8 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
     v1::ArenaSeat* seat = out.add_seats();
     seat->set_seat(s.seat);
     seat->set_bot(s.bot);
+    if (!deal_public) continue;  // the hosted version too: stored when it ended
     seat->set_version_id(s.version_id);
-    if (!deal_public) continue;
     seat->set_total(s.total);
     seat->set_faults(s.faults);
     seat->set_forfeited(s.forfeited);
@@ -372,13 +376,19 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
   int64_t total = 0;
   if (r.status() == "running") {
     // Running is a state in memory (GetMatch); the store has these matches
-    // as pending. At most --max_parallel of them: filtered here.
-    std::vector<std::string> ids;
+    // as pending. At most --max_parallel of them: filtered here. Finished
+    // tables whose deal other tables still play are shown as running too
+    // (GetMatch): from the store, as many as such sets hold.
+    std::set<std::string> ids;
     {
       absl::MutexLock lock(&mu_);
       for (const auto& [id, flight] : in_flight_)
-        if (!flight.referee.empty()) ids.push_back(id);
+        if (!flight.referee.empty()) ids.insert(id);
     }
+    MatchFilter sealed = filter;
+    sealed.status.clear();
+    sealed.sealed_finished = true;
+    for (const MatchRow& m : store_->ListMatchesPage(sealed, 0, 10000, nullptr)) ids.insert(m.id);
     std::vector<v1::ArenaMatch> running;
     for (const std::string& id : ids) {
       absl::StatusOr<v1::ArenaMatch> m = GetMatch(id, false);
@@ -422,13 +432,16 @@ v1::StatusResponse Scheduler::GetStatus() {
   v1::StatusResponse out;
   // The store first, without mu_: a commit can hold the store for
   // milliseconds, and workers need mu_ to start their next match.
-  out.set_matches_done(store_->CountMatches("done"));
-  out.set_matches_failed(store_->CountMatches("failed"));
+  // As the public sees them: a finished table whose deal other tables still
+  // play is running until that deal is public (GetMatch).
+  out.set_matches_done(store_->CountPublicFinished("done", 0));
+  out.set_matches_failed(store_->CountPublicFinished("failed", 0));
   out.set_matches_per_minute(store_->CountDoneSince(300) / 5.0);
+  const int64_t sealed = store_->CountSealedFinished();
   for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
   absl::MutexLock lock(&mu_);
   out.set_queue_depth(static_cast<int>(queue_.size()));
-  out.set_running(static_cast<int>(in_flight_.size()));
+  out.set_running(static_cast<int>(in_flight_.size() + sealed));
   int available = 0;
   for (const std::string& r : referees_)
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;

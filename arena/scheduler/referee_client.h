@@ -43,6 +43,13 @@ class RefereeClient {
   // Cancels the calls in flight whose cancel flag is set (the scheduler's
   // Stop). The default relies on implementations checking the flag themselves.
   virtual void CancelAll() {}
+  // A table whose deal other tables share (spec.withhold_hand_records): an
+  // implementation that records metrics of its calls (how long each took,
+  // how it ended) holds those of its RunMatch calls back, as the match's
+  // end is sealed with its deal (docs/security.md, "Secret deals"), until the
+  // scheduler calls this with the match id once the deal is public. The
+  // default records nothing.
+  virtual void ReleaseHeldMetrics(const std::string& match_id) { (void)match_id; }
 };
 
 }  // namespace tarock::arena

@@ -364,6 +364,12 @@ void Scheduler::DispatcherLoop() {
     // Several arenas: this arena's free slots take the oldest claimable
     // matches, whoever made them (those just made included).
     if (Shared()) ClaimForFreeSlots();
+    // Sealed ends whose deal turned public without a commit or a failure
+    // here (a stopped ladder's spares deleted, another arena's commit).
+    if (sealed_ends_count_.load() > 0 && absl::Now() - sealed_flushed_ > absl::Seconds(1)) {
+      sealed_flushed_ = absl::Now();
+      FlushSealedEnds();
+    }
     absl::MutexLock lock(&mu_);
     for (Job& j : test_jobs) Enqueue(std::move(j));
     for (Refill& r : refills) {
@@ -511,7 +517,7 @@ void Scheduler::WorkerLoop() {
       queue_.pop_front();
       in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
       metrics_->queue_depth.Set(queue_.size());
-      metrics_->running.Set(in_flight_.size());
+      SetRunningGauge();
     }
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
@@ -527,7 +533,7 @@ void Scheduler::WorkerLoop() {
       if (--queued_by_ladder_[ladder] <= LadderQueueTarget() - std::max(1, options_.max_parallel) / 2)
         refill_ = true;
     }
-    metrics_->running.Set(in_flight_.size());
+    SetRunningGauge();
   }
 }
 
@@ -537,10 +543,12 @@ bool Scheduler::RunJob(Job job) {
     ++jobs_running_;
   }
   const std::string id = job.match.id;
-  const bool committing = RunOnReferees(std::move(job));
+  bool failed = false;
+  const bool committing = RunOnReferees(std::move(job), &failed);
   if (!committing) {
-    // Its spectators are told (a committed match ends for them once committed).
-    live_.End(id, R"({"status":"not finished"})");
+    // Its spectators are told when it stops unfinished (a committed or
+    // failed match ends for them once its end is public: PublishEnd).
+    if (!failed) live_.End(id, R"({"status":"not finished"})");
     absl::MutexLock lock(&commit_mu_);
     --jobs_running_;  // (EnqueueCommit counts the others down)
   }
@@ -590,7 +598,7 @@ absl::Status Scheduler::Redeal(Job& job) {
   return absl::OkStatus();
 }
 
-bool Scheduler::RunOnReferees(Job job) {
+bool Scheduler::RunOnReferees(Job job, bool* failed) {
   // A ladder match queued before one of its bots was benched (bot_health.h)
   // does not wait out that bot's connect timeout: it fails at once, charged
   // to nobody, and the ladder makes its next match without the bot.
@@ -599,9 +607,8 @@ bool Scheduler::RunOnReferees(Job job) {
       if (!health_.Benched(job.match.bot_ids[s])) continue;
       const std::string why = absl::StrCat("not started: ", job.spec.seats(static_cast<int>(s)).name(),
                                            " sits out ladders (", health_.Of(job.match.bot_ids[s]).state, ")");
-      store_->MarkFailed(job.match.id, why).IgnoreError();
-      BookSetOf(job.match);  // a set whose last table failed is booked now
-      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      FailMatch(job, why);
+      *failed = true;
       return false;
     }
   }
@@ -610,9 +617,8 @@ bool Scheduler::RunOnReferees(Job job) {
   if (job.match.kind == "tournament") {
     if (absl::Status s = AwaitBenchedBots(job); !s.ok()) {
       if (cancel_.load()) return false;  // stopping: runs again after a restart
-      store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
-      BookSetOf(job.match);  // a set whose last table failed is booked now
-      metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+      FailMatch(job, std::string(s.message()));
+      *failed = true;
       return false;
     }
   }
@@ -620,9 +626,8 @@ bool Scheduler::RunOnReferees(Job job) {
   if (absl::Status s = PrepareDialIn(job, &dial_in); !s.ok()) {
     ReleaseDialIn(job.match.id, dial_in);
     if (cancel_.load()) return false;  // stopping: runs again after a restart
-    store_->MarkFailed(job.match.id, std::string(s.message())).IgnoreError();
-    BookSetOf(job.match);  // a set whose last table failed is booked now
-    metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+    FailMatch(job, std::string(s.message()));
+    *failed = true;
     return false;
   }
   struct Release {
@@ -808,10 +813,18 @@ bool Scheduler::RunOnReferees(Job job) {
                  {{"match", job.match.id}, {"variant", job.match.variant},
                   {"ladder", job.match.ladder_id}, {"tournament", job.match.tournament_id},
                   {"attempts", attempts}, {"error", last_error}});
-  store_->MarkFailed(job.match.id, last_error).IgnoreError();
-  BookSetOf(job.match);  // a set whose last table failed is booked now
-  metrics_->matches.Add({{"variant", job.match.variant}, {"outcome", "failed"}}).Increment();
+  FailMatch(job, last_error);
+  *failed = true;
   return false;
+}
+
+void Scheduler::FailMatch(const Job& job, const std::string& why) {
+  store_->MarkFailed(job.match.id, why).IgnoreError();
+  BookSetOf(job.match);  // a set whose last table failed is booked now
+  // Its end, like a finished table's, is public once its deal is: now, or
+  // when its last twin ends (docs/security.md, "Secret deals").
+  PublishEnd(job, false, true, 0, 0);
+  FlushSealedEnds();
 }
 
 }  // namespace tarock::arena

@@ -446,7 +446,12 @@ class Scheduler {
   // the writer: returns true), fails, or the scheduler stops; counted in
   // jobs_running_ meanwhile (the writer commits at once when none runs).
   bool RunJob(Job job);
-  bool RunOnReferees(Job job);  // RunJob without the count
+  // RunJob without the count. A match that failed (not stopping) sets
+  // `*failed` (its end is then published by FailMatch).
+  bool RunOnReferees(Job job, bool* failed);
+  // Marks the match failed with `why`, books its set when that was its last
+  // table, and publishes its end (PublishEnd).
+  void FailMatch(const Job& job, const std::string& why);
   // Deals `job` afresh for its next attempt: a new sealed seed (deal_seal.h)
   // in the store and in `job` (docs/security.md, "Secret deals").
   absl::Status Redeal(Job& job);
@@ -474,11 +479,19 @@ class Scheduler {
                    int32_t connect_timeout_ms);
   void EnqueueCommit(Finished finished);
   void CommitBatch(std::vector<Finished> batch);
-  // The hands and duration metrics of a committed table: now when its deal is
-  // its own, else once no table of `seed` is unfinished (checked after every
-  // commit batch: FlushSealedMetrics).
-  void ObserveWhenPublic(const Job& job, int hands, double duration_s);
-  void FlushSealedMetrics();
+  // A finished table's end as the public sees it: the live feed's
+  // "finished" (and its spectators' "end"), tarock_arena_matches_total, the
+  // hands and duration metrics, the referee client's RunMatch metrics
+  // (RefereeClient::ReleaseHeldMetrics) and the running gauge. Now when its
+  // deal is its own; for a table whose deal other tables share
+  // (withhold_hand_records) once no table of its seed is unfinished
+  // (FlushSealedEnds, after every commit batch and every failure): until then
+  // it is shown as running everywhere (docs/security.md, "Secret deals").
+  // `counted`: the match's metrics count it (false: committed before).
+  void PublishEnd(const Job& job, bool done, bool counted, int hands, double duration_s);
+  void FlushSealedEnds();
+  // The running gauge: matches in flight and sealed ends held.
+  void SetRunningGauge() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The hosted version of each seat of a result (hosted.cc).
   void RecordHostedVersions(const v1::MatchFinished& finished, const std::vector<int>& unhosted,
                             MatchResultRow* result);
@@ -646,16 +659,23 @@ class Scheduler {
   // and the writer commits what it has without waiting out commit_delay.
   int jobs_running_ ABSL_GUARDED_BY(commit_mu_) = 0;
   std::thread writer_;
-  // The hands played and the duration of finished tables whose deal other
-  // tables still play, by seed: /metrics is public, so they are observed
-  // only once the deal is public (ObserveWhenPublic, commits.cc).
-  struct SealedMetric {
+  // The ends of finished tables whose deal other tables still play, by
+  // seed: everything public shows them running until the deal is public
+  // (PublishEnd, commits.cc).
+  struct SealedEnd {
+    std::string match_id;
     std::string variant;
+    bool done = false;     // else failed
+    bool counted = true;   // in tarock_arena_matches_total
     int hands = 0;
     double duration_s = 0;
   };
-  absl::Mutex sealed_metrics_mu_;
-  std::map<uint64_t, std::vector<SealedMetric>> sealed_metrics_ ABSL_GUARDED_BY(sealed_metrics_mu_);
+  absl::Mutex sealed_ends_mu_;  // never held with mu_
+  std::map<uint64_t, std::vector<SealedEnd>> sealed_ends_ ABSL_GUARDED_BY(sealed_ends_mu_);
+  std::atomic<int64_t> sealed_ends_count_{0};  // entries of sealed_ends_
+  absl::Time sealed_flushed_ = absl::InfinitePast();  // the dispatcher's
+  // Publishes one end (PublishEnd) now.
+  void EmitEnd(const SealedEnd& end);
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
   // Play matches running, one thread each, by match id; a finished one joins
   // at the next StartPlayMatch or at Stop().

@@ -317,14 +317,15 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_matches_total(static_cast<int>(matches.size()));
   int done = 0, failed = 0;
   // A table's result counts once its deal is public (DealPublic): its twins
-  // of a duplicate set still playing the deal must not read how it went.
+  // of a duplicate set still playing the deal must not read how it went, nor
+  // when it ended: until then it counts as running, not done or failed.
   const std::vector<bool> shown = DealsPublic(matches);
   for (size_t i = 0; i < matches.size(); ++i) {
     const MatchRow& m = matches[i];
+    if (!shown[i]) continue;
     if (m.status == "failed") ++failed;
     if (m.status != "done") continue;
     ++done;
-    if (!shown[i]) continue;
     std::vector<SeatRow> seats = store_->SeatsOf(m.id);
     // Per-hand scores as stored with the seats; results stored before schema
     // version 2 have them only in the record.

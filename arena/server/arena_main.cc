@@ -304,6 +304,9 @@ int main(int argc, char** argv) {
 
   prometheus::Registry registry;
   tarock::metrics::GrpcMetrics grpc_metrics(&registry);  // the gRPC server's and the referee calls'
+  // A host reports a seat's log when its table has ended: counted (started
+  // too) once that end is public (HostingService).
+  grpc_metrics.DeferServerStart("ReportSeatLog");
   absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
   absl::StatusOr<tarock::arena::RefereeResolver> resolver =
@@ -433,7 +436,7 @@ int main(int argc, char** argv) {
   // The Bot service referees dial for seats this arena relays (a person in
   // the browser): arena/play.
   tarock::arena::play::SeatRelay relay;
-  tarock::arena::play::BotRelayService relay_service(&relay);
+  tarock::arena::play::BotRelayService relay_service(&relay, &grpc_metrics);
   builder.RegisterService(&relay_service);
   // Bots that dial in (docs/dial-in.md): the BotGateway service, its seats on the same relay.
   tarock::arena::gateway::GatewayOptions gateway_options;
@@ -479,7 +482,7 @@ int main(int argc, char** argv) {
     ~ClearFrozen() { hub->SetFrozen(nullptr); }
   } clear_frozen{&hub};
   tarock::arena::HostingService hosting_service(&hosted, &scheduler, store->get(),
-                                                admission->get());
+                                                admission->get(), &grpc_metrics);
   builder.RegisterService(&hosting_service);
   gateway.SetHostedAuthenticator(
       [&hosted](const std::string& token, const std::string& bot, int64_t* host_id) {

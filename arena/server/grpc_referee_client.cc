@@ -57,6 +57,16 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatchWithEvents(
   auto stub = v1::Referee::NewStub(*channel);
   grpc::ClientContext context;
   transport::AddBearerToken(&context, token_);
+  // How long a duplicate table's call took, and how it ended, is public only
+  // once its deal is (ReleaseHeldMetrics).
+  struct Hold {
+    metrics::GrpcMetrics* metrics;
+    const grpc::ClientContext* context;
+    ~Hold() {
+      if (metrics != nullptr) metrics->ForgetClientCall(context);
+    }
+  } hold{spec.withhold_hand_records() ? grpc_metrics_ : nullptr, &context};
+  if (hold.metrics != nullptr) hold.metrics->HoldClientCall(&context, spec.match_id());
   // A dead referee shows at once instead of after a long reconnect wait.
   context.set_wait_for_ready(false);
   auto reader = stub->RunMatch(&context, spec);
@@ -85,6 +95,10 @@ absl::StatusOr<v1::MatchFinished> GrpcRefereeClient::RunMatchWithEvents(
   if (!finished)
     return absl::UnavailableError(absl::StrCat("referee ", address, " ended without a result"));
   return *finished;
+}
+
+void GrpcRefereeClient::ReleaseHeldMetrics(const std::string& match_id) {
+  if (grpc_metrics_ != nullptr) grpc_metrics_->ReleaseHeld(match_id);
 }
 
 }  // namespace tarock::arena

@@ -49,6 +49,10 @@ class GrpcRefereeClient : public RefereeClient {
                                                        const std::atomic<bool>* cancel,
                                                        const EventCallback& on_event) override;
   void CancelAll() override;
+  // The RunMatch calls of a table whose deal other tables share
+  // (withhold_hand_records) are held in grpc_metrics (GrpcMetrics::
+  // HoldClientCall) under the match id until this is called.
+  void ReleaseHeldMetrics(const std::string& match_id) override;
 
  private:
   absl::StatusOr<std::shared_ptr<grpc::Channel>> ChannelTo(const std::string& address);

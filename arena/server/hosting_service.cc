@@ -218,8 +218,12 @@ grpc::Status HostingService::ReportSeatLog(grpc::ServerContext* context,
     slow.emplace();
     for (const v1::DecisionPlace& p : r->slow()) slow->emplace_back(p.hand_index(), p.action_index());
   }
-  return ToGrpcStatus(
-      hosted_->ReportSeatLog(*host, r->bot(), r->match_id(), r->seat(), r->log(), std::move(slow)));
+  absl::Status reported =
+      hosted_->ReportSeatLog(*host, r->bot(), r->match_id(), r->seat(), r->log(), std::move(slow));
+  // Sent when the seat's table ended: counted once that end is public (a
+  // report refused, for no seat of a match, tells nothing of one).
+  if (reported.ok() && grpc_metrics_ != nullptr) grpc_metrics_->HoldServerCall(context, r->match_id());
+  return ToGrpcStatus(reported);
 }
 
 grpc::Status HostingService::GetSeatLog(grpc::ServerContext* context, const v1::GetSeatLogRequest* r,

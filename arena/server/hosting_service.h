@@ -14,15 +14,26 @@
 #include "arena/hosting/hosted_bots.h"
 #include "arena/scheduler/scheduler.h"
 #include "arena/server/admission.h"
+#include "referee/metrics/grpc_metrics.h"
 #include "tarock/v1/hosting.grpc.pb.h"
 
 namespace tarock::arena {
 
 class HostingService final : public v1::Hosting::Service {
  public:
-  // All must outlive the service; `admission` may be null.
-  HostingService(HostedBots* hosted, Scheduler* scheduler, Store* store, Admission* admission)
-      : hosted_(hosted), scheduler_(scheduler), store_(store), admission_(admission) {}
+  // All must outlive the service; `admission` and `grpc_metrics` may be
+  // null. `grpc_metrics`: the server's; a host's ReportSeatLog (sent when a
+  // seat's table has ended) is held in it under the match id until the
+  // match's end is public (GrpcMetrics::HoldServerCall; call
+  // DeferServerStart("ReportSeatLog") on it before the server starts), as
+  // the table's own end is (docs/security.md, "Secret deals").
+  HostingService(HostedBots* hosted, Scheduler* scheduler, Store* store, Admission* admission,
+                 metrics::GrpcMetrics* grpc_metrics = nullptr)
+      : hosted_(hosted),
+        scheduler_(scheduler),
+        store_(store),
+        admission_(admission),
+        grpc_metrics_(grpc_metrics) {}
 
   grpc::Status UploadVersion(grpc::ServerContext*, const v1::UploadVersionRequest* r,
                              v1::VersionInfo* out) override;
@@ -58,6 +69,7 @@ class HostingService final : public v1::Hosting::Service {
   Scheduler* scheduler_;
   Store* store_;
   Admission* admission_;
+  metrics::GrpcMetrics* const grpc_metrics_;
 };
 
 }  // namespace tarock::arena

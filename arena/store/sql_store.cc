@@ -1033,6 +1033,23 @@ int64_t SqlStore::CountLadderMatches(int64_t ladder_id, const std::string& statu
   return s.Step() == kRow ? s.Int(0) : 0;
 }
 
+int64_t SqlStore::CountPublicFinished(const std::string& status, int64_t ladder_id) {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches m WHERE m.status = ?1 AND "
+                                 "(?2 = 0 OR m.ladder_id = ?2) AND ",
+                                 kDealPublicSql));
+  s.Bind(1, status).Bind(2, ladder_id);
+  return s.Step() == kRow ? s.Int(0) : 0;
+}
+
+int64_t SqlStore::CountSealedFinished() {
+  absl::MutexLock lock(&mu_);
+  Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches m WHERE m.status IN ('done', 'failed') "
+                                 "AND NOT ",
+                                 kDealPublicSql));
+  return s.Step() == kRow ? s.Int(0) : 0;
+}
+
 std::vector<MatchRow> SqlStore::TournamentMatches(int64_t tournament_id) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns,
@@ -1058,6 +1075,10 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
   if (f.ladder_id) add("ladder_id =", f.ladder_id);
   if (f.tournament_id) add("tournament_id =", f.tournament_id);
   if (!f.status.empty()) add("status =", f.status);
+  // A finished match is shown as running until its deal is public.
+  if (f.status == "done" || f.status == "failed") absl::StrAppend(&where, " AND ", kDealPublicSql);
+  if (f.sealed_finished)
+    absl::StrAppend(&where, " AND status IN ('done', 'failed') AND NOT ", kDealPublicSql);
   std::vector<int64_t> bot_ids = f.bot_ids;
   if (f.bot_id) bot_ids.push_back(f.bot_id);
   if (!bot_ids.empty()) {
@@ -1085,11 +1106,11 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
   };
   absl::MutexLock lock(&mu_);
   if (total != nullptr) {
-    Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches WHERE ", where));
+    Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches m WHERE ", where));
     bind(s);
     *total = s.Step() == kRow ? s.Int(0) : 0;
   }
-  Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE ", where,
+  Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns, " FROM matches m WHERE ", where,
                                          " ORDER BY rowid DESC LIMIT ?", binds.size() + 1,
                                          " OFFSET ?", binds.size() + 2));
   bind(s);
@@ -1102,7 +1123,9 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
 int64_t SqlStore::CountDoneSince(int seconds) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
-         "SELECT COUNT(*) FROM matches WHERE finished_at >= datetime('now', ?) AND status = 'done'");
+         absl::StrCat("SELECT COUNT(*) FROM matches m WHERE m.finished_at >= datetime('now', ?) AND "
+                      "m.status = 'done' AND ",
+                      kDealPublicSql));
   s.Bind(1, absl::StrCat("-", seconds, " seconds"));
   return s.Step() == kRow ? s.Int(0) : 0;
 }
@@ -1110,11 +1133,13 @@ int64_t SqlStore::CountDoneSince(int seconds) {
 std::vector<TournamentSummaryRow> SqlStore::ListTournaments(int limit) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(),
-         "SELECT t.id, t.name, t.variant, t.format, t.config, t.created_at, "
-         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id), "
-         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'done'), "
-         "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'failed') "
-         "FROM tournaments t ORDER BY t.id DESC LIMIT ?");
+         absl::StrCat("SELECT t.id, t.name, t.variant, t.format, t.config, t.created_at, "
+                      "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id), "
+                      "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND "
+                      "m.status = 'done' AND ", kDealPublicSql, "), "
+                      "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND "
+                      "m.status = 'failed' AND ", kDealPublicSql, ") "
+                      "FROM tournaments t ORDER BY t.id DESC LIMIT ?"));
   s.Bind(1, limit);
   std::vector<TournamentSummaryRow> out;
   while (s.Step() == kRow) {
@@ -1620,8 +1645,11 @@ std::vector<TestRow> SqlStore::ListTests(const std::string& status, int limit) {
 
 int64_t SqlStore::CountTestMatches(int64_t test_id, const std::string& status) {
   absl::MutexLock lock(&mu_);
-  Stmt s(db_.get(),
-         "SELECT COUNT(*) FROM matches WHERE test_id = ?1 AND (?2 = '' OR status = ?2)");
+  // A finished table counts by its status once its deal is public (shown as
+  // running until then: docs/security.md, "Secret deals").
+  Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches m WHERE m.test_id = ?1 AND "
+                                 "(?2 = '' OR (m.status = ?2 AND ",
+                                 kDealPublicSql, "))"));
   s.Bind(1, test_id).Bind(2, status);
   return s.Step() == kRow ? s.Int(0) : 0;
 }

@@ -177,9 +177,16 @@ struct MatchFilter {
   std::string kind;
   int64_t ladder_id = 0;
   int64_t tournament_id = 0;
+  // As the public sees it (docs/security.md, "Secret deals"): "done" and
+  // "failed" pass only matches whose deal is public (kDealPublicSql); the
+  // others are shown as running until then (sealed_finished).
   std::string status;
   int64_t test_id = 0;
   int64_t event_id = -1;  // -1: any event; 0 the open event
+  // Only finished (done or failed) matches whose deal is not public yet
+  // (another table dealt from its seed is pending or running): the public
+  // sees them as running. Set by the scheduler, with status empty.
+  bool sealed_finished = false;
 };
 
 // An event (arena/scheduler/events.h; schema version 9).
@@ -450,12 +457,20 @@ class Store {
   virtual void ForEachDoneMatch(const std::function<void(const MatchRow&, const std::vector<SeatRow>&)>& fn) = 0;
   virtual int64_t CountMatches(const std::string& status) = 0;
   virtual int64_t CountLadderMatches(int64_t ladder_id, const std::string& status) = 0;
+  // As the public sees them (a finished match whose deal is not public is
+  // shown as running, docs/security.md "Secret deals"): matches of `status`
+  // ("done" or "failed") whose deal is public, of `ladder_id` (0: any).
+  virtual int64_t CountPublicFinished(const std::string& status, int64_t ladder_id) = 0;
+  // Finished (done or failed) matches whose deal is not public yet.
+  virtual int64_t CountSealedFinished() = 0;
   virtual std::vector<MatchRow> TournamentMatches(int64_t tournament_id) = 0;
   // A page of matches, newest first, and how many pass the filters.
   virtual std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
                                         int64_t* total) = 0;
-  // Matches done within the last `seconds`.
+  // Matches done within the last `seconds` whose deal is public.
   virtual int64_t CountDoneSince(int seconds) = 0;
+  // Tournaments, newest first; their done and failed counts only tables whose
+  // deal is public (the others are shown as running).
   virtual std::vector<TournamentSummaryRow> ListTournaments(int limit) = 0;
   // The active bots rated in `variant`, with their ratings 10 matches ago.
   virtual std::vector<LeaderRow> LeaderboardRows(const std::string& variant, int trend_matches) = 0;
@@ -531,7 +546,8 @@ class Store {
   virtual absl::StatusOr<TestRow> GetTest(int64_t id) = 0;
   virtual std::vector<TestRow> ListTests(const std::string& status, int limit) = 0;  // newest first; "" any
   virtual std::vector<MatchRow> TestMatches(int64_t test_id) = 0;  // in insertion order
-  virtual int64_t CountTestMatches(int64_t test_id, const std::string& status) = 0;  // "" any
+  // "" any; a status only of matches whose deal is public (CountPublicFinished).
+  virtual int64_t CountTestMatches(int64_t test_id, const std::string& status) = 0;
 
   // Leases: several arenas on one database share its matches (docs/database.md,
   // "Several arenas"). A lease has an owner (an arena process) and an expiry

@@ -6,6 +6,8 @@
 #include "arena/store/store.h"
 
 #include <gtest/gtest.h>
+
+#include <tuple>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -380,6 +382,57 @@ TEST_P(StoreTest, ADuplicateTablesRatingWaitsUntilItsDealIsPublic) {
   EXPECT_EQ(last.ratings.size(), 3u);
   EXPECT_EQ(store_->GetMatch("U1")->rating_wait, store_->GetMatch("U2")->seq);
   EXPECT_EQ(store_->GetRating(bots_[0], "slovenian-3p")->matches, 5);
+}
+
+// A finished table whose twin still plays its deal counts as running for the
+// public (docs/security.md, "Secret deals"): no done count, status filter or
+// tournament summary shows it done until the twin has finished.
+TEST_P(StoreTest, AFinishedTableCountsAsRunningUntilItsDealIsPublic) {
+  TournamentRow t;
+  t.name = "cup";
+  t.variant = "slovenian-3p";
+  t.format = "round-robin";
+  t.config = "{}";
+  absl::StatusOr<int64_t> tid = store_->InsertTournament(t);
+  ASSERT_TRUE(tid.ok()) << tid.status();
+  for (const char* id : {"T1", "T2", "T3"}) {
+    MatchRow m;
+    m.id = id;
+    m.variant = "slovenian-3p";
+    m.kind = "tournament";
+    m.spec = "{}";
+    m.bot_ids = bots_;
+    m.tournament_id = *tid;
+    m.seed = std::string(id) == "T3" ? 91 : 90;  // T1 and T2 share a deal
+    ASSERT_TRUE(store_->InsertMatch(m).ok());
+  }
+  ASSERT_TRUE(store_->CommitMatches({Result("T1")}, Rate)[0].committed);
+  ASSERT_TRUE(store_->CommitMatches({Result("T3")}, Rate)[0].committed);
+  auto counts = [&] {
+    MatchFilter done, failed, sealed;
+    done.status = "done";
+    failed.status = "failed";
+    sealed.sealed_finished = true;
+    int64_t d = 0, f = 0, s = 0;
+    std::vector<MatchRow> page = store_->ListMatchesPage(done, 0, 10, &d);
+    store_->ListMatchesPage(failed, 0, 10, &f);
+    std::vector<MatchRow> sealed_page = store_->ListMatchesPage(sealed, 0, 10, &s);
+    std::string ids;
+    for (const MatchRow& m : page) ids += m.id + " ";
+    ids += "| ";
+    for (const MatchRow& m : sealed_page) ids += m.id + " ";
+    TournamentSummaryRow summary = store_->ListTournaments(10).at(0);
+    return std::make_tuple(d, f, s, ids, store_->CountPublicFinished("done", 0),
+                           store_->CountSealedFinished(), store_->CountDoneSince(3600),
+                           summary.done, summary.failed);
+  };
+  // T3's deal is its own: done. T1's twin T2 plays on: running.
+  EXPECT_EQ(counts(), std::make_tuple(int64_t{1}, int64_t{0}, int64_t{1}, std::string("T3 | T1 "),
+                                      int64_t{1}, int64_t{1}, int64_t{1}, 1, 0));
+  EXPECT_EQ(store_->CountMatches("done"), 2);  // the truth, for the operator
+  ASSERT_TRUE(store_->MarkFailed("T2", "referee gone").ok());
+  EXPECT_EQ(counts(), std::make_tuple(int64_t{2}, int64_t{1}, int64_t{0}, std::string("T3 T1 | "),
+                                      int64_t{2}, int64_t{0}, int64_t{2}, 2, 1));
 }
 
 TEST_P(StoreTest, AttemptsAreKeptForPendingMatchesOnly) {

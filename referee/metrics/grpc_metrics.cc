@@ -36,29 +36,31 @@ GrpcMetrics::Side MakeSide(prometheus::Registry* r, const std::string& side) {
           .Register(*r)};
 }
 
-// Records one call: started at construction, handled with its code once.
+// Records one call: started at construction, handled with its code once
+// (or held: GrpcMetrics::HoldClientCall).
 class CallRecorder {
  public:
-  CallRecorder(GrpcMetrics::Side* side, const char* method, const char* type)
-      : side_(side), start_(std::chrono::steady_clock::now()) {
+  CallRecorder(GrpcMetrics::Side* side, const char* method, const char* type,
+               const void* context = nullptr)
+      : side_(side), context_(context), start_(std::chrono::steady_clock::now()) {
     auto [service, name] = SplitGrpcMethod(method == nullptr ? "" : method);
     labels_ = {{"grpc_type", type}, {"grpc_service", service}, {"grpc_method", name}};
-    side_->started.Add(labels_).Increment();
+    defer_start_ = side_->owner->DefersStart(side_, name);
+    if (!defer_start_) side_->started.Add(labels_).Increment();
   }
   void Finish(grpc::StatusCode code) {
     if (finished_) return;
     finished_ = true;
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start_;
-    side_->seconds.Add(labels_, HandlingBuckets()).Observe(took.count());
-    prometheus::Labels with_code = labels_;
-    with_code["grpc_code"] = GrpcCodeName(code);
-    side_->handled.Add(with_code).Increment();
+    side_->owner->Finish(side_, context_, {labels_, GrpcCodeName(code), took.count(), defer_start_});
   }
 
  private:
   GrpcMetrics::Side* side_;
+  const void* context_;  // the client call's context (held calls), or null
   std::chrono::steady_clock::time_point start_;
   prometheus::Labels labels_;
+  bool defer_start_ = false;  // started counted with the status (DeferServerStart)
   bool finished_ = false;
 };
 
@@ -76,7 +78,8 @@ const char* TypeName(Type t) {
 class ServerInterceptor : public grpc::experimental::Interceptor {
  public:
   ServerInterceptor(GrpcMetrics::Side* side, grpc::experimental::ServerRpcInfo* info)
-      : call_(side, info->method(), TypeName(info->type())) {}
+      : call_(side, info->method(), TypeName(info->type()),
+              static_cast<const grpc::ServerContextBase*>(info->server_context())) {}
   void Intercept(InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS))
       call_.Finish(methods->GetSendStatus().error_code());
@@ -90,7 +93,8 @@ class ServerInterceptor : public grpc::experimental::Interceptor {
 class ClientInterceptor : public grpc::experimental::Interceptor {
  public:
   ClientInterceptor(GrpcMetrics::Side* side, grpc::experimental::ClientRpcInfo* info)
-      : call_(side, info->method(), TypeName(info->type())) {}
+      : call_(side, info->method(), TypeName(info->type()),
+              static_cast<const grpc::ClientContext*>(info->client_context())) {}
   void Intercept(InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_STATUS)) {
       grpc::Status* status = methods->GetRecvStatus();
@@ -130,7 +134,77 @@ class ClientFactory : public grpc::experimental::ClientInterceptorFactoryInterfa
 }  // namespace
 
 GrpcMetrics::GrpcMetrics(prometheus::Registry* registry)
-    : server_(MakeSide(registry, "server")), client_(MakeSide(registry, "client")) {}
+    : server_(MakeSide(registry, "server")), client_(MakeSide(registry, "client")) {
+  server_.owner = this;
+  client_.owner = this;
+}
+
+void GrpcMetrics::HoldClientCall(const grpc::ClientContext* context, const std::string& key) {
+  Hold(context, key);
+}
+
+void GrpcMetrics::ForgetClientCall(const grpc::ClientContext* context) { Forget(context); }
+
+void GrpcMetrics::HoldServerCall(const grpc::ServerContextBase* context, const std::string& key) {
+  Hold(context, key);
+}
+
+void GrpcMetrics::ForgetServerCall(const grpc::ServerContextBase* context) { Forget(context); }
+
+void GrpcMetrics::DeferServerStart(const std::string& method) { deferred_start_.insert(method); }
+
+bool GrpcMetrics::DefersStart(const Side* side, const std::string& method) const {
+  return side == &server_ && deferred_start_.count(method) > 0;
+}
+
+void GrpcMetrics::Hold(const void* context, const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (released_.count(key)) return;  // public already
+  holds_[context] = key;
+}
+
+void GrpcMetrics::Forget(const void* context) {
+  absl::MutexLock lock(&mu_);
+  holds_.erase(context);
+}
+
+void GrpcMetrics::Finish(Side* side, const void* context, Observation o) {
+  o.side = side;
+  if (context != nullptr) {
+    absl::MutexLock lock(&mu_);
+    if (auto it = holds_.find(context); it != holds_.end()) {
+      const std::string key = it->second;
+      holds_.erase(it);
+      if (!released_.count(key)) {
+        held_[key].push_back(std::move(o));
+        return;
+      }
+    }
+  }
+  if (o.started) side->started.Add(o.labels).Increment();
+  side->seconds.Add(o.labels, HandlingBuckets()).Observe(o.seconds);
+  o.labels["grpc_code"] = o.code;
+  side->handled.Add(o.labels).Increment();
+}
+
+void GrpcMetrics::ReleaseHeld(const std::string& key) {
+  std::vector<Observation> calls;
+  {
+    absl::MutexLock lock(&mu_);
+    if (released_.insert(key).second) {
+      released_order_.push_back(key);
+      if (released_order_.size() > kRecentReleases) {
+        released_.erase(released_order_.front());
+        released_order_.pop_front();
+      }
+    }
+    auto it = held_.find(key);
+    if (it == held_.end()) return;
+    calls = std::move(it->second);
+    held_.erase(it);
+  }
+  for (Observation& o : calls) Finish(o.side, nullptr, std::move(o));
+}
 
 std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
 GrpcMetrics::ServerInterceptors() {

@@ -12,6 +12,15 @@
 // Unavailable, ...). The time runs from the start of the call to its status:
 // a streaming call counts the whole stream.
 //
+// Held calls: a client call whose context was given to HoldClientCall before
+// it started (a server call given to HoldServerCall before its status) is
+// counted as started, but its status and time are kept under a key instead of
+// recorded, until ReleaseHeld(key) records them (the arena holds a duplicate
+// table's RunMatch, and the relayed seats' Bot.Play streams, until its deal
+// is public: their time is the table's duration, docs/security.md "Secret
+// deals"). A call held under a key released already (the last kRecentReleases
+// keys) is recorded as it ends.
+//
 // Thread-safety: thread-safe. The GrpcMetrics must outlive every server and
 // channel built with its interceptors.
 
@@ -22,10 +31,16 @@
 #include <grpcpp/support/server_interceptor.h>
 #include <grpcpp/support/status.h>
 
+#include <deque>
+#include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -50,16 +65,56 @@ class GrpcMetrics {
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
   ClientInterceptors();
 
+  // The call made with `context` (not started yet) is held under `key`;
+  // ForgetClientCall(context) before the context dies (a call that never
+  // reached its status is dropped then).
+  void HoldClientCall(const grpc::ClientContext* context, const std::string& key);
+  void ForgetClientCall(const grpc::ClientContext* context);
+  // The same for a server call, from its handler (before its status is
+  // sent); ForgetServerCall once the call is done.
+  void HoldServerCall(const grpc::ServerContextBase* context, const std::string& key);
+  void ForgetServerCall(const grpc::ServerContextBase* context);
+  static constexpr size_t kRecentReleases = 4096;
+  // Server calls of `method` (its short name, e.g. "ReportSeatLog") are
+  // counted as started together with their status (and held with it), not
+  // when they start: for a call whose start tells what a held one would (a
+  // bot host reports a seat's log when its table has ended). Call before a
+  // server is built with the interceptors.
+  void DeferServerStart(const std::string& method);
+  // Records every call held under `key` (their codes and times) now.
+  void ReleaseHeld(const std::string& key);
+
   // One side (server or client) of the metrics.
   struct Side {
     prometheus::Family<prometheus::Counter>& started;
     prometheus::Family<prometheus::Counter>& handled;
     prometheus::Family<prometheus::Histogram>& seconds;
+    GrpcMetrics* owner = nullptr;  // for the held calls
   };
+  // A finished call: its labels (without grpc_code), code and seconds.
+  struct Observation {
+    prometheus::Labels labels;
+    std::string code;
+    double seconds = 0;
+    bool started = false;  // count it as started too when recorded (DeferServerStart)
+    Side* side = nullptr;  // set by Finish
+  };
+  // Whether calls of `method` on `side` count as started with their status.
+  bool DefersStart(const Side* side, const std::string& method) const;
+  // Records `o` on `side`, or keeps it when `context` is held (interceptors).
+  void Finish(Side* side, const void* context, Observation o);
 
  private:
   Side server_;
   Side client_;
+  absl::Mutex mu_;
+  std::map<const void*, std::string> holds_ ABSL_GUARDED_BY(mu_);  // context -> key
+  std::map<std::string, std::vector<Observation>> held_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> released_ ABSL_GUARDED_BY(mu_);  // the recent releases
+  std::deque<std::string> released_order_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> deferred_start_;  // server methods; set before any call
+  void Hold(const void* context, const std::string& key);
+  void Forget(const void* context);
 };
 
 // The status code as go-grpc-prometheus' grpc_code label spells it

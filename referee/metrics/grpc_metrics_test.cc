@@ -18,10 +18,15 @@
 namespace tarock::metrics {
 namespace {
 
-// Two methods of the Arena service, implemented just enough for the test.
+// Two methods of the Arena service, implemented just enough for the test. A
+// GetBot for "hold:KEY" is held under KEY in `held_in` (when set).
 class TestArena : public v1::Arena::Service {
  public:
-  grpc::Status GetBot(grpc::ServerContext*, const v1::GetBotRequest* r, v1::BotInfo* out) override {
+  GrpcMetrics* held_in = nullptr;
+  grpc::Status GetBot(grpc::ServerContext* context, const v1::GetBotRequest* r,
+                      v1::BotInfo* out) override {
+    if (held_in != nullptr && r->name().rfind("hold:", 0) == 0)
+      held_in->HoldServerCall(context, r->name().substr(5));
     if (r->name() == "missing") return grpc::Status(grpc::StatusCode::NOT_FOUND, "no such bot");
     out->set_name(r->name());
     return grpc::Status::OK;
@@ -99,6 +104,122 @@ TEST(GrpcMetricsTest, CountsAndTimesCallsOnBothSides) {
                            ",le=\"+Inf\"} 1\n")))
         << text;
   }
+}
+
+// A held call (the arena's RunMatch of a duplicate table, docs/security.md
+// "Secret deals"): started at once, its code and time only once released,
+// under its key alone; a call not held is recorded as it ends.
+TEST(GrpcMetricsTest, AHeldClientCallIsRecordedOnlyWhenReleased) {
+  prometheus::Registry client_registry;
+  GrpcMetrics client_metrics(&client_registry);
+  TestArena service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_TRUE(server != nullptr && port != 0);
+  auto channel = grpc::experimental::CreateCustomChannelWithInterceptors(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(),
+      grpc::ChannelArguments(), client_metrics.ClientInterceptors());
+  auto stub = v1::Arena::NewStub(channel);
+  auto call = [&](const char* name, const char* hold) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (hold != nullptr) client_metrics.HoldClientCall(&context, hold);
+    v1::GetBotRequest request;
+    request.set_name(name);
+    v1::BotInfo info;
+    stub->GetBot(&context, request, &info);
+    client_metrics.ForgetClientCall(&context);
+  };
+  call("a", "T1-1");
+  call("missing", "T1-1");  // a second attempt of the same table
+  call("b", "T1-2");
+  const std::string unary =
+      "grpc_method=\"GetBot\",grpc_service=\"tarock.v1.Arena\",grpc_type=\"unary\"}";
+  std::string text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_started_total{", unary, " 3\n"))) << text;
+  EXPECT_FALSE(absl::StrContains(text, "grpc_client_handled_total{")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "grpc_client_handling_seconds_count{")) << text;
+  call("c", nullptr);  // not held
+  client_metrics.ReleaseHeld("T1-1");
+  client_metrics.ReleaseHeld("T1-1");  // once only
+  client_metrics.ReleaseHeld("nothing held");
+  text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handled_total{grpc_code=\"OK\",", unary, " 2\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(
+      text, absl::StrCat("grpc_client_handled_total{grpc_code=\"NotFound\",", unary, " 1\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handling_seconds_count{", unary, " 3\n")))
+      << text;
+  client_metrics.ReleaseHeld("T1-2");
+  text = SerializeMetrics({&client_registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handled_total{grpc_code=\"OK\",", unary, " 3\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_client_handling_seconds_count{", unary, " 4\n")))
+      << text;
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
+}
+
+// A server call held from its handler (a bot host's ReportSeatLog), its
+// start deferred too (DeferServerStart): nothing of it shows until released;
+// one held under a key released already is recorded as it ends.
+TEST(GrpcMetricsTest, AHeldServerCallWithADeferredStartShowsNothingUntilReleased) {
+  prometheus::Registry registry;
+  GrpcMetrics server_metrics(&registry);
+  server_metrics.DeferServerStart("GetBot");
+  TestArena service;
+  service.held_in = &server_metrics;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  builder.experimental().SetInterceptorCreators(server_metrics.ServerInterceptors());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_TRUE(server != nullptr && port != 0);
+  auto stub = v1::Arena::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                                     grpc::InsecureChannelCredentials()));
+  auto call = [&](const std::string& name) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::GetBotRequest request;
+    request.set_name(name);
+    v1::BotInfo info;
+    EXPECT_TRUE(stub->GetBot(&context, request, &info).ok());
+  };
+  const std::string unary =
+      "grpc_method=\"GetBot\",grpc_service=\"tarock.v1.Arena\",grpc_type=\"unary\"}";
+  // The server records a call after the client has its answer: wait for it.
+  auto settled = [&](const std::string& line) {
+    for (int i = 0; i < 500; ++i) {
+      if (absl::StrContains(SerializeMetrics({&registry}), line)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  call("hold:T1-1");
+  call("hold:T1-1");
+  call("plain");
+  EXPECT_TRUE(settled(absl::StrCat("grpc_server_started_total{", unary, " 1\n")))
+      << SerializeMetrics({&registry});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::string text = SerializeMetrics({&registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_server_started_total{", unary, " 1\n"))) << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_server_handled_total{grpc_code=\"OK\",", unary, " 1\n")))
+      << text;
+  server_metrics.ReleaseHeld("T1-1");
+  text = SerializeMetrics({&registry});
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_server_started_total{", unary, " 3\n"))) << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("grpc_server_handled_total{grpc_code=\"OK\",", unary, " 3\n")))
+      << text;
+  call("hold:T1-1");  // released already: recorded as it ends
+  EXPECT_TRUE(settled(absl::StrCat("grpc_server_handled_total{grpc_code=\"OK\",", unary, " 4\n")))
+      << SerializeMetrics({&registry});
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
 }
 
 TEST(GrpcMetricsTest, CodeNamesAreGoGrpcPrometheusSpelling) {

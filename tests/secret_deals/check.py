@@ -8,8 +8,10 @@ import hmac
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -173,6 +175,52 @@ def opened(m, where):
     return seed
 
 
+def sse_events(path, seconds, into=None):
+    """[(time, event, data)] of an event stream (text/event-stream) read for
+    `seconds` (appended to `into` as they come, when given)."""
+    out = into if into is not None else []
+    deadline = time.time() + seconds
+    try:
+        with urllib.request.urlopen(HTTP + path, timeout=max(1.0, seconds)) as r:
+            event = ""
+            while time.time() < deadline:
+                line = r.readline().decode("utf-8", "replace")
+                if not line:
+                    break
+                line = line.rstrip("\n")
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    out.append((time.time(), event, line[5:].strip()))
+                elif not line:
+                    event = ""
+    except (OSError, urllib.error.URLError):
+        pass  # the read timed out: what came so far
+    return out
+
+
+# The live feed, followed from before the tournament starts: when it says a
+# table "finished" is when the public learns that it ended.
+feed = []
+threading.Thread(target=sse_events, args=("/api/live", 400, feed), daemon=True).start()
+time.sleep(0.5)
+DB = os.path.join(TMP, "arena", "arena.db")
+
+
+def stored_status(tid):
+    """The truth (the arena's database, read only): status by match id."""
+    db = sqlite3.connect(f"file:{DB}?mode=ro", uri=True, timeout=10)
+    try:
+        return dict(db.execute("SELECT id, status FROM matches WHERE tournament_id = ?", (int(tid),)))
+    finally:
+        db.close()
+
+
+def health_since():
+    return {b["name"]: b.get("health_since", "") for b in get("/api/bots")[1].get("bots", [])}
+
+
+since_before = health_since()
 # --- 1. A duplicate tournament: one deal at four tables, one after another.
 out = cli("--json", "tournament", "run", "--variant=slovenian-4p", "--bots=spy,r1,r2,r3", "--deals=1",
           "--hands=4")
@@ -183,15 +231,16 @@ def tournament_matches():
     return get(f"/api/matches?tournament={tid}&limit=10")[1]["matches"]
 
 
-# The spy holds up the second table at its first decision: one table done.
-wait(lambda: any(m["status"] == "done" for m in tournament_matches()) and
-     any(json.loads(l)["kind"] == "decision" and json.loads(l)["match"] != first
-         for l in open(os.path.join(TMP, "spy.jsonl")))
-     if (first := next((m["id"] for m in tournament_matches() if m["status"] == "done"), None)) else None,
+# The spy holds up the second table at its first decision: one table done (in
+# the database; the public sees it running until every table has finished).
+wait(lambda: any(json.loads(l)["kind"] == "decision" and json.loads(l)["match"] != first
+                 for l in open(os.path.join(TMP, "spy.jsonl")))
+     if (first := next((i for i, st in stored_status(tid).items() if st == "done"), None)) else None,
      90, "the first table to finish and the spy to hold up the second")
 ms = tournament_matches()
 check(len(ms) == 4, f"{len(ms)} tournament matches, not 4")
-check(sum(m["status"] == "done" for m in ms) == 1, "not exactly one table done while the spy waits")
+check(sum(st == "done" for st in stored_status(tid).values()) == 1,
+      "not exactly one table done while the spy waits")
 commitments = {m["seed_commitment"] for m in ms}
 check(len(commitments) == 1, "the tables of one deal do not share one commitment")
 for m in ms:
@@ -214,7 +263,7 @@ seen_public.extend(json.dumps(r) for r in exported)
 # another (issues 44 item 7 and 48 item 3): the finished table's cards, fault
 # details, totals, places, faults and hands played are sealed with its deal.
 # The spy's first tournament table holds a fault whose detail is its hand.
-done_id = next(m["id"] for m in tournament_matches() if m["status"] == "done")
+done_id = next(i for i, st in stored_status(tid).items() if st == "done")
 SRC = os.environ["TAROCK_SRC"]
 
 
@@ -342,7 +391,7 @@ def grpc_read(name, request, response_type):
 g = grpc_read("GetMatch", arena_pb2.GetMatchRequest(id=done_id, with_record=True), arena_pb2.ArenaMatch)
 check(g is not None and g.hands == 0 and not any(s.total or s.rank or s.faults or s.forfeited for s in g.seats),
       "gRPC GetMatch gave a sealed table's result")
-check(g is not None and g.status == "done" and not (g.duration_s or g.finished_at or g.seq or g.error),
+check(g is not None and g.status == "running" and not (g.duration_s or g.finished_at or g.seq or g.error),
       f"gRPC GetMatch gave a sealed table's end: {g and (g.duration_s, g.finished_at, g.seq, g.error)}")
 lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(tournament_id=int(tid)), arena_pb2.ListMatchesResponse)
 check(lm is not None and not any(s.total or s.rank or s.faults for m in lm.matches for s in m.seats),
@@ -377,6 +426,100 @@ for name, req, resp in (("GetTest", arena_pb2.GetTestRequest(id=1), arena_pb2.Te
     if r is not None:
         no_marker(str(r), f"gRPC {name}")
 
+
+
+# --- 1c. That it ended, and when, is sealed too (issue 44, review of
+# 2026-11-29): the finished table is shown as running on every public route
+# (status, lists and their filters, counts, tournament progress, the live
+# feed and its stream, /metrics' counts, running gauge and the referee
+# client's RunMatch metrics) until its deal is public.
+def runmatch_metrics(text):
+    return [l for l in text.splitlines()
+            if re.match(r'grpc_client_(handled_total|handling_seconds_count)\{.*grpc_method="RunMatch"', l)
+            and not l.endswith(" 0")]
+
+
+def metric(text, name):
+    """The sum of the series of `name` (a prefix up to its labels) in /metrics."""
+    return sum(float(l.rsplit(" ", 1)[1]) for l in text.splitlines()
+               if l.startswith(name) and l[len(name):len(name) + 1] in ("{", " ", ","))
+
+
+def end_leaks():
+    found = []
+    for url in (f"/api/matches?tournament={tid}", "/api/matches", "/api/matches?bot=spy",
+                "/api/matches?kind=tournament&limit=1000"):
+        for m in get(url)[1].get("matches", []):
+            if m["id"] == done_id and m["status"] != "running":
+                found.append(f"{url}: {done_id} is {m['status']}")
+    one = get(f"/api/matches/{done_id}")[1]
+    if one.get("status") != "running":
+        found.append(f"/api/matches/{done_id}: {one.get('status')}")
+    if any(s.get("version_id") not in (None, 0, "0") for s in one.get("seats", [])):
+        found.append(f"/api/matches/{done_id}: a seat's hosted version (stored at the end)")
+    for status in ("done", "failed"):
+        page = get(f"/api/matches?status={status}&tournament={tid}")[1]
+        if int(page.get("total", 0)) or page.get("matches"):
+            found.append(f"/api/matches?status={status}: total {page.get('total')}")
+        lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(status=status),
+                       arena_pb2.ListMatchesResponse)
+        if lm is None or lm.total or lm.matches:
+            found.append(f"gRPC ListMatches status={status}")
+    running = get("/api/matches?status=running")[1]
+    if done_id not in [m["id"] for m in running.get("matches", [])]:
+        found.append(f"/api/matches?status=running does not list {done_id}")
+    lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(status="running"), arena_pb2.ListMatchesResponse)
+    if lm is None or done_id not in [m.id for m in lm.matches]:
+        found.append("gRPC ListMatches status=running does not list it")
+    g = grpc_read("GetMatch", arena_pb2.GetMatchRequest(id=done_id), arena_pb2.ArenaMatch)
+    if g is None or g.status != "running":
+        found.append(f"gRPC GetMatch: {g and g.status}")
+    # Running: the held table and the finished one.
+    st = get("/api/status")[1]
+    counts = [int(st.get("matches_done", 0)), int(st.get("matches_failed", 0)),
+              float(st.get("matches_per_minute", 0)), int(st.get("running", 0))]
+    if counts != [0, 0, 0, 2]:
+        found.append(f"/api/status: done, failed, per minute, running {counts}")
+    gs = grpc_read("Status", arena_pb2.StatusRequest(), arena_pb2.StatusResponse)
+    if gs is None or [gs.matches_done, gs.matches_failed, gs.matches_per_minute, gs.running] != [0, 0, 0, 2]:
+        found.append(f"gRPC Status: {gs}")
+    for t in get("/api/tournaments")[1].get("tournaments", []):
+        if int(t["id"]) == int(tid) and (int(t.get("matches_done", 0)) or t.get("finished")):
+            found.append(f"/api/tournaments: {t.get('matches_done')} done")
+    t = get(f"/api/tournaments/{tid}")[1]
+    if int(t.get("matches_done", 0)) or t.get("finished"):
+        found.append(f"/api/tournaments/{tid}: {t.get('matches_done')} done")
+    gt = grpc_read("GetTournament", arena_pb2.GetTournamentRequest(id=int(tid)), arena_pb2.TournamentInfo)
+    if gt is None or gt.matches_done:
+        found.append(f"gRPC GetTournament: {gt and gt.matches_done} done")
+    with urllib.request.urlopen(HTTP + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    if metric(text, "tarock_arena_matches_total"):
+        found.append(f"/metrics: tarock_arena_matches_total {metric(text, 'tarock_arena_matches_total')}")
+    if metric(text, "tarock_arena_matches_running") != 2:
+        found.append(f"/metrics: tarock_arena_matches_running {metric(text, 'tarock_arena_matches_running')}")
+    if runmatch_metrics(text):
+        found.append(f"/metrics: {runmatch_metrics(text)}")
+    if any(e == "finished" and done_id in d for _, e, d in feed):
+        found.append("/api/live: 'finished' sent for it")
+    fresh = sse_events("/api/live", 1.0)
+    if not any(e == "running" and done_id in d for _, e, d in fresh):
+        found.append("/api/live: a new subscriber's 'running' list leaves it out")
+    # A bot's health_since (online since when) is not moved by a clean seat.
+    if health_since() != since_before:
+        found.append(f"/api/bots: health_since {since_before} -> {health_since()}")
+    for name in ("spy", "r1"):
+        gb = grpc_read("GetBot", arena_pb2.GetBotRequest(name=name), arena_pb2.BotInfo)
+        if gb is None or gb.health_since != since_before.get(name, ""):
+            found.append(f"gRPC GetBot {name}: health_since {gb and gb.health_since}")
+    watch = sse_events(f"/api/live/matches/{done_id}", 1.0)
+    if any(e == "end" for _, e, d in watch) or not any(e == "match" for _, e, d in watch):
+        found.append(f"/api/live/matches/{done_id}: {[e for _, e, d in watch]}")
+    return found
+
+
+leaks = end_leaks()
+check(not leaks, f"a sealed table shows that it ended: {leaks}")
 
 
 # Ratings are sealed with the deal too (issue 44, item 1 of the follow-up): the
@@ -416,8 +559,31 @@ def rated_anywhere():
 leaks = rated_anywhere()
 check(not leaks, f"ratings moved while a twin table still plays the deal: {leaks}")
 
+gate_opened = time.time()
 open(os.path.join(TMP, "gate"), "w").close()
 wait(lambda: all(m["status"] == "done" for m in tournament_matches()), 120, "the tournament")
+# Its end is public with its deal: the feed's "finished", the counts and the
+# RunMatch metrics of all four tables.
+wait(lambda: all(any(e == "finished" and m["id"] in d and t > gate_opened for t, e, d in feed)
+                 for m in tournament_matches()), 20, "the feed to say that each table finished")
+check(not any(e == "finished" and t <= gate_opened for t, e, d in feed),
+      "the feed said a table finished before its deal was public")
+st = get("/api/status")[1]
+check(int(st.get("matches_done", 0)) == 4 and int(st.get("running", 0)) == 0,
+      f"/api/status once the deal is public: {st}")
+check(get(f"/api/tournaments/{tid}")[1].get("finished"), "the tournament is not finished")
+
+
+def runmatch_ok():
+    with urllib.request.urlopen(HTTP + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    return (metric(text, 'grpc_client_handled_total{grpc_code="OK",grpc_method="RunMatch"') == 4 and
+            any(l.startswith("grpc_client_handling_seconds_count{") and 'RunMatch' in l and l.endswith(" 4")
+                for l in text.splitlines()) and
+            metric(text, 'tarock_arena_matches_total{outcome="done"') == 4)
+
+
+wait(runmatch_ok, 20, "/metrics to count the 4 tables' RunMatch calls once the deal is public")
 # Once the last twin is committed the tables are rated (every bot, everywhere).
 wait(lambda: len(rated_anywhere()) == 16, 20, "the tournament's ratings once its deal is public")
 lb = get("/api/leaderboard?variant=slovenian-4p")[1]
