@@ -39,7 +39,8 @@ std::string FormatLeaderboard(const v1::LeaderboardResponse& l) {
     }
     return out;
   }
-  absl::StrAppend(&out, "leaderboard ", l.variant(), "\n");
+  absl::StrAppend(&out, "leaderboard ", l.variant(),
+                  " (place ratings: OpenSkill on each match's places; display = mu - 3 sigma, the rank's key)\n");
   absl::StrAppend(&out, absl::StrFormat("%4s  %-20s %-12s %8s %7s %6s %8s %6s\n", "rank", "bot",
                                         "owner", "display", "mu", "sigma", "matches", "faults"));
   for (const v1::LeaderboardEntry& e : l.entries()) {
