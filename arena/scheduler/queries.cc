@@ -411,6 +411,15 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
       *out.add_matches() = running[i];
     return out;
   }
+  if (r.status() == "pending") {
+    // Not started: the store has the tables in flight as pending too, and a
+    // sealed table that ends leaves them (done) while the public still sees
+    // it running; leaving the tables in flight out keeps this count still
+    // when one ends (docs/security.md, "Secret deals").
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, flight] : in_flight_)
+      if (!flight.referee.empty()) filter.exclude_ids.push_back(id);
+  }
   std::vector<MatchRow> page = store_->ListMatchesPage(filter, r.offset(), limit, &total);
   if (r.offset() > 0 && page.empty() && total > 0) {
     page = store_->ListMatchesPage(filter, static_cast<int>(clamp(r.offset(), total)), limit, &total);

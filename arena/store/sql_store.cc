@@ -1101,6 +1101,14 @@ std::vector<MatchRow> SqlStore::ListMatchesPage(const MatchFilter& f, int offset
   }
   if (f.test_id) add("test_id =", f.test_id);
   if (f.event_id >= 0) add("event_id =", f.event_id);
+  if (!f.exclude_ids.empty()) {
+    std::string in;
+    for (const std::string& id : f.exclude_ids) {
+      binds.push_back([id](Stmt& st, int i) { st.Bind(i, id); });
+      absl::StrAppend(&in, in.empty() ? "" : ", ", "?", binds.size());
+    }
+    absl::StrAppend(&where, " AND id NOT IN (", in, ")");
+  }
   auto bind = [&](Stmt& s) {
     for (size_t i = 0; i < binds.size(); ++i) binds[i](s, static_cast<int>(i + 1));
   };

@@ -187,6 +187,10 @@ struct MatchFilter {
   // (another table dealt from its seed is pending or running): the public
   // sees them as running. Set by the scheduler, with status empty.
   bool sealed_finished = false;
+  // Matches left out by id (at most a few dozen: bound each): the scheduler's
+  // in-flight tables, which the store has as pending while they run, so that
+  // "pending" means not started (and does not move when a sealed table ends).
+  std::vector<std::string> exclude_ids;
 };
 
 // An event (arena/scheduler/events.h; schema version 9).

@@ -465,6 +465,19 @@ def end_leaks():
                        arena_pb2.ListMatchesResponse)
         if lm is None or lm.total or lm.matches:
             found.append(f"gRPC ListMatches status={status}")
+    # Pending means not started: its total is the tables listed as pending (the
+    # store has a table in flight as pending too: counting those, the total
+    # fell by one when a sealed table ended; red team of 2026-11-29).
+    for url in (f"/api/matches?status=pending&tournament={tid}&limit=1000",
+                "/api/matches?status=pending&bot=spy&limit=1000", "/api/matches?status=pending&limit=1000"):
+        page = get(url)[1]
+        listed = [m for m in page.get("matches", []) if m.get("status") == "pending"]
+        if int(page.get("total", 0)) != len(listed) or done_id in [m["id"] for m in listed]:
+            found.append(f"{url}: total {page.get('total')}, {len(listed)} listed")
+    lm = grpc_read("ListMatches", arena_pb2.ListMatchesRequest(status="pending", bot="spy", limit=1000),
+                   arena_pb2.ListMatchesResponse)
+    if lm is None or lm.total != len(lm.matches):
+        found.append(f"gRPC ListMatches status=pending: total {lm and lm.total}, {lm and len(lm.matches)} listed")
     running = get("/api/matches?status=running")[1]
     if done_id not in [m["id"] for m in running.get("matches", [])]:
         found.append(f"/api/matches?status=running does not list {done_id}")
