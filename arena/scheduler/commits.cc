@@ -220,6 +220,8 @@ void Scheduler::FlushSealedEnds() {
   if (ends.empty()) return;
   for (const SealedEnd& e : ends) EmitEnd(e);
   absl::MutexLock lock(&mu_);
+  // Their workers' slots are free now (WorkerLoop).
+  for (const SealedEnd& e : ends) sealed_slots_.erase(e.match_id);
   SetRunningGauge();
 }
 

@@ -481,8 +481,15 @@ void Scheduler::ClaimForFreeSlots() {
   int free = 0;
   {
     absl::MutexLock lock(&mu_);
-    free = std::max(1, options_.max_parallel) - static_cast<int>(in_flight_.size()) -
-           static_cast<int>(queue_.size());
+    const int workers = std::max(1, options_.max_parallel);
+    free = workers - static_cast<int>(in_flight_.size()) - static_cast<int>(queue_.size());
+    // A slot held by a sealed table (WorkerLoop) is not free; its match may
+    // have left in_flight_ with its commit.
+    for (const auto& [id, slot] : sealed_slots_)
+      if (slot.holding && !in_flight_.count(id)) --free;
+    // Every slot held and nothing queued: one is taken (the twins may wait in
+    // the database for a free slot of any arena).
+    if (holding_ >= workers && queue_.empty()) free = std::max(free, 1);
   }
   if (free <= 0) return;
   absl::StatusOr<std::vector<MatchRow>> claimed =
@@ -505,26 +512,97 @@ void Scheduler::Enqueue(Job job) {
   queue_.push_back(std::move(job));
 }
 
+Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
+  auto it = queue_.begin();
+  if (seed)
+    for (auto j = queue_.begin(); j != queue_.end(); ++j)
+      if (j->spec.withhold_hand_records() && j->match.seed == *seed) {
+        it = j;
+        break;
+      }
+  Job job = std::move(*it);
+  queue_.erase(it);
+  in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
+  if (job.spec.withhold_hand_records()) sealed_slots_[job.match.id] = SealedSlot{job.match.seed, false};
+  metrics_->queue_depth.Set(queue_.size());
+  SetRunningGauge();
+  return job;
+}
+
+bool Scheduler::MayLeaveSealedSlot(uint64_t seed) const {
+  if (holding_ < std::max(1, options_.max_parallel) || queue_.empty()) return false;
+  auto queued = [this](uint64_t s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return std::any_of(queue_.begin(), queue_.end(), [s](const Job& j) {
+      return j.spec.withhold_hand_records() && j.match.seed == s;
+    });
+  };
+  if (queued(seed)) return true;
+  // Another holder can run a twin of its own deal: that one goes.
+  for (const auto& [id, slot] : sealed_slots_)
+    if (slot.holding && slot.seed != seed && queued(slot.seed)) return false;
+  return true;
+}
+
 void Scheduler::WorkerLoop() {
+  std::optional<Job> next;  // taken on leaving a sealed slot (below)
   for (;;) {
     Job job;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); };
-      mu_.Await(absl::Condition(&ready));
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
-      metrics_->queue_depth.Set(queue_.size());
-      SetRunningGauge();
+      if (!next) mu_.Await(absl::Condition(&ready));
+      if (stopping_) {
+        if (next) {  // taken on leaving a sealed slot, not started: queued again
+          in_flight_.erase(next->match.id);
+          sealed_slots_.erase(next->match.id);
+          queue_.push_front(*std::move(next));
+          SetRunningGauge();
+        }
+        return;
+      }
+      if (next) {
+        job = std::move(*next);
+        next.reset();
+      } else {
+        job = TakeJob();
+      }
     }
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
-    const bool committing = RunJob(std::move(job));
+    bool failed = false;
+    const bool committing = RunJob(std::move(job), &failed);
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
+    // A table that ended (played or failed) while its deal is sealed keeps
+    // its slot until the deal is public (FlushSealedEnds erases its entry):
+    // a next match started now, a slot freed for the dispatcher's counts
+    // (running, queued, a new set made) would tell that it ended
+    // (docs/security.md, "Secret deals"). Unless every worker holds one and
+    // a match waits that nothing else could run (the twin itself when
+    // --max_parallel is below the tables of a deal): one holder takes it.
+    if (auto slot = sealed_slots_.find(id); slot != sealed_slots_.end()) {
+      if (!committing && !failed) {
+        sealed_slots_.erase(slot);  // stopping, unfinished: nothing sealed
+      } else {
+        const uint64_t seed = slot->second.seed;
+        slot->second.holding = true;
+        ++holding_;
+        auto released = [this, &id, seed]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return stopping_ || !sealed_slots_.count(id) || MayLeaveSealedSlot(seed);
+        };
+        mu_.Await(absl::Condition(&released));
+        --holding_;
+        if (sealed_slots_.erase(id) > 0 && !stopping_) {
+          next = TakeJob(seed);
+          logging::Warning("scheduler",
+                           "every worker holds a sealed table's slot: one takes the next match "
+                           "(--max_parallel below the tables that play a deal at once)",
+                           {{"ended", id}, {"next", next->match.id},
+                            {"max_parallel", options_.max_parallel}});
+        }
+      }
+    }
     for (int64_t b : bots) --busy_by_bot_[b];
     if (Shared()) refill_ = true;  // a slot is free: the dispatcher claims the next match
     if (ladder) {
@@ -537,7 +615,7 @@ void Scheduler::WorkerLoop() {
   }
 }
 
-bool Scheduler::RunJob(Job job) {
+bool Scheduler::RunJob(Job job, bool* failed_out) {
   {
     absl::MutexLock lock(&commit_mu_);
     ++jobs_running_;
@@ -545,6 +623,7 @@ bool Scheduler::RunJob(Job job) {
   const std::string id = job.match.id;
   bool failed = false;
   const bool committing = RunOnReferees(std::move(job), &failed);
+  if (failed_out) *failed_out = failed;
   if (!committing) {
     // Its spectators are told when it stops unfinished (a committed or
     // failed match ends for them once its end is public: PublishEnd).
