@@ -523,24 +523,27 @@ Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
   Job job = std::move(*it);
   queue_.erase(it);
   in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
-  if (job.spec.withhold_hand_records()) sealed_slots_[job.match.id] = SealedSlot{job.match.seed, false};
+  if (job.spec.withhold_hand_records()) sealed_slots_[job.match.id] = SealedSlot{job.match.seed, false, false};
   metrics_->queue_depth.Set(queue_.size());
   SetRunningGauge();
   return job;
 }
 
-bool Scheduler::MayLeaveSealedSlot(uint64_t seed) const {
-  if (holding_ < std::max(1, options_.max_parallel) || queue_.empty()) return false;
-  auto queued = [this](uint64_t s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return std::any_of(queue_.begin(), queue_.end(), [s](const Job& j) {
-      return j.spec.withhold_hand_records() && j.match.seed == s;
-    });
-  };
-  if (queued(seed)) return true;
-  // Another holder can run a twin of its own deal: that one goes.
-  for (const auto& [id, slot] : sealed_slots_)
-    if (slot.holding && slot.seed != seed && queued(slot.seed)) return false;
-  return true;
+void Scheduler::GrantLeaves(const std::string& self) {
+  std::map<uint64_t, int> twins;  // queued withheld tables by seed
+  for (const Job& j : queue_)
+    if (j.spec.withhold_hand_records()) ++twins[j.match.seed];
+  for (auto& [id, slot] : sealed_slots_) {
+    if (!slot.holding || slot.leave || twins[slot.seed] == 0) continue;
+    --twins[slot.seed];
+    slot.leave = true;
+    ++leaving_;
+  }
+  if (leaving_ > 0) return;
+  // No twin of a held deal waits here (another arena runs them, or they are
+  // being deleted): one slot runs what does.
+  sealed_slots_[self].leave = true;
+  ++leaving_;
 }
 
 void Scheduler::WorkerLoop() {
@@ -579,8 +582,11 @@ void Scheduler::WorkerLoop() {
     // a next match started now, a slot freed for the dispatcher's counts
     // (running, queued, a new set made) would tell that it ended
     // (docs/security.md, "Secret deals"). Unless every worker holds one and
-    // a match waits that nothing else could run (the twin itself when
-    // --max_parallel is below the tables of a deal): one holder takes it.
+    // a match waits that nothing else could run (the twins themselves when
+    // --max_parallel is below the tables of a deal): then each holder with a
+    // twin of its deal queued takes one, all at once (GrantLeaves): the
+    // starts tell that every running table ended, the last just now, and no
+    // more (one at a time, each next start would tell when a twin ended).
     if (auto slot = sealed_slots_.find(id); slot != sealed_slots_.end()) {
       if (!committing && !failed) {
         sealed_slots_.erase(slot);  // stopping, unfinished: nothing sealed
@@ -588,18 +594,34 @@ void Scheduler::WorkerLoop() {
         const uint64_t seed = slot->second.seed;
         slot->second.holding = true;
         ++holding_;
-        auto released = [this, &id, seed]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-          return stopping_ || !sealed_slots_.count(id) || MayLeaveSealedSlot(seed);
+        const int workers = std::max(1, options_.max_parallel);
+        auto released = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          auto it = sealed_slots_.find(id);
+          return stopping_ || it == sealed_slots_.end() || it->second.leave ||
+                 (holding_ >= workers && leaving_ == 0 && !queue_.empty());
         };
-        mu_.Await(absl::Condition(&released));
+        for (;;) {
+          mu_.Await(absl::Condition(&released));
+          auto it = sealed_slots_.find(id);
+          if (stopping_ || it == sealed_slots_.end()) break;
+          if (!it->second.leave) GrantLeaves(id);  // every slot holds: who leaves
+          if (!it->second.leave) continue;         // others, whose twins wait
+          if (!queue_.empty()) break;
+          it->second.leave = false;  // what it was to run went meanwhile
+          --leaving_;
+        }
         --holding_;
-        if (sealed_slots_.erase(id) > 0 && !stopping_) {
-          next = TakeJob(seed);
-          logging::Warning("scheduler",
-                           "every worker holds a sealed table's slot: one takes the next match "
-                           "(--max_parallel below the tables that play a deal at once)",
-                           {{"ended", id}, {"next", next->match.id},
-                            {"max_parallel", options_.max_parallel}});
+        if (auto it = sealed_slots_.find(id); it != sealed_slots_.end()) {
+          if (it->second.leave) --leaving_;
+          sealed_slots_.erase(it);
+          if (!stopping_) {
+            next = TakeJob(seed);
+            logging::Warning("scheduler",
+                             "every worker holds a sealed table's slot: this one takes the next match "
+                             "(--max_parallel below the tables that play a deal at once)",
+                             {{"ended", id}, {"next", next->match.id},
+                              {"max_parallel", options_.max_parallel}});
+          }
         }
       }
     }

@@ -450,11 +450,11 @@ class Scheduler {
   // A worker's next job from the queue (not empty), with its in-flight entry;
   // `seed`: one of the withheld tables of that seed first, if any is queued.
   Job TakeJob(std::optional<uint64_t> seed = std::nullopt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A worker holding the slot of a sealed table of `seed` (sealed_slots_) may
-  // take the next job instead of waiting for the deal to turn public: every
-  // worker holds one and a job is queued (nothing else would run it), and no
-  // other holder has a twin of its own seed queued while this one has none.
-  bool MayLeaveSealedSlot(uint64_t seed) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Every worker holds a sealed slot (sealed_slots_) and a job is queued:
+  // marks the holders that take a next job instead of waiting for their deal
+  // to turn public: each one with a twin of its own deal queued (as many as
+  // are queued), or else `self` alone.
+  void GrantLeaves(const std::string& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // RunJob without the count. A match that failed (not stopping) sets
   // `*failed` (its end is then published by FailMatch).
   bool RunOnReferees(Job job, bool* failed);
@@ -696,9 +696,11 @@ class Scheduler {
   struct SealedSlot {
     uint64_t seed = 0;
     bool holding = false;
+    bool leave = false;  // GrantLeaves: takes the next job though its deal is sealed
   };
   std::map<std::string, SealedSlot> sealed_slots_ ABSL_GUARDED_BY(mu_);
   int holding_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ holding
+  int leaving_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ to leave
   // Play matches running, one thread each, by match id; a finished one joins
   // at the next StartPlayMatch or at Stop().
   std::map<std::string, std::thread> play_threads_ ABSL_GUARDED_BY(mu_);

@@ -1262,5 +1262,40 @@ TEST_F(SealedSlotTest, WithFewerSlotsThanASetHasTablesTheHeldSlotRunsTheTwin) {
   EXPECT_EQ(referees_.started().size(), 4u);
 }
 
+// Every slot held, twins of the held deal queued: each holder takes one at
+// once (the starts tell only that every running table ended); one at a time,
+// each next start would tell when a twin ended. A duplicate tournament of a
+// 4-seat variant plays a deal at four tables; two slots.
+TEST_F(SealedSlotTest, WhenEverySlotHoldsEachHolderRunsATwinAtOnce) {
+  options_.max_parallel = 2;
+  referees_.HoldAll(true);
+  StartScheduler();
+  v1::RunTournamentRequest r;
+  r.set_variant("slovenian-4p");
+  for (const char* name : {"h1", "h2", "r1", "r2"}) {
+    AddBot(name, name[0] == 'h' ? "heuristic" : "random", "slovenian-4p");
+    r.add_bots(name);
+  }
+  r.set_deals(1);
+  r.set_hands_per_match(4);
+  r.set_seed(3);
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(r);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_TRUE(WaitFor([&] { return referees_.held().size() == 2; }));
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 2u);
+  for (const std::string& id : first) referees_.Release(id);
+  // Both ended, the other two tables of the deal start together.
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() == 4 && referees_.held().size() == 2; }))
+      << referees_.started().size() << " started";
+  for (const std::string& id : referees_.held())
+    EXPECT_EQ(std::count(first.begin(), first.end(), id), 0) << id << " ran twice";
+  EXPECT_EQ(referees_.started().size(), 4u);
+  for (const std::string& id : first) EXPECT_EQ(scheduler_->GetMatch(id, false)->status(), "running") << id;
+  referees_.HoldAll(false);
+  const v1::TournamentInfo done = WaitForTournament(t->id());
+  EXPECT_EQ(done.matches_done(), 4);
+}
+
 }  // namespace
 }  // namespace tarock::arena
