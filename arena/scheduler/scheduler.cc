@@ -460,9 +460,15 @@ bool Scheduler::SharedRound() {
     Ladder ladder = LadderOf(l);
     const int64_t open =
         store_->CountLadderMatches(l.id, "pending") + store_->CountLadderMatches(l.id, "running");
-    ladder.created = store_->CountLadderMatches(l.id, "done") +
-                     store_->CountLadderMatches(l.id, "failed") + open;
-    queued[l.id] = static_cast<int>(open);
+    const int64_t done = store_->CountLadderMatches(l.id, "done");
+    const int64_t failed = store_->CountLadderMatches(l.id, "failed");
+    ladder.created = done + failed + open;
+    // A finished table whose deal is sealed still counts as running (its
+    // slot is held, WorkerLoop): a set made as it ends would tell that it
+    // ended (docs/security.md, "Secret deals").
+    const int64_t sealed = std::max<int64_t>(0, done - store_->CountPublicFinished("done", l.id)) +
+                           std::max<int64_t>(0, failed - store_->CountPublicFinished("failed", l.id));
+    queued[l.id] = static_cast<int>(open + sealed);
     ladders[RatingPool(l.variant, ladder.event_id)] = ladder;
   }
   // Matchmaking's busy bots: only ladders need them (reading every unfinished

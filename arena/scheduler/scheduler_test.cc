@@ -1297,5 +1297,41 @@ TEST_F(SealedSlotTest, WhenEverySlotHoldsEachHolderRunsATwinAtOnce) {
   EXPECT_EQ(done.matches_done(), 4);
 }
 
+// Several arenas (here one, on the shared path: matches claimed from the
+// database, the ladder's counts read from it): a finished table whose deal
+// is sealed still counts for the ladder, so no set is made as it ends.
+TEST_F(SealedSlotTest, SharedArenasMakeNoSetAndStartNothingWhenASealedTableEnds) {
+  options_.max_parallel = 4;
+  options_.lease = absl::Seconds(30);
+  options_.lease_owner = "arena-a";
+  const int64_t ladder = StartHeldLadder(0);
+  auto made = [&] {  // (claimed ones are running in the database)
+    int64_t n = 0;
+    for (const char* status : {"pending", "running", "done", "failed"})
+      n += store_->CountLadderMatches(ladder, status);
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] {
+    return referees_.held().size() == 4 && made() == 8;
+  })) << referees_.held().size() << " held";
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 4u);
+  const std::string a = first[0];
+  const std::string b = TwinOf(a);
+  ASSERT_TRUE(referees_.held().count(b)) << a << "'s twin " << b << " is not running";
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+  for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    ASSERT_EQ(referees_.started(), first) << "a match started after a sealed table ended";
+    ASSERT_EQ(made(), 8) << "a new set was made after a sealed table ended";
+  }
+  EXPECT_EQ(scheduler_->GetStatus().running(), 4);
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 6; }))
+      << referees_.started().size() << " started";
+  EXPECT_EQ(StoredStatus(b), "done");
+}
+
 }  // namespace
 }  // namespace tarock::arena
