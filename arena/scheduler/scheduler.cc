@@ -31,6 +31,12 @@ using scheduler_internal::FromJson;
 using scheduler_internal::ToJson;
 using scheduler_internal::IsRefereeFailure;
 
+// Every slot held by a sealed table and no twin of theirs queued: their deals
+// turn public by themselves (the last table's commit, a second at most for
+// the dispatcher to see deleted spares or another arena's commit). Only a
+// state that lasts longer than this takes a match for liveness (WorkerLoop).
+constexpr absl::Duration kSealedSlotPatience = absl::Seconds(3);
+
 }  // namespace
 
 Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
@@ -493,9 +499,15 @@ void Scheduler::ClaimForFreeSlots() {
     // have left in_flight_ with its commit.
     for (const auto& [id, slot] : sealed_slots_)
       if (slot.holding && !in_flight_.count(id)) --free;
-    // Every slot held and nothing queued: one is taken (the twins may wait in
-    // the database for a free slot of any arena).
-    if (holding_ >= workers && queue_.empty()) free = std::max(free, 1);
+    // Every slot held and nothing queued for longer than their deals take to
+    // turn public by themselves: one is taken (the twins may wait in the
+    // database for a free slot of any arena).
+    if (holding_ >= workers && queue_.empty()) {
+      if (all_held_since_ == absl::InfiniteFuture()) all_held_since_ = absl::Now();
+      if (absl::Now() - all_held_since_ >= kSealedSlotPatience) free = std::max(free, 1);
+    } else {
+      all_held_since_ = absl::InfiniteFuture();
+    }
   }
   if (free <= 0) return;
   absl::StatusOr<std::vector<MatchRow>> claimed =
@@ -535,7 +547,7 @@ Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
   return job;
 }
 
-void Scheduler::GrantLeaves(const std::string& self) {
+void Scheduler::GrantLeaves() {
   std::map<uint64_t, int> twins;  // queued withheld tables by seed
   for (const Job& j : queue_)
     if (j.spec.withhold_hand_records()) ++twins[j.match.seed];
@@ -545,11 +557,6 @@ void Scheduler::GrantLeaves(const std::string& self) {
     slot.leave = true;
     ++leaving_;
   }
-  if (leaving_ > 0) return;
-  // No twin of a held deal waits here (another arena runs them, or they are
-  // being deleted): one slot runs what does.
-  sealed_slots_[self].leave = true;
-  ++leaving_;
 }
 
 void Scheduler::WorkerLoop() {
@@ -606,12 +613,27 @@ void Scheduler::WorkerLoop() {
           return stopping_ || it == sealed_slots_.end() || it->second.leave ||
                  (holding_ >= workers && leaving_ == 0 && !queue_.empty());
         };
+        auto changed = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          auto it = sealed_slots_.find(id);
+          return stopping_ || it == sealed_slots_.end() || it->second.leave || leaving_ > 0 ||
+                 holding_ < workers || queue_.empty();
+        };
         for (;;) {
           mu_.Await(absl::Condition(&released));
           auto it = sealed_slots_.find(id);
           if (stopping_ || it == sealed_slots_.end()) break;
-          if (!it->second.leave) GrantLeaves(id);  // every slot holds: who leaves
-          if (!it->second.leave) continue;         // others, whose twins wait
+          if (!it->second.leave) GrantLeaves();  // every slot holds: who leaves
+          if (!it->second.leave && leaving_ == 0) {
+            // No twin of a held deal is queued: the deals turn public by
+            // themselves (one's last table may be on its way to the writer),
+            // unless their twins are stuck elsewhere. Only then (patience
+            // out, nothing changed) does this slot run what is queued.
+            if (mu_.AwaitWithTimeout(absl::Condition(&changed), kSealedSlotPatience)) continue;
+            it = sealed_slots_.find(id);
+            it->second.leave = true;
+            ++leaving_;
+          }
+          if (!it->second.leave) continue;  // others, whose twins wait
           if (!queue_.empty()) break;
           it->second.leave = false;  // what it was to run went meanwhile
           --leaving_;

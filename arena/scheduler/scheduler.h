@@ -453,8 +453,8 @@ class Scheduler {
   // Every worker holds a sealed slot (sealed_slots_) and a job is queued:
   // marks the holders that take a next job instead of waiting for their deal
   // to turn public: each one with a twin of its own deal queued (as many as
-  // are queued), or else `self` alone.
-  void GrantLeaves(const std::string& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // are queued).
+  void GrantLeaves() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // RunJob without the count. A match that failed (not stopping) sets
   // `*failed` (its end is then published by FailMatch).
   bool RunOnReferees(Job job, bool* failed);
@@ -701,6 +701,9 @@ class Scheduler {
   std::map<std::string, SealedSlot> sealed_slots_ ABSL_GUARDED_BY(mu_);
   int holding_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ holding
   int leaving_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ to leave
+  // Several arenas: since when every slot holds and nothing is queued
+  // (ClaimForFreeSlots; InfiniteFuture: not so).
+  absl::Time all_held_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   // Play matches running, one thread each, by match id; a finished one joins
   // at the next StartPlayMatch or at Stop().
   std::map<std::string, std::thread> play_threads_ ABSL_GUARDED_BY(mu_);

@@ -1333,5 +1333,47 @@ TEST_F(SealedSlotTest, SharedArenasMakeNoSetAndStartNothingWhenASealedTableEnds)
   EXPECT_EQ(StoredStatus(b), "done");
 }
 
+// The last table of a deal hands its result to the writer and then holds
+// its slot like the others, every slot held: its deal turns public with that
+// commit, so no slot takes a match before (that start would come before the
+// tables' ends are public). The next set starts once both are shown done.
+TEST_F(SealedSlotTest, TheNextSetStartsOnlyOnceTheLastTablesEndIsPublic) {
+  options_.max_parallel = 2;
+  absl::Mutex mu;
+  std::string a, b;
+  std::map<std::string, std::string> seen;  // started match -> a's and b's status then
+  referees_.OnStart([&](const std::string& id) {
+    std::string first, second;
+    {
+      absl::MutexLock lock(&mu);
+      if (a.empty()) return;
+      first = a;
+      second = b;
+    }
+    const std::string shown = absl::StrCat(scheduler_->GetMatch(first, false)->status(), ",",
+                                           scheduler_->GetMatch(second, false)->status());
+    absl::MutexLock lock(&mu);
+    seen[id] = shown;
+  });
+  const int64_t ladder = StartHeldLadder(0);
+  ASSERT_TRUE(WaitFor([&] {
+    return referees_.held().size() == 2 && store_->CountLadderMatches(ladder, "pending") == 4;
+  }));
+  {
+    absl::MutexLock lock(&mu);
+    a = referees_.started().at(0);
+    b = referees_.started().at(1);
+  }
+  ASSERT_EQ(TwinOf(a), b);
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 4; }))
+      << referees_.started().size() << " started";
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& [id, shown] : seen) EXPECT_EQ(shown, "done,done") << id << " started when";
+}
+
 }  // namespace
 }  // namespace tarock::arena

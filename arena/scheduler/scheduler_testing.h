@@ -65,6 +65,7 @@ class InProcessReferees : public RefereeClient {
   }
   absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address, const v1::MatchSpec& spec,
                                              const std::atomic<bool>* cancel) override {
+    if (on_start_) on_start_(spec.match_id());
     {
       absl::MutexLock lock(&mu_);
       calls_.push_back(address);
@@ -116,6 +117,9 @@ class InProcessReferees : public RefereeClient {
     absl::MutexLock lock(&mu_);
     released_.insert(match_id);
   }
+  // Called with the match id as each call begins, on the calling thread
+  // (set before the scheduler starts).
+  void OnStart(std::function<void(const std::string&)> f) { on_start_ = std::move(f); }
   // The matches waiting at the gate now.
   std::set<std::string> held() {
     absl::MutexLock lock(&mu_);
@@ -140,6 +144,7 @@ class InProcessReferees : public RefereeClient {
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::vector<uint64_t>> seeds_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> finished_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const std::string&)> on_start_;
   bool hold_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::string> released_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> held_ ABSL_GUARDED_BY(mu_);
