@@ -220,6 +220,13 @@ void Scheduler::FlushSealedEnds() {
   if (ends.empty()) return;
   for (const SealedEnd& e : ends) EmitEnd(e);
   absl::MutexLock lock(&mu_);
+  // Their workers' slots are free now (WorkerLoop).
+  for (const SealedEnd& e : ends) {
+    auto it = sealed_slots_.find(e.match_id);
+    if (it == sealed_slots_.end()) continue;
+    if (it->second.leave) --leaving_;
+    sealed_slots_.erase(it);
+  }
   SetRunningGauge();
 }
 

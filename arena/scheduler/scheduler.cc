@@ -31,6 +31,12 @@ using scheduler_internal::FromJson;
 using scheduler_internal::ToJson;
 using scheduler_internal::IsRefereeFailure;
 
+// Every slot held by a sealed table and no twin of theirs queued: their deals
+// turn public by themselves (the last table's commit, a second at most for
+// the dispatcher to see deleted spares or another arena's commit). Only a
+// state that lasts longer than this takes a match for liveness (WorkerLoop).
+constexpr absl::Duration kSealedSlotPatience = absl::Seconds(3);
+
 }  // namespace
 
 Scheduler::Scheduler(Store* store, RefereeClient* client, SchedulerOptions options,
@@ -460,9 +466,15 @@ bool Scheduler::SharedRound() {
     Ladder ladder = LadderOf(l);
     const int64_t open =
         store_->CountLadderMatches(l.id, "pending") + store_->CountLadderMatches(l.id, "running");
-    ladder.created = store_->CountLadderMatches(l.id, "done") +
-                     store_->CountLadderMatches(l.id, "failed") + open;
-    queued[l.id] = static_cast<int>(open);
+    const int64_t done = store_->CountLadderMatches(l.id, "done");
+    const int64_t failed = store_->CountLadderMatches(l.id, "failed");
+    ladder.created = done + failed + open;
+    // A finished table whose deal is sealed still counts as running (its
+    // slot is held, WorkerLoop): a set made as it ends would tell that it
+    // ended (docs/security.md, "Secret deals").
+    const int64_t sealed = std::max<int64_t>(0, done - store_->CountPublicFinished("done", l.id)) +
+                           std::max<int64_t>(0, failed - store_->CountPublicFinished("failed", l.id));
+    queued[l.id] = static_cast<int>(open + sealed);
     ladders[RatingPool(l.variant, ladder.event_id)] = ladder;
   }
   // Matchmaking's busy bots: only ladders need them (reading every unfinished
@@ -481,8 +493,21 @@ void Scheduler::ClaimForFreeSlots() {
   int free = 0;
   {
     absl::MutexLock lock(&mu_);
-    free = std::max(1, options_.max_parallel) - static_cast<int>(in_flight_.size()) -
-           static_cast<int>(queue_.size());
+    const int workers = std::max(1, options_.max_parallel);
+    free = workers - static_cast<int>(in_flight_.size()) - static_cast<int>(queue_.size());
+    // A slot held by a sealed table (WorkerLoop) is not free; its match may
+    // have left in_flight_ with its commit.
+    for (const auto& [id, slot] : sealed_slots_)
+      if (slot.holding && !in_flight_.count(id)) --free;
+    // Every slot held and nothing queued for longer than their deals take to
+    // turn public by themselves: one is taken (the twins may wait in the
+    // database for a free slot of any arena).
+    if (holding_ >= workers && queue_.empty()) {
+      if (all_held_since_ == absl::InfiniteFuture()) all_held_since_ = absl::Now();
+      if (absl::Now() - all_held_since_ >= kSealedSlotPatience) free = std::max(free, 1);
+    } else {
+      all_held_since_ = absl::InfiniteFuture();
+    }
   }
   if (free <= 0) return;
   absl::StatusOr<std::vector<MatchRow>> claimed =
@@ -505,26 +530,129 @@ void Scheduler::Enqueue(Job job) {
   queue_.push_back(std::move(job));
 }
 
+Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
+  auto it = queue_.begin();
+  if (seed)
+    for (auto j = queue_.begin(); j != queue_.end(); ++j)
+      if (j->spec.withhold_hand_records() && j->match.seed == *seed) {
+        it = j;
+        break;
+      }
+  Job job = std::move(*it);
+  queue_.erase(it);
+  in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
+  if (job.spec.withhold_hand_records()) sealed_slots_[job.match.id] = SealedSlot{job.match.seed, false, false};
+  metrics_->queue_depth.Set(queue_.size());
+  SetRunningGauge();
+  return job;
+}
+
+void Scheduler::GrantLeaves() {
+  std::map<uint64_t, int> twins;  // queued withheld tables by seed
+  for (const Job& j : queue_)
+    if (j.spec.withhold_hand_records()) ++twins[j.match.seed];
+  for (auto& [id, slot] : sealed_slots_) {
+    if (!slot.holding || slot.leave || twins[slot.seed] == 0) continue;
+    --twins[slot.seed];
+    slot.leave = true;
+    ++leaving_;
+  }
+}
+
 void Scheduler::WorkerLoop() {
+  std::optional<Job> next;  // taken on leaving a sealed slot (below)
   for (;;) {
     Job job;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); };
-      mu_.Await(absl::Condition(&ready));
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
-      metrics_->queue_depth.Set(queue_.size());
-      SetRunningGauge();
+      if (!next) mu_.Await(absl::Condition(&ready));
+      if (stopping_) {
+        if (next) {  // taken on leaving a sealed slot, not started: queued again
+          in_flight_.erase(next->match.id);
+          sealed_slots_.erase(next->match.id);
+          queue_.push_front(*std::move(next));
+          SetRunningGauge();
+        }
+        return;
+      }
+      if (next) {
+        job = std::move(*next);
+        next.reset();
+      } else {
+        job = TakeJob();
+      }
     }
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
-    const bool committing = RunJob(std::move(job));
+    bool failed = false;
+    const bool committing = RunJob(std::move(job), &failed);
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
+    // A table that ended (played or failed) while its deal is sealed keeps
+    // its slot until the deal is public (FlushSealedEnds erases its entry):
+    // a next match started now, a slot freed for the dispatcher's counts
+    // (running, queued, a new set made) would tell that it ended
+    // (docs/security.md, "Secret deals"). Unless every worker holds one and
+    // a match waits that nothing else could run (the twins themselves when
+    // --max_parallel is below the tables of a deal): then each holder with a
+    // twin of its deal queued takes one, all at once (GrantLeaves): the
+    // starts tell that every running table ended, the last just now, and no
+    // more (one at a time, each next start would tell when a twin ended).
+    if (auto slot = sealed_slots_.find(id); slot != sealed_slots_.end()) {
+      if (!committing && !failed) {
+        sealed_slots_.erase(slot);  // stopping, unfinished: nothing sealed
+      } else {
+        const uint64_t seed = slot->second.seed;
+        slot->second.holding = true;
+        ++holding_;
+        const int workers = std::max(1, options_.max_parallel);
+        auto released = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          auto it = sealed_slots_.find(id);
+          return stopping_ || it == sealed_slots_.end() || it->second.leave ||
+                 (holding_ >= workers && leaving_ == 0 && !queue_.empty());
+        };
+        auto changed = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          auto it = sealed_slots_.find(id);
+          return stopping_ || it == sealed_slots_.end() || it->second.leave || leaving_ > 0 ||
+                 holding_ < workers || queue_.empty();
+        };
+        for (;;) {
+          mu_.Await(absl::Condition(&released));
+          auto it = sealed_slots_.find(id);
+          if (stopping_ || it == sealed_slots_.end()) break;
+          if (!it->second.leave) GrantLeaves();  // every slot holds: who leaves
+          if (!it->second.leave && leaving_ == 0) {
+            // No twin of a held deal is queued: the deals turn public by
+            // themselves (one's last table may be on its way to the writer),
+            // unless their twins are stuck elsewhere. Only then (patience
+            // out, nothing changed) does this slot run what is queued.
+            if (mu_.AwaitWithTimeout(absl::Condition(&changed), kSealedSlotPatience)) continue;
+            it = sealed_slots_.find(id);
+            it->second.leave = true;
+            ++leaving_;
+          }
+          if (!it->second.leave) continue;  // others, whose twins wait
+          if (!queue_.empty()) break;
+          it->second.leave = false;  // what it was to run went meanwhile
+          --leaving_;
+        }
+        --holding_;
+        if (auto it = sealed_slots_.find(id); it != sealed_slots_.end()) {
+          if (it->second.leave) --leaving_;
+          sealed_slots_.erase(it);
+          if (!stopping_) {
+            next = TakeJob(seed);
+            logging::Warning("scheduler",
+                             "every worker holds a sealed table's slot: this one takes the next match "
+                             "(--max_parallel below the tables that play a deal at once)",
+                             {{"ended", id}, {"next", next->match.id},
+                              {"max_parallel", options_.max_parallel}});
+          }
+        }
+      }
+    }
     for (int64_t b : bots) --busy_by_bot_[b];
     if (Shared()) refill_ = true;  // a slot is free: the dispatcher claims the next match
     if (ladder) {
@@ -537,7 +665,7 @@ void Scheduler::WorkerLoop() {
   }
 }
 
-bool Scheduler::RunJob(Job job) {
+bool Scheduler::RunJob(Job job, bool* failed_out) {
   {
     absl::MutexLock lock(&commit_mu_);
     ++jobs_running_;
@@ -545,6 +673,7 @@ bool Scheduler::RunJob(Job job) {
   const std::string id = job.match.id;
   bool failed = false;
   const bool committing = RunOnReferees(std::move(job), &failed);
+  if (failed_out) *failed_out = failed;
   if (!committing) {
     // Its spectators are told when it stops unfinished (a committed or
     // failed match ends for them once its end is public: PublishEnd).

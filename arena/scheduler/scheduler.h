@@ -443,9 +443,18 @@ class Scheduler {
   void DispatcherLoop();
   void WriterLoop();
   // Runs the match on the referees until it finishes (then it is queued for
-  // the writer: returns true), fails, or the scheduler stops; counted in
-  // jobs_running_ meanwhile (the writer commits at once when none runs).
-  bool RunJob(Job job);
+  // the writer: returns true), fails (sets `*failed` when given), or the
+  // scheduler stops; counted in jobs_running_ meanwhile (the writer commits
+  // at once when none runs).
+  bool RunJob(Job job, bool* failed = nullptr);
+  // A worker's next job from the queue (not empty), with its in-flight entry;
+  // `seed`: one of the withheld tables of that seed first, if any is queued.
+  Job TakeJob(std::optional<uint64_t> seed = std::nullopt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Every worker holds a sealed slot (sealed_slots_) and a job is queued:
+  // marks the holders that take a next job instead of waiting for their deal
+  // to turn public: each one with a twin of its own deal queued (as many as
+  // are queued).
+  void GrantLeaves() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // RunJob without the count. A match that failed (not stopping) sets
   // `*failed` (its end is then published by FailMatch).
   bool RunOnReferees(Job job, bool* failed);
@@ -677,6 +686,24 @@ class Scheduler {
   // Publishes one end (PublishEnd) now.
   void EmitEnd(const SealedEnd& end);
   bool refill_ ABSL_GUARDED_BY(mu_) = false;  // a ladder slot freed: the dispatcher refills
+  // Withheld tables (a duplicate set's, a test block's, a duplicate
+  // tournament's rotations) that a worker took and whose end is not public
+  // yet, by match id: their seed, and whether their worker has ended them and
+  // holds their slot. A worker whose table ended sealed keeps its slot (takes
+  // no job, frees nothing the dispatcher counts) until FlushSealedEnds erases
+  // the entry: a next start would tell that a sealed table ended
+  // (docs/security.md, "Secret deals"). WorkerLoop.
+  struct SealedSlot {
+    uint64_t seed = 0;
+    bool holding = false;
+    bool leave = false;  // GrantLeaves: takes the next job though its deal is sealed
+  };
+  std::map<std::string, SealedSlot> sealed_slots_ ABSL_GUARDED_BY(mu_);
+  int holding_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ holding
+  int leaving_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ to leave
+  // Several arenas: since when every slot holds and nothing is queued
+  // (ClaimForFreeSlots; InfiniteFuture: not so).
+  absl::Time all_held_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   // Play matches running, one thread each, by match id; a finished one joins
   // at the next StartPlayMatch or at Stop().
   std::map<std::string, std::thread> play_threads_ ABSL_GUARDED_BY(mu_);

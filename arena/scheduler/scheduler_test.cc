@@ -1132,5 +1132,248 @@ TEST(HostLostTest, AwayFaultsAreTheRefereesAndTheRelaysNotAHostsCause) {
   EXPECT_FALSE(IsAwayFault("malformed", ""));
 }
 
+// Red team, 2026-11-29: a duplicate table that ended while its twin still
+// plays is shown as running until the deal is public, and its worker's slot
+// stays taken as long: no next match starts, no new set is made, the running
+// and queue counts (status and /metrics) stay as they were. Once the twin
+// ends, the next matches start. A stop while a slot is held returns.
+class SealedSlotTest : public SchedulerTest {
+ protected:
+  // A duplicate ladder of bridge sets (six bots in a 3-seat variant: two
+  // tables a set, one seed), every match held at its start.
+  int64_t StartHeldLadder(int max_matches) {
+    referees_.HoldAll(true);
+    StartScheduler();
+    for (const char* name : {"h1", "h2", "h3"}) AddBot(name, "heuristic");
+    for (const char* name : {"r1", "r2", "r3"}) AddBot(name, "random");
+    v1::StartLadderRequest request;
+    request.mutable_config()->set_variant("slovenian-3p");
+    request.mutable_config()->set_format("duplicate");
+    request.mutable_config()->set_hands_per_match(3);
+    request.mutable_config()->set_max_matches(max_matches);
+    absl::StatusOr<v1::LadderInfo> ladder = scheduler_->StartLadder(request);
+    EXPECT_TRUE(ladder.ok()) << ladder.status();
+    return ladder.ok() ? ladder->id() : 0;
+  }
+  // The other table of `id`'s set: the match of the same seed.
+  std::string TwinOf(const std::string& id) {
+    absl::StatusOr<MatchRow> m = store_->GetMatch(id);
+    EXPECT_TRUE(m.ok());
+    for (const MatchRow& t : store_->ListMatches("slovenian-3p", 0, 100))
+      if (m.ok() && t.seed == m->seed && t.id != id) return t.id;
+    return "";
+  }
+  std::string StoredStatus(const std::string& id) {
+    absl::StatusOr<MatchRow> m = store_->GetMatch(id);
+    return m.ok() ? m->status : m.status().ToString();
+  }
+  // Waits (bounded) for `done`; false if it never came.
+  static bool WaitFor(const std::function<bool()>& done, absl::Duration within = absl::Seconds(30)) {
+    for (const absl::Time deadline = absl::Now() + within; absl::Now() < deadline;
+         absl::SleepFor(absl::Milliseconds(5)))
+      if (done()) return true;
+    return done();
+  }
+  std::string Gauges() {
+    const std::string text = metrics::SerializeMetrics({&registry_});
+    std::string out;
+    for (const char* name : {"tarock_arena_matches_running ", "tarock_arena_queue_depth "}) {
+      const size_t at = text.find(absl::StrCat("\n", name));
+      out += at == std::string::npos ? "?" : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+      out += ";";
+    }
+    return out;
+  }
+};
+
+TEST_F(SealedSlotTest, ATableThatEndsWhileItsTwinPlaysKeepsItsSlotUntilTheDealIsPublic) {
+  options_.max_parallel = 4;
+  const int64_t ladder = StartHeldLadder(0);
+  // Four tables held at their start (two sets), four made ahead and queued.
+  ASSERT_TRUE(WaitFor([&] {
+    const v1::StatusResponse s = scheduler_->GetStatus();
+    return referees_.held().size() == 4 && s.queue_depth() == 4 && s.running() == 4 &&
+           store_->CountLadderMatches(ladder, "pending") == 8;
+  })) << scheduler_->GetStatus().DebugString();
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 4u);
+  const std::string a = first[0];
+  const std::string b = TwinOf(a);
+  ASSERT_TRUE(referees_.held().count(b)) << a << "'s twin " << b << " is not running";
+  const std::string gauges = "tarock_arena_matches_running 4;tarock_arena_queue_depth 4;";
+  ASSERT_TRUE(WaitFor([&] { return Gauges() == gauges; })) << Gauges();
+
+  // A plays to its end, B still plays the deal.
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+  // Committed and (not) published by now; a next match would start within
+  // milliseconds: a second shows that none does.
+  for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    ASSERT_EQ(referees_.started(), first) << "a match started after a sealed table ended";
+    ASSERT_EQ(store_->CountLadderMatches(ladder, "pending") +
+                  store_->CountLadderMatches(ladder, "done"),
+              8)
+        << "a new set was made after a sealed table ended";
+    ASSERT_EQ(scheduler_->GetStatus().queue_depth(), 4);
+  }
+  const v1::StatusResponse status = scheduler_->GetStatus();
+  EXPECT_EQ(status.running(), 4);
+  EXPECT_EQ(status.queue_depth(), 4);
+  EXPECT_EQ(Gauges(), gauges);
+  absl::StatusOr<v1::ArenaMatch> shown = scheduler_->GetMatch(a, false);
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ(shown->status(), "running");
+
+  // B ends: the deal is public, both slots free, the next two tables start.
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 6; }))
+      << referees_.started().size() << " started";
+  EXPECT_EQ(StoredStatus(b), "done");
+  EXPECT_EQ(scheduler_->GetMatch(a, false)->status(), "done");
+
+  // A stop while a slot is held (C ended, its twin D held) returns.
+  const std::string c = first[1] == b ? first[2] : first[1];
+  const std::string d = TwinOf(c);
+  referees_.Release(c);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(c) == "done"; })) << StoredStatus(c);
+  const absl::Time stop = absl::Now();
+  scheduler_->Stop();
+  EXPECT_LT(absl::Now() - stop, absl::Seconds(10));
+  EXPECT_EQ(StoredStatus(d), "pending");
+}
+
+// One slot and sets of two tables: the twin of an ended table can only run
+// in the slot that table holds, so it does (at once: a start follows the
+// end, the residual docs/security.md names), and the ladder plays on.
+TEST_F(SealedSlotTest, WithFewerSlotsThanASetHasTablesTheHeldSlotRunsTheTwin) {
+  options_.max_parallel = 1;
+  const int64_t ladder = StartHeldLadder(4);
+  ASSERT_TRUE(WaitFor([&] { return referees_.held().size() == 1; }));
+  const std::string a = referees_.started().at(0);
+  const std::string b = TwinOf(a);
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return referees_.held().count(b) > 0; }))
+      << "the twin " << b << " of " << a << " never started: " << StoredStatus(a);
+  EXPECT_EQ(referees_.started().size(), 2u);
+  referees_.HoldAll(false);
+  ASSERT_TRUE(WaitFor([&] { return store_->CountLadderMatches(ladder, "done") == 4; }))
+      << store_->CountLadderMatches(ladder, "done") << " done";
+  EXPECT_EQ(referees_.started().size(), 4u);
+}
+
+// Every slot held, twins of the held deal queued: each holder takes one at
+// once (the starts tell only that every running table ended); one at a time,
+// each next start would tell when a twin ended. A duplicate tournament of a
+// 4-seat variant plays a deal at four tables; two slots.
+TEST_F(SealedSlotTest, WhenEverySlotHoldsEachHolderRunsATwinAtOnce) {
+  options_.max_parallel = 2;
+  referees_.HoldAll(true);
+  StartScheduler();
+  v1::RunTournamentRequest r;
+  r.set_variant("slovenian-4p");
+  for (const char* name : {"h1", "h2", "r1", "r2"}) {
+    AddBot(name, name[0] == 'h' ? "heuristic" : "random", "slovenian-4p");
+    r.add_bots(name);
+  }
+  r.set_deals(1);
+  r.set_hands_per_match(4);
+  r.set_seed(3);
+  absl::StatusOr<v1::TournamentInfo> t = scheduler_->RunTournament(r);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_TRUE(WaitFor([&] { return referees_.held().size() == 2; }));
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 2u);
+  for (const std::string& id : first) referees_.Release(id);
+  // Both ended, the other two tables of the deal start together.
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() == 4 && referees_.held().size() == 2; }))
+      << referees_.started().size() << " started";
+  for (const std::string& id : referees_.held())
+    EXPECT_EQ(std::count(first.begin(), first.end(), id), 0) << id << " ran twice";
+  EXPECT_EQ(referees_.started().size(), 4u);
+  for (const std::string& id : first) EXPECT_EQ(scheduler_->GetMatch(id, false)->status(), "running") << id;
+  referees_.HoldAll(false);
+  const v1::TournamentInfo done = WaitForTournament(t->id());
+  EXPECT_EQ(done.matches_done(), 4);
+}
+
+// Several arenas (here one, on the shared path: matches claimed from the
+// database, the ladder's counts read from it): a finished table whose deal
+// is sealed still counts for the ladder, so no set is made as it ends.
+TEST_F(SealedSlotTest, SharedArenasMakeNoSetAndStartNothingWhenASealedTableEnds) {
+  options_.max_parallel = 4;
+  options_.lease = absl::Seconds(30);
+  options_.lease_owner = "arena-a";
+  const int64_t ladder = StartHeldLadder(0);
+  auto made = [&] {  // (claimed ones are running in the database)
+    int64_t n = 0;
+    for (const char* status : {"pending", "running", "done", "failed"})
+      n += store_->CountLadderMatches(ladder, status);
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] {
+    return referees_.held().size() == 4 && made() == 8;
+  })) << referees_.held().size() << " held";
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 4u);
+  const std::string a = first[0];
+  const std::string b = TwinOf(a);
+  ASSERT_TRUE(referees_.held().count(b)) << a << "'s twin " << b << " is not running";
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+  for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    ASSERT_EQ(referees_.started(), first) << "a match started after a sealed table ended";
+    ASSERT_EQ(made(), 8) << "a new set was made after a sealed table ended";
+  }
+  EXPECT_EQ(scheduler_->GetStatus().running(), 4);
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 6; }))
+      << referees_.started().size() << " started";
+  EXPECT_EQ(StoredStatus(b), "done");
+}
+
+// The last table of a deal hands its result to the writer and then holds
+// its slot like the others, every slot held: its deal turns public with that
+// commit, so no slot takes a match before (that start would come before the
+// tables' ends are public). The next set starts once both are shown done.
+TEST_F(SealedSlotTest, TheNextSetStartsOnlyOnceTheLastTablesEndIsPublic) {
+  options_.max_parallel = 2;
+  absl::Mutex mu;
+  std::string a, b;
+  std::map<std::string, std::string> seen;  // started match -> a's and b's status then
+  referees_.OnStart([&](const std::string& id) {
+    std::string first, second;
+    {
+      absl::MutexLock lock(&mu);
+      if (a.empty()) return;
+      first = a;
+      second = b;
+    }
+    const std::string shown = absl::StrCat(scheduler_->GetMatch(first, false)->status(), ",",
+                                           scheduler_->GetMatch(second, false)->status());
+    absl::MutexLock lock(&mu);
+    seen[id] = shown;
+  });
+  const int64_t ladder = StartHeldLadder(0);
+  ASSERT_TRUE(WaitFor([&] {
+    return referees_.held().size() == 2 && store_->CountLadderMatches(ladder, "pending") == 4;
+  }));
+  {
+    absl::MutexLock lock(&mu);
+    a = referees_.started().at(0);
+    b = referees_.started().at(1);
+  }
+  ASSERT_EQ(TwinOf(a), b);
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 4; }))
+      << referees_.started().size() << " started";
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& [id, shown] : seen) EXPECT_EQ(shown, "done,done") << id << " started when";
+}
+
 }  // namespace
 }  // namespace tarock::arena

@@ -1,7 +1,8 @@
 // Test support for the scheduler's tests (scheduler_test.cc, events_test.cc):
 // referees in this process (the referee's MatchRunner between in-process bots:
 // random, the heuristic, a bot that always passes), one of which can play a
-// referee that is down, and a fixture with a fresh SQLite store per test.
+// referee that is down, with a gate that holds matches at their start until
+// released, and a fixture with a fresh SQLite store per test.
 // Test-only; not part of the arena.
 
 #ifndef TAROCK_ARENA_SCHEDULER_SCHEDULER_TESTING_H_
@@ -64,11 +65,21 @@ class InProcessReferees : public RefereeClient {
   }
   absl::StatusOr<v1::MatchFinished> RunMatch(const std::string& address, const v1::MatchSpec& spec,
                                              const std::atomic<bool>* cancel) override {
+    if (on_start_) on_start_(spec.match_id());
     {
       absl::MutexLock lock(&mu_);
       calls_.push_back(address);
       seeds_[spec.match_id()].push_back(spec.seed());
       if (down_.count(address)) return absl::UnavailableError(absl::StrCat(address, " is down"));
+      started_.push_back(spec.match_id());
+      // The gate: as a bot that holds its first decision until told.
+      const std::string& id = spec.match_id();
+      auto open = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !hold_ || released_.count(id) > 0 || (cancel != nullptr && cancel->load());
+      };
+      held_.insert(id);
+      while (!open()) mu_.AwaitWithTimeout(absl::Condition(&open), absl::Milliseconds(20));
+      held_.erase(id);
     }
     absl::StatusOr<v1::MatchFinished> out =
         runner_.Run(spec, [](const v1::MatchEvent&) {},
@@ -96,6 +107,29 @@ class InProcessReferees : public RefereeClient {
     absl::MutexLock lock(&mu_);
     return calls_;
   }
+  // While holding, every match waits at its start until Release(its id),
+  // HoldAll(false) or its cancellation.
+  void HoldAll(bool hold) {
+    absl::MutexLock lock(&mu_);
+    hold_ = hold;
+  }
+  void Release(const std::string& match_id) {
+    absl::MutexLock lock(&mu_);
+    released_.insert(match_id);
+  }
+  // Called with the match id as each call begins, on the calling thread
+  // (set before the scheduler starts).
+  void OnStart(std::function<void(const std::string&)> f) { on_start_ = std::move(f); }
+  // The matches waiting at the gate now.
+  std::set<std::string> held() {
+    absl::MutexLock lock(&mu_);
+    return held_;
+  }
+  // The match id of every call that reached a referee up, in order.
+  std::vector<std::string> started() {
+    absl::MutexLock lock(&mu_);
+    return started_;
+  }
   // The seed of each call, by match id, in order.
   std::map<std::string, std::vector<uint64_t>> seeds() {
     absl::MutexLock lock(&mu_);
@@ -110,6 +144,11 @@ class InProcessReferees : public RefereeClient {
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::vector<uint64_t>> seeds_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> finished_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const std::string&)> on_start_;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<std::string> released_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> held_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> started_ ABSL_GUARDED_BY(mu_);
 };
 
 class SchedulerTest : public ::testing::Test {

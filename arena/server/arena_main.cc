@@ -76,7 +76,10 @@ ABSL_FLAG(std::vector<std::string>, referees, {},
 ABSL_FLAG(absl::Duration, referee_resolve_interval, absl::Seconds(30),
           "how often dns:/// names in --referees are resolved again: referees that appear join "
           "the pool, those that vanish get no new matches");
-ABSL_FLAG(int, max_parallel, 4, "matches in flight at once");
+ABSL_FLAG(int, max_parallel, 4,
+          "matches in flight at once. A duplicate table that ends keeps its slot until the other "
+          "tables of its deal have ended; with fewer slots than a deal has tables, a held slot "
+          "runs a twin, which tells that a table ended (docs/security.md, \"Secret deals\")");
 ABSL_FLAG(int, max_attempts, 5, "referees tried per match before it fails");
 ABSL_FLAG(int, commit_delay_ms, 50,
           "a finished match is committed within this time, with the others that finished "

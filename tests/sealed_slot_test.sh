@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A sealed table keeps its slot (docs/security.md, "Secret deals"; red team of
+# 2026-11-29), process level on loopback: an arena with --max_parallel 2 runs a
+# duplicate ladder of bridge sets (two tables a set) between six bots that hold
+# the first decision of every match until the test opens its gate. One table
+# ends while its twin is held: nothing public moves (no 'started' on the live
+# feed, Status' and /metrics' running and queue counts, no set made); the twin
+# ends: both 'finished', then the next set starts. Nothing started here
+# outlives the test.
+# Usage: sealed_slot_test.sh SOURCE_DIR BUILD_DIR
+set -u
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+bin=$build/bin
+tmp=$(mktemp -d)
+pids=()
+cleanup() { touch "$tmp/gates/all" 2>/dev/null; for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+# shellcheck source=tests/testlib.sh
+source "$src/tests/testlib.sh"
+mkdir -p "$tmp/gates"
+
+rp=$(free_port)
+"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
+wait_port "$rp" || bad "referee never opened"
+ap=$(free_port); hp=$(free_port)
+"$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
+  --http_listen "127.0.0.1:$hp" --max_parallel 2 >"$tmp/arena.log" 2>&1 & pids+=($!)
+wait_port "$ap" || bad "arena never opened: $(cat "$tmp/arena.log")"
+wait_port "$hp" || bad "arena web never opened"
+cli() { timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" "$@"; }
+
+for i in 1 2 3 4 5 6; do
+  port=$(free_port)
+  GATE_DIR=$tmp/gates PYTHONPATH=$build/python \
+    /usr/bin/python3 -m tarock_bot serve "$src/tests/sealed_slot/gate_bot.py" --listen "127.0.0.1:$port" \
+    >"$tmp/g$i.log" 2>&1 & pids+=($!)
+  wait_port "$port" || bad "bot g$i never opened: $(cat "$tmp/g$i.log")"
+  cli bots add "g$i" --endpoint "127.0.0.1:$port" --variants slovenian-3p --owner "o$i" >/dev/null ||
+    bad "bots add g$i"
+done
+cli ladder start --variant=slovenian-3p --format=duplicate --hands=3 --per_decision_ms=60000 >/dev/null ||
+  bad "ladder start"
+
+export TAROCK_TEST_TMP=$tmp TAROCK_HTTP=127.0.0.1:$hp
+if timeout 200 /usr/bin/python3 "$src/tests/sealed_slot/check.py"; then ok; else
+  bad "a sealed table's end showed (see above)"
+  echo "--- arena log"; tail -20 "$tmp/arena.log"
+fi
+echo "$pass passed, $fail failed"
+exit "$fail"
