@@ -53,26 +53,20 @@ HttpResponse Shell(int status) {
 }  // namespace
 
 void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
-  server->Get("/static/(.+)", [](const HttpRequest& req) {
-    const web::Asset* a = web::FindAsset(req.path);
-    if (a == nullptr) return Shell(404);
-    HttpResponse r;
-    r.content_type = web::ContentTypeOf(req.path);
-    r.body.assign(a->data, a->size);
-    // Short, so a new build shows within minutes.
-    r.headers.emplace_back("Cache-Control", "public, max-age=300");
-    return r;
-  });
-  // The documents (docs/*.md, the text the pages point to), as plain text.
-  server->Get("/docs/([A-Za-z0-9_.-]+)", [](const HttpRequest& req) {
-    const web::Asset* a = web::FindAsset(req.path);
-    if (a == nullptr) return Shell(404);
-    HttpResponse r;
-    r.content_type = web::ContentTypeOf(req.path);
-    r.body.assign(a->data, a->size);
-    r.headers.emplace_back("Cache-Control", "public, max-age=300");
-    return r;
-  });
+  // The files built in: the pages' static files and the documents (docs/*.md,
+  // the text the pages point to, as plain text). Cached briefly, so a new
+  // build shows within minutes.
+  for (const char* path : {"/static/(.+)", "/docs/([A-Za-z0-9_.-]+)"}) {
+    server->Get(path, [](const HttpRequest& req) {
+      const web::Asset* a = web::FindAsset(req.path);
+      if (a == nullptr) return Shell(404);
+      HttpResponse r;
+      r.content_type = web::ContentTypeOf(req.path);
+      r.body.assign(a->data, a->size);
+      r.headers.emplace_back("Cache-Control", "public, max-age=300");
+      return r;
+    });
+  }
   for (const char* path : {"/", "/index.html", "/leaderboard", "/leaderboard/([A-Za-z0-9_.-]+)",
                            "/matches", "/bots", "/tournaments", "/tournaments/([0-9]+)",
                            "/tests", "/tests/([0-9]+)", "/ladders", "/events", "/join",
