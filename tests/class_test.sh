@@ -26,9 +26,7 @@ bin=$build/bin
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
 setup_scratch
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 export PYTHONPATH=$build/python
 # The lines say `python3`: the system's, which has grpc and protobuf (as the
 # other Python SDK tests use).

@@ -30,9 +30,7 @@ source "$src/tests/testlib.sh"
 setup_scratch
 pass=0 fail=0
 
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 
 start_referee || bad "referee never listened"
 start_arena || bad "arena never listened"

@@ -21,9 +21,7 @@ bin=$build/bin
 source "$src/tests/testlib.sh"
 setup_scratch
 
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 
 start_referee || { bad "referee never listened"; exit 1; }
 hp=$(free_port)

@@ -21,9 +21,7 @@ bin=$build/bin
 source "$src/tests/testlib.sh"
 setup_scratch
 
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   echo "SKIP: needs Debian's python3-numpy (scripts/setup.sh installs it)"; exit 77
 fi

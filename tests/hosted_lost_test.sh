@@ -28,9 +28,7 @@ bin=$build/bin
 source "$src/tests/testlib.sh"
 setup_scratch
 
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 
 # 3 s a decision: a restarted host starts fresh sandboxed processes for every
 # seat at once, and on a loaded machine (another test's bot host beside this

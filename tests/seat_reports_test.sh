@@ -19,9 +19,7 @@ bin=$build/bin
 source "$src/tests/testlib.sh"
 setup_scratch
 
-if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
-  echo "SKIP: needs root and bwrap"; exit 77
-fi
+skip_without_sandbox
 
 start_referee || bad "referee never listened"
 start_arena --http_listen= --host_lease_s 2 --host_stale_s 1 || bad "arena never listened"

@@ -40,6 +40,14 @@ kill_tree() {
 # named on exit when KEEP_TMP is set) and pids (append every process started);
 # on exit stops them all, and `host_pid` too when the script sets it (a bot
 # host it restarts). Needs bin (the build's bin folder).
+# The bot host's sandbox needs root (it makes cgroups) and bubblewrap: a test
+# of hosted bots says so and is skipped (exit 77, ctest's SKIP_RETURN_CODE) without.
+skip_without_sandbox() {
+  if [ "$(id -u)" -ne 0 ] || ! command -v bwrap >/dev/null; then
+    echo "SKIP: needs root and bwrap"; exit 77
+  fi
+}
+
 setup_scratch() {
   tmp=$(mktemp -d)
   chmod 755 "$tmp"
