@@ -182,9 +182,16 @@ void Scheduler::PublishEnd(const Job& job, bool done, bool counted, int hands, d
   // Tables that share their deal withhold hand records (tournament
   // rotations, ladder sets, test blocks); any other deal is public now.
   if (job.spec.withhold_hand_records()) {
+    {
+      // Running as a sealed end from now on, not in flight as well: the
+      // gauge counted it twice until the writer's erase (an end's timing).
+      absl::MutexLock lock(&mu_);
+      in_flight_.erase(job.match.id);
+      ++sealed_ends_count_;
+      SetRunningGauge();
+    }
     absl::MutexLock lock(&sealed_ends_mu_);
     sealed_ends_[job.match.seed].push_back(std::move(end));
-    ++sealed_ends_count_;
     return;
   }
   EmitEnd(end);

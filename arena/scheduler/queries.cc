@@ -275,8 +275,14 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   const bool sealed_end = (m->status == "done" || m->status == "failed") && !deal_public;
   out.set_status(sealed_end ? "running" : m->status);
   out.set_kind(m->kind);
-  out.set_referee(m->referee);
-  out.set_attempts(m->attempts);
+  // Which referee runs a table of a sealed deal, and its attempts, are shown
+  // with its result: a restart retries the unfinished tables (a new attempt,
+  // perhaps another referee) and not those that had ended, which would tell
+  // them apart (docs/security.md, "Secret deals").
+  if (deal_public || !FromJson<v1::MatchSpec>(m->spec).withhold_hand_records()) {
+    out.set_referee(m->referee);
+    out.set_attempts(m->attempts);
+  }
   out.set_deal_public(deal_public);
   out.set_seed_commitment(m->seed_commitment);
   if (deal_public) {

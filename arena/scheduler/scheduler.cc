@@ -117,6 +117,7 @@ absl::Status Scheduler::Start() {
                        store_->CountLadderMatches(l.id, "running");
       ladders_[RatingPool(l.variant, ladder.event_id)] = ladder;
     }
+    if (!Shared()) RestoreSealedTables();
     metrics_->queue_depth.Set(queue_.size());
   }
   // Sets finished but not booked (stopped between a table's commit and its
@@ -159,6 +160,50 @@ absl::Status Scheduler::Start() {
     ProberLoop();
   });
   return absl::OkStatus();
+}
+
+void Scheduler::RestoreSealedTables() {
+  restored_slots_.clear();
+  const int workers = std::max(1, options_.max_parallel);
+  int held = 0;
+  MatchFilter filter;
+  filter.sealed_finished = true;  // ended, and a twin of the deal pending or running
+  std::vector<MatchRow> tables = store_->ListMatchesPage(filter, 0, 100000, nullptr);
+  // In the order they were made (the page lists the newest first).
+  std::reverse(tables.begin(), tables.end());
+  for (const MatchRow& m : tables) {
+    const v1::MatchSpec spec = FromJson<v1::MatchSpec>(m.spec);
+    {
+      absl::MutexLock lock(&sealed_ends_mu_);
+      sealed_ends_[m.seed].push_back(
+          SealedEnd{m.id, m.variant, m.status == "done", /*counted=*/true, m.hands, m.duration_s});
+      ++sealed_ends_count_;
+    }
+    // On the live feed as running, like its twins (begun again when a referee
+    // takes them); its end once the deal is public (FlushSealedEnds).
+    LiveMatchInfo info;
+    info.id = m.id;
+    info.variant = m.variant;
+    info.kind = m.kind;
+    info.ladder_id = m.ladder_id;
+    info.tournament_id = m.tournament_id;
+    for (const v1::SeatSpec& seat : spec.seats()) info.bots.push_back(seat.name());
+    info.num_hands = spec.num_hands();
+    info.withheld = true;
+    info.started_ms = absl::ToUnixMillis(absl::Now());
+    live_.Begin(info);
+    // Beyond the workers, a slot had been given to a twin (GrantLeaves).
+    if (held >= workers) continue;
+    ++held;
+    sealed_slots_[m.id] = SealedSlot{m.seed, false, false};
+    restored_slots_.push_back(RestoredSlot{m.id, m.bot_ids, m.ladder_id});
+    for (int64_t b : m.bot_ids) ++busy_by_bot_[b];  // as while its worker held it
+    if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
+  }
+  if (!tables.empty())
+    logging::Info("scheduler", "sealed tables that had ended before the restart are held again",
+                  {{"tables", static_cast<int64_t>(tables.size())}, {"slots", held}});
+  SetRunningGauge();
 }
 
 // Benched bots are probed when their backoff has passed (bot_health.h): a
@@ -560,7 +605,18 @@ void Scheduler::GrantLeaves() {
 }
 
 void Scheduler::WorkerLoop() {
-  std::optional<Job> next;  // taken on leaving a sealed slot (below)
+  std::optional<Job> next;  // taken on leaving a sealed slot (HoldSealedSlot)
+  {
+    // A sealed table that had ended before a restart: its slot is held again
+    // first, as its worker held it (RestoreSealedTables).
+    absl::MutexLock lock(&mu_);
+    if (!restored_slots_.empty() && !stopping_) {
+      RestoredSlot restored = std::move(restored_slots_.front());
+      restored_slots_.pop_front();
+      HoldSealedSlot(restored.id, &next);
+      ReleaseTable(restored.bots, restored.ladder_id);
+    }
+  }
   for (;;) {
     Job job;
     {
@@ -590,79 +646,88 @@ void Scheduler::WorkerLoop() {
     const bool committing = RunJob(std::move(job), &failed);
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
-    // A table that ended (played or failed) while its deal is sealed keeps
-    // its slot until the deal is public (FlushSealedEnds erases its entry):
-    // a next match started now, a slot freed for the dispatcher's counts
-    // (running, queued, a new set made) would tell that it ended
-    // (docs/security.md, "Secret deals"). Unless every worker holds one and
-    // a match waits that nothing else could run (the twins themselves when
-    // --max_parallel is below the tables of a deal): then each holder with a
-    // twin of its deal queued takes one, all at once (GrantLeaves): the
-    // starts tell that every running table ended, the last just now, and no
-    // more (one at a time, each next start would tell when a twin ended).
     if (auto slot = sealed_slots_.find(id); slot != sealed_slots_.end()) {
-      if (!committing && !failed) {
+      if (!committing && !failed)
         sealed_slots_.erase(slot);  // stopping, unfinished: nothing sealed
-      } else {
-        const uint64_t seed = slot->second.seed;
-        slot->second.holding = true;
-        ++holding_;
-        const int workers = std::max(1, options_.max_parallel);
-        auto released = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-          auto it = sealed_slots_.find(id);
-          return stopping_ || it == sealed_slots_.end() || it->second.leave ||
-                 (holding_ >= workers && leaving_ == 0 && !queue_.empty());
-        };
-        auto changed = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-          auto it = sealed_slots_.find(id);
-          return stopping_ || it == sealed_slots_.end() || it->second.leave || leaving_ > 0 ||
-                 holding_ < workers || queue_.empty();
-        };
-        for (;;) {
-          mu_.Await(absl::Condition(&released));
-          auto it = sealed_slots_.find(id);
-          if (stopping_ || it == sealed_slots_.end()) break;
-          if (!it->second.leave) GrantLeaves();  // every slot holds: who leaves
-          if (!it->second.leave && leaving_ == 0) {
-            // No twin of a held deal is queued: the deals turn public by
-            // themselves (one's last table may be on its way to the writer),
-            // unless their twins are stuck elsewhere. Only then (patience
-            // out, nothing changed) does this slot run what is queued.
-            if (mu_.AwaitWithTimeout(absl::Condition(&changed), kSealedSlotPatience)) continue;
-            it = sealed_slots_.find(id);
-            it->second.leave = true;
-            ++leaving_;
-          }
-          if (!it->second.leave) continue;  // others, whose twins wait
-          if (!queue_.empty()) break;
-          it->second.leave = false;  // what it was to run went meanwhile
-          --leaving_;
-        }
-        --holding_;
-        if (auto it = sealed_slots_.find(id); it != sealed_slots_.end()) {
-          if (it->second.leave) --leaving_;
-          sealed_slots_.erase(it);
-          if (!stopping_) {
-            next = TakeJob(seed);
-            logging::Warning("scheduler",
-                             "every worker holds a sealed table's slot: this one takes the next match "
-                             "(--max_parallel below the tables that play a deal at once)",
-                             {{"ended", id}, {"next", next->match.id},
-                              {"max_parallel", options_.max_parallel}});
-          }
-        }
-      }
+      else
+        HoldSealedSlot(id, &next);
     }
-    for (int64_t b : bots) --busy_by_bot_[b];
-    if (Shared()) refill_ = true;  // a slot is free: the dispatcher claims the next match
-    if (ladder) {
-      // The dispatcher tops the ladder up when its spare matches are gone (and
-      // every 100 ms anyway).
-      if (--queued_by_ladder_[ladder] <= LadderQueueTarget() - std::max(1, options_.max_parallel) / 2)
-        refill_ = true;
-    }
-    SetRunningGauge();
+    ReleaseTable(bots, ladder);
   }
+}
+
+// A table that ended (played or failed) while its deal is sealed keeps its
+// slot until the deal is public (FlushSealedEnds erases its entry): a next
+// match started now, a slot freed for the dispatcher's counts (running,
+// queued, a new set made) would tell that it ended (docs/security.md,
+// "Secret deals"). Unless every worker holds one and a match waits that
+// nothing else could run (the twins themselves when --max_parallel is below
+// the tables of a deal): then each holder with a twin of its deal queued
+// takes one, all at once (GrantLeaves): the starts tell that every running
+// table ended, the last just now, and no more (one at a time, each next
+// start would tell when a twin ended).
+void Scheduler::HoldSealedSlot(const std::string& id, std::optional<Job>* next) {
+  auto slot = sealed_slots_.find(id);
+  if (slot == sealed_slots_.end()) return;
+  const uint64_t seed = slot->second.seed;
+  slot->second.holding = true;
+  ++holding_;
+  const int workers = std::max(1, options_.max_parallel);
+  auto released = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = sealed_slots_.find(id);
+    return stopping_ || it == sealed_slots_.end() || it->second.leave ||
+           (holding_ >= workers && leaving_ == 0 && !queue_.empty());
+  };
+  auto changed = [this, &id, workers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = sealed_slots_.find(id);
+    return stopping_ || it == sealed_slots_.end() || it->second.leave || leaving_ > 0 ||
+           holding_ < workers || queue_.empty();
+  };
+  for (;;) {
+    mu_.Await(absl::Condition(&released));
+    auto it = sealed_slots_.find(id);
+    if (stopping_ || it == sealed_slots_.end()) break;
+    if (!it->second.leave) GrantLeaves();  // every slot holds: who leaves
+    if (!it->second.leave && leaving_ == 0) {
+      // No twin of a held deal is queued: the deals turn public by
+      // themselves (one's last table may be on its way to the writer),
+      // unless their twins are stuck elsewhere. Only then (patience
+      // out, nothing changed) does this slot run what is queued.
+      if (mu_.AwaitWithTimeout(absl::Condition(&changed), kSealedSlotPatience)) continue;
+      it = sealed_slots_.find(id);
+      it->second.leave = true;
+      ++leaving_;
+    }
+    if (!it->second.leave) continue;  // others, whose twins wait
+    if (!queue_.empty()) break;
+    it->second.leave = false;  // what it was to run went meanwhile
+    --leaving_;
+  }
+  --holding_;
+  if (auto it = sealed_slots_.find(id); it != sealed_slots_.end()) {
+    if (it->second.leave) --leaving_;
+    sealed_slots_.erase(it);
+    if (!stopping_) {
+      *next = TakeJob(seed);
+      logging::Warning("scheduler",
+                       "every worker holds a sealed table's slot: this one takes the next match "
+                       "(--max_parallel below the tables that play a deal at once)",
+                       {{"ended", id}, {"next", (*next)->match.id},
+                        {"max_parallel", options_.max_parallel}});
+    }
+  }
+}
+
+void Scheduler::ReleaseTable(const std::vector<int64_t>& bots, int64_t ladder_id) {
+  for (int64_t b : bots) --busy_by_bot_[b];
+  if (Shared()) refill_ = true;  // a slot is free: the dispatcher claims the next match
+  if (ladder_id) {
+    // The dispatcher tops the ladder up when its spare matches are gone (and
+    // every 100 ms anyway).
+    if (--queued_by_ladder_[ladder_id] <= LadderQueueTarget() - std::max(1, options_.max_parallel) / 2)
+      refill_ = true;
+  }
+  SetRunningGauge();
 }
 
 bool Scheduler::RunJob(Job job, bool* failed_out) {

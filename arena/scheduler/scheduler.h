@@ -455,6 +455,25 @@ class Scheduler {
   // to turn public: each one with a twin of its own deal queued (as many as
   // are queued).
   void GrantLeaves() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A worker whose table `id` ended while its deal is sealed (or that took
+  // such a slot restored at Start) holds the slot until the deal is public
+  // (sealed_slots_ loses the entry), or until GrantLeaves or the patience lets
+  // it go: then `*next` is the job it runs next (a twin of its deal first).
+  // Returns at once when `id` has no entry.
+  void HoldSealedSlot(const std::string& id, std::optional<Job>* next)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A worker is done with a table of `bots` (of ladder `ladder_id`, or 0):
+  // they are free for matchmaking, and the dispatcher is told when a ladder
+  // wants topping up.
+  void ReleaseTable(const std::vector<int64_t>& bots, int64_t ladder_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Start (one arena): the tables that had ended before a restart while
+  // their deal is still sealed are shown as they were (running; their end,
+  // counted in the metrics and the live feed, once the deal is public), and
+  // as many of their slots as there are workers are held again (WorkerLoop
+  // takes them first): else the next set would start beside their twins,
+  // telling which had ended (docs/security.md, "Secret deals").
+  void RestoreSealedTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // RunJob without the count. A match that failed (not stopping) sets
   // `*failed` (its end is then published by FailMatch).
   bool RunOnReferees(Job job, bool* failed);
@@ -681,7 +700,10 @@ class Scheduler {
   };
   absl::Mutex sealed_ends_mu_;  // never held with mu_
   std::map<uint64_t, std::vector<SealedEnd>> sealed_ends_ ABSL_GUARDED_BY(sealed_ends_mu_);
-  std::atomic<int64_t> sealed_ends_count_{0};  // entries of sealed_ends_
+  // Entries of sealed_ends_; raised under mu_ as the table leaves in_flight_
+  // (PublishEnd), before its entry is added, so the running gauge never
+  // counts it twice.
+  std::atomic<int64_t> sealed_ends_count_{0};
   absl::Time sealed_flushed_ = absl::InfinitePast();  // the dispatcher's
   // Publishes one end (PublishEnd) now.
   void EmitEnd(const SealedEnd& end);
@@ -701,6 +723,14 @@ class Scheduler {
   std::map<std::string, SealedSlot> sealed_slots_ ABSL_GUARDED_BY(mu_);
   int holding_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ holding
   int leaving_ ABSL_GUARDED_BY(mu_) = 0;  // entries of sealed_slots_ to leave
+  // Slots of sealed tables that had ended before a restart, for the workers
+  // to hold again (RestoreSealedTables): the table, its bots and its ladder.
+  struct RestoredSlot {
+    std::string id;
+    std::vector<int64_t> bots;
+    int64_t ladder_id = 0;
+  };
+  std::deque<RestoredSlot> restored_slots_ ABSL_GUARDED_BY(mu_);
   // Several arenas: since when every slot holds and nothing is queued
   // (ClaimForFreeSlots; InfiniteFuture: not so).
   absl::Time all_held_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

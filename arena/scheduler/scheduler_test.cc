@@ -1375,5 +1375,71 @@ TEST_F(SealedSlotTest, TheNextSetStartsOnlyOnceTheLastTablesEndIsPublic) {
   for (const auto& [id, shown] : seen) EXPECT_EQ(shown, "done,done") << id << " started when";
 }
 
+// Second red team, 2026-11-29: an arena restart told which sealed tables
+// had ended. The held slots lived in memory, so the next set started beside
+// the twins; the unfinished tables were tried again (attempts + 1) while the
+// ended one kept its count; the running gauge and the live feed left it out.
+// Now the slots of the ended tables are held again from the store, the
+// attempts and referee of a sealed deal's tables are shown with its result,
+// and the ended table is running on the gauge and the feed until the deal is
+// public, when its end is counted.
+TEST_F(SealedSlotTest, ARestartHoldsTheSlotsOfTheSealedTablesThatHadEnded) {
+  options_.max_parallel = 4;
+  const int64_t ladder = StartHeldLadder(0);
+  ASSERT_TRUE(WaitFor([&] {
+    return referees_.held().size() == 4 && scheduler_->GetStatus().queue_depth() == 4 &&
+           store_->CountLadderMatches(ladder, "pending") == 8;
+  })) << scheduler_->GetStatus().DebugString();
+  const std::vector<std::string> first = referees_.started();
+  ASSERT_EQ(first.size(), 4u);
+  const std::string a = first[0];
+  const std::string b = TwinOf(a);
+  ASSERT_TRUE(referees_.held().count(b)) << a << "'s twin " << b << " is not running";
+  referees_.Release(a);
+  ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
+
+  // The restart: the three unfinished tables run again, a's slot is held.
+  scheduler_.reset();
+  StartScheduler();
+  ASSERT_TRUE(WaitFor([&] { return referees_.held().size() == 3; })) << referees_.held().size();
+  for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    ASSERT_EQ(referees_.started().size(), 7u) << "a match started beside the sealed tables";
+    ASSERT_EQ(store_->CountLadderMatches(ladder, "pending") +
+                  store_->CountLadderMatches(ladder, "done"),
+              8)
+        << "a new set was made after the restart";
+  }
+  const v1::StatusResponse status = scheduler_->GetStatus();
+  EXPECT_EQ(status.running(), 4);
+  EXPECT_EQ(status.queue_depth(), 4);
+  EXPECT_EQ(Gauges(), "tarock_arena_matches_running 4;tarock_arena_queue_depth 4;");
+  for (const std::string& id : {a, b}) {
+    absl::StatusOr<v1::ArenaMatch> shown = scheduler_->GetMatch(id, false);
+    ASSERT_TRUE(shown.ok()) << id;
+    EXPECT_EQ(shown->status(), "running") << id;
+    EXPECT_EQ(shown->attempts(), 0) << id << ": attempts shown before the deal is public";
+    EXPECT_EQ(shown->referee(), "") << id << ": referee shown before the deal is public";
+  }
+  std::set<std::string> live;
+  for (const LiveMatchInfo& m : scheduler_->live().Running()) live.insert(m.id);
+  EXPECT_EQ(live.size(), 4u);
+  EXPECT_TRUE(live.count(a)) << "the ended table is missing from the live feed";
+
+  // b ends: the deal is public, a's end counted, both slots free.
+  referees_.Release(b);
+  ASSERT_TRUE(WaitFor([&] { return referees_.started().size() >= 9; }))
+      << referees_.started().size() << " started";
+  absl::StatusOr<v1::ArenaMatch> shown = scheduler_->GetMatch(a, false);
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ(shown->status(), "done");
+  EXPECT_EQ(shown->attempts(), 1);
+  EXPECT_NE(shown->referee(), "");
+  EXPECT_EQ(scheduler_->GetMatch(b, false)->attempts(), 2);
+  const std::string text = metrics::SerializeMetrics({&registry_});
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "tarock_arena_matches_total{outcome=\"done\",variant=\"slovenian-3p\"} 2"));
+}
+
 }  // namespace
 }  // namespace tarock::arena
