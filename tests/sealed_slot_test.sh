@@ -5,8 +5,10 @@
 # the first decision of every match until the test opens its gate. One table
 # ends while its twin is held: nothing public moves (no 'started' on the live
 # feed, Status' and /metrics' running and queue counts, no set made); the twin
-# ends: both 'finished', then the next set starts. Nothing started here
-# outlives the test.
+# ends: both 'finished', then the next set starts. Then the arena restarts
+# while one table of the next set has ended and its twin is held: after the
+# restart the two look alike and nothing else starts until the twin ends.
+# Nothing started here outlives the test.
 # Usage: sealed_slot_test.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$(cd "$1" && pwd)
@@ -24,10 +26,13 @@ rp=$(free_port)
 "$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
 wait_port "$rp" || bad "referee never opened"
 ap=$(free_port); hp=$(free_port)
-"$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
-  --http_listen "127.0.0.1:$hp" --max_parallel 2 >"$tmp/arena.log" 2>&1 & pids+=($!)
-wait_port "$ap" || bad "arena never opened: $(cat "$tmp/arena.log")"
-wait_port "$hp" || bad "arena web never opened"
+start_arena() {
+  "$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
+    --http_listen "127.0.0.1:$hp" --max_parallel 2 >>"$tmp/arena.log" 2>&1 & arena=$!; pids+=($arena)
+  wait_port "$ap" || bad "arena never opened: $(cat "$tmp/arena.log")"
+  wait_port "$hp" || bad "arena web never opened"
+}
+start_arena
 cli() { timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" "$@"; }
 
 for i in 1 2 3 4 5 6; do
@@ -43,9 +48,25 @@ cli ladder start --variant=slovenian-3p --format=duplicate --hands=3 --per_decis
   bad "ladder start"
 
 export TAROCK_TEST_TMP=$tmp TAROCK_HTTP=127.0.0.1:$hp
-if timeout 200 /usr/bin/python3 "$src/tests/sealed_slot/check.py"; then ok; else
+check() { timeout 200 /usr/bin/python3 "$src/tests/sealed_slot/check.py" "$@"; }
+if check slot; then ok; else
   bad "a sealed table's end showed (see above)"
   echo "--- arena log"; tail -20 "$tmp/arena.log"
+fi
+# An arena restart (second red team of 2026-11-29): one table of the next set
+# ends, the arena restarts on its database; the ended table and its twin look
+# alike and nothing else starts until the twin ends.
+if check end_one; then
+  kill -TERM "$arena"
+  for _ in $(seq 100); do kill -0 "$arena" 2>/dev/null || break; sleep 0.1; done
+  kill_tree "$arena"; wait "$arena" 2>/dev/null
+  start_arena
+  if check after_restart; then ok; else
+    bad "a restart told which sealed table had ended (see above)"
+    echo "--- arena log"; tail -20 "$tmp/arena.log"
+  fi
+else
+  bad "no table ended before the restart (see above)"
 fi
 echo "$pass passed, $fail failed"
 exit "$fail"

@@ -1,6 +1,7 @@
 """The checks of tests/sealed_slot_test.sh (which starts the processes).
 
-Usage: check.py, with TAROCK_TEST_TMP and TAROCK_HTTP set; the arena runs a
+Usage: check.py [slot|end_one|after_restart], with TAROCK_TEST_TMP and
+TAROCK_HTTP set; the arena runs a
 duplicate ladder (bridge sets of two tables) with --max_parallel 2, every
 table held by its bots until the test opens its gate. Prints what failed and
 exits non-zero.
@@ -8,6 +9,7 @@ exits non-zero.
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 import urllib.error
@@ -73,9 +75,13 @@ def follow(feed):
         pass
 
 
-feed = []
-threading.Thread(target=follow, args=(feed,), daemon=True).start()
-if wait(lambda: public()["running"] == 2 and public()["queue"] == 2, 60, "two tables held, two queued"):
+def slot():
+    """One table ends while its twin is held: nothing public moves."""
+    feed = []
+    threading.Thread(target=follow, args=(feed,), daemon=True).start()
+    if not wait(lambda: public()["running"] == 2 and public()["queue"] == 2, 60,
+                "two tables held, two queued"):
+        return
     running = sorted(m["id"] for m in get("/api/matches?status=running")["matches"])
     a, b = running
     check(stored(a)[1] == stored(b)[1] and stored(a)[1] != 0,
@@ -102,6 +108,63 @@ if wait(lambda: public()["running"] == 2 and public()["queue"] == 2, 60, "two ta
     first_start = min([t for t, e, d in feed if e == "started" and t > opened] or [0])
     check(len(finished) == 2 and max(finished) <= first_start,
           f"the set's 'finished' came after the next start or not at all: {finished} {first_start}")
-open(os.path.join(GATES, "all"), "w").close()
+
+
+def end_one():
+    """Before a restart: one table of the running set ends (its id and its
+    twin's to the file 'restart')."""
+    if not wait(lambda: public()["running"] == 2 and public()["queue"] == 2, 60,
+                "two tables held, two queued"):
+        return
+    a, b = sorted(m["id"] for m in get("/api/matches?status=running")["matches"])
+    open(os.path.join(GATES, a), "w").close()
+    wait(lambda: stored(a)[0] == "done", 60, f"{a} to finish (the database)")
+    with open(os.path.join(TMP, "restart"), "w") as f:
+        json.dump({"ended": a, "twin": b, "public": public()}, f)
+
+
+def after_restart():
+    """The arena restarted with one table ended and its twin unfinished: the
+    two look alike (running, no attempts nor referee, both on the live feed),
+    nothing else starts and the counts are those of before; the twin ends:
+    both 'finished', then the next set."""
+    with open(os.path.join(TMP, "restart")) as f:
+        saved = json.load(f)
+    a, b = saved["ended"], saved["twin"]
+    feed = []
+    threading.Thread(target=follow, args=(feed,), daemon=True).start()
+
+    def live_ids():
+        listed = [json.loads(d) for t, e, d in list(feed) if e == "running"]
+        return {m["id"] for m in (listed[0] if listed else [])} | {
+            json.loads(d)["id"] for t, e, d in list(feed) if e == "started"}
+
+    wait(lambda: b in live_ids(), 60, f"{b} to run again")
+    time.sleep(1.5)
+    started = [d for t, e, d in feed if e == "started" and b not in d]
+    check(not started, f"/api/live 'started' beside the sealed set after the restart: {started}")
+    check(a in live_ids() and b in live_ids(),
+          f"the live feed's running tables after the restart: {sorted(live_ids())}")
+    check(public() == saved["public"],
+          f"what the public sees differs after the restart: {saved['public']} -> {public()}")
+    for m in (a, b):
+        shown = get(f"/api/matches/{m}")
+        check(shown["status"] == "running", f"{m} is {shown['status']} after the restart")
+        check(not shown.get("attempts") and not shown.get("referee"),
+              f"{m}'s attempts or referee shown before the deal is public: {shown.get('attempts')}, "
+              f"{shown.get('referee')}")
+    opened = time.time()
+    open(os.path.join(GATES, b), "w").close()
+    wait(lambda: sum(e == "started" and t > opened for t, e, d in feed) >= 2, 60,
+         "the next two tables to start once the deal is public")
+    finished = [t for t, e, d in feed if e == "finished" and (a in d or b in d)]
+    first_start = min([t for t, e, d in feed if e == "started" and t > opened] or [0])
+    check(len(finished) == 2 and max(finished) <= first_start,
+          f"the set's 'finished' after the restart came late or not at all: {finished} {first_start}")
+    check(get(f"/api/matches/{a}").get("attempts") == 1, f"{a}'s attempts once public")
+
+
+{"slot": slot, "end_one": end_one, "after_restart": after_restart}[
+    sys.argv[1] if len(sys.argv) > 1 else "slot"]()
 print(f"{len(failures)} failures")
 raise SystemExit(1 if failures else 0)
