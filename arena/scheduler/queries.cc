@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -252,34 +253,43 @@ absl::StatusOr<std::string> Scheduler::PublicRecordOf(const MatchRow& m) {
 absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool with_record) {
   absl::StatusOr<MatchRow> m = store_->GetMatch(id);
   if (!m.ok()) return m.status();
-  if (m->status == "pending" || m->status == "running") {
+  // A table that has not finished and one that finished while a twin plays
+  // its deal take the same steps here (the same store reads, the lock, the
+  // spec parsed, no seats read): their answer times told them apart (third
+  // red team, 2026-11-29; docs/security.md, "Secret deals").
+  const bool finished = m->status == "done" || m->status == "failed";
+  const bool twins_open = store_->CountUnfinishedWithSeed(m->seed) != 0;
+  // Secret deals (deal_seal.h): the seed, its salt and the record only once
+  // every table of the deal has finished it; the commitment always.
+  const bool deal_public = finished && !twins_open;
+  {
     // Running is a state in memory (see the header).
     absl::MutexLock lock(&mu_);
     auto it = in_flight_.find(id);
-    m->status = "pending";
-    if (it != in_flight_.end() && !it->second.referee.empty()) {
-      m->status = "running";
-      m->referee = it->second.referee;
-      m->attempts = it->second.attempts;
+    if (!finished) {
+      m->status = "pending";
+      if (it != in_flight_.end() && !it->second.referee.empty()) {
+        m->status = "running";
+        m->referee = it->second.referee;
+        m->attempts = it->second.attempts;
+      }
     }
   }
+  std::optional<v1::MatchSpec> spec;
+  if (!deal_public) spec = FromJson<v1::MatchSpec>(m->spec);
   v1::ArenaMatch out;
   out.set_id(m->id);
   out.set_variant(m->variant);
-  // Secret deals (deal_seal.h): the seed, its salt and the record only once
-  // every table of the deal has finished it; the commitment always.
-  const bool deal_public = DealPublic(*m);
   // A finished table whose deal other tables still play is shown as running
   // until that deal is public: that it ended, and when, would tell how it
   // went (docs/security.md, "Secret deals").
-  const bool sealed_end = (m->status == "done" || m->status == "failed") && !deal_public;
-  out.set_status(sealed_end ? "running" : m->status);
+  out.set_status(finished && !deal_public ? "running" : m->status);
   out.set_kind(m->kind);
   // Which referee runs a table of a sealed deal, and its attempts, are shown
   // with its result: a restart retries the unfinished tables (a new attempt,
   // perhaps another referee) and not those that had ended, which would tell
   // them apart (docs/security.md, "Secret deals").
-  if (deal_public || !FromJson<v1::MatchSpec>(m->spec).withhold_hand_records()) {
+  if (deal_public || !spec->withhold_hand_records()) {
     out.set_referee(m->referee);
     out.set_attempts(m->attempts);
   }
@@ -302,23 +312,24 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
   out.set_tournament_id(m->tournament_id);
   out.set_test_id(m->test_id);
   out.set_event(EventSlugOf(m->event_id));
-  std::vector<SeatRow> seats = store_->SeatsOf(m->id);
+  // A table's result (totals, places, faults, forfeits, hands played, the
+  // hosted versions) is sealed with its cards: a twin table still playing the
+  // deal would learn how it went (docs/security.md, "Secret deals"). Until
+  // then its seats are the spec's, whether it runs or has ended.
+  std::vector<SeatRow> seats;
+  if (deal_public) seats = store_->SeatsOf(m->id);
   if (seats.empty()) {
-    v1::MatchSpec spec = FromJson<v1::MatchSpec>(m->spec);
-    for (int s = 0; s < spec.seats_size(); ++s) {
+    if (!spec) spec = FromJson<v1::MatchSpec>(m->spec);
+    for (int s = 0; s < spec->seats_size(); ++s) {
       v1::ArenaSeat* seat = out.add_seats();
       seat->set_seat(s);
-      seat->set_bot(spec.seats(s).name());
+      seat->set_bot(spec->seats(s).name());
     }
   }
-  // A table's result (totals, places, faults, forfeits, hands played) is
-  // sealed with its cards: a twin table still playing the deal would learn
-  // how it went (docs/security.md, "Secret deals").
   for (const SeatRow& s : seats) {
     v1::ArenaSeat* seat = out.add_seats();
     seat->set_seat(s.seat);
     seat->set_bot(s.bot);
-    if (!deal_public) continue;  // the hosted version too: stored when it ended
     seat->set_version_id(s.version_id);
     seat->set_total(s.total);
     seat->set_faults(s.faults);

@@ -289,6 +289,9 @@ class Scheduler {
   // The running matches' public view for spectators (live_hub.h).
   LiveHub& live() { return live_; }
   absl::StatusOr<v1::ArenaMatch> GetMatch(const std::string& id, bool with_record);
+  // Whether a match `id` is stored: one read, the same for every status (the
+  // match page's 404; GetMatch's work would differ by what may be shown).
+  bool MatchExists(const std::string& id) { return store_->GetMatch(id).ok(); }
   // The page of matches passing the filters, newest first. The bot filter is
   // a bot's name in any case, or else a case-insensitive part of names (every
   // bot containing it; NOT_FOUND when none does); the bots it matched are in

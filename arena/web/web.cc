@@ -93,7 +93,7 @@ void RegisterWebPages(Scheduler* scheduler, metrics::HttpServer* server) {
     return Shell(404);
   });
   server->Get("/matches/([^/]+)", [scheduler](const HttpRequest& req) {
-    return Shell(scheduler->GetMatch(req.matches[1], false).ok() ? 200 : 404);
+    return Shell(scheduler->MatchExists(req.matches[1]) ? 200 : 404);
   });
   // Any other path: the 404 page (API errors keep their JSON bodies).
   // A JSON client asking for an API path that does not exist gets JSON, not
