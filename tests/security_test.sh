@@ -122,7 +122,8 @@ case "$out" in *'"big"'*) bad "the oversized registration was stored" ;; *) ok ;
 
 # --- Hostile HTTP clients (issue 29): a chunked body over --max_request_bytes
 # gets 413 like a sized one; 100 clients trickling a header byte every 0.5 s
-# (capped at 64 connections from their address) leave others answered.
+# (capped at 64 connections from their network, /24) leave other networks
+# answered.
 /usr/bin/python3 - "$shp" <<'EOF' && ok || bad "hostile HTTP clients were not held off"
 import http.client, socket, sys, threading, time
 port = int(sys.argv[1])
@@ -151,9 +152,18 @@ t.start()
 try:
     time.sleep(1)
     start = time.monotonic()
+    # Another address of their network (/24) is held off with them (503)...
+    neighbour = socket.socket()
+    neighbour.settimeout(10)
+    neighbour.bind(("127.0.0.2", 0))
+    neighbour.connect(("127.0.0.1", port))
+    busy = neighbour.recv(4096)
+    neighbour.close()
+    assert busy.startswith(b"HTTP/1.1 503"), busy[:100]
+    # ...and another network is answered.
     other = socket.socket()
     other.settimeout(10)
-    other.bind(("127.0.0.2", 0))
+    other.bind(("127.0.1.2", 0))
     other.connect(("127.0.0.1", port))
     other.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     reply = other.recv(4096)

@@ -158,7 +158,7 @@ struct Core {
   std::mutex mu;
   std::condition_variable sessions_gone;
   int connections ABSL_GUARDED_BY(mu) = 0;
-  std::unordered_map<std::string, int> connections_by_address ABSL_GUARDED_BY(mu);
+  std::unordered_map<std::string, int> connections_by_address ABSL_GUARDED_BY(mu);  // by network
   int streams ABSL_GUARDED_BY(mu) = 0;
   std::atomic<int> large_bodies{0};  // bodies over options.max_body_bytes
   size_t max_route_body = 0;          // the largest Route::max_body_bytes
@@ -319,8 +319,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (sink_) sink_->MarkClosed();
     std::lock_guard<std::mutex> lock(core_->mu);
     --core_->connections;
-    if (!peer_trusted_ && --core_->connections_by_address[peer_] <= 0)
-      core_->connections_by_address.erase(peer_);
+    if (!peer_trusted_) {
+      const std::string network = net::PrefixKey(peer_);
+      if (--core_->connections_by_address[network] <= 0) core_->connections_by_address.erase(network);
+    }
     if (stream_slot_) {
       --core_->streams;
       if (--core_->streams_by_address[client_] <= 0) core_->streams_by_address.erase(client_);
@@ -731,17 +733,21 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   if (peer_ec) return Accept();
   const std::string address = PeerAddress(peer);
   const bool trusted = core->Trusted(address);
+  // Counted per client network (/24, /64: net::PrefixKey), as the streams
+  // and the rate limits are: one host of an IPv6 /64 has 2^64 addresses, and
+  // 17 of them filled max_connections (third red team, 2026-11-29).
+  const std::string network = net::PrefixKey(address);
   bool admitted = false;
   {
     std::lock_guard<std::mutex> lock(core->mu);
     if (!core->stopping && core->connections < core->options.max_connections &&
         (trusted ||
-         core->connections_by_address[address] < core->options.max_connections_per_address)) {
+         core->connections_by_address[network] < core->options.max_connections_per_address)) {
       admitted = true;
       ++core->connections;
-      if (!trusted) ++core->connections_by_address[address];
-    } else if (!trusted && core->connections_by_address[address] == 0) {
-      core->connections_by_address.erase(address);
+      if (!trusted) ++core->connections_by_address[network];
+    } else if (!trusted && core->connections_by_address[network] == 0) {
+      core->connections_by_address.erase(network);
     }
   }
   if (!admitted) {

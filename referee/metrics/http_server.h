@@ -115,11 +115,12 @@ struct HttpServerOptions {
   absl::Duration idle_timeout = absl::Seconds(30);
   absl::Duration write_timeout = absl::Seconds(30);
 
-  // Open connections in total and per client address (the TCP peer; trusted
-  // proxies are not limited per address). Connections beyond are closed
-  // right after accept (plain HTTP gets a 503 first).
+  // Open connections in total and per client network (the TCP peer's /24
+  // IPv4 or /64 IPv6, net::PrefixKey; trusted proxies are not limited per
+  // network). Connections beyond are closed right after accept (plain HTTP
+  // gets a 503 first).
   int max_connections = 1024;
-  int max_connections_per_address = 64;
+  int max_connections_per_address = 64;  // per network, as the streams'
 
   // Addresses and CIDR prefixes ("127.0.0.1", "10.0.0.0/8", "fd00::/8") of
   // reverse proxies whose X-Forwarded-For / Forwarded headers are believed:

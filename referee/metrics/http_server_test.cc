@@ -367,7 +367,7 @@ TEST(HttpServerTest, ChunkedBodyOverTheLimitIs413AndMemoryStaysBounded) {
   EXPECT_EQ(r->status, 431);
 }
 
-TEST(HttpServerTest, ConnectionsPerAddressAreCapped) {
+TEST(HttpServerTest, ConnectionsPerNetworkAreCapped) {
   HttpServerOptions o;
   o.max_connections_per_address = 4;
   HttpServer server(o);
@@ -388,11 +388,19 @@ TEST(HttpServerTest, ConnectionsPerAddressAreCapped) {
   EXPECT_EQ(refused->status, 503);
   EXPECT_TRUE(ClosedWithin(fifth, std::chrono::seconds(5)));
   close(fifth);
-  // Another address is still served.
-  std::optional<Reply> r = Fetch(*port, Get("/echo/other"), "127.0.0.2");
+  // Another address of the same network (/24) is refused too: one host has
+  // many addresses (an IPv6 /64 2^64).
+  int neighbour = Connect(*port, "127.0.0.2");
+  ASSERT_GE(neighbour, 0);
+  refused = ReadReply(neighbour);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  close(neighbour);
+  // Another network is still served.
+  std::optional<Reply> r = Fetch(*port, Get("/echo/other"), "127.0.1.2");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  EXPECT_TRUE(absl::StrContains(r->body, "addr=127.0.0.2")) << r->body;
+  EXPECT_TRUE(absl::StrContains(r->body, "addr=127.0.1.2")) << r->body;
   // A held connection still works; closing one frees its slot.
   ASSERT_TRUE(SendAll(held[0], Get("/echo/held")));
   r = ReadReply(held[0]);
