@@ -1042,14 +1042,6 @@ int64_t SqlStore::CountPublicFinished(const std::string& status, int64_t ladder_
   return s.Step() == kRow ? s.Int(0) : 0;
 }
 
-int64_t SqlStore::CountSealedFinished() {
-  absl::MutexLock lock(&mu_);
-  Stmt s(db_.get(), absl::StrCat("SELECT COUNT(*) FROM matches m WHERE m.status IN ('done', 'failed') "
-                                 "AND NOT ",
-                                 kDealPublicSql));
-  return s.Step() == kRow ? s.Int(0) : 0;
-}
-
 std::vector<MatchRow> SqlStore::TournamentMatches(int64_t tournament_id) {
   absl::MutexLock lock(&mu_);
   Stmt s(db_.get(), absl::StrCat("SELECT ", kMatchColumns,

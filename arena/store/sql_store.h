@@ -130,7 +130,6 @@ class SqlStore : public Store {
   int64_t CountMatches(const std::string& status) override;
   int64_t CountLadderMatches(int64_t ladder_id, const std::string& status) override;
   int64_t CountPublicFinished(const std::string& status, int64_t ladder_id) override;
-  int64_t CountSealedFinished() override;
   std::vector<MatchRow> TournamentMatches(int64_t tournament_id) override;
   std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
                                         int64_t* total) override;

@@ -465,8 +465,6 @@ class Store {
   // shown as running, docs/security.md "Secret deals"): matches of `status`
   // ("done" or "failed") whose deal is public, of `ladder_id` (0: any).
   virtual int64_t CountPublicFinished(const std::string& status, int64_t ladder_id) = 0;
-  // Finished (done or failed) matches whose deal is not public yet.
-  virtual int64_t CountSealedFinished() = 0;
   virtual std::vector<MatchRow> TournamentMatches(int64_t tournament_id) = 0;
   // A page of matches, newest first, and how many pass the filters.
   virtual std::vector<MatchRow> ListMatchesPage(const MatchFilter& filter, int offset, int limit,
