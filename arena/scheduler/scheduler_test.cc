@@ -9,7 +9,6 @@
 
 #include <cmath>
 
-#include "absl/cleanup/cleanup.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -872,17 +871,31 @@ class OpenRelayGate : public RelayGate {
   }
 };
 
+// A scheduler whose hosted seats are never joined (NeverJoinedSeats behind an
+// OpenRelayGate). The scheduler's threads use both: TearDown stops it before
+// they go (they are destroyed before the base's scheduler_), an early ASSERT too.
+class HostedSeatsTest : public SchedulerTest {
+ protected:
+  void TearDown() override {
+    if (scheduler_ != nullptr) scheduler_->Stop();
+    SchedulerTest::TearDown();
+  }
+  // Gives the scheduler the seats and the gate (after Start, or before).
+  void UseHostedSeats() {
+    scheduler_->SetDialIn(&seats_, "inproc:nobody-listens", absl::Seconds(1));
+    scheduler_->SetRelayGate(&gate_);
+  }
+  NeverJoinedSeats seats_;
+  OpenRelayGate gate_;
+};
+
 // A hosted seat its host did not join is the host's failure, not the bot's:
 // nothing was dealt, so the match runs again (dealt afresh), the bot is never
 // benched, and once the attempts are spent the match fails as "host lost",
 // charged to nobody. A dial-in bot that is not hosted stays its own business.
-TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBot) {
+TEST_F(HostedSeatsTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBot) {
   options_.max_attempts = 3;
   options_.max_parallel = 1;
-  NeverJoinedSeats seats;
-  OpenRelayGate gate;
-  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
-  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   // A one-match ladder of two random bots and `bot` (registered hosted or
   // dial-in: its seat is never joined), on a fresh store `db`; the failed
   // match it leaves.
@@ -893,8 +906,7 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
     if (!store.ok()) return {};
     store_ = std::move(*store);
     scheduler_ = std::make_unique<Scheduler>(store_.get(), &referees_, options_, &registry_);
-    scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
-    scheduler_->SetRelayGate(&gate);
+    UseHostedSeats();
     EXPECT_TRUE(scheduler_->Start().ok());
     AddBot("r1", "random");
     AddBot("r2", "random");
@@ -920,7 +932,7 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
   hosted.set_hosted(true);
   const v1::ArenaMatch match = fail_one("hosted.db", hosted);
   EXPECT_EQ(match.attempts(), 3);
-  EXPECT_EQ(seats.prepared(), 1);  // prepared once, held across the attempts
+  EXPECT_EQ(seats_.prepared(), 1);  // prepared once, held across the attempts
   EXPECT_THAT(match.error(), ::testing::MatchesRegex(
                                  "host lost: the bot host of seat [0-2] \\(hb\\) did not join "
                                  "the seat in time"))
@@ -950,15 +962,10 @@ TEST_F(SchedulerTest, AHostedSeatItsHostDidNotJoinIsRunAgainAndNeverBenchesTheBo
 // (each bot at one table of a seed), never a rotated set with every bot at
 // every table; with only 3 hosted bots (one rotated set's worth) no set is
 // made at all. Without the rule the three would play a rotated set.
-TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
+TEST_F(HostedSeatsTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
   options_.max_attempts = 1;
-  NeverJoinedSeats seats;
-  OpenRelayGate gate;
-  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
-  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   StartScheduler();
-  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
-  scheduler_->SetRelayGate(&gate);
+  UseHostedSeats();
   auto add_hosted = [&](const std::string& name) {
     v1::AddBotRequest r;
     r.set_name(name);
@@ -1018,15 +1025,10 @@ TEST_F(SchedulerTest, HostedBotsOnOneHostNeverHoldTwoTablesOfOneDeal) {
 // groups of bots that are not hosted rotate as before. The tournament says what
 // was done and why. Without the rule every seed is played at the three tables
 // of one group, each hosted bot at all three.
-TEST_F(SchedulerTest, ATournamentNeverGivesAHostedBotOneDealTwice) {
+TEST_F(HostedSeatsTest, ATournamentNeverGivesAHostedBotOneDealTwice) {
   options_.max_attempts = 1;
-  NeverJoinedSeats seats;
-  OpenRelayGate gate;
-  // The scheduler's threads use both: stop it before they go (an early ASSERT too).
-  absl::Cleanup stop_first = [this] { if (scheduler_ != nullptr) scheduler_->Stop(); };
   StartScheduler();
-  scheduler_->SetDialIn(&seats, "inproc:nobody-listens", absl::Seconds(1));
-  scheduler_->SetRelayGate(&gate);
+  UseHostedSeats();
   std::set<int64_t> hosted;
   for (const char* name : {"a1", "a2"}) {
     v1::AddBotRequest r;
