@@ -14,25 +14,21 @@ set -u
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
 bin=$build/bin
-tmp=$(mktemp -d)
-pids=()
-cleanup() { touch "$tmp/gates/all" 2>/dev/null; for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+setup_scratch
+trap 'touch "$tmp/gates/all" 2>/dev/null; cleanup_scratch' EXIT
 mkdir -p "$tmp/gates"
 
-rp=$(free_port)
-"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
-wait_port "$rp" || bad "referee never opened"
-ap=$(free_port); hp=$(free_port)
-start_arena() {
-  "$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
-    --http_listen "127.0.0.1:$hp" --max_parallel 2 >>"$tmp/arena.log" 2>&1 & arena=$!; pids+=($arena)
-  wait_port "$ap" || bad "arena never opened: $(cat "$tmp/arena.log")"
+start_referee || bad "referee never opened"
+hp=$(free_port)
+# arena: the pid of the arena started last (it restarts on its database below).
+arena_up() {
+  start_arena --http_listen "127.0.0.1:$hp" --max_parallel 2 || bad "arena never opened: $(cat "$tmp/arena.log")"
+  arena=${pids[-1]}
   wait_port "$hp" || bad "arena web never opened"
 }
-start_arena
+arena_up
 cli() { timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" "$@"; }
 
 for i in 1 2 3 4 5 6; do
@@ -60,7 +56,7 @@ if check end_one; then
   kill -TERM "$arena"
   for _ in $(seq 100); do kill -0 "$arena" 2>/dev/null || break; sleep 0.1; done
   kill_tree "$arena"; wait "$arena" 2>/dev/null
-  start_arena
+  arena_up
   if check after_restart; then ok; else
     bad "a restart told which sealed table had ended (see above)"
     echo "--- arena log"; tail -20 "$tmp/arena.log"

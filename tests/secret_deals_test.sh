@@ -13,22 +13,16 @@ set -u
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
 bin=$build/bin
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill_tree "$p"; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
 # shellcheck source=tests/testlib.sh
 source "$src/tests/testlib.sh"
+setup_scratch
 
-rp=$(free_port)
-"$bin/tarock-referee" --listen "127.0.0.1:$rp" --metrics_listen= >"$tmp/referee.log" 2>&1 & pids+=($!)
-wait_port "$rp" || bad "referee never opened"
-ap=$(free_port); hp=$(free_port)
+start_referee || bad "referee never opened"
+hp=$(free_port)
 # One match at a time, so the tables of the tournament's duplicate set run one
 # after another and the test can look between them.
-"$bin/tarock-arena" --referees "127.0.0.1:$rp" --data_dir "$tmp/arena" --listen "127.0.0.1:$ap" \
-  --http_listen "127.0.0.1:$hp" --max_parallel 1 >"$tmp/arena.log" 2>&1 & pids+=($!)
-wait_port "$ap" || bad "arena never opened: $(cat "$tmp/arena.log")"
+start_arena --http_listen "127.0.0.1:$hp" --max_parallel 1 || bad "arena never opened: $(cat "$tmp/arena.log")"
+arena_pid=${pids[-1]}
 wait_port "$hp" || bad "arena web never opened"
 cli() { timeout 30 "$bin/tarock-arena-cli" --arena "127.0.0.1:$ap" "$@"; }
 
@@ -53,7 +47,6 @@ if timeout 240 /usr/bin/python3 "$src/tests/secret_deals/check.py" "$build/pytho
 fi
 # The ratings rebuilt from the stored results after a restart are the live
 # ones, with every duplicate table rated where its deal became public.
-arena_pid=${pids[1]}
 kill_tree "$arena_pid"; wait "$arena_pid" 2>/dev/null
 if out=$(timeout 60 "$bin/tarock-arena" --data_dir "$tmp/arena" --verify_ratings 2>&1); then ok; else
   bad "the ratings rebuilt from the results differ from the live ones: $out"
