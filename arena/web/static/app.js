@@ -259,17 +259,6 @@
     }, 2000);
   }
 
-  // A margin board's "vs next" cell: how far the bot is above the next one
-  // head to head (LeaderboardEntry.vs_next: the difference and its 95%
-  // interval), and whether their intervals overlap (not separated yet).
-  function vsNext(e) {
-    const h = e.vs_next;
-    const mark = e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart');
-    if (!h) return mark;
-    return el('span', { class: 'vs-next', title: 'Above the next bot by this much a deal, head to head, with the 95% interval of the difference' },
-      signed(h.diff, 2), ' ', el('span', { class: 'interval' }, '[' + signed(h.low, 2) + ', ' + signed(h.high, 2) + ']'), ' ', mark);
-  }
-
   // ?compare=A,B on a margin board: the bots named A or A-... against those
   // named B or B-..., head to head (the mean of each group's mu; variances
   // weighted 1/n^2: MarginRatingModel::HeadToHead), as the CLI's
@@ -297,7 +286,7 @@
   }
 
   // Ratings on fewer rated matches than this are marked (common.js).
-  const { PROVISIONAL, provisionalMark } = T;
+  const { PROVISIONAL, provisionalMark, vsNext } = T;
 
   // ---- bots ----------------------------------------------------------------------
   // A dial-in bot (docs/dial-in.md): whether it is connected now, and then

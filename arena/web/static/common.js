@@ -349,6 +349,17 @@
       : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
     el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. ')];
   }
+  // A margin board's "vs next" cell, on every page that shows one (the
+  // leaderboard, a ladder's page, an event's ladder): how far the bot is above
+  // the next one head to head (LeaderboardEntry.vs_next: the difference and
+  // its 95% interval), and whether their intervals overlap (not separated yet).
+  function vsNext(e) {
+    const h = e.vs_next;
+    const mark = e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart');
+    if (!h) return mark;
+    return el('span', { class: 'vs-next', title: 'Above the next bot by this much a deal, head to head, with the 95% interval of the difference' },
+      signed(h.diff, 2), ' ', el('span', { class: 'interval' }, '[' + signed(h.low, 2) + ', ' + signed(h.high, 2) + ']'), ' ', mark);
+  }
   // A link to one of the arena's documents (docs/NAME.md, served as plain text
   // at /docs/NAME.md), shown by the path it has in the source tree.
   function docLink(name, anchorText) {
@@ -359,6 +370,6 @@
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
     actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
-    docLink, PROVISIONAL, provisionalMark, ratingLegend,
+    docLink, PROVISIONAL, provisionalMark, ratingLegend, vsNext,
   });
 })();

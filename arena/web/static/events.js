@@ -169,7 +169,7 @@
           const m = x.margin || {};
           return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, el('span', null, signed(m.mu, 2), T.provisionalMark(x.provisional, 'margin')),
             el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
-            x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
+            T.vsNext(x),
             int(m.deals)] };
         }), { empty: 'No duplicate set booked yet.', reflow: true });
         t.classList.add('margin-board');
