@@ -759,7 +759,7 @@
     ts.map((t) => ({ data: t, cells: [String(t.id), el('a', { href: '/tournaments/' + t.id }, t.name || ('tournament ' + t.id)),
       t.variant, t.format, t.matches_done + ' / ' + t.matches_total + (t.matches_failed ? ' (' + t.matches_failed + ' failed)' : ''),
       t.finished ? badge('finished', 'done') : badge('running', 'running'), t.created_at] })),
-    { empty: 'No tournament yet.' }))));
+    { empty: 'No tournament yet.', reflow: true }))));
   }
 
   async function tournamentPage(id) {
@@ -913,7 +913,7 @@
         { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
       (r.tests || []).map((t) => ({ data: t, cells: [el('a', { href: '/tests/' + t.id }, String(t.id)), t.config.variant,
         botLink(t.config.candidate), botLink(t.config.baseline), int(t.deals), signed(t.mean, 2), num(t.llr, 2), testState(t),
-        t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).' }))));
+        t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).', reflow: true }))));
   }
   async function testPage(id) {
     T.nav('tests');

@@ -87,7 +87,7 @@
           return { data: e, cells: [el('a', { href: '/events/' + encodeURIComponent(e.config.slug) }, e.config.name || e.config.slug),
             e.config.kind, statusBadge(e.status), (e.config.variants || []).join(', '), int(e.entrants),
             m ? m.label + ' in ' + span(m.t - Date.now()) : ''] };
-        }), { empty: 'None.' }))));
+        }), { empty: 'None.', reflow: true }))));
     }
   }
 
@@ -146,7 +146,7 @@
           { label: 'B with / without', cls: 'num hide-sm' }, { label: 'Joint gain', cls: 'num' }],
         e.pairs.slice(0, 10).map((p) => ({ data: p, cells: [[botLink(p.a), ' + ', botLink(p.b)], int(p.matches_together),
           signed(p.a_with, 1) + ' / ' + signed(p.a_without, 1), signed(p.b_with, 1) + ' / ' + signed(p.b_without, 1),
-          signed(p.joint_gain, 1)] }))))));
+          signed(p.joint_gain, 1)] })), { reflow: true }))));
     }
     // Each ladder: duplicate sets rated on margins (points a deal) once the
     // field can fill a set, matches rated on places until then; the line
@@ -215,7 +215,7 @@
               Number(b.newest_version) ? el('span', { class: b.newest_version_status === 'failed' ? 'bad upload-status' : 'muted upload-status' },
                 ' \u00b7 upload v' + b.newest_version + ' ' + (b.newest_version_status === 'failed' ? 'failed to build' : b.newest_version_status)) : null])
               : el('span', { class: 'muted' }, 'no bot yet')] })),
-          { empty: 'Nobody has signed up yet.' })));
+          { empty: 'Nobody has signed up yet.', reflow: true })));
       for (const fmt of ['csv', 'json']) {
         box.append(el('button', { class: 'button', type: 'button', onclick: async () => {
           const res = await authed('/api/events/' + encodeURIComponent(slug) + '/export?format=' + fmt, token);
