@@ -197,7 +197,7 @@
         '?rating_model=' + otherModel + (ev ? '&event=' + encodeURIComponent(ev) : ''), id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
-          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ',
+          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ' + T.MARGIN_CAP,
           'vs next: how far the bot is above the next one head to head, with the 95% interval of that difference. ',
           el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
           el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
@@ -492,7 +492,8 @@
       { label: 'Interval', cls: 'num', title: 'margin: the 95% interval; place: mu \u00b1 sigma' }, { label: 'Unit' },
       { label: 'Rests on', cls: 'num' }, { label: 'Faults', cls: 'num' }], strows,
     { empty: 'Not rated yet: no rated set or match finished.', reflow: true, cls: 'compact' })),
-    el('p', { class: 'legend' }, 'One row per ladder (variant and event) and model, each from its own results: margin ratings are points (chips) a deal above or below the field, from duplicate sets (its hand scores against those of the bots that held the same cards, the radl settlement left out), with the 95% interval; place ratings are mu \u2212 3 sigma (OpenSkill on the places of single matches). Each event rates apart, and neither model is computed from the other.')));
+    el('p', { class: 'legend' }, 'One row per ladder (variant and event) and model, each from its own results: margin ratings are points (chips) a deal above or below the field, from duplicate sets (its hand scores against those of the bots that held the same cards, the radl settlement left out), with the 95% interval; place ratings are mu \u2212 3 sigma (OpenSkill on the places of single matches). Each event rates apart, and neither model is computed from the other.' +
+      (strows.some((r) => r.data.model === 'margin') ? ' ' + T.MARGIN_CAP + 'Its results\u2019 per hand (below) is an uncapped mean too.' : ''))));
     // The history of its place ratings (margin ratings keep no history).
     const byVariant = {};
     (bot.history || []).forEach((h) => { (byVariant[h.variant] = byVariant[h.variant] || []).push(h); });

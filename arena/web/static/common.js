@@ -342,10 +342,13 @@
     return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
       (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
   }
+  // Why a margin and a plain mean a deal differ (on every page that shows a
+  // margin: the standings, a bot's page, an event's final; issue 48).
+  const MARGIN_CAP = 'Each head-to-head difference on a deal counts at most \u00b130 in a margin (points or chips, the rating\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ';
   // What a standings table under either model shows (its legend), as nodes.
   function ratingLegend(margin) {
     return [margin
-      ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
+      ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). ' + MARGIN_CAP
       : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
     el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. ')];
   }
@@ -370,6 +373,6 @@
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
     actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
-    docLink, PROVISIONAL, provisionalMark, ratingLegend, vsNext,
+    docLink, PROVISIONAL, provisionalMark, ratingLegend, vsNext, MARGIN_CAP,
   });
 })();

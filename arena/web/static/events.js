@@ -119,7 +119,7 @@
       main.append(el('div', { class: 'panel', id: 'results' }, el('h2', null, 'Final standings'),
         el('p', { class: 'muted' }, 'Points (chips) a deal in the final: each bot\u2019s mean hand score (a duplicate tournament, the radl settlement apart' +
           (Number(e.final_tournament_id) ? ', ' : ''), Number(e.final_tournament_id) ? el('a', { href: '/tournaments/' + e.final_tournament_id }, 'its matches') : null,
-          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
+          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. ' + T.MARGIN_CAP + '"Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
         wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'A deal', cls: 'num' },
           { label: '95% interval', cls: 'num' }, { label: 'Deals', cls: 'num' }, { label: 'Margin', cls: 'num' },
           { label: 'Margin 95%', cls: 'num' }, { label: 'Faults', cls: 'num' }, { label: '' }],
