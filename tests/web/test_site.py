@@ -200,6 +200,10 @@ def test_no_table_scrolls_sideways_on_a_phone_without_a_note(site, browser):
                 # "A deal" beside "Margin": the page says why they differ (the cap of a margin).
                 results = browser.find_element("id", "results").text
                 assert "at most \u00b130 in a margin" in results, results
+                # One word per thing (issue 48, low): the pairs count matches, as
+                # the plan does ("N tables of 3 in every seating (M matches)").
+                heads = [th.get_attribute("textContent") for th in browser.find_elements("css selector", "#pairs th")]
+                assert heads[1] == "Matches together", heads
             assert browser.execute_script(OVERFLOWING) == [], path
             assert browser.execute_script(UNNAMED) == [], path
             assert browser.execute_script("return document.documentElement.scrollWidth") <= 390, path

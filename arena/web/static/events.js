@@ -142,7 +142,7 @@
     if ((e.pairs || []).length) {
       main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
         el('p', { class: 'muted' }, 'Points a hand of each bot at the tables the two shared and at its other tables, the biggest joint gain first: two entries that help each other gain together. Chance alone moves these numbers too; look at pairs far above the rest.'),
-        wrap(table([{ label: 'Pair' }, { label: 'Tables', cls: 'num' }, { label: 'A with / without', cls: 'num hide-sm' },
+        wrap(table([{ label: 'Pair' }, { label: 'Matches together', cls: 'num', title: 'matches (a table in one seating) both played: the final\u2019s plan counts tables, each played in every seating' }, { label: 'A with / without', cls: 'num hide-sm' },
           { label: 'B with / without', cls: 'num hide-sm' }, { label: 'Joint gain', cls: 'num' }],
         e.pairs.slice(0, 10).map((p) => ({ data: p, cells: [[botLink(p.a), ' + ', botLink(p.b)], int(p.matches_together),
           signed(p.a_with, 1) + ' / ' + signed(p.a_without, 1), signed(p.b_with, 1) + ' / ' + signed(p.b_without, 1),
