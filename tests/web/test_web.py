@@ -280,6 +280,22 @@ def test_cards_are_drawn_for_all_54(arena, browser):
             assert ("card-red" in cls) == red, (name, cls)
             assert {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}[name[0]] in text
             assert name[1:] in text
+    # A tarock's numerals are readable (at least 10 px, issue 48 low: 6.7 px on a
+    # phone) and fit inside the card, big and small, on a desktop and on a phone.
+    try:
+        for width in (1366, 390):
+            browser.set_window_size(width, 900)
+            wait_until(browser, lambda d: d.execute_script("return window.innerWidth") == width, what="the width")
+            got = browser.execute_script("""
+                return [false, true].flatMap((small) => arguments[0].map((c) => {
+                  const e = window.tarock.cardElement(c, { small }); document.body.appendChild(e);
+                  const sym = e.querySelector('.card-sym');
+                  return [c, small, parseFloat(getComputedStyle(sym).fontSize), sym.scrollWidth, e.clientWidth]; }));""",
+                                         ["T%d" % i for i in range(1, 22)])
+            for card, small, px, need, room in got:
+                assert px >= 10 and need <= room, (width, card, small, px, need, room)
+    finally:
+        browser.set_window_size(1280, 900)
 
 
 def interesting_moment(arena):

@@ -197,7 +197,7 @@
         '?rating_model=' + otherModel + (ev ? '&event=' + encodeURIComponent(ev) : ''), id: 'other-model' }, 'the ' + otherModel + ' ratings of ' + variant), '.');
       if (margin) {
         clear(legend).append('Margin ratings: ', el('strong', null, lb.unit || 'points a deal'),
-          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ',
+          ' above or below the field, from duplicate sets (the same deals at several tables; each bot\u2019s hand scores compared with the others who held the same cards, the radl settlement left out), with the 95% interval. ' + T.MARGIN_CAP,
           'vs next: how far the bot is above the next one head to head, with the 95% interval of that difference. ',
           el('span', { class: 'unsep' }, '\u2248'), ' = its interval overlaps the next bot\u2019s: the two are not separated yet. Deals: how many deals the rating rests on. ',
           el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + ' sets.');
@@ -259,17 +259,6 @@
     }, 2000);
   }
 
-  // A margin board's "vs next" cell: how far the bot is above the next one
-  // head to head (LeaderboardEntry.vs_next: the difference and its 95%
-  // interval), and whether their intervals overlap (not separated yet).
-  function vsNext(e) {
-    const h = e.vs_next;
-    const mark = e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart');
-    if (!h) return mark;
-    return el('span', { class: 'vs-next', title: 'Above the next bot by this much a deal, head to head, with the 95% interval of the difference' },
-      signed(h.diff, 2), ' ', el('span', { class: 'interval' }, '[' + signed(h.low, 2) + ', ' + signed(h.high, 2) + ']'), ' ', mark);
-  }
-
   // ?compare=A,B on a margin board: the bots named A or A-... against those
   // named B or B-..., head to head (the mean of each group's mu; variances
   // weighted 1/n^2: MarginRatingModel::HeadToHead), as the CLI's
@@ -297,7 +286,7 @@
   }
 
   // Ratings on fewer rated matches than this are marked (common.js).
-  const { PROVISIONAL, provisionalMark } = T;
+  const { PROVISIONAL, provisionalMark, vsNext } = T;
 
   // ---- bots ----------------------------------------------------------------------
   // A dial-in bot (docs/dial-in.md): whether it is connected now, and then
@@ -503,7 +492,8 @@
       { label: 'Interval', cls: 'num', title: 'margin: the 95% interval; place: mu \u00b1 sigma' }, { label: 'Unit' },
       { label: 'Rests on', cls: 'num' }, { label: 'Faults', cls: 'num' }], strows,
     { empty: 'Not rated yet: no rated set or match finished.', reflow: true, cls: 'compact' })),
-    el('p', { class: 'legend' }, 'One row per ladder (variant and event) and model, each from its own results: margin ratings are points (chips) a deal above or below the field, from duplicate sets (its hand scores against those of the bots that held the same cards, the radl settlement left out), with the 95% interval; place ratings are mu \u2212 3 sigma (OpenSkill on the places of single matches). Each event rates apart, and neither model is computed from the other.')));
+    el('p', { class: 'legend' }, 'One row per ladder (variant and event) and model, each from its own results: margin ratings are points (chips) a deal above or below the field, from duplicate sets (its hand scores against those of the bots that held the same cards, the radl settlement left out), with the 95% interval; place ratings are mu \u2212 3 sigma (OpenSkill on the places of single matches). Each event rates apart, and neither model is computed from the other.' +
+      (strows.some((r) => r.data.model === 'margin') ? ' ' + T.MARGIN_CAP + 'Its results\u2019 per hand (below) is an uncapped mean too.' : ''))));
     // The history of its place ratings (margin ratings keep no history).
     const byVariant = {};
     (bot.history || []).forEach((h) => { (byVariant[h.variant] = byVariant[h.variant] || []).push(h); });
@@ -770,7 +760,7 @@
     ts.map((t) => ({ data: t, cells: [String(t.id), el('a', { href: '/tournaments/' + t.id }, t.name || ('tournament ' + t.id)),
       t.variant, t.format, t.matches_done + ' / ' + t.matches_total + (t.matches_failed ? ' (' + t.matches_failed + ' failed)' : ''),
       t.finished ? badge('finished', 'done') : badge('running', 'running'), t.created_at] })),
-    { empty: 'No tournament yet.' }))));
+    { empty: 'No tournament yet.', reflow: true }))));
   }
 
   async function tournamentPage(id) {
@@ -924,7 +914,7 @@
         { label: 'State' }, { label: 'Created', cls: 'hide-sm' }],
       (r.tests || []).map((t) => ({ data: t, cells: [el('a', { href: '/tests/' + t.id }, String(t.id)), t.config.variant,
         botLink(t.config.candidate), botLink(t.config.baseline), int(t.deals), signed(t.mean, 2), num(t.llr, 2), testState(t),
-        t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).' }))));
+        t.created_at] })), { empty: 'No test yet (tarock-arena-cli test run).', reflow: true }))));
   }
   async function testPage(id) {
     T.nav('tests');

@@ -342,12 +342,26 @@
     return on ? el('span', { class: 'provisional', title: 'Provisional: fewer than ' + PROVISIONAL +
       (model === 'margin' ? ' rated sets' : ' rated matches') + ', so the rating rests on too few results to compare' }, 'provisional') : null;
   }
+  // Why a margin and a plain mean a deal differ (on every page that shows a
+  // margin: the standings, a bot's page, an event's final; issue 48).
+  const MARGIN_CAP = 'Each head-to-head difference on a deal counts at most \u00b130 in a margin (points or chips, the rating\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. ';
   // What a standings table under either model shows (its legend), as nodes.
   function ratingLegend(margin) {
     return [margin
-      ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). Each head-to-head difference on a deal counts at most \u00b130 (in the board\u2019s unit), so that one wild deal (a lost Valat, a Mondfang) cannot outweigh hundreds of ordinary ones; a tournament\u2019s or final\u2019s plain mean a deal is not capped, so the two differ most for a bot that loses big. '
+      ? 'Margin ratings: points a deal above or below the field, from duplicate sets (the same deals at several tables), with the 95% interval; vs next: how far the bot is above the next one head to head, with the 95% interval of that difference (\u2248: their intervals overlap, not separated yet). ' + MARGIN_CAP
       : 'Place ratings: mu \u2212 3 sigma (OpenSkill on the places of each match). ',
     el('span', { class: 'provisional' }, 'provisional'), ' = fewer than ' + PROVISIONAL + (margin ? ' rated sets. ' : ' rated matches. ')];
+  }
+  // A margin board's "vs next" cell, on every page that shows one (the
+  // leaderboard, a ladder's page, an event's ladder): how far the bot is above
+  // the next one head to head (LeaderboardEntry.vs_next: the difference and
+  // its 95% interval), and whether their intervals overlap (not separated yet).
+  function vsNext(e) {
+    const h = e.vs_next;
+    const mark = e.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart');
+    if (!h) return mark;
+    return el('span', { class: 'vs-next', title: 'Above the next bot by this much a deal, head to head, with the 95% interval of the difference' },
+      signed(h.diff, 2), ' ', el('span', { class: 'interval' }, '[' + signed(h.low, 2) + ', ' + signed(h.high, 2) + ']'), ' ', mark);
   }
   // A link to one of the arena's documents (docs/NAME.md, served as plain text
   // at /docs/NAME.md), shown by the path it has in the source tree.
@@ -359,6 +373,6 @@
     el, clear, cardElement, parseCard, cardTitle, sortCards, nav, api, num, signed, int, ago,
     botLink, matchLink, variantLink, badge, table, poll, errorBox, notFound, params, SUITS,
     actionWords, actionLabel, kontraLevels, cardPhrase, term, count, ladderLink, HUMAN,
-    docLink, PROVISIONAL, provisionalMark, ratingLegend,
+    docLink, PROVISIONAL, provisionalMark, ratingLegend, vsNext, MARGIN_CAP,
   });
 })();

@@ -87,7 +87,7 @@
           return { data: e, cells: [el('a', { href: '/events/' + encodeURIComponent(e.config.slug) }, e.config.name || e.config.slug),
             e.config.kind, statusBadge(e.status), (e.config.variants || []).join(', '), int(e.entrants),
             m ? m.label + ' in ' + span(m.t - Date.now()) : ''] };
-        }), { empty: 'None.' }))));
+        }), { empty: 'None.', reflow: true }))));
     }
   }
 
@@ -119,7 +119,7 @@
       main.append(el('div', { class: 'panel', id: 'results' }, el('h2', null, 'Final standings'),
         el('p', { class: 'muted' }, 'Points (chips) a deal in the final: each bot\u2019s mean hand score (a duplicate tournament, the radl settlement apart' +
           (Number(e.final_tournament_id) ? ', ' : ''), Number(e.final_tournament_id) ? el('a', { href: '/tournaments/' + e.final_tournament_id }, 'its matches') : null,
-          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. "Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
+          ') with its 95% interval and the deals it rests on; the place follows it. Margin: the same tables rated as duplicate sets (each bot\u2019s score against the others who held the same cards), points a deal relative to the final\u2019s field, with its 95% interval. ' + T.MARGIN_CAP + '"Unfrozen": a bot that runs on its owner\u2019s machine, which the arena cannot freeze at the deadline.'),
         wrap(table([{ label: '#', cls: 'num' }, { label: 'Bot' }, { label: 'Entrant' }, { label: 'A deal', cls: 'num' },
           { label: '95% interval', cls: 'num' }, { label: 'Deals', cls: 'num' }, { label: 'Margin', cls: 'num' },
           { label: 'Margin 95%', cls: 'num' }, { label: 'Faults', cls: 'num' }, { label: '' }],
@@ -142,11 +142,11 @@
     if ((e.pairs || []).length) {
       main.append(el('div', { class: 'panel', id: 'pairs' }, el('h2', null, 'Pairs in the final'),
         el('p', { class: 'muted' }, 'Points a hand of each bot at the tables the two shared and at its other tables, the biggest joint gain first: two entries that help each other gain together. Chance alone moves these numbers too; look at pairs far above the rest.'),
-        wrap(table([{ label: 'Pair' }, { label: 'Tables', cls: 'num' }, { label: 'A with / without', cls: 'num hide-sm' },
+        wrap(table([{ label: 'Pair' }, { label: 'Matches together', cls: 'num', title: 'matches (a table in one seating) both played: the final\u2019s plan counts tables, each played in every seating' }, { label: 'A with / without', cls: 'num hide-sm' },
           { label: 'B with / without', cls: 'num hide-sm' }, { label: 'Joint gain', cls: 'num' }],
         e.pairs.slice(0, 10).map((p) => ({ data: p, cells: [[botLink(p.a), ' + ', botLink(p.b)], int(p.matches_together),
           signed(p.a_with, 1) + ' / ' + signed(p.a_without, 1), signed(p.b_with, 1) + ' / ' + signed(p.b_without, 1),
-          signed(p.joint_gain, 1)] }))))));
+          signed(p.joint_gain, 1)] })), { reflow: true }))));
     }
     // Each ladder: duplicate sets rated on margins (points a deal) once the
     // field can fill a set, matches rated on places until then; the line
@@ -169,7 +169,7 @@
           const m = x.margin || {};
           return { data: x, cells: [int(x.rank), botLink(x.bot), x.owner, el('span', null, signed(m.mu, 2), T.provisionalMark(x.provisional, 'margin')),
             el('span', { class: 'interval' }, '[' + signed(m.low, 2) + ', ' + signed(m.high, 2) + ']'),
-            x.unseparated_from_next ? el('span', { class: 'unsep', title: 'Not separated from the next bot: their 95% intervals overlap' }, '\u2248 next') : el('span', { class: 'muted' }, 'apart'),
+            T.vsNext(x),
             int(m.deals)] };
         }), { empty: 'No duplicate set booked yet.', reflow: true });
         t.classList.add('margin-board');
@@ -215,7 +215,7 @@
               Number(b.newest_version) ? el('span', { class: b.newest_version_status === 'failed' ? 'bad upload-status' : 'muted upload-status' },
                 ' \u00b7 upload v' + b.newest_version + ' ' + (b.newest_version_status === 'failed' ? 'failed to build' : b.newest_version_status)) : null])
               : el('span', { class: 'muted' }, 'no bot yet')] })),
-          { empty: 'Nobody has signed up yet.' })));
+          { empty: 'Nobody has signed up yet.', reflow: true })));
       for (const fmt of ['csv', 'json']) {
         box.append(el('button', { class: 'button', type: 'button', onclick: async () => {
           const res = await authed('/api/events/' + encodeURIComponent(slug) + '/export?format=' + fmt, token);
