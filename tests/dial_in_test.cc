@@ -463,7 +463,9 @@ TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   // decision's time of 1 s, not less: the search bots' 20 ms must never
   // time out on a loaded machine (a timeout is not the fault this checks).
   ASSERT_TRUE(WaitFor([&] { return a.Online("slow"); }, absl::Seconds(10)));
-  a.Ladder(1, 8, 1000);
+  // 12 hands: 8 lasted 2.9 s once (a deal of short hands, 229 decisions),
+  // ending before the bot came back at 3 s.
+  a.Ladder(1, 12, 1000);
   ASSERT_TRUE(WaitFor([&] { return a.Status().running() == 1; }, absl::Seconds(30)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_EQ(kill(a.bot("slow")->pid(), SIGKILL), 0);
