@@ -187,6 +187,7 @@ void Scheduler::PublishEnd(const Job& job, bool done, bool counted, int hands, d
       // gauge counted it twice until the writer's erase (an end's timing).
       absl::MutexLock lock(&mu_);
       in_flight_.erase(job.match.id);
+      resumed_.erase(job.match.id);
       ++sealed_ends_count_;
       SetRunningGauge();
     }
@@ -238,8 +239,12 @@ void Scheduler::FlushSealedEnds() {
 }
 
 void Scheduler::SetRunningGauge() {
+  int resumed = 0;  // running to the public, not in flight
+  for (const std::string& id : resumed_)
+    if (!in_flight_.count(id)) ++resumed;
   metrics_->running.Set(static_cast<double>(in_flight_.size()) +
-                        static_cast<double>(sealed_ends_count_.load()));
+                        static_cast<double>(sealed_ends_count_.load()) + resumed);
+  metrics_->queue_depth.Set(PublicQueueDepth());
 }
 
 MatchResultRow MatchResultOf(const v1::MatchFinished& finished, const std::vector<int64_t>& bot_ids,

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -1233,9 +1234,18 @@ void Scheduler::StartFinal(EventRow& event) {
           : absl::StrCat("; groups with a hosted bot meet no deal twice: ", t->bridged_deals(),
                          " deals at two tables of groups with no bot in common, ",
                          t->single_table_deals(), " at one table (the final's page says why)");
+  // Every bot sits in appearances_per_bot groups or one more (event_design.h).
+  std::map<int, int> groups_of;
+  for (const std::vector<int>& g : design->groups)
+    for (int b : g) ++groups_of[b];
+  int most = design->appearances_per_bot;
+  for (const auto& [bot, n] : groups_of) most = std::max(most, n);
+  const std::string deals =
+      most == design->appearances_per_bot
+          ? absl::StrCat(design->appearances_per_bot * hands)
+          : absl::StrCat(design->appearances_per_bot * hands, " or ", most * hands);
   note(absl::StrCat("final: ", design->groups.size(), " tables of ", info->num_seats, " in every seating (",
-                    t->matches_total(), " matches), ", design->appearances_per_bot * hands,
-                    " deals a bot", hosted_deals, left_out));
+                    t->matches_total(), " matches), ", deals, " deals a bot", hosted_deals, left_out));
 }
 
 void Scheduler::EventTick(absl::Time now) {

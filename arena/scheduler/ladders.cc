@@ -167,11 +167,12 @@ absl::StatusOr<v1::LadderInfo> Scheduler::StopLadderLocked(const std::string& ke
       continue;
     }
     spares.push_back(j->match.id);
+    resumed_.erase(j->match.id);
     for (int64_t b : j->match.bot_ids) --busy_by_bot_[b];
     --queued_by_ladder_[ladder_id];
     j = queue_.erase(j);
   }
-  metrics_->queue_depth.Set(queue_.size());
+  metrics_->queue_depth.Set(PublicQueueDepth());
   store_->DeletePendingMatches(spares).IgnoreError();  // left over, they would run after a restart
   v1::LadderInfo out;
   out.set_id(it->second.id);

@@ -102,6 +102,16 @@ void LiveHub::End(const std::string& match_id, const std::string& outcome_json) 
   FeedLocked("finished", j.dump());
 }
 
+void LiveHub::EndWithheld(const std::string& outcome_json) {
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, m] : matches_)
+      if (m.info.withheld && !m.ended) ids.push_back(id);
+  }
+  for (const std::string& id : ids) End(id, outcome_json);
+}
+
 void LiveHub::Announce(const std::string& event, const std::string& data) {
   absl::MutexLock lock(&mu_);
   FeedLocked(event, data);

@@ -90,6 +90,9 @@ class LiveHub {
   // The match ended (`outcome_json`, e.g. {"status":"done"}): spectators get an
   // "end" event and their streams close; the feed gets "finished".
   void End(const std::string& match_id, const std::string& outcome_json);
+  // End for every withheld match not ended yet, at once (the arena stops:
+  // the tables of a sealed deal end alike, whether they had finished).
+  void EndWithheld(const std::string& outcome_json);
 
   // Sends every feed subscriber one event (e.g. "waiting": a tournament
   // match waits for a benched bot, {"tournament_id":..,"note":..}).

@@ -272,6 +272,8 @@ absl::StatusOr<v1::ArenaMatch> Scheduler::GetMatch(const std::string& id, bool w
         m->status = "running";
         m->referee = it->second.referee;
         m->attempts = it->second.attempts;
+      } else if (resumed_.count(id)) {
+        m->status = "running";  // a sealed deal's table that had started
       }
     }
   }
@@ -401,6 +403,7 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
       absl::MutexLock lock(&mu_);
       for (const auto& [id, flight] : in_flight_)
         if (!flight.referee.empty()) ids.insert(id);
+      ids.insert(resumed_.begin(), resumed_.end());
     }
     MatchFilter sealed = filter;
     sealed.status.clear();
@@ -436,6 +439,8 @@ absl::StatusOr<v1::ListMatchesResponse> Scheduler::ListMatches(const v1::ListMat
     absl::MutexLock lock(&mu_);
     for (const auto& [id, flight] : in_flight_)
       if (!flight.referee.empty()) filter.exclude_ids.push_back(id);
+    for (const std::string& id : resumed_)
+      if (!in_flight_.count(id) || in_flight_[id].referee.empty()) filter.exclude_ids.push_back(id);
   }
   std::vector<MatchRow> page = store_->ListMatchesPage(filter, r.offset(), limit, &total);
   if (r.offset() > 0 && page.empty() && total > 0) {
@@ -472,15 +477,19 @@ v1::StatusResponse Scheduler::GetStatus() {
   for (const MatchRow& m : store_->ListMatchesPage(sealed_filter, 0, 100000, nullptr)) running.insert(m.id);
   for (const VariantInfo& v : Registry::Global().List()) out.add_variants(v.name);
   absl::MutexLock lock(&mu_);
-  out.set_queue_depth(static_cast<int>(queue_.size()));
+  out.set_queue_depth(PublicQueueDepth());
   for (const auto& [id, flight] : in_flight_) running.insert(id);
+  running.insert(resumed_.begin(), resumed_.end());
   out.set_running(static_cast<int>(running.size()));
   int available = 0;
   for (const std::string& r : referees_)
     if (!resting_until_.count(r) || resting_until_[r] <= absl::Now()) ++available;
   out.set_referees_available(available);
   out.set_referees_total(static_cast<int>(referees_.size()));
-  for (const auto& [match, bot] : waiting_) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
+  // A sealed deal's table that had started is running to the public, even
+  // while it waits for a dial-in bot to come back (after a restart).
+  for (const auto& [match, bot] : waiting_)
+    if (!resumed_.count(match)) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
   return out;
 }
 

@@ -105,6 +105,9 @@ absl::Status Scheduler::Start() {
       if (m.status == "running") store_->MarkPending(m.id).IgnoreError();
       Job job{m, FromJson<v1::MatchSpec>(m.spec)};
       job.match.status = "pending";
+      // Started before the restart, its deal sealed: running to the public
+      // until it ends, as its twins that had ended are.
+      if (m.attempts > 0 && job.spec.withhold_hand_records()) resumed_.insert(m.id);
       if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
       Enqueue(std::move(job));
     }
@@ -118,7 +121,7 @@ absl::Status Scheduler::Start() {
       ladders_[RatingPool(l.variant, ladder.event_id)] = ladder;
     }
     if (!Shared()) RestoreSealedTables();
-    metrics_->queue_depth.Set(queue_.size());
+    metrics_->queue_depth.Set(PublicQueueDepth());
   }
   // Sets finished but not booked (stopped between a table's commit and its
   // booking): booked now, in the order of their tables.
@@ -164,6 +167,7 @@ absl::Status Scheduler::Start() {
 
 void Scheduler::RestoreSealedTables() {
   restored_slots_.clear();
+  restored_live_.clear();
   const int workers = std::max(1, options_.max_parallel);
   int held = 0;
   MatchFilter filter;
@@ -190,8 +194,7 @@ void Scheduler::RestoreSealedTables() {
     for (const v1::SeatSpec& seat : spec.seats()) info.bots.push_back(seat.name());
     info.num_hands = spec.num_hands();
     info.withheld = true;
-    info.started_ms = absl::ToUnixMillis(absl::Now());
-    live_.Begin(info);
+    restored_live_[m.seed].push_back(std::move(info));
     // Beyond the workers, a slot had been given to a twin (GrantLeaves).
     if (held >= workers) continue;
     ++held;
@@ -242,6 +245,10 @@ void Scheduler::Stop() {
     if (stopping_ && threads_.empty() && !writer_.joinable()) return;
     stopping_ = true;
   }
+  // Every table of a sealed deal ends for its spectators at once, those that
+  // had ended and those cut short alike ("not finished" one by one as their
+  // workers stop would tell them apart; docs/security.md, "Secret deals").
+  live_.EndWithheld(R"({"status":"not finished"})");
   cancel_.store(true);
   client_->CancelAll();
   for (std::thread& t : threads_) t.join();
@@ -446,7 +453,7 @@ void Scheduler::DispatcherLoop() {
         Enqueue(std::move(j));
       }
     }
-    metrics_->queue_depth.Set(queue_.size());
+    metrics_->queue_depth.Set(PublicQueueDepth());
     if (!refill_)
       mu_.AwaitWithTimeout(absl::Condition(+[](Scheduler* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
                              return s->stopping_ || s->refill_;
@@ -567,7 +574,7 @@ void Scheduler::ClaimForFreeSlots() {
     if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
     Enqueue(std::move(job));
   }
-  metrics_->queue_depth.Set(queue_.size());
+  metrics_->queue_depth.Set(PublicQueueDepth());
 }
 
 void Scheduler::Enqueue(Job job) {
@@ -587,9 +594,16 @@ Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
   queue_.erase(it);
   in_flight_[job.match.id] = InFlight{"", job.match.attempts, job.match.ladder_id};
   if (job.spec.withhold_hand_records()) sealed_slots_[job.match.id] = SealedSlot{job.match.seed, false, false};
-  metrics_->queue_depth.Set(queue_.size());
+  metrics_->queue_depth.Set(PublicQueueDepth());
   SetRunningGauge();
   return job;
+}
+
+int Scheduler::PublicQueueDepth() const {
+  int n = 0;
+  for (const Job& j : queue_)
+    if (!resumed_.count(j.match.id)) ++n;
+  return n;
 }
 
 void Scheduler::GrantLeaves() {
@@ -642,10 +656,14 @@ void Scheduler::WorkerLoop() {
     const int64_t ladder = job.match.ladder_id;
     const std::vector<int64_t> bots = job.match.bot_ids;
     const std::string id = job.match.id;
+    const bool withheld = job.spec.withhold_hand_records();
     bool failed = false;
     const bool committing = RunJob(std::move(job), &failed);
     absl::MutexLock lock(&mu_);
     if (!committing) in_flight_.erase(id);  // else the writer does, once committed
+    // Stopped unfinished with the arena, its deal sealed: still running to
+    // the public (its twins that ended are) while the arena stops.
+    if (!committing && !failed && withheld && stopping_) resumed_.insert(id);
     if (auto slot = sealed_slots_.find(id); slot != sealed_slots_.end()) {
       if (!committing && !failed)
         sealed_slots_.erase(slot);  // stopping, unfinished: nothing sealed
@@ -901,6 +919,18 @@ bool Scheduler::RunOnReferees(Job job, bool* failed) {
       info.num_hands = job.spec.num_hands();
       info.withheld = withheld;
       info.started_ms = absl::ToUnixMillis(absl::Now());
+      std::vector<LiveMatchInfo> restored;  // tables of its deal that had ended before a restart
+      if (withheld) {
+        absl::MutexLock lock(&mu_);
+        if (auto it = restored_live_.find(job.match.seed); it != restored_live_.end()) {
+          restored = std::move(it->second);
+          restored_live_.erase(it);
+        }
+      }
+      for (LiveMatchInfo& r : restored) {
+        r.started_ms = info.started_ms;  // begun with it, as if played again
+        live_.Begin(r);
+      }
       live_.Begin(info);
     }
     absl::StatusOr<v1::MatchFinished> finished;

@@ -734,6 +734,18 @@ class Scheduler {
     int64_t ladder_id = 0;
   };
   std::deque<RestoredSlot> restored_slots_ ABSL_GUARDED_BY(mu_);
+  // The live headers of those tables, by seed: begun with the first table of
+  // their deal that a referee takes again, at the same time (RunOnReferees),
+  // not at start, which would set them apart.
+  std::map<uint64_t, std::vector<LiveMatchInfo>> restored_live_ ABSL_GUARDED_BY(mu_);
+  // Tables of a sealed deal that had started and have not ended (an attempt
+  // made before a restart, or stopped with the arena): running to the public
+  // until they end, whether or not a referee has them now, like the tables
+  // of their deal that had ended (second red team of 2026-11-29, the restart;
+  // docs/security.md, "Secret deals").
+  std::set<std::string> resumed_ ABSL_GUARDED_BY(mu_);
+  // The queue as the public counts it: without resumed_ tables (running).
+  int PublicQueueDepth() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Several arenas: since when every slot holds and nothing is queued
   // (ClaimForFreeSlots; InfiniteFuture: not so).
   absl::Time all_held_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

@@ -1400,9 +1400,54 @@ TEST_F(SealedSlotTest, ARestartHoldsTheSlotsOfTheSealedTablesThatHadEnded) {
   referees_.Release(a);
   ASSERT_TRUE(WaitFor([&] { return StoredStatus(a) == "done"; })) << StoredStatus(a);
 
-  // The restart: the three unfinished tables run again, a's slot is held.
+  // The restart, first with no referee: the tables that had started (b and
+  // the other set's two) wait, and look as a does, running; the two of the
+  // next set that never started are the queue. None is on the live feed yet.
+  // The stop: every table of the sealed sets ends on the live feed alike,
+  // "not finished", a (which had ended) too.
+  class Recorder : public LiveSink {
+   public:
+    bool Send(const std::string& event, const std::string& data) override {
+      absl::MutexLock lock(&mu);
+      if (event == "finished") finished.push_back(data);
+      return true;
+    }
+    void Close() override {}
+    bool closed() const override { return false; }
+    absl::Mutex mu;
+    std::vector<std::string> finished;
+  };
+  auto feed = std::make_shared<Recorder>();
+  ASSERT_TRUE(scheduler_->live().WatchFeed(feed).ok());
+  const std::vector<std::string> referees = options_.referees;
+  options_.referees = {};
   scheduler_.reset();
+  {
+    absl::MutexLock lock(&feed->mu);
+    ASSERT_EQ(feed->finished.size(), 4u);
+    std::set<std::string> ended;
+    for (const std::string& f : feed->finished) {
+      EXPECT_THAT(f, ::testing::HasSubstr("not finished"));
+      ended.insert(nlohmann::json::parse(f)["id"].get<std::string>());
+    }
+    EXPECT_TRUE(ended.count(a)) << "the ended table did not end with its twins on the feed";
+  }
   StartScheduler();
+  for (const absl::Time until = absl::Now() + absl::Milliseconds(500); absl::Now() < until;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    const v1::StatusResponse s = scheduler_->GetStatus();
+    ASSERT_EQ(s.running(), 4);
+    ASSERT_EQ(s.queue_depth(), 4);
+    for (const std::string& id : first)
+      ASSERT_EQ(scheduler_->GetMatch(id, false)->status(), "running") << id;
+    ASSERT_TRUE(scheduler_->live().Running().empty());
+  }
+  EXPECT_EQ(Gauges(), "tarock_arena_matches_running 4;tarock_arena_queue_depth 4;");
+  v1::ListMatchesRequest pending;
+  pending.set_status("pending");
+  EXPECT_EQ(scheduler_->ListMatches(pending)->total(), 4);
+  // The referee is back: the three unfinished tables run again, a's slot is held.
+  scheduler_->SetReferees(referees);
   ASSERT_TRUE(WaitFor([&] { return referees_.held().size() == 3; })) << referees_.held().size();
   for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;
        absl::SleepFor(absl::Milliseconds(10))) {
@@ -1423,10 +1468,11 @@ TEST_F(SealedSlotTest, ARestartHoldsTheSlotsOfTheSealedTablesThatHadEnded) {
     EXPECT_EQ(shown->attempts(), 0) << id << ": attempts shown before the deal is public";
     EXPECT_EQ(shown->referee(), "") << id << ": referee shown before the deal is public";
   }
-  std::set<std::string> live;
-  for (const LiveMatchInfo& m : scheduler_->live().Running()) live.insert(m.id);
+  std::map<std::string, int64_t> live;  // id -> started_ms
+  for (const LiveMatchInfo& m : scheduler_->live().Running()) live[m.id] = m.started_ms;
   EXPECT_EQ(live.size(), 4u);
   EXPECT_TRUE(live.count(a)) << "the ended table is missing from the live feed";
+  EXPECT_EQ(live[a], live[b]) << "the ended table was begun apart from its twin";
 
   // b ends: the deal is public, a's end counted, both slots free.
   referees_.Release(b);

@@ -544,6 +544,7 @@ std::vector<Scheduler::Job> Scheduler::RunTests() {
           continue;
         }
         spares.push_back(j->match.id);
+        resumed_.erase(j->match.id);
         for (int64_t b : j->match.bot_ids) --busy_by_bot_[b];
         j = queue_.erase(j);
       }

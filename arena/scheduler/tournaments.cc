@@ -218,7 +218,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::ScheduleTournament(
     } else {
       for (Job& j : jobs) Enqueue(std::move(j));
     }
-    metrics_->queue_depth.Set(queue_.size());
+    metrics_->queue_depth.Set(PublicQueueDepth());
   }
   return GetTournament(*tid);
 }

@@ -139,12 +139,19 @@ def after_restart():
         return {m["id"] for m in (listed[0] if listed else [])} | {
             json.loads(d)["id"] for t, e, d in list(feed) if e == "started"}
 
+    def started_ms(m):
+        listed = [json.loads(d) for t, e, d in list(feed) if e == "running"]
+        heads = (listed[0] if listed else []) + [
+            json.loads(d) for t, e, d in list(feed) if e == "started"]
+        return [h.get("started_ms") for h in heads if h["id"] == m][-1:]
+
     wait(lambda: b in live_ids(), 60, f"{b} to run again")
     time.sleep(1.5)
-    started = [d for t, e, d in feed if e == "started" and b not in d]
+    started = [d for t, e, d in feed if e == "started" and a not in d and b not in d]
     check(not started, f"/api/live 'started' beside the sealed set after the restart: {started}")
     check(a in live_ids() and b in live_ids(),
           f"the live feed's running tables after the restart: {sorted(live_ids())}")
+    check(started_ms(a) == started_ms(b), f"{a} and {b} begun apart: {started_ms(a)} {started_ms(b)}")
     check(public() == saved["public"],
           f"what the public sees differs after the restart: {saved['public']} -> {public()}")
     for m in (a, b):
