@@ -81,11 +81,11 @@ void Scheduler::SetReferees(std::vector<std::string> referees) {
 
 Scheduler::~Scheduler() { Stop(); }
 
-absl::Status Scheduler::Start() {
+void Scheduler::Load() {
   {
     absl::MutexLock lock(&mu_);
-    stopping_ = false;
-    cancel_.store(false);
+    if (loaded_) return;
+    loaded_ = true;
     // Several arenas: unfinished matches are claimed from the database (those
     // of a dead arena once their leases expire), not queued here, and play
     // matches may be another arena's live sessions.
@@ -123,6 +123,15 @@ absl::Status Scheduler::Start() {
     if (!Shared()) RestoreSealedTables();
     metrics_->queue_depth.Set(PublicQueueDepth());
   }
+}
+
+absl::Status Scheduler::Start() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = false;
+    cancel_.store(false);
+  }
+  Load();
   // Sets finished but not booked (stopped between a table's commit and its
   // booking): booked now, in the order of their tables.
   for (const auto& [ladder_id, seed] : store_->UnbookedFinishedSets()) {

@@ -205,8 +205,17 @@ class Scheduler {
   // after a failure. Any time, from any thread.
   void SetReferees(std::vector<std::string> referees);
 
-  // Re-queues unfinished matches, resumes running ladders, starts the workers.
+  // Re-queues unfinished matches, resumes running ladders, starts the workers
+  // (Load first, unless it was called).
   absl::Status Start();
+  // What Start reads from the store before its threads run: the unfinished
+  // matches queued again, the running ladders, the sealed tables held again
+  // (RestoreSealedTables). Reads answer as they will after Start from then
+  // on: a server that starts before Start would otherwise show, for a moment,
+  // the tables of a sealed deal that had ended running and their twins
+  // pending (docs/security.md, "Secret deals"). Once: later calls, and a
+  // Start after a Stop, load nothing again.
+  void Load();
   // Stops the workers: matches in flight are cancelled and left to run again
   // after the next Start().
   void Stop();
@@ -734,6 +743,7 @@ class Scheduler {
     int64_t ladder_id = 0;
   };
   std::deque<RestoredSlot> restored_slots_ ABSL_GUARDED_BY(mu_);
+  bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Load ran since the last Stop
   // The live headers of those tables, by seed: begun with the first table of
   // their deal that a referee takes again, at the same time (RunOnReferees),
   // not at start, which would set them apart.

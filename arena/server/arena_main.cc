@@ -509,6 +509,9 @@ int main(int argc, char** argv) {
   // workers, and every extra poller is extra wake-ups per match.
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
   builder.experimental().SetInterceptorCreators(grpc_metrics.ServerInterceptors());
+  // The store's state before any door opens: a sealed deal's tables look
+  // alike from the first request (Scheduler::Load).
+  scheduler.Load();
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
   health.SetServing(false, kHealthServices);
