@@ -38,7 +38,8 @@ void BotHealth::MarkUnreachable(int64_t bot, const std::string& error, absl::Tim
   Bench(bots_[bot], "unreachable", error, now);
 }
 
-void BotHealth::OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, absl::Time now) {
+void BotHealth::OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, absl::Time now,
+                               bool sealed) {
   absl::MutexLock lock(&mu_);
   BotHealthState& s = bots_[bot];
   if (forfeited || silent_faults >= options_.unresponsive_faults) {
@@ -49,6 +50,7 @@ void BotHealth::OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, a
           now);
     return;
   }
+  if (sealed) return;  // a benched bot's clean seat at a sealed table: a probe decides
   // Online since it entered the state: a clean seat of a bot online already
   // changes nothing public (when it ended would tell when its table did,
   // which is sealed with its deal: docs/security.md, "Secret deals").

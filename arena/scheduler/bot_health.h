@@ -66,8 +66,12 @@ class BotHealth {
   void MarkUnreachable(int64_t bot, const std::string& error, absl::Time now);
   // The bot's seat in a finished match: `forfeited`, and how many of its
   // faults were timeouts or disconnects. Unresponsive when over the limit,
-  // else online again.
-  void OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, absl::Time now);
+  // else online again, unless `sealed` (the match's deal is still played at
+  // another table): a clean seat then changes nothing (a benched bot stays
+  // benched until a probe): the bot's page turning online would tell when
+  // that table ended (docs/security.md, "Secret deals").
+  void OnSeatFinished(int64_t bot, bool forfeited, int silent_faults, absl::Time now,
+                      bool sealed = false);
   // A probe's outcome: OK makes the bot online; an error re-benches it with
   // a doubled wait.
   void OnProbe(int64_t bot, const absl::Status& result, absl::Time now);

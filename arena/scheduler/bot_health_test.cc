@@ -61,6 +61,24 @@ TEST(BotHealth, ASilentSeatMakesTheBotUnresponsiveAndACleanMatchMakesItOnline) {
   EXPECT_EQ(h.Of(3).state, "online");
 }
 
+// A benched bot's clean seat at a table whose deal another table still
+// plays leaves it benched (its page turning online would tell when that
+// table ended); a probe brings it back.
+TEST(BotHealth, ACleanSeatAtASealedTableLeavesABenchedBotBenched) {
+  BotHealth h;
+  h.OnSeatFinished(3, true, 0, kT0);  // forfeited at one table of the deal
+  ASSERT_TRUE(h.Benched(3));
+  h.OnSeatFinished(3, false, 0, kT0 + absl::Seconds(5), /*sealed=*/true);
+  EXPECT_TRUE(h.Benched(3));
+  EXPECT_EQ(h.Of(3).since, kT0);
+  h.OnProbe(3, absl::OkStatus(), kT0 + absl::Seconds(9));
+  EXPECT_EQ(h.Of(3).state, "online");
+  EXPECT_EQ(h.Of(3).since, kT0 + absl::Seconds(9));
+  // An online bot's clean sealed seat changes nothing either.
+  h.OnSeatFinished(3, false, 0, kT0 + absl::Seconds(20), /*sealed=*/true);
+  EXPECT_EQ(h.Of(3).since, kT0 + absl::Seconds(9));
+}
+
 TEST(BotHealth, TheRefereesUnreachableSeatIsRead) {
   EXPECT_EQ(UnreachableSeat(absl::FailedPreconditionError(
                 "seat 2 (ghost) at 127.0.0.1:9 is unreachable: connection refused")),

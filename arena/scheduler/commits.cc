@@ -89,7 +89,8 @@ void Scheduler::CommitBatch(std::vector<Finished> batch) {
         if ((kv.first == "timeout" || kv.first == "disconnect") && absl::SimpleAtoi(kv.second, &count))
           silent += count;
       }
-      health_.OnSeatFinished(bots[seat.seat], seat.forfeited, silent, absl::Now());
+      health_.OnSeatFinished(bots[seat.seat], seat.forfeited, silent, absl::Now(),
+                             batch[i].job.spec.withhold_hand_records());
     }
   }
   // Several arenas: committed only while this arena holds the lease.
