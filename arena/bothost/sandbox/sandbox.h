@@ -60,9 +60,10 @@
 // gets SIGKILL, --die-with-parent) the kernel kills every child it left; the
 // run's cgroups are then emptied and removed.
 //
-// Needs: bwrap, unprivileged user namespaces, and cgroups the host may create
-// (root, or a delegated subtree): cgroup v1 (memory, pids, cpu) where those are
-// mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
+// Needs: bwrap, unprivileged user namespaces, root for the pool of uids
+// (uid_count 0 without: all runs then share the host's user), and cgroups the
+// host may create (root, or a delegated subtree): cgroup v1 (memory, pids,
+// cpu) where those are mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
 // missing, and says which. On v2, when the cgroup the runs' parent is made in
 // holds processes (a delegated subtree: a systemd service, a container's
 // private cgroup namespace), Create() moves them all, the calling process
