@@ -108,7 +108,7 @@ ABSL_FLAG(int64_t, sandbox_uid_base, 200000,
           "the first uid (and gid) of the sandbox's pool: each sandboxed run is a user of its "
           "own outside while it lives (inside it is 65534), so no two runs share the kernel's "
           "counts per user; no account, group or /etc/subuid, /etc/subgid range may be in the "
-          "pool, and two hosts on one machine need pools of their own");
+          "pool (hosts of one machine skip each other's uids)");
 ABSL_FLAG(int, sandbox_uid_count, 1024,
           "uids in the sandbox's pool: the runs (bots, spares, builds) this host has at once at "
           "most; a start beyond fails. 0: no pool, every run is uid 65534 outside (or the "

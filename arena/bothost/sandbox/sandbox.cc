@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -452,31 +454,69 @@ void GiveTree(const std::string& path, uid_t uid, gid_t gid) {
 // run's. Thread-safe.
 class Sandbox::UidPool {
  public:
-  UidPool(uid_t base, int count) : base_(base), taken_(count, false) {}
-  // The lowest free uid, now taken; RESOURCE_EXHAUSTED when none is.
+  // `claim`: SandboxOptions::uid_claim ("" = none).
+  UidPool(uid_t base, int count, std::string claim)
+      : base_(base), claim_(std::move(claim)), taken_(count, kFree) {}
+  ~UidPool() {
+    for (int fd : taken_)
+      if (fd >= 0) close(fd);
+  }
+  // The lowest uid no run of this process nor (by its claim) of another has,
+  // now taken; RESOURCE_EXHAUSTED when none is.
   absl::StatusOr<uid_t> Take() {
     absl::MutexLock lock(&mu_);
+    int elsewhere = 0;  // claimed by another process
     for (size_t i = 0; i < taken_.size(); ++i) {
-      if (!taken_[i]) {
-        taken_[i] = true;
-        return static_cast<uid_t>(base_ + i);
+      if (taken_[i] != kFree) continue;
+      const uid_t uid = static_cast<uid_t>(base_ + i);
+      int fd = -1;
+      if (!claim_.empty()) {
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+          return absl::UnavailableError(
+              absl::StrCat("cannot claim uid ", uid, ": socket: ", std::strerror(errno)));
+        sockaddr_un addr = {};
+        addr.sun_family = AF_UNIX;
+        const std::string name = absl::StrCat(claim_, uid);  // abstract: after a NUL
+        const size_t n = std::min(name.size(), sizeof addr.sun_path - 1);
+        std::memcpy(addr.sun_path + 1, name.data(), n);
+        if (bind(fd, reinterpret_cast<sockaddr*>(&addr),
+                 static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n)) != 0) {
+          const int e = errno;
+          close(fd);
+          if (e != EADDRINUSE)
+            return absl::UnavailableError(
+                absl::StrCat("cannot claim uid ", uid, ": bind: ", std::strerror(e)));
+          ++elsewhere;
+          continue;
+        }
       }
+      taken_[i] = fd;
+      return uid;
     }
     return absl::ResourceExhaustedError(absl::StrCat(
         "no uid free for another sandboxed run: all ", taken_.size(), " of the pool ", base_,
-        "..", base_ + taken_.size() - 1,
-        " are live runs' (more runs at once than tarock-bothost --sandbox_uid_count)"));
+        "..", base_ + taken_.size() - 1, " are live runs' (", elsewhere,
+        " of another process on this machine; more runs at once than tarock-bothost "
+        "--sandbox_uid_count)"));
   }
   // Gives back a uid Take returned.
   void Give(uid_t uid) {
     absl::MutexLock lock(&mu_);
-    if (uid >= base_ && uid - base_ < taken_.size()) taken_[uid - base_] = false;
+    if (uid < base_ || uid - base_ >= taken_.size()) return;
+    int& fd = taken_[uid - base_];
+    if (fd >= 0) close(fd);  // the claim goes with it
+    fd = kFree;
   }
 
  private:
+  static constexpr int kFree = -2;
   absl::Mutex mu_;
   const uid_t base_;
-  std::vector<bool> taken_ ABSL_GUARDED_BY(mu_);
+  const std::string claim_;
+  // Per uid of the pool: kFree, else taken (its claim's socket, or -1
+  // without claims).
+  std::vector<int> taken_ ABSL_GUARDED_BY(mu_);
 };
 
 const char* CauseName(SandboxCause cause) {
@@ -765,8 +805,8 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
     if (absl::Status free = CheckUidPool(sandbox->options_.uid_base, sandbox->options_.uid_count);
         !free.ok())
       return free;
-    sandbox->uids_ =
-        std::make_shared<UidPool>(sandbox->options_.uid_base, sandbox->options_.uid_count);
+    sandbox->uids_ = std::make_shared<UidPool>(
+        sandbox->options_.uid_base, sandbox->options_.uid_count, sandbox->options_.uid_claim);
   }
   absl::StatusOr<std::string> filter = BuildFilter();
   if (!filter.ok()) return filter.status();

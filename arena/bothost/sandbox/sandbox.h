@@ -150,8 +150,8 @@ struct SandboxOptions {
   // of [uid_base, uid_base + uid_count), and the gid of the same number, so
   // that no two runs share the kernel's counts per user. A range no account,
   // group or /etc/subuid, /etc/subgid range of the machine uses (Create
-  // refuses one that overlaps), and one per host on a machine: two hosts with
-  // one range would share uids. uid_count bounds the runs at once: a start
+  // refuses one that overlaps); hosts of one machine with one range share it
+  // through `uid_claim`, never a uid. uid_count bounds the runs at once: a start
   // beyond it fails (RESOURCE_EXHAUSTED), a uid is never shared. Switching
   // users needs root: a host that is not root needs uid_count 0.
   // uid_count 0: no pool; every run is `uid`/`gid` outside as well (a host
@@ -159,6 +159,13 @@ struct SandboxOptions {
   // share one user's counts, a channel between them (docs/security.md).
   uid_t uid_base = 200000;
   int uid_count = 1024;
+  // How the hosts of one machine tell each other which uids are taken: while
+  // a run has its uid, the host holds the abstract unix socket named
+  // `uid_claim` + the uid (bound in the host's network namespace; the kernel
+  // frees it when the host dies), and a uid whose name another process holds
+  // is skipped. No file: it works where /run is read-only. "" = none (the
+  // pool is this process's alone).
+  std::string uid_claim = "tarock-sandbox-uid-";
   std::string cgroup_name = "tarock-bothost";  // parent cgroup of the runs
   std::string cgroup_root = "/sys/fs/cgroup";  // where the hierarchies are mounted
   // cgroup v2 only: make `cgroup_name` under the host's own cgroup (from

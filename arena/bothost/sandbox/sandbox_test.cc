@@ -910,6 +910,32 @@ TEST(SandboxUidPoolTest, UidsAreReusedAndAnExhaustedPoolRefuses) {
   EXPECT_EQ(HostUid(again->child().pid()), 221000);
 }
 
+// Two hosts of one machine with one pool (two Sandboxes here, each a pool
+// of its own) never give two runs one uid: each claims its runs' uids.
+TEST(SandboxUidPoolTest, TwoPoolsOverOneRangeShareNoUid) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  std::string skip;
+  std::unique_ptr<Sandbox> one = PoolSandbox(223000, 2, &skip);
+  if (one == nullptr) GTEST_SKIP() << "no sandbox here: " << skip;
+  std::unique_ptr<Sandbox> two = PoolSandbox(223000, 2, &skip);
+  ASSERT_NE(two, nullptr) << skip;
+  SandboxSpec spec;
+  spec.argv = {"/bin/true"};
+  absl::StatusOr<Sandbox::HeldRun> a = one->StartHeld(spec);
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<Sandbox::HeldRun> b = two->StartHeld(spec);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(HostUid(a->child().pid()), 223000);
+  EXPECT_EQ(HostUid(b->child().pid()), 223001);
+  absl::StatusOr<Sandbox::HeldRun> c = two->StartHeld(spec);
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(c.status().message().find("(1 of another process"), std::string::npos) << c.status();
+  std::optional<Sandbox::HeldRun>(*std::move(a)).reset();
+  absl::StatusOr<Sandbox::HeldRun> d = two->StartHeld(spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(HostUid(d->child().pid()), 223000);
+}
+
 // A pool that holds an account, a group or a subordinate range, or uid 0, is
 // refused at Create.
 TEST(SandboxUidPoolTest, APoolOverAnAccountIsRefused) {
