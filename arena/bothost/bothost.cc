@@ -383,7 +383,6 @@ void Build(const BotHostOptions& options, const Sandbox& sandbox, LocalVersion* 
            "target_include_directories(bot PRIVATE /bot)\n"
            "target_link_libraries(bot PRIVATE tarock::sdk)\n";
     chmod((build_dir + "/CMakeLists.txt").c_str(), 0644);
-    chown(build_dir.c_str(), 65534, 65534);
     spec.rw_binds = {{build_dir, "/bot/.build"}};
     spec.ro_binds.push_back({options.cpp_sdk, "/sdk/cpp"});
     spec.argv = {"/bin/sh", "-c",

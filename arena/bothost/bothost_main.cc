@@ -104,6 +104,15 @@ ABSL_FLAG(bool, cgroup_own, false,
           "cgroup v2: make the bots' cgroups under this host's own cgroup (a subtree delegated "
           "to it: systemd's Delegate=yes) instead of at the hierarchy's root; the host and "
           "whatever shares its cgroup move to the leaf tarock-bothost/host (docs/hosting.md)");
+ABSL_FLAG(int64_t, sandbox_uid_base, 200000,
+          "the first uid (and gid) of the sandbox's pool: each sandboxed run is a user of its "
+          "own outside while it lives (inside it is 65534), so no two runs share the kernel's "
+          "counts per user; no account, group or /etc/subuid, /etc/subgid range may be in the "
+          "pool (hosts of one machine skip each other's uids)");
+ABSL_FLAG(int, sandbox_uid_count, 1024,
+          "uids in the sandbox's pool: the runs (bots, spares, builds) this host has at once at "
+          "most; a start beyond fails. 0: no pool, every run is uid 65534 outside (or the "
+          "host's own user when it is not root), all sharing one user's counts (docs/security.md)");
 ABSL_FLAG(bool, check, false,
           "check the sandbox here and exit: start a sandboxed program, and one past each limit "
           "(memory, processes, files, CPU, network), print a line for each, exit 0 when all "
@@ -217,6 +226,15 @@ int main(int argc, char** argv) {
   sandbox_options.bwrap = absl::GetFlag(FLAGS_bwrap);
   sandbox_options.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
   sandbox_options.cgroup_own = absl::GetFlag(FLAGS_cgroup_own);
+  {
+    const int64_t base = absl::GetFlag(FLAGS_sandbox_uid_base);
+    if (base <= 0 || base >= int64_t{0xffffffff}) {
+      std::fprintf(stderr, "tarock-bothost: --sandbox_uid_base must be 1..4294967294\n");
+      return 2;
+    }
+    sandbox_options.uid_base = static_cast<uid_t>(base);
+    sandbox_options.uid_count = absl::GetFlag(FLAGS_sandbox_uid_count);
+  }
   sandbox_options.runs_memory_bytes = int64_t{absl::GetFlag(FLAGS_runs_memory_mb)} << 20;
   if (sandbox_options.runs_memory_bytes <= 0)
     sandbox_options.runs_memory_bytes =

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -388,7 +390,134 @@ std::vector<std::pair<std::string, std::string>> NeutralProc(const SandboxLimits
   return files;
 }
 
+// Refuses a pool of uids [base, base + count) that is not free for the runs:
+// one that wraps or holds 0 or -1, or holds an account or group of
+// /etc/passwd or /etc/group, or meets a subordinate range of /etc/subuid or
+// /etc/subgid (a rootless container's users: same uid, same counts, and
+// signals between them).
+absl::Status CheckUidPool(uid_t base, int count) {
+  const uint64_t end = uint64_t{base} + static_cast<uint64_t>(count);  // exclusive
+  const std::string range = absl::StrCat(base, "..", end - 1);
+  if (base == 0 || end > uint64_t{0xffffffffu})
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the sandbox's pool of uids ", range, " must hold neither 0 nor 4294967295"));
+  for (const char* file : {"/etc/passwd", "/etc/group"}) {
+    for (absl::string_view line : absl::StrSplit(ReadFile(file), '\n', absl::SkipEmpty())) {
+      std::vector<absl::string_view> f = absl::StrSplit(line, ':');
+      uint64_t id = 0;
+      if (f.size() < 3 || !absl::SimpleAtoi(f[2], &id) || id < base || id >= end) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the sandbox's pool of uids ", range, " holds ", f[0], " (", id, ") of ", file,
+          ": each run must be a user of its own (choose another --sandbox_uid_base)"));
+    }
+  }
+  for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
+    for (absl::string_view line : absl::StrSplit(ReadFile(file), '\n', absl::SkipEmpty())) {
+      std::vector<absl::string_view> f = absl::StrSplit(line, ':');
+      uint64_t first = 0, n = 0;
+      if (f.size() != 3 || !absl::SimpleAtoi(f[1], &first) || !absl::SimpleAtoi(f[2], &n) ||
+          first >= end || first + n <= base)
+        continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the sandbox's pool of uids ", range, " meets ", f[0], "'s subordinate ids ", first,
+          "..", first + n - 1, " of ", file, " (choose another --sandbox_uid_base)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Gives `path` and everything below it to (uid, gid), without following a
+// link, and makes each readable by all and writable by its owner alone:
+// folders and files with an execute bit 0755, other files 0644, links as they
+// are. For a read-write bind once its run is over: nothing of the run is left
+// to race with.
+void GiveTree(const std::string& path, uid_t uid, gid_t gid) {
+  auto give = [uid, gid](const std::filesystem::path& p) {
+    struct stat st;
+    if (lstat(p.c_str(), &st) != 0) return;
+    lchown(p.c_str(), uid, gid);
+    if (S_ISLNK(st.st_mode)) return;
+    chmod(p.c_str(), S_ISDIR(st.st_mode) || (st.st_mode & 0111) != 0 ? 0755 : 0644);
+  };
+  give(path);
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    give(it->path());
+}
+
 }  // namespace
+
+// The pool of uids of SandboxOptions (uid_base, uid_count): which are a live
+// run's. Thread-safe.
+class Sandbox::UidPool {
+ public:
+  // `claim`: SandboxOptions::uid_claim ("" = none).
+  UidPool(uid_t base, int count, std::string claim)
+      : base_(base), claim_(std::move(claim)), taken_(count, kFree) {}
+  ~UidPool() {
+    for (int fd : taken_)
+      if (fd >= 0) close(fd);
+  }
+  // The lowest uid no run of this process nor (by its claim) of another has,
+  // now taken; RESOURCE_EXHAUSTED when none is.
+  absl::StatusOr<uid_t> Take() {
+    absl::MutexLock lock(&mu_);
+    int elsewhere = 0;  // claimed by another process
+    for (size_t i = 0; i < taken_.size(); ++i) {
+      if (taken_[i] != kFree) continue;
+      const uid_t uid = static_cast<uid_t>(base_ + i);
+      int fd = -1;
+      if (!claim_.empty()) {
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+          return absl::UnavailableError(
+              absl::StrCat("cannot claim uid ", uid, ": socket: ", std::strerror(errno)));
+        sockaddr_un addr = {};
+        addr.sun_family = AF_UNIX;
+        const std::string name = absl::StrCat(claim_, uid);  // abstract: after a NUL
+        const size_t n = std::min(name.size(), sizeof addr.sun_path - 1);
+        std::memcpy(addr.sun_path + 1, name.data(), n);
+        if (bind(fd, reinterpret_cast<sockaddr*>(&addr),
+                 static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n)) != 0) {
+          const int e = errno;
+          close(fd);
+          if (e != EADDRINUSE)
+            return absl::UnavailableError(
+                absl::StrCat("cannot claim uid ", uid, ": bind: ", std::strerror(e)));
+          ++elsewhere;
+          continue;
+        }
+      }
+      taken_[i] = fd;
+      return uid;
+    }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "no uid free for another sandboxed run: all ", taken_.size(), " of the pool ", base_,
+        "..", base_ + taken_.size() - 1, " are live runs' (", elsewhere,
+        " of another process on this machine; more runs at once than tarock-bothost "
+        "--sandbox_uid_count)"));
+  }
+  // Gives back a uid Take returned.
+  void Give(uid_t uid) {
+    absl::MutexLock lock(&mu_);
+    if (uid < base_ || uid - base_ >= taken_.size()) return;
+    int& fd = taken_[uid - base_];
+    if (fd >= 0) close(fd);  // the claim goes with it
+    fd = kFree;
+  }
+
+ private:
+  static constexpr int kFree = -2;
+  absl::Mutex mu_;
+  const uid_t base_;
+  const std::string claim_;
+  // Per uid of the pool: kFree, else taken (its claim's socket, or -1
+  // without claims).
+  std::vector<int> taken_ ABSL_GUARDED_BY(mu_);
+};
 
 const char* CauseName(SandboxCause cause) {
   switch (cause) {
@@ -418,7 +547,33 @@ class Sandbox::RunState {
   // Hands the folders over: not removed by this one any more.
   std::vector<std::string> Release() { return std::exchange(dirs_, {}); }
 
-  // Kills whatever is left in the cgroups and removes them.
+  // The run's user outside: its uid of `pool` (null: none to give back), and
+  // the host paths of its read-write binds, given back to the host's user by
+  // GiveBackUser when `give_binds`.
+  void set_user(std::shared_ptr<UidPool> pool, uid_t uid, std::vector<std::string> rw_paths,
+                bool give_binds) {
+    absl::MutexLock lock(&user_mu_);
+    pool_ = std::move(pool);
+    uid_ = uid;
+    rw_paths_ = std::move(rw_paths);
+    give_binds_ = give_binds;
+  }
+  // Once no process of the run is left (its cgroups are empty): gives its
+  // read-write binds back to the host's user and its uid back to the pool;
+  // does nothing while one is left, or the second time. Thread-safe.
+  void GiveBackUser() {
+    absl::MutexLock lock(&user_mu_);
+    if (pool_ == nullptr && rw_paths_.empty()) return;
+    for (const std::string& dir : dirs_)
+      if (!Ids(fs_, dir + "/cgroup.procs").empty()) return;
+    if (give_binds_)
+      for (const std::string& path : rw_paths_) GiveTree(path, geteuid(), getegid());
+    rw_paths_.clear();
+    if (pool_ != nullptr) std::exchange(pool_, nullptr)->Give(uid_);
+  }
+
+  // Kills whatever is left in the cgroups, gives the run's user back and
+  // removes the cgroups.
   void Remove() {
     for (int round = 0; round < 50; ++round) {
       bool any = false;
@@ -432,6 +587,7 @@ class Sandbox::RunState {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (log_ != nullptr) log_->Finish();
+    GiveBackUser();  // before the cgroups go: they tell that no process is left
     for (const std::string& dir : dirs_) fs_.Rmdir(dir);
   }
 
@@ -489,6 +645,11 @@ class Sandbox::RunState {
   bool v2_;
   SandboxLimits limits_;
   std::shared_ptr<StderrLog> log_;
+  absl::Mutex user_mu_;
+  std::shared_ptr<UidPool> pool_ ABSL_GUARDED_BY(user_mu_);
+  uid_t uid_ ABSL_GUARDED_BY(user_mu_) = 0;
+  std::vector<std::string> rw_paths_ ABSL_GUARDED_BY(user_mu_);
+  bool give_binds_ ABSL_GUARDED_BY(user_mu_) = false;
 };
 
 CgroupFs& CgroupFs::Real() {
@@ -632,6 +793,21 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Create(SandboxOptions options)
   auto sandbox = std::unique_ptr<Sandbox>(new Sandbox(std::move(options)));
   // bwrap must run (and unprivileged user namespaces must work for `uid`):
   // checked by running `true` in a sandbox of its own below.
+  // The pool of uids: each live run a user of its own outside.
+  if (sandbox->options_.uid_count < 0)
+    return absl::InvalidArgumentError("the sandbox's uid_count must be 0 or more");
+  if (sandbox->options_.uid_count > 0) {
+    if (geteuid() != 0)
+      return absl::FailedPreconditionError(
+          "the sandbox's pool of uids needs root (to run each run as a user of its own); "
+          "without root, uid_count 0 (--sandbox_uid_count=0) runs every run as the host's own "
+          "user, all sharing its counts per user (docs/security.md)");
+    if (absl::Status free = CheckUidPool(sandbox->options_.uid_base, sandbox->options_.uid_count);
+        !free.ok())
+      return free;
+    sandbox->uids_ = std::make_shared<UidPool>(
+        sandbox->options_.uid_base, sandbox->options_.uid_count, sandbox->options_.uid_claim);
+  }
   absl::StatusOr<std::string> filter = BuildFilter();
   if (!filter.ok()) return filter.status();
   sandbox->filter_ = *std::move(filter);
@@ -760,6 +936,31 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   if (!made.ok()) return made.status();
   std::shared_ptr<RunState> state = *std::move(made);
   const std::vector<std::string>& dirs = state->dirs();
+  // Its user outside: a uid of the pool of its own (and the gid of the same
+  // number), else `uid`/`gid` (root) or the host's own user. Given back by
+  // the state once the run's processes are all gone (on failure below, as the
+  // state is destroyed).
+  const bool root = geteuid() == 0;
+  uid_t uid = root ? options_.uid : getuid();
+  gid_t gid = root ? options_.gid : getgid();
+  if (uids_ != nullptr) {
+    absl::StatusOr<uid_t> taken = uids_->Take();
+    if (!taken.ok()) return taken.status();
+    uid = *taken;
+    gid = static_cast<gid_t>(*taken);
+  }
+  {
+    std::vector<std::string> rw_paths;
+    for (const auto& [from, to] : spec.rw_binds) rw_paths.push_back(from);
+    state->set_user(uids_, uid, rw_paths, root);
+  }
+  // A read-write bind is the run's to write while it runs.
+  if (root) {
+    for (const auto& [from, to] : spec.rw_binds)
+      if (chown(from.c_str(), uid, gid) != 0)
+        return absl::UnavailableError(absl::StrCat("cannot give ", from, " to the run's user ",
+                                                   uid, ": ", std::strerror(errno)));
+  }
   // Its standard error: a memfd of its own, copied to the log at its end.
   std::shared_ptr<StderrLog> log;
   if (!spec.stderr_path.empty()) {
@@ -876,8 +1077,6 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
     }
     procs_fds.push_back(fd);
   }
-  const uid_t uid = options_.uid;
-  const gid_t gid = options_.gid;
   const rlim_t nofile = l.open_files;
   const rlim_t fsize = l.file_bytes;
   stdio::ChildSetup setup;
@@ -948,7 +1147,12 @@ absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Sandbox::StartRun(
   };
   // The run's log is copied from its memfd once bwrap is reaped (Stop, at
   // the latest), so a caller that stopped the run reads it whole.
-  if (log != nullptr) setup.on_reaped = [log] { log->Flush(); };
+  // Its uid goes back to the pool then too, when no process of the run is
+  // left (else when the state is removed, its stragglers killed).
+  setup.on_reaped = [log, shared] {
+    if (log != nullptr) log->Flush();
+    shared->GiveBackUser();
+  };
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> child =
       stdio::ChildProcess::Start(argv, "/dev/null", std::move(setup));
   if (log != nullptr) log->CloseChildEnd();

@@ -31,11 +31,17 @@
 //    /bot, any file of /usr): flock, fcntl's lock, lease and dnotify commands
 //    (F_GETLK, F_SETLK(W), F_OFD_*, F_SETLEASE, F_GETLEASE, F_NOTIFY; every
 //    other command works) and inotify fail with ENOSYS; fanotify is killed;
-//  - privileges: it runs as `uid`/`gid` (default 65534, nobody) outside as well
-//    as inside (the host drops to it before bwrap, even when the host runs as
-//    root, so files the host's root owns stay closed), no capabilities, no new
-//    privileges (PR_SET_NO_NEW_PRIVS), its own user, PID, IPC, UTS, cgroup and
-//    mount namespaces, a new session (no terminal to push input into);
+//  - privileges: it is `uid`/`gid` (default 65534, nobody) inside, and outside
+//    a uid and gid of its own that no other live run has (`uid_base` +
+//    0..`uid_count`-1: the host drops to it before bwrap, so files the host's
+//    root owns stay closed), no capabilities, no new privileges
+//    (PR_SET_NO_NEW_PRIVS), its own user, PID, IPC, UTS, cgroup and mount
+//    namespaces, a new session (no terminal to push input into);
+//  - the kernel's counts per user (struct user_struct) of another run: its
+//    uid is its own, so its pipe buffers (pipe-user-pages-soft), processes,
+//    message queues, epoll watches, ... are counted apart from every other
+//    run's (one run that used up its pipe pages shrank every other run's new
+//    pipes to 8 KiB: a channel; the red team of 2026-11-29);
 //  - the system calls of the filter: ptrace, process_vm_*, mount and
 //    pivot_root, unshare/setns and namespace flags on clone, kernel modules,
 //    kexec, bpf, perf_event_open, keyrings, userfaultfd, reboot, swap, clocks,
@@ -54,17 +60,21 @@
 // gets SIGKILL, --die-with-parent) the kernel kills every child it left; the
 // run's cgroups are then emptied and removed.
 //
-// Needs: bwrap, unprivileged user namespaces, and cgroups the host may create
-// (root, or a delegated subtree): cgroup v1 (memory, pids, cpu) where those are
-// mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
+// Needs: bwrap, unprivileged user namespaces, root for the pool of uids
+// (uid_count 0 without: all runs then share the host's user), and cgroups the
+// host may create (root, or a delegated subtree): cgroup v1 (memory, pids,
+// cpu) where those are mounted, else v2 (memory.max, pids.max, cpu.max). Create() fails when one is
 // missing, and says which. On v2, when the cgroup the runs' parent is made in
 // holds processes (a delegated subtree: a systemd service, a container's
 // private cgroup namespace), Create() moves them all, the calling process
 // included, to the leaf `cgroup_name/host`, since v2 enables controllers only
 // in a cgroup without processes of its own.
 //
-// Thread-safety: a Sandbox is immutable after Create; Start and Run may be
-// called from any number of threads at once.
+// Thread-safety: a Sandbox is immutable after Create but for its pool of
+// uids, which is thread-safe (a mutex): Start, StartHeld and Run may be called
+// from any number of threads at once; a run takes the lowest free uid of the
+// pool as it starts and gives it back once its processes are all gone (when
+// it is reaped, or when its child is destroyed), from whichever thread that is.
 
 #ifndef TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_
 #define TAROCK_ARENA_BOTHOST_SANDBOX_SANDBOX_H_
@@ -95,6 +105,12 @@ struct SandboxSpec {
   std::vector<std::string> argv;  // the program, as seen inside the sandbox
   // (host path, sandbox path) pairs bound read-only / read-write.
   std::vector<std::pair<std::string, std::string>> ro_binds;
+  // A read-write bind's host path is the run's (chowned to its uid and gid)
+  // while it runs; once its processes are all gone, the path and everything
+  // below it are given back to the host's user (lchown; no link followed) and
+  // made readable by every user and writable by the owner alone (folders and
+  // executables 0755, other files 0644; no set-id bit), so that the runs that
+  // read it later, each as a uid of its own, can.
   std::vector<std::pair<std::string, std::string>> rw_binds;
   std::vector<std::string> env;   // "NAME=VALUE"; PATH, HOME=/tmp and LANG are set
   std::string cwd = "/tmp";
@@ -128,8 +144,28 @@ struct SandboxOutcome {
 
 struct SandboxOptions {
   std::string bwrap = "bwrap";              // the bubblewrap program
-  uid_t uid = 65534;                        // the unprivileged user inside and out
-  gid_t gid = 65534;
+  uid_t uid = 65534;                        // the user and group a program sees inside
+  gid_t gid = 65534;                        // (bwrap --uid/--gid)
+  // Outside, each run is a user of its own while it lives: the lowest free uid
+  // of [uid_base, uid_base + uid_count), and the gid of the same number, so
+  // that no two runs share the kernel's counts per user. A range no account,
+  // group or /etc/subuid, /etc/subgid range of the machine uses (Create
+  // refuses one that overlaps); hosts of one machine with one range share it
+  // through `uid_claim`, never a uid. uid_count bounds the runs at once: a start
+  // beyond it fails (RESOURCE_EXHAUSTED), a uid is never shared. Switching
+  // users needs root: a host that is not root needs uid_count 0.
+  // uid_count 0: no pool; every run is `uid`/`gid` outside as well (a host
+  // running as root drops to it), or the host's own user (not root): all runs
+  // share one user's counts, a channel between them (docs/security.md).
+  uid_t uid_base = 200000;
+  int uid_count = 1024;
+  // How the hosts of one machine tell each other which uids are taken: while
+  // a run has its uid, the host holds the abstract unix socket named
+  // `uid_claim` + the uid (bound in the host's network namespace; the kernel
+  // frees it when the host dies), and a uid whose name another process holds
+  // is skipped. No file: it works where /run is read-only. "" = none (the
+  // pool is this process's alone).
+  std::string uid_claim = "tarock-sandbox-uid-";
   std::string cgroup_name = "tarock-bothost";  // parent cgroup of the runs
   std::string cgroup_root = "/sys/fs/cgroup";  // where the hierarchies are mounted
   // cgroup v2 only: make `cgroup_name` under the host's own cgroup (from
@@ -156,8 +192,10 @@ struct SandboxOptions {
 
 class Sandbox {
  public:
-  // Checks bwrap, builds the filter, finds the cgroups. Fails with a line
-  // that names what is missing.
+  // Checks bwrap, builds the filter, finds the cgroups, checks the pool of
+  // uids (root, and no account, group or subordinate range of /etc/passwd,
+  // /etc/group, /etc/subuid, /etc/subgid in it). Fails with a line that names
+  // what is missing.
   static absl::StatusOr<std::unique_ptr<Sandbox>> Create(SandboxOptions options = {});
   // Create's cgroup steps alone, without bwrap or a probe run: the version
   // (v1, or v2 at the root or under `unified`), the runs' parent (v2: under
@@ -172,7 +210,9 @@ class Sandbox {
   // Starts the program with its standard input and output as pipes (for
   // StdioBot). ChildProcess::ExitDescription of the result gives the
   // classified cause ("out of memory (limit 512 MiB)", ...). Stopping the
-  // child stops every process of the run and removes its cgroups.
+  // child stops every process of the run and removes its cgroups. Errors:
+  // RESOURCE_EXHAUSTED when every uid of the pool is a live run's (as for
+  // StartHeld and Run); UNAVAILABLE when its cgroups cannot be made.
   absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> Start(const SandboxSpec& spec) const;
 
   // A run started up to its program's exec and held there (bubblewrap's
@@ -224,6 +264,7 @@ class Sandbox {
                              int status, bool timed_out) const;
 
   class RunState;  // a run's cgroups and its classification (sandbox.cc)
+  class UidPool;   // the uids of the live runs (sandbox.cc)
 
  private:
   explicit Sandbox(SandboxOptions options) : options_(std::move(options)) {}
@@ -241,6 +282,7 @@ class Sandbox {
   std::vector<std::string> system_args_;  // the read-only system view
   bool own_netns_ = false;  // each run's network namespace made by the host (root), not bwrap
   int cpus_ = 1;            // the host's CPUs, as the neutral /proc/stat lists them
+  std::shared_ptr<UidPool> uids_;  // null: no pool (uid_count 0, or CreateCgroupsOnly)
 };
 
 }  // namespace tarock::bothost

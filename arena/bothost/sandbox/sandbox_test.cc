@@ -14,11 +14,13 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <filesystem>
@@ -588,11 +590,13 @@ print(libc.ptrace(16, os.getppid(), 0, 0))  # PTRACE_ATTACH
 }
 
 TEST_F(SandboxTest, KillMinusOneReachesNothingOutside) {
-  // A process of the same unprivileged user outside the sandbox.
+  // A process of the same unprivileged user outside the sandbox (the run's:
+  // the first of the pool, no other run being live).
+  const uid_t user = SandboxOptions{}.uid_base;
   pid_t sentinel = fork();
   ASSERT_GE(sentinel, 0);
   if (sentinel == 0) {
-    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    if (setgid(user) != 0 || setuid(user) != 0) _exit(3);
     execl("/bin/sleep", "sleep", "60", nullptr);
     _exit(4);
   }
@@ -762,6 +766,252 @@ TEST_F(SandboxTest, AHeldRunRunsNothingUntilReleased) {
   std::ifstream ran(marker);
   std::string said((std::istreambuf_iterator<char>(ran)), std::istreambuf_iterator<char>());
   EXPECT_EQ(said.find("ran"), std::string::npos) << "an unreleased run ran its program";
+}
+
+// The uid a process runs as outside, as the host sees it (/proc/PID/status's
+// real uid); -1 when it cannot be read.
+long HostUid(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    long uid = -1;
+    std::vector<std::string> f = absl::StrSplit(line, '\t', absl::SkipEmpty());
+    if (f.size() >= 2 && f[0] == "Uid:" && absl::SimpleAtoi(f[1], &uid)) return uid;
+  }
+  return -1;
+}
+
+// A sandbox of its own for the tests of the pool of uids, whose uids no
+// other test's run (nor another process's runs, at the default base) has.
+std::unique_ptr<Sandbox> PoolSandbox(uid_t base, int count, std::string* skip) {
+  SandboxOptions options;
+  options.cgroup_name = "tarock-bothost-uidtest";
+  options.uid_base = base;
+  options.uid_count = count;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
+  if (!s.ok()) {
+    *skip = std::string(s.status().message());
+    return nullptr;
+  }
+  return *std::move(s);
+}
+
+// Two runs at once are two users outside, and one that uses up its user's
+// pipe pages (pipe-user-pages-soft) no longer shrinks the other's pipes: all
+// runs were uid 65534 outside, and a run's 64 pipes grown to 1 MiB gave every
+// other run's new pipe 8 KiB instead of 64 KiB (and F_SETPIPE_SZ EPERM), an
+// exact channel between two sandboxes (the red team of 2026-11-29).
+TEST_F(SandboxTest, TwoRunsAtOnceAreUsersOfTheirOwnAndShareNoPipePages) {
+  if (std::stol(ReadAll("/proc/sys/fs/pipe-user-pages-soft")) != 16384 ||
+      std::stol(ReadAll("/proc/sys/fs/pipe-max-size")) < (1 << 20))
+    GTEST_SKIP() << "pipe-user-pages-soft is not the kernel's default here";
+  std::string skip;
+  std::unique_ptr<Sandbox> sandbox = PoolSandbox(220000, 4, &skip);
+  ASSERT_NE(sandbox, nullptr) << skip;
+  std::ofstream(dir_ + "/grow.py") << R"(
+import fcntl, os, sys
+F_SETPIPE_SZ, F_GETPIPE_SZ = 1031, 1032
+pipes, grown = [], 0
+for i in range(100):
+    r, w = os.pipe()
+    pipes.append((r, w))
+    try:
+        fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 20)
+        grown += 1
+    except OSError:
+        break
+r, w = os.pipe()
+print("grown", grown, "new", fcntl.fcntl(w, F_GETPIPE_SZ), flush=True)
+sys.stdin.readline()
+)";
+  std::ofstream(dir_ + "/probe.py") << R"(
+import fcntl, os, sys
+F_SETPIPE_SZ, F_GETPIPE_SZ = 1031, 1032
+r, w = os.pipe()
+print("new", fcntl.fcntl(w, F_GETPIPE_SZ), flush=True)
+try:
+    fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 20)
+    print("grow ok", flush=True)
+except OSError as e:
+    print("grow errno", e.errno, flush=True)
+print("done", flush=True)
+sys.stdin.readline()
+)";
+  chmod(dir_.c_str(), 0755);
+  for (const char* f : {"/grow.py", "/probe.py"}) chmod((dir_ + f).c_str(), 0644);
+  SandboxSpec spec;
+  spec.argv = {"/usr/bin/python3", "/bot/grow.py"};
+  spec.ro_binds = {{dir_, "/bot"}};
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> a = sandbox->Start(spec);
+  ASSERT_TRUE(a.ok()) << a.status();
+  std::string grown;
+  (*a)->ReadLine(absl::Now() + absl::Seconds(30), 4096, &grown);
+  // Run A's pipes took its user's soft limit: its own new pipe is 8 KiB.
+  ASSERT_TRUE(absl::StartsWith(grown, "grown ")) << grown;
+  EXPECT_TRUE(absl::EndsWith(grown, " new 8192")) << grown;
+  spec.argv = {"/usr/bin/python3", "/bot/probe.py"};
+  absl::StatusOr<std::unique_ptr<stdio::ChildProcess>> b = sandbox->Start(spec);
+  ASSERT_TRUE(b.ok()) << b.status();
+  std::string b_out, line;
+  while ((*b)->ReadLine(absl::Now() + absl::Seconds(30), 4096, &line) ==
+             stdio::ChildProcess::Io::kOk &&
+         line != "done")
+    b_out += line + "\n";
+  // (a) Two users outside: the host sees two uids of the pool (each run's
+  // processes are its bwrap's uid outside; 65534 inside).
+  const long a_uid = HostUid((*a)->pid());
+  const long b_uid = HostUid((*b)->pid());
+  for (auto& run : {&*a, &*b}) {
+    (*run)->WriteLine("end", absl::Now() + absl::Seconds(5));
+    (*run)->Stop(absl::Seconds(5));
+  }
+  EXPECT_NE(a_uid, b_uid);
+  for (long uid : {a_uid, b_uid}) {
+    EXPECT_GE(uid, 220000);
+    EXPECT_LT(uid, 220004);
+  }
+  // (b) The channel is closed: B's new pipe is the default 64 KiB and grows.
+  EXPECT_NE(b_out.find("new 65536\n"), std::string::npos) << b_out;
+  EXPECT_NE(b_out.find("grow ok\n"), std::string::npos) << b_out;
+}
+
+// A run takes the lowest free uid of the pool and gives it back when it ends;
+// with every uid a live run's, a start is refused (never a uid shared).
+TEST(SandboxUidPoolTest, UidsAreReusedAndAnExhaustedPoolRefuses) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  std::string skip;
+  std::unique_ptr<Sandbox> sandbox = PoolSandbox(221000, 2, &skip);
+  if (sandbox == nullptr) GTEST_SKIP() << "no sandbox here: " << skip;
+  SandboxSpec spec;
+  spec.argv = {"/bin/true"};
+  // One after the other: always the first uid again (the probe of Create
+  // had it before).
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<SandboxOutcome> o = sandbox->Run(spec, absl::Seconds(30));
+    ASSERT_TRUE(o.ok()) << o.status();
+    EXPECT_EQ(o->cause, SandboxCause::kExited) << o->text;
+  }
+  absl::StatusOr<Sandbox::HeldRun> first = sandbox->StartHeld(spec);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<Sandbox::HeldRun> second = sandbox->StartHeld(spec);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(HostUid(first->child().pid()), 221000);
+  EXPECT_EQ(HostUid(second->child().pid()), 221001);
+  absl::StatusOr<Sandbox::HeldRun> third = sandbox->StartHeld(spec);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted) << third.status();
+  EXPECT_NE(third.status().message().find("no uid free"), std::string::npos) << third.status();
+  absl::StatusOr<SandboxOutcome> refused = sandbox->Run(spec, absl::Seconds(30));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  // The first ends: its uid is the next run's.
+  std::optional<Sandbox::HeldRun>(*std::move(first)).reset();
+  absl::StatusOr<Sandbox::HeldRun> again = sandbox->StartHeld(spec);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(HostUid(again->child().pid()), 221000);
+}
+
+// Two hosts of one machine with one pool (two Sandboxes here, each a pool
+// of its own) never give two runs one uid: each claims its runs' uids.
+TEST(SandboxUidPoolTest, TwoPoolsOverOneRangeShareNoUid) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  std::string skip;
+  std::unique_ptr<Sandbox> one = PoolSandbox(223000, 2, &skip);
+  if (one == nullptr) GTEST_SKIP() << "no sandbox here: " << skip;
+  std::unique_ptr<Sandbox> two = PoolSandbox(223000, 2, &skip);
+  ASSERT_NE(two, nullptr) << skip;
+  SandboxSpec spec;
+  spec.argv = {"/bin/true"};
+  absl::StatusOr<Sandbox::HeldRun> a = one->StartHeld(spec);
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<Sandbox::HeldRun> b = two->StartHeld(spec);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(HostUid(a->child().pid()), 223000);
+  EXPECT_EQ(HostUid(b->child().pid()), 223001);
+  absl::StatusOr<Sandbox::HeldRun> c = two->StartHeld(spec);
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(c.status().message().find("(1 of another process"), std::string::npos) << c.status();
+  std::optional<Sandbox::HeldRun>(*std::move(a)).reset();
+  absl::StatusOr<Sandbox::HeldRun> d = two->StartHeld(spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(HostUid(d->child().pid()), 223000);
+}
+
+// A pool that holds an account, a group or a subordinate range, or uid 0, is
+// refused at Create.
+TEST(SandboxUidPoolTest, APoolOverAnAccountIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  SandboxOptions options;
+  options.uid_base = 0;
+  options.uid_count = 4;
+  absl::StatusOr<std::unique_ptr<Sandbox>> s = Sandbox::Create(options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("neither 0"), std::string::npos) << s.status();
+  if (ReadAll("/etc/passwd").find(":65534:") != std::string::npos) {
+    options.uid_base = 65530;
+    options.uid_count = 8;
+    s = Sandbox::Create(options);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.status().message().find("(65534) of /etc/"), std::string::npos) << s.status();
+  }
+}
+
+// A read-write bind is the run's uid's while it runs, and the host's again,
+// readable by every run, once it is over: a later run of another uid reads
+// what a build wrote with umask 077; links are given back, not followed.
+TEST_F(SandboxTest, AReadWriteBindIsTheRunsAndThenReadableByTheNext) {
+  std::string skip;
+  std::unique_ptr<Sandbox> sandbox = PoolSandbox(222000, 4, &skip);
+  ASSERT_NE(sandbox, nullptr) << skip;
+  const std::string out = dir_ + "/out";
+  std::filesystem::create_directories(out);
+  {
+    // user-mode Linux's hostfs (cgroup_v2_test's /tmp) makes a file as the
+    // guest's process (root), not as the user who creates it.
+    struct statfs fs;
+    if (statfs(out.c_str(), &fs) == 0 && fs.f_type == 0x00c0ffee)
+      GTEST_SKIP() << "hostfs: a file is not its creator's";
+  }
+  chmod(dir_.c_str(), 0755);
+  chmod(out.c_str(), 0700);
+  const std::string target = dir_ + "/target";
+  std::ofstream(target) << "not the run's\n";
+  chmod(target.c_str(), 0600);
+  // A held run takes the first uid: the writer is the second.
+  SandboxSpec holder;
+  holder.argv = {"/bin/true"};
+  absl::StatusOr<Sandbox::HeldRun> held = sandbox->StartHeld(holder);
+  ASSERT_TRUE(held.ok()) << held.status();
+  SandboxSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "umask 077; mkdir /out/d && echo hi > /out/d/f && cp /bin/true /out/x && "
+               "ln -s " + target + " /out/l && echo wrote"};
+  spec.rw_binds = {{out, "/out"}};
+  std::string said;
+  absl::StatusOr<SandboxOutcome> o = sandbox->Run(spec, absl::Seconds(30), &said);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(said, "wrote\n");
+  struct stat st;
+  auto mode = [&st](const std::string& p) {
+    return lstat(p.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+  };
+  EXPECT_EQ(mode(out), 0755);
+  EXPECT_EQ(st.st_uid, geteuid());
+  EXPECT_EQ(mode(out + "/d"), 0755);
+  EXPECT_EQ(mode(out + "/d/f"), 0644);
+  EXPECT_EQ(st.st_uid, geteuid());
+  EXPECT_EQ(st.st_gid, getegid());
+  EXPECT_EQ(mode(out + "/x"), 0755);
+  EXPECT_EQ(mode(target), 0600) << "a link was followed";
+  EXPECT_EQ(st.st_uid, geteuid());
+  // The first uid again, free now: it reads what the second wrote.
+  std::optional<Sandbox::HeldRun>(*std::move(held)).reset();
+  SandboxSpec reader;
+  reader.argv = {"/bin/sh", "-c", "cat /out/d/f && /out/x && echo ran"};
+  reader.ro_binds = {{out, "/out"}};
+  said.clear();
+  o = sandbox->Run(reader, absl::Seconds(30), &said);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(said, "hi\nran\n");
 }
 
 // The ceiling of all runs together (SandboxOptions::runs_memory_bytes): a run
