@@ -104,7 +104,7 @@ ABSL_FLAG(bool, cgroup_own, false,
           "cgroup v2: make the bots' cgroups under this host's own cgroup (a subtree delegated "
           "to it: systemd's Delegate=yes) instead of at the hierarchy's root; the host and "
           "whatever shares its cgroup move to the leaf tarock-bothost/host (docs/hosting.md)");
-ABSL_FLAG(int64_t, sandbox_uid_base, 200000,
+ABSL_FLAG(int64_t, sandbox_uid_base, 2000000000,
           "the first uid (and gid) of the sandbox's pool: each sandboxed run is a user of its "
           "own outside while it lives (inside it is 65534), so no two runs share the kernel's "
           "counts per user; no account, group or /etc/subuid, /etc/subgid range may be in the "

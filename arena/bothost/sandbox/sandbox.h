@@ -157,7 +157,7 @@ struct SandboxOptions {
   // uid_count 0: no pool; every run is `uid`/`gid` outside as well (a host
   // running as root drops to it), or the host's own user (not root): all runs
   // share one user's counts, a channel between them (docs/security.md).
-  uid_t uid_base = 200000;
+  uid_t uid_base = 2000000000;  // above useradd's subordinate ranges, below 2^31
   int uid_count = 1024;
   // How the hosts of one machine tell each other which uids are taken: while
   // a run has its uid, the host holds the abstract unix socket named
