@@ -112,6 +112,12 @@ void LiveHub::EndWithheld(const std::string& outcome_json) {
   for (const std::string& id : ids) End(id, outcome_json);
 }
 
+bool LiveHub::IsRunning(const std::string& match_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = matches_.find(match_id);
+  return it != matches_.end() && !it->second.ended;
+}
+
 void LiveHub::Announce(const std::string& event, const std::string& data) {
   absl::MutexLock lock(&mu_);
   FeedLocked(event, data);

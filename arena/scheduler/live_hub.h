@@ -93,6 +93,8 @@ class LiveHub {
   // End for every withheld match not ended yet, at once (the arena stops:
   // the tables of a sealed deal end alike, whether they had finished).
   void EndWithheld(const std::string& outcome_json);
+  // Whether `match_id` is begun and not ended.
+  bool IsRunning(const std::string& match_id);
 
   // Sends every feed subscriber one event (e.g. "waiting": a tournament
   // match waits for a benched bot, {"tournament_id":..,"note":..}).

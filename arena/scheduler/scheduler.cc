@@ -107,7 +107,10 @@ void Scheduler::Load() {
       job.match.status = "pending";
       // Started before the restart, its deal sealed: running to the public
       // until it ends, as its twins that had ended are.
-      if (m.attempts > 0 && job.spec.withhold_hand_records()) resumed_.insert(m.id);
+      if (m.attempts > 0 && job.spec.withhold_hand_records()) {
+        resumed_.insert(m.id);
+        restored_live_.push_back(WithheldInfo(m, job.spec));
+      }
       if (m.ladder_id) ++queued_by_ladder_[m.ladder_id];
       Enqueue(std::move(job));
     }
@@ -122,7 +125,29 @@ void Scheduler::Load() {
     }
     if (!Shared()) RestoreSealedTables();
     metrics_->queue_depth.Set(PublicQueueDepth());
+    // Every table of a sealed deal that shows running is on the live feed,
+    // begun at once with one start time (a referee taking one again begins
+    // nothing: which had ended would show by who was begun when).
+    const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+    for (LiveMatchInfo& info : restored_live_) {
+      info.started_ms = now_ms;
+      live_.Begin(info);
+    }
+    restored_live_.clear();
   }
+}
+
+LiveMatchInfo Scheduler::WithheldInfo(const MatchRow& m, const v1::MatchSpec& spec) {
+  LiveMatchInfo info;
+  info.id = m.id;
+  info.variant = m.variant;
+  info.kind = m.kind;
+  info.ladder_id = m.ladder_id;
+  info.tournament_id = m.tournament_id;
+  for (const v1::SeatSpec& seat : spec.seats()) info.bots.push_back(seat.name());
+  info.num_hands = spec.num_hands();
+  info.withheld = true;
+  return info;
 }
 
 absl::Status Scheduler::Start() {
@@ -176,7 +201,6 @@ absl::Status Scheduler::Start() {
 
 void Scheduler::RestoreSealedTables() {
   restored_slots_.clear();
-  restored_live_.clear();
   const int workers = std::max(1, options_.max_parallel);
   int held = 0;
   MatchFilter filter;
@@ -192,18 +216,9 @@ void Scheduler::RestoreSealedTables() {
           SealedEnd{m.id, m.variant, m.status == "done", /*counted=*/true, m.hands, m.duration_s});
       ++sealed_ends_count_;
     }
-    // On the live feed as running, like its twins (begun again when a referee
-    // takes them); its end once the deal is public (FlushSealedEnds).
-    LiveMatchInfo info;
-    info.id = m.id;
-    info.variant = m.variant;
-    info.kind = m.kind;
-    info.ladder_id = m.ladder_id;
-    info.tournament_id = m.tournament_id;
-    for (const v1::SeatSpec& seat : spec.seats()) info.bots.push_back(seat.name());
-    info.num_hands = spec.num_hands();
-    info.withheld = true;
-    restored_live_[m.seed].push_back(std::move(info));
+    // On the live feed as running, like its twins (Load); its end once the
+    // deal is public (FlushSealedEnds).
+    restored_live_.push_back(WithheldInfo(m, spec));
     // Beyond the workers, a slot had been given to a twin (GrantLeaves).
     if (held >= workers) continue;
     ++held;
@@ -928,19 +943,10 @@ bool Scheduler::RunOnReferees(Job job, bool* failed) {
       info.num_hands = job.spec.num_hands();
       info.withheld = withheld;
       info.started_ms = absl::ToUnixMillis(absl::Now());
-      std::vector<LiveMatchInfo> restored;  // tables of its deal that had ended before a restart
-      if (withheld) {
-        absl::MutexLock lock(&mu_);
-        if (auto it = restored_live_.find(job.match.seed); it != restored_live_.end()) {
-          restored = std::move(it->second);
-          restored_live_.erase(it);
-        }
-      }
-      for (LiveMatchInfo& r : restored) {
-        r.started_ms = info.started_ms;  // begun with it, as if played again
-        live_.Begin(r);
-      }
-      live_.Begin(info);
+      // A table of a sealed deal is begun once (a next attempt, or a referee
+      // taking it again after a restart, would set it apart from the tables
+      // of its deal that had ended: Load).
+      if (!withheld || !live_.IsRunning(info.id)) live_.Begin(info);
     }
     absl::StatusOr<v1::MatchFinished> finished;
     if (absl::Status gate = AuthorizeRelayedSeats(job, relayed); !gate.ok()) {

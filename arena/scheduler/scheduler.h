@@ -744,10 +744,12 @@ class Scheduler {
   };
   std::deque<RestoredSlot> restored_slots_ ABSL_GUARDED_BY(mu_);
   bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Load ran since the last Stop
-  // The live headers of those tables, by seed: begun with the first table of
-  // their deal that a referee takes again, at the same time (RunOnReferees),
-  // not at start, which would set them apart.
-  std::map<uint64_t, std::vector<LiveMatchInfo>> restored_live_ ABSL_GUARDED_BY(mu_);
+  // The live headers of those tables and of the resumed_ ones (Load begins
+  // them all at once, with one start time; a table of a sealed deal is never
+  // begun again by an attempt: RunOnReferees).
+  std::vector<LiveMatchInfo> restored_live_ ABSL_GUARDED_BY(mu_);
+  // A withheld table's live header (no step or score is ever shown of it).
+  static LiveMatchInfo WithheldInfo(const MatchRow& m, const v1::MatchSpec& spec);
   // Tables of a sealed deal that had started and have not ended (an attempt
   // made before a restart, or stopped with the arena): running to the public
   // until they end, whether or not a referee has them now, like the tables

@@ -310,6 +310,10 @@ int main(int argc, char** argv) {
   // A host reports a seat's log when its table has ended: counted (started
   // too) once that end is public (HostingService).
   grpc_metrics.DeferServerStart("ReportSeatLog");
+  // A relayed seat's stream (Bot.Play) is held with its table while the deal
+  // is sealed: counted as started with its status too, or the started count
+  // would tell how many of a restarted deal's tables had ended.
+  grpc_metrics.DeferServerStart("Play");
   absl::StatusOr<tarock::transport::Transport> transport = tarock::transport::Transport::FromFlags();
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
   absl::StatusOr<tarock::arena::RefereeResolver> resolver =

@@ -45,7 +45,12 @@ class CallRecorder {
       : side_(side), context_(context), start_(std::chrono::steady_clock::now()) {
     auto [service, name] = SplitGrpcMethod(method == nullptr ? "" : method);
     labels_ = {{"grpc_type", type}, {"grpc_service", service}, {"grpc_method", name}};
-    defer_start_ = side_->owner->DefersStart(side_, name);
+    // A held client call (HoldClientCall before it starts) counts as started
+    // with its status too: a start counted at once and a status held would
+    // tell, by the started calls whose end is missing, how many held calls
+    // had ended (an arena restart runs only the unfinished tables again).
+    defer_start_ = side_->owner->DefersStart(side_, name) ||
+                   (context_ != nullptr && side_->owner->Held(context_));
     if (!defer_start_) side_->started.Add(labels_).Increment();
   }
   void Finish(grpc::StatusCode code) {
@@ -161,6 +166,11 @@ void GrpcMetrics::Hold(const void* context, const std::string& key) {
   absl::MutexLock lock(&mu_);
   if (released_.count(key)) return;  // public already
   holds_[context] = key;
+}
+
+bool GrpcMetrics::Held(const void* context) {
+  absl::MutexLock lock(&mu_);
+  return holds_.count(context) > 0;
 }
 
 void GrpcMetrics::Forget(const void* context) {

@@ -13,9 +13,9 @@
 // a streaming call counts the whole stream.
 //
 // Held calls: a client call whose context was given to HoldClientCall before
-// it started (a server call given to HoldServerCall before its status) is
-// counted as started, but its status and time are kept under a key instead of
-// recorded, until ReleaseHeld(key) records them (the arena holds a duplicate
+// it started is counted as started with its status and time, which are kept
+// under a key instead of recorded (a server call given to HoldServerCall
+// before its status: its status and time), until ReleaseHeld(key) records them (the arena holds a duplicate
 // table's RunMatch, and the relayed seats' Bot.Play streams, until its deal
 // is public: their time is the table's duration, docs/security.md "Secret
 // deals"). A call held under a key released already (the last kRecentReleases
@@ -101,6 +101,9 @@ class GrpcMetrics {
   };
   // Whether calls of `method` on `side` count as started with their status.
   bool DefersStart(const Side* side, const std::string& method) const;
+  // Whether the call of `context` is held now (HoldClientCall): it then
+  // counts as started with its status, when that is recorded.
+  bool Held(const void* context);
   // Records `o` on `side`, or keeps it when `context` is held (interceptors).
   void Finish(Side* side, const void* context, Observation o);
 
