@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -209,6 +210,15 @@ void Scheduler::EmitEnd(const SealedEnd& e) {
         .Observe(e.duration_s);
   }
   client_->ReleaseHeldMetrics(e.match_id);
+  std::map<std::string, int> failures;  // by referee
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = held_failures_.find(e.match_id); it != held_failures_.end()) {
+      failures = std::move(it->second);
+      held_failures_.erase(it);
+    }
+  }
+  for (const auto& [referee, n] : failures) metrics_->retries.Add({{"referee", referee}}).Increment(n);
   live_.End(e.match_id, e.done ? R"({"status":"done"})" : R"({"status":"failed"})");
 }
 

@@ -34,9 +34,14 @@ absl::Status Scheduler::PrepareDialIn(Job& job, std::vector<int>* prepared) {
     // design gives them; a bot that comes back plays on (docs/events.md).
     const bool final_seat = job.match.kind == "tournament" && job.match.event_id != 0;
     if (!final_seat && !dial_in_->Online(bot)) {
+      // A table of a sealed deal is not named (its twins waiting for the same
+      // bot say it once): which of its tables wait (after a referee failed,
+      // say) would tell which had ended (docs/security.md, "Secret deals").
       {
         absl::MutexLock lock(&mu_);
-        waiting_[job.match.id] = seat->name();
+        waiting_[job.match.id] = absl::StrCat(
+            job.spec.withhold_hand_records() ? "a table of a sealed deal" : job.match.id, ": ",
+            seat->name());
       }
       std::fprintf(stderr, "tarock-arena: match %s waits up to %lld s for dial-in bot '%s'\n",
                    job.match.id.c_str(),

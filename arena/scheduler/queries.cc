@@ -488,8 +488,9 @@ v1::StatusResponse Scheduler::GetStatus() {
   out.set_referees_total(static_cast<int>(referees_.size()));
   // A sealed deal's table that had started is running to the public, even
   // while it waits for a dial-in bot to come back (after a restart).
-  for (const auto& [match, bot] : waiting_)
-    if (!resumed_.count(match)) out.add_waiting_for_dial_in(absl::StrCat(match, ": ", bot));
+  std::set<std::string> said;  // the tables of a sealed deal share one line
+  for (const auto& [match, line] : waiting_)
+    if (!resumed_.count(match) && said.insert(line).second) out.add_waiting_for_dial_in(line);
   return out;
 }
 

@@ -1044,8 +1044,13 @@ bool Scheduler::RunOnReferees(Job job, bool* failed) {
                       {"tournament", job.match.tournament_id}, {"referee", referee},
                       {"attempt", attempts}, {"max_attempts", options_.max_attempts},
                       {"error", finished.status().ToString()}});
-    metrics_->retries.Add({{"referee", referee}}).Increment();
     absl::MutexLock lock(&mu_);
+    // A sealed deal's table's failures count once its deal is public: the
+    // tables that fail with a referee are those still playing (EmitEnd).
+    if (job.spec.withhold_hand_records())
+      ++held_failures_[job.match.id][referee];
+    else
+      metrics_->retries.Add({{"referee", referee}}).Increment();
     resting_until_[referee] = absl::Now() + options_.referee_rest;
   }
   logging::Error("scheduler", "match failed",

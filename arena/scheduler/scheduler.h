@@ -649,7 +649,9 @@ class Scheduler {
   std::map<std::string, std::string> referee_bot_addresses_;  // set before Start()
   absl::Duration dial_in_join_wait_ = absl::ZeroDuration();  // set before Start()
   absl::Duration dial_in_wait_ = absl::Seconds(60);
-  std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);  // match id -> dial-in bot
+  // Match id -> "ID: BOT" (a sealed deal's table: "a table of a sealed deal: BOT"),
+  // the dial-in bot its start waits for.
+  std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);
   // Tournament matches waiting for a benched bot: match id -> (tournament, note).
   std::map<std::string, std::pair<int64_t, std::string>> bench_waits_ ABSL_GUARDED_BY(mu_);
   // When a tournament began waiting for a benched bot: (tournament, bot) -> time.
@@ -756,6 +758,9 @@ class Scheduler {
   // of their deal that had ended (second red team of 2026-11-29, the restart;
   // docs/security.md, "Secret deals").
   std::set<std::string> resumed_ ABSL_GUARDED_BY(mu_);
+  // Referee failures of sealed deals' tables, by match and referee: counted
+  // in tarock_arena_referee_failures_total when the end is public (EmitEnd).
+  std::map<std::string, std::map<std::string, int>> held_failures_ ABSL_GUARDED_BY(mu_);
   // The queue as the public counts it: without resumed_ tables (running).
   int PublicQueueDepth() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Several arenas: since when every slot holds and nothing is queued

@@ -243,17 +243,25 @@ absl::Status Scheduler::AwaitBenchedBots(const Job& job) {
       deadline = bench_wait_started_.try_emplace({tid, bot}, absl::Now()).first->second + dial_in_wait_;
     }
     BotHealthState h = health_.Of(bot);
+    // A table of a sealed deal is not named, and its twins waiting for the
+    // same bot say it once: which tables wait would tell which had ended
+    // (docs/security.md, "Secret deals").
+    const bool withheld = job.spec.withhold_hand_records();
     const std::string note =
-        absl::StrCat(job.match.id, " waits for bot ", name, " (", h.state,
+        absl::StrCat(withheld ? "a table" : job.match.id, " waits for bot ", name, " (", h.state,
                      h.last_error.empty() ? "" : ": ", h.last_error.substr(0, 160), ") until ",
                      absl::FormatTime("%H:%M:%S UTC", deadline, absl::UTCTimeZone()));
     if (absl::Now() < deadline) {
+      bool announce = true;
       {
         absl::MutexLock lock(&mu_);
+        for (const auto& [match, wait] : bench_waits_)
+          if (withheld && wait == std::make_pair(tid, note)) announce = false;
         bench_waits_[job.match.id] = {tid, note};
       }
-      live_.Announce("waiting", nlohmann::json{{"tournament_id", tid}, {"match", job.match.id},
-                                               {"bot", name}, {"note", note}}.dump());
+      nlohmann::json waiting{{"tournament_id", tid}, {"bot", name}, {"note", note}};
+      if (!withheld) waiting["match"] = job.match.id;
+      if (announce) live_.Announce("waiting", waiting.dump());
       logging::Warning("scheduler", "tournament match waits for a benched bot",
                        {{"match", job.match.id}, {"tournament", tid}, {"bot", name},
                         {"state", h.state}, {"wait_s", absl::ToInt64Seconds(deadline - absl::Now())}});
@@ -301,8 +309,9 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
   info.set_event(config.event());
   {
     absl::MutexLock lock(&mu_);
+    std::set<std::string> said;  // the tables of a sealed deal share one note
     for (const auto& [match, wait] : bench_waits_)
-      if (wait.first == id) info.add_waiting(wait.second);
+      if (wait.first == id && said.insert(wait.second).second) info.add_waiting(wait.second);
   }
   struct Tally {
     int64_t total = 0;
