@@ -653,7 +653,12 @@ class Scheduler {
   // the dial-in bot its start waits for.
   std::map<std::string, std::string> waiting_ ABSL_GUARDED_BY(mu_);
   // Tournament matches waiting for a benched bot: match id -> (tournament, note).
-  std::map<std::string, std::pair<int64_t, std::string>> bench_waits_ ABSL_GUARDED_BY(mu_);
+  struct BenchWait {
+    int64_t tournament = 0;
+    std::string note;
+    std::string group;  // the match id; "sealed BOT" for a table of a sealed deal (one note for all)
+  };
+  std::map<std::string, BenchWait> bench_waits_ ABSL_GUARDED_BY(mu_);
   // When a tournament began waiting for a benched bot: (tournament, bot) -> time.
   std::map<std::pair<int64_t, int64_t>, absl::Time> bench_wait_started_ ABSL_GUARDED_BY(mu_);
   SchedulerOptions options_;

@@ -253,11 +253,12 @@ absl::Status Scheduler::AwaitBenchedBots(const Job& job) {
                      absl::FormatTime("%H:%M:%S UTC", deadline, absl::UTCTimeZone()));
     if (absl::Now() < deadline) {
       bool announce = true;
+      const std::string group = withheld ? absl::StrCat("sealed ", name) : job.match.id;
       {
         absl::MutexLock lock(&mu_);
         for (const auto& [match, wait] : bench_waits_)
-          if (withheld && wait == std::make_pair(tid, note)) announce = false;
-        bench_waits_[job.match.id] = {tid, note};
+          if (wait.tournament == tid && wait.group == group) announce = false;
+        bench_waits_[job.match.id] = {tid, note, group};
       }
       nlohmann::json waiting{{"tournament_id", tid}, {"bot", name}, {"note", note}};
       if (!withheld) waiting["match"] = job.match.id;
@@ -311,7 +312,7 @@ absl::StatusOr<v1::TournamentInfo> Scheduler::GetTournament(int64_t id) {
     absl::MutexLock lock(&mu_);
     std::set<std::string> said;  // the tables of a sealed deal share one note
     for (const auto& [match, wait] : bench_waits_)
-      if (wait.first == id && said.insert(wait.second).second) info.add_waiting(wait.second);
+      if (wait.tournament == id && said.insert(wait.group).second) info.add_waiting(wait.note);
   }
   struct Tally {
     int64_t total = 0;
