@@ -9,6 +9,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -463,6 +464,15 @@ TEST_P(DialInRouteTest, ABotKilledMidMatchResumesItsSeatWhenItComesBack) {
   // decision's time of 1 s, not less: the search bots' 20 ms must never
   // time out on a loaded machine (a timeout is not the fault this checks).
   ASSERT_TRUE(WaitFor([&] { return a.Online("slow"); }, absl::Seconds(10)));
+  // The first ladder is over once the dispatcher has seen its match done
+  // (its next round, within 100 ms): a second one before that is refused.
+  ASSERT_TRUE(WaitFor([&] {
+    v1::ListLaddersRequest r;
+    v1::ListLaddersResponse out;
+    return a.arena()->ListLadders(Ctx().get(), r, &out).ok() &&
+           std::none_of(out.ladders().begin(), out.ladders().end(),
+                        [](const v1::LadderInfo& l) { return l.running(); });
+  }, absl::Seconds(10)));
   // 12 hands: 8 lasted 2.9 s once (a deal of short hands, 229 decisions),
   // ending before the bot came back at 3 s.
   a.Ladder(1, 12, 1000);
