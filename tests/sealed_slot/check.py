@@ -75,6 +75,19 @@ def follow(feed):
         pass
 
 
+def twin_ends(feed, a, b):
+    """Lets b (a's twin) end: both 'finished' on the feed, before the next
+    set's two tables start."""
+    opened = time.time()
+    open(os.path.join(GATES, b), "w").close()
+    wait(lambda: sum(e == "started" and t > opened for t, e, d in feed) >= 2, 60,
+         "the next two tables to start once the deal is public")
+    finished = [t for t, e, d in feed if e == "finished" and (a in d or b in d)]
+    first_start = min([t for t, e, d in feed if e == "started" and t > opened] or [0])
+    check(len(finished) == 2 and max(finished) <= first_start,
+          f"the set's 'finished' came after the next start or not at all: {finished} {first_start}")
+
+
 def slot():
     """One table ends while its twin is held: nothing public moves."""
     feed = []
@@ -100,14 +113,7 @@ def slot():
     check(after == before, f"what the public sees moved when {a} ended: {before} -> {after}")
     check(get(f"/api/matches/{a}")["status"] == "running", f"{a} is not shown running")
     # The twin ends: the deal is public, both slots free, the next set starts.
-    opened = time.time()
-    open(os.path.join(GATES, b), "w").close()
-    wait(lambda: sum(e == "started" and t > opened for t, e, d in feed) >= 2, 60,
-         "the next two tables to start once the deal is public")
-    finished = [t for t, e, d in feed if e == "finished" and (a in d or b in d)]
-    first_start = min([t for t, e, d in feed if e == "started" and t > opened] or [0])
-    check(len(finished) == 2 and max(finished) <= first_start,
-          f"the set's 'finished' came after the next start or not at all: {finished} {first_start}")
+    twin_ends(feed, a, b)
 
 
 def end_one():
@@ -160,14 +166,7 @@ def after_restart():
         check(not shown.get("attempts") and not shown.get("referee"),
               f"{m}'s attempts or referee shown before the deal is public: {shown.get('attempts')}, "
               f"{shown.get('referee')}")
-    opened = time.time()
-    open(os.path.join(GATES, b), "w").close()
-    wait(lambda: sum(e == "started" and t > opened for t, e, d in feed) >= 2, 60,
-         "the next two tables to start once the deal is public")
-    finished = [t for t, e, d in feed if e == "finished" and (a in d or b in d)]
-    first_start = min([t for t, e, d in feed if e == "started" and t > opened] or [0])
-    check(len(finished) == 2 and max(finished) <= first_start,
-          f"the set's 'finished' after the restart came late or not at all: {finished} {first_start}")
+    twin_ends(feed, a, b)
     check(get(f"/api/matches/{a}").get("attempts") == 1, f"{a}'s attempts once public")
 
 
