@@ -624,6 +624,9 @@ Scheduler::Job Scheduler::TakeJob(std::optional<uint64_t> seed) {
 }
 
 int Scheduler::PublicQueueDepth() const {
+  // Only after a restart is any queued table running to the public; the
+  // gauge is set on every take, so an ordinary queue is not walked.
+  if (resumed_.empty()) return static_cast<int>(queue_.size());
   int n = 0;
   for (const Job& j : queue_)
     if (!resumed_.count(j.match.id)) ++n;
